@@ -1,0 +1,67 @@
+// chokepoint-cli: the analyzer and collector front end for terminals and headless training nodes.
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "app/cli/Commands.h"
+#include "app/cli/ExitCodes.h"
+
+namespace chokepoint::cli {
+
+// Each command's entry point lives in its own file.
+int runInfo(const Args& args);
+int runConvert(const Args& args);
+
+const std::vector<Command>& commands() {
+    static const std::vector<Command> kCommands = {
+        {"info", "what is in a trace: devices, ranks, time span, steps, event counts, warnings", runInfo},
+        {"convert", "convert any supported trace to .cptrace or Chrome-trace JSON", runConvert},
+    };
+    return kCommands;
+}
+
+}  // namespace chokepoint::cli
+
+namespace {
+
+void printUsage(std::FILE* out) {
+    std::fprintf(out,
+                 "Usage: chokepoint-cli COMMAND [ARGS...]\n"
+                 "       chokepoint-cli COMMAND --help\n\n"
+                 "Chokepoint tells you why a GPU training job is slow and what to change.\n\nCommands:\n");
+    for (const auto& command : chokepoint::cli::commands()) {
+        std::fprintf(out, "  %-10s %s\n", command.name, command.summary);
+    }
+    std::fprintf(out,
+                 "\nExit codes: 0 success, 1 unreadable or invalid input (the message names the file and\n"
+                 "place), 2 wrong arguments, 3 other failure, 4 no such agent or process, 130 cancelled.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace chokepoint::cli;
+    if (argc < 2) {
+        printUsage(stderr);
+        return kExitUsage;
+    }
+    std::string name = argv[1];
+    if (name == "--help" || name == "-h" || name == "help") {
+        printUsage(stdout);
+        return kExitOk;
+    }
+    if (name == "--version") {
+        std::printf("chokepoint-cli 0.1.0\n");
+        return kExitOk;
+    }
+    Args args(argv + 2, argv + argc);
+    for (const auto& command : commands()) {
+        if (name == command.name) {
+            return command.run(args);
+        }
+    }
+    std::fprintf(stderr, "chokepoint-cli: unknown command '%s'\n\n", name.c_str());
+    printUsage(stderr);
+    return kExitUsage;
+}

@@ -1,0 +1,27 @@
+#pragma once
+// Human-readable formatting shared by the CLI, reports and the GUI, so every surface prints the
+// same figure the same way.
+
+#include <cstdint>
+#include <string>
+
+#include "core/base/Time.h"
+
+namespace chokepoint::core {
+
+// "850 ns", "12.3 µs", "4.56 ms", "1.23 s" (3 significant digits).
+std::string formatDuration(DurationNs ns);
+// "512 B", "1.5 KiB", "2.00 MiB", "3.1 GiB".
+std::string formatBytes(double bytes);
+// "12.3 %" from a fraction 0.123.
+std::string formatPercent(double fraction, int decimals = 1);
+// "1.23 TFLOP/s", "456 GFLOP/s".
+std::string formatFlopsPerSecond(double flopsPerSecond);
+// "1.23 TB/s", "456 GB/s" (decimal units, as datasheets use).
+std::string formatBandwidth(double bytesPerSecond);
+// "1,234,567".
+std::string formatCount(std::int64_t count);
+// Fixed-point with `decimals` digits, no locale.
+std::string formatFixed(double value, int decimals);
+
+}  // namespace chokepoint::core

@@ -1,0 +1,83 @@
+#pragma once
+// The in-memory trace: columnar event tables, one string pool, dimension tables, TraceStats and
+// capture metadata. Every timestamp is int64 nanoseconds on one trace clock.
+//
+// Lifecycle: an importer (or the .cptrace reader, or a test's TraceBuilder) appends rows in any
+// order, then calls finalize(), which sorts every table by start time, computes range and op
+// nesting, joins GPU work to its launch call by correlation id and API calls to their enclosing op.
+// After finalize() the model is treated as immutable and shared as shared_ptr<const TraceModel>.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/StringPool.h"
+#include "core/base/Time.h"
+#include "core/model/Dimensions.h"
+#include "core/model/Tables.h"
+#include "core/model/TraceStats.h"
+
+namespace chokepoint::core {
+
+class TraceModel {
+public:
+    TraceModel() = default;
+    TraceModel(const TraceModel&) = delete;
+    TraceModel& operator=(const TraceModel&) = delete;
+    TraceModel(TraceModel&&) noexcept = default;
+    TraceModel& operator=(TraceModel&&) noexcept = default;
+
+    StringPool strings;
+
+    KernelTable kernels;
+    MemcpyTable memcpys;
+    MemsetTable memsets;
+    ApiCallTable apiCalls;
+    SyncTable syncs;
+    RangeTable ranges;
+    CpuOpTable cpuOps;
+    std::vector<CounterTrack> counters;
+
+    std::vector<DeviceInfo> devices;
+    std::vector<ProcessInfo> processes;
+    std::vector<ThreadInfo> threads;
+    std::vector<StreamInfo> streams;
+    DistributedInfo distributed;
+    CaptureMetadata metadata;
+    TraceStats stats;
+
+    // Convenience for builders: interns a string.
+    StringId intern(std::string_view text) { return strings.intern(text); }
+    std::string_view text(StringId id) const { return strings.view(id); }
+
+    // Index of the thread (pid, tid), adding it when new. Linear in the number of threads, which
+    // stays small; importers cache the result.
+    ThreadIndex threadIndex(std::int64_t pid, std::int64_t tid, std::string_view nameIfNew = {});
+    // Adds the stream when new; returns its index in `streams`.
+    std::size_t streamIndex(std::int32_t deviceIndex, std::int32_t streamId);
+    // The device with this ordinal, or nullptr.
+    const DeviceInfo* device(std::int32_t deviceIndex) const;
+    DeviceInfo& deviceOrAdd(std::int32_t deviceIndex);
+
+    // Sorts, nests and joins (see the file comment). Idempotent; adds to stats what it repairs.
+    void finalize();
+    bool finalized() const { return m_finalized; }
+
+    // Total GPU records (kernels + memcpys + memsets).
+    std::size_t gpuEventCount() const { return kernels.size() + memcpys.size() + memsets.size(); }
+    // Earliest start and latest end over all event tables; empty range for an empty trace.
+    TimeRange timeSpan() const;
+    // Approximate heap bytes held by the model, for memory reports.
+    std::size_t memoryBytes() const;
+
+private:
+    void sortTables();
+    void computeNesting();
+    void joinCorrelations();
+    void attachApiCallsToOps();
+    bool m_finalized = false;
+};
+
+}  // namespace chokepoint::core

@@ -1,0 +1,22 @@
+#include "core/base/Format.h"
+
+#include <gtest/gtest.h>
+
+using namespace chokepoint::core;
+
+TEST(Format, DurationPicksUnit) {
+    EXPECT_EQ(formatDuration(850), "850 ns");
+    EXPECT_EQ(formatDuration(12'345), "12.3 µs");
+    EXPECT_EQ(formatDuration(4'560'000), "4.56 ms");
+    EXPECT_EQ(formatDuration(1'234'000'000), "1.23 s");
+}
+
+TEST(Format, BytesAndRates) {
+    EXPECT_EQ(formatBytes(512), "512 B");
+    EXPECT_EQ(formatBytes(1536), "1.50 KiB");
+    EXPECT_EQ(formatBandwidth(2.039e12), "2.04 TB/s");
+    EXPECT_EQ(formatFlopsPerSecond(989e12), "989 TFLOP/s");
+    EXPECT_EQ(formatPercent(0.123), "12.3 %");
+    EXPECT_EQ(formatCount(1234567), "1,234,567");
+    EXPECT_EQ(formatCount(-1000), "-1,000");
+}

@@ -1,0 +1,92 @@
+#include "core/model/TraceModel.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/testutils/TraceBuilder.h"
+
+using namespace chokepoint::core;
+using chokepoint::testutils::TraceBuilder;
+
+TEST(TraceModel, FinalizeSortsTablesAndKeepsLaunchLinks) {
+    TraceBuilder b;
+    b.apiCall("cudaLaunchKernel", 500, 600, /*correlation*/ 2);
+    b.apiCall("cudaLaunchKernel", 100, 200, /*correlation*/ 1);
+    b.kernel("second", 2000, 3000, 0, 7, 2);
+    b.kernel("first", 1000, 1500, 0, 7, 1);
+    TraceModel m = b.build();
+
+    ASSERT_EQ(m.kernels.size(), 2u);
+    EXPECT_EQ(m.text(m.kernels.name[0]), "first");
+    EXPECT_EQ(m.apiCalls.startNs[0], 100);
+    ASSERT_TRUE(m.kernels.launchCall[0].valid());
+    EXPECT_EQ(m.apiCalls.correlationId[m.kernels.launchCall[0].index], 1);
+    EXPECT_EQ(m.apiCalls.correlationId[m.kernels.launchCall[1].index], 2);
+    EXPECT_EQ(m.stats.count("correlation.gpu_event_without_launch_call"), 0);
+}
+
+TEST(TraceModel, UnmatchedCorrelationIsCounted) {
+    TraceBuilder b;
+    b.apiCall("cudaLaunchKernel", 100, 200, 1);
+    b.kernel("orphan", 1000, 1500, 0, 7, 99);
+    TraceModel m = b.build();
+    EXPECT_FALSE(m.kernels.launchCall[0].valid());
+    EXPECT_EQ(m.stats.count("correlation.gpu_event_without_launch_call"), 1);
+}
+
+TEST(TraceModel, NestsRangesPerThread) {
+    TraceBuilder b;
+    b.range("inner", 200, 300, 1);
+    b.range("ProfilerStep#1", 0, 1000, 1);
+    b.range("other-thread", 250, 260, 2);
+    b.range("innermost", 210, 220, 1);
+    TraceModel m = b.build();
+    ASSERT_EQ(m.ranges.size(), 4u);
+    EXPECT_EQ(m.text(m.ranges.name[0]), "ProfilerStep#1");
+    EXPECT_EQ(m.ranges.depth[0], 0);
+    EXPECT_EQ(m.text(m.ranges.name[1]), "inner");
+    EXPECT_EQ(m.ranges.depth[1], 1);
+    EXPECT_EQ(m.ranges.parent[1], RangeId{0});
+    EXPECT_EQ(m.text(m.ranges.name[2]), "innermost");
+    EXPECT_EQ(m.ranges.depth[2], 2);
+    EXPECT_EQ(m.text(m.ranges.name[3]), "other-thread");
+    EXPECT_EQ(m.ranges.depth[3], 0);
+    EXPECT_FALSE(m.ranges.parent[3].valid());
+}
+
+TEST(TraceModel, ApiCallsAttachToInnermostEnclosingOp) {
+    TraceBuilder b;
+    b.cpuOp("aten::linear", 0, 1000);
+    b.cpuOp("aten::addmm", 100, 900);
+    b.cpuOp("aten::relu", 1000, 1200);
+    b.apiCall("cudaLaunchKernel", 200, 300);
+    b.apiCall("cudaLaunchKernel", 950, 990);
+    b.apiCall("cudaLaunchKernel", 1100, 1150);
+    b.apiCall("cudaLaunchKernel", 1300, 1400);
+    TraceModel m = b.build();
+    auto opName = [&](std::size_t call) {
+        CpuOpId op = m.apiCalls.cpuOp[call];
+        return op.valid() ? std::string(m.text(m.cpuOps.name[op.index])) : std::string("-");
+    };
+    EXPECT_EQ(opName(0), "aten::addmm");
+    EXPECT_EQ(opName(1), "aten::linear");
+    EXPECT_EQ(opName(2), "aten::relu");
+    EXPECT_EQ(opName(3), "-");
+}
+
+TEST(TraceModel, TimeSpanCoversAllTables) {
+    TraceBuilder b;
+    b.kernel("k", 1000, 2000);
+    b.cpuOp("op", 500, 700);
+    b.memcpy(MemcpyKind::HostToDevice, 1024, 2500, 2600);
+    TraceModel m = b.build();
+    EXPECT_EQ(m.timeSpan(), (TimeRange{500, 2600}));
+    EXPECT_EQ(m.gpuEventCount(), 2u);
+    EXPECT_EQ(m.streams.size(), 1u);
+}
+
+TEST(TraceModel, EmptyModelFinalizes) {
+    TraceModel m;
+    m.finalize();
+    EXPECT_TRUE(m.timeSpan().empty());
+    EXPECT_EQ(m.gpuEventCount(), 0u);
+}
