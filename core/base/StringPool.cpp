@@ -4,7 +4,9 @@
 
 namespace chokepoint::core {
 
-StringPool::StringPool() { intern(std::string_view{}); }
+StringPool::StringPool() {
+    intern(std::string_view{});
+}
 
 std::string_view StringPool::store(std::string_view text) {
     if (text.empty()) {

@@ -7,6 +7,7 @@
 
 #include "core/base/Progress.h"
 #include "core/base/Result.h"
+#include "core/model/LoadOptions.h"
 #include "core/model/TraceModel.h"
 
 namespace chokepoint::core {
@@ -19,10 +20,6 @@ enum class TraceFormat {
 };
 
 std::string_view toString(TraceFormat format);
-
-struct LoadOptions {
-    ProgressFn progress;  // optional; return false to cancel
-};
 
 // Looks at the file's magic bytes (gzip, SQLite, .cptrace, '{' or '[').
 Result<TraceFormat> detectTraceFormat(const std::string& path);

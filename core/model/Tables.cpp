@@ -32,14 +32,22 @@ KernelId KernelTable::add(const KernelRow& r) {
 
 KernelRow KernelTable::row(KernelId id) const {
     std::size_t i = id.index;
-    return KernelRow{startNs[i],         endNs[i],
-                     deviceIndex[i],     streamId[i],
-                     name[i],            gridX[i],
-                     gridY[i],           gridZ[i],
-                     blockX[i],          blockY[i],
-                     blockZ[i],          registersPerThread[i],
-                     staticSharedBytes[i], dynamicSharedBytes[i],
-                     correlationId[i],   launchCall[i]};
+    return KernelRow{startNs[i],
+                     endNs[i],
+                     deviceIndex[i],
+                     streamId[i],
+                     name[i],
+                     gridX[i],
+                     gridY[i],
+                     gridZ[i],
+                     blockX[i],
+                     blockY[i],
+                     blockZ[i],
+                     registersPerThread[i],
+                     staticSharedBytes[i],
+                     dynamicSharedBytes[i],
+                     correlationId[i],
+                     launchCall[i]};
 }
 
 void KernelTable::permute(const std::vector<std::uint32_t>& order) {
@@ -97,8 +105,8 @@ MemcpyId MemcpyTable::add(const MemcpyRow& r) {
 
 MemcpyRow MemcpyTable::row(MemcpyId id) const {
     std::size_t i = id.index;
-    return MemcpyRow{startNs[i], endNs[i],     deviceIndex[i],   streamId[i],      kind[i],
-                     srcKind[i], dstKind[i], sizeBytes[i], correlationId[i], launchCall[i]};
+    return MemcpyRow{startNs[i], endNs[i],   deviceIndex[i], streamId[i],      kind[i],
+                     srcKind[i], dstKind[i], sizeBytes[i],   correlationId[i], launchCall[i]};
 }
 
 void MemcpyTable::permute(const std::vector<std::uint32_t>& order) {
@@ -129,8 +137,8 @@ MemsetId MemsetTable::add(const MemsetRow& r) {
 
 MemsetRow MemsetTable::row(MemsetId id) const {
     std::size_t i = id.index;
-    return MemsetRow{startNs[i],   endNs[i],        deviceIndex[i], streamId[i], memoryKind[i],
-                     sizeBytes[i], correlationId[i], launchCall[i]};
+    return MemsetRow{startNs[i],    endNs[i],     deviceIndex[i],   streamId[i],
+                     memoryKind[i], sizeBytes[i], correlationId[i], launchCall[i]};
 }
 
 void MemsetTable::permute(const std::vector<std::uint32_t>& order) {
@@ -186,7 +194,8 @@ SyncId SyncTable::add(const SyncRow& r) {
 
 SyncRow SyncTable::row(SyncId id) const {
     std::size_t i = id.index;
-    return SyncRow{startNs[i], endNs[i], deviceIndex[i], streamId[i], thread[i], kind[i], correlationId[i], apiCall[i]};
+    return SyncRow{startNs[i], endNs[i], deviceIndex[i],   streamId[i],
+                   thread[i],  kind[i],  correlationId[i], apiCall[i]};
 }
 
 void SyncTable::permute(const std::vector<std::uint32_t>& order) {
@@ -217,7 +226,7 @@ RangeId RangeTable::add(const RangeRow& r) {
 
 RangeRow RangeTable::row(RangeId id) const {
     std::size_t i = id.index;
-    return RangeRow{startNs[i], endNs[i], source[i], thread[i], deviceIndex[i],
+    return RangeRow{startNs[i],  endNs[i], source[i], thread[i], deviceIndex[i],
                     streamId[i], name[i],  domain[i], depth[i],  parent[i]};
 }
 
@@ -251,7 +260,7 @@ CpuOpId CpuOpTable::add(const CpuOpRow& r) {
 
 CpuOpRow CpuOpTable::row(CpuOpId id) const {
     std::size_t i = id.index;
-    return CpuOpRow{startNs[i],     endNs[i],      thread[i],     name[i], category[i],
+    return CpuOpRow{startNs[i],     endNs[i],      thread[i],     name[i],  category[i],
                     inputShapes[i], inputTypes[i], externalId[i], depth[i], parent[i]};
 }
 

@@ -178,9 +178,9 @@ struct RangeRow {
     std::int16_t deviceIndex = -1;   // GPU-projected ranges: device and stream, else -1
     std::int32_t streamId = -1;
     StringId name;
-    StringId domain;            // NVTX domain, empty for the default domain
-    std::uint16_t depth = 0;    // nesting depth on its thread/stream, 0 = outermost (set by finalize)
-    RangeId parent;             // enclosing range on the same thread/stream (set by finalize)
+    StringId domain;          // NVTX domain, empty for the default domain
+    std::uint16_t depth = 0;  // nesting depth on its thread/stream, 0 = outermost (set by finalize)
+    RangeId parent;           // enclosing range on the same thread/stream (set by finalize)
 };
 
 struct RangeTable {
@@ -206,8 +206,8 @@ struct CpuOpRow {
     ThreadIndex thread = kNoThread;
     StringId name;
     CpuOpCategory category = CpuOpCategory::Operator;
-    StringId inputShapes;  // as recorded, e.g. "[[8, 1024], [1024, 4096]]"; empty when not recorded
-    StringId inputTypes;   // e.g. "[\"float\", \"c10::BFloat16\"]"; empty when not recorded
+    StringId inputShapes;         // as recorded, e.g. "[[8, 1024], [1024, 4096]]"; empty when not recorded
+    StringId inputTypes;          // e.g. "[\"float\", \"c10::BFloat16\"]"; empty when not recorded
     std::int64_t externalId = 0;  // Kineto "External id", links ops to their runtime calls
     std::uint16_t depth = 0;      // set by finalize
     CpuOpId parent;               // set by finalize
@@ -231,11 +231,11 @@ struct CpuOpTable {
 
 // --- Counter time series (GPU metrics, host CPU %, memory) --------------------------------------
 struct CounterTrack {
-    std::string name;             // "DRAM throughput", "SM active", "CPU % tid 1234"
-    std::string unit;             // "%", "bytes", "B/s"
+    std::string name;               // "DRAM throughput", "SM active", "CPU % tid 1234"
+    std::string unit;               // "%", "bytes", "B/s"
     std::int16_t deviceIndex = -1;  // -1 for host counters
     std::int64_t pid = 0;
-    std::int64_t tid = 0;         // 0 for process- or device-wide counters
+    std::int64_t tid = 0;              // 0 for process- or device-wide counters
     std::vector<TimestampNs> timesNs;  // sorted ascending
     std::vector<double> values;
 };

@@ -10,7 +10,8 @@ namespace {
 
 // Sort order for every event table: by start, and for equal starts the longer row first, so that
 // an enclosing range precedes what it encloses. Stable, so equal rows keep import order.
-std::vector<std::uint32_t> startOrder(const std::vector<TimestampNs>& startNs, const std::vector<TimestampNs>& endNs) {
+std::vector<std::uint32_t> startOrder(const std::vector<TimestampNs>& startNs,
+                                      const std::vector<TimestampNs>& endNs) {
     std::vector<std::uint32_t> order(startNs.size());
     std::iota(order.begin(), order.end(), 0u);
     bool sorted = true;
@@ -184,8 +185,9 @@ void TraceModel::sortTables() {
         if (!std::is_sorted(track.timesNs.begin(), track.timesNs.end())) {
             std::vector<std::uint32_t> order(track.timesNs.size());
             std::iota(order.begin(), order.end(), 0u);
-            std::stable_sort(order.begin(), order.end(),
-                             [&](std::uint32_t a, std::uint32_t b) { return track.timesNs[a] < track.timesNs[b]; });
+            std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+                return track.timesNs[a] < track.timesNs[b];
+            });
             permuteColumn(track.timesNs, order);
             permuteColumn(track.values, order);
         }
@@ -193,13 +195,15 @@ void TraceModel::sortTables() {
 }
 
 void TraceModel::computeNesting() {
-    std::int64_t partialRanges = nest(ranges.startNs, ranges.endNs, ranges.depth, ranges.parent, [this](std::uint32_t i) {
-        if (ranges.source[i] == RangeSource::GpuUserAnnotation) {
-            return (std::uint64_t{1} << 63) | (std::uint64_t(std::uint16_t(ranges.deviceIndex[i])) << 32) |
-                   std::uint32_t(ranges.streamId[i]);
-        }
-        return std::uint64_t{ranges.thread[i]};
-    });
+    std::int64_t partialRanges =
+        nest(ranges.startNs, ranges.endNs, ranges.depth, ranges.parent, [this](std::uint32_t i) {
+            if (ranges.source[i] == RangeSource::GpuUserAnnotation) {
+                return (std::uint64_t{1} << 63) |
+                       (std::uint64_t(std::uint16_t(ranges.deviceIndex[i])) << 32) |
+                       std::uint32_t(ranges.streamId[i]);
+            }
+            return std::uint64_t{ranges.thread[i]};
+        });
     std::int64_t partialOps = nest(cpuOps.startNs, cpuOps.endNs, cpuOps.depth, cpuOps.parent,
                                    [this](std::uint32_t i) { return std::uint64_t{cpuOps.thread[i]}; });
     if (partialRanges > 0) {
@@ -313,20 +317,23 @@ TimeRange TraceModel::timeSpan() const {
 std::size_t TraceModel::memoryBytes() const {
     auto bytes = [](const auto& column) { return column.capacity() * sizeof(column[0]); };
     std::size_t total = strings.memoryBytes();
-    total += bytes(kernels.startNs) * 2 + bytes(kernels.deviceIndex) + bytes(kernels.streamId) + bytes(kernels.name) +
-             bytes(kernels.gridX) * 9 + bytes(kernels.correlationId) + bytes(kernels.launchCall);
+    total += bytes(kernels.startNs) * 2 + bytes(kernels.deviceIndex) + bytes(kernels.streamId) +
+             bytes(kernels.name) + bytes(kernels.gridX) * 9 + bytes(kernels.correlationId) +
+             bytes(kernels.launchCall);
     total += bytes(memcpys.startNs) * 2 + bytes(memcpys.deviceIndex) + bytes(memcpys.streamId) +
              bytes(memcpys.kind) * 3 + bytes(memcpys.sizeBytes) * 2 + bytes(memcpys.launchCall);
     total += bytes(memsets.startNs) * 2 + bytes(memsets.deviceIndex) + bytes(memsets.streamId) +
              bytes(memsets.memoryKind) + bytes(memsets.sizeBytes) * 2 + bytes(memsets.launchCall);
-    total += bytes(apiCalls.startNs) * 2 + bytes(apiCalls.thread) + bytes(apiCalls.name) + bytes(apiCalls.domain) +
-             bytes(apiCalls.correlationId) + bytes(apiCalls.cpuOp);
-    total += bytes(syncs.startNs) * 2 + bytes(syncs.deviceIndex) + bytes(syncs.streamId) + bytes(syncs.thread) +
-             bytes(syncs.kind) + bytes(syncs.correlationId) + bytes(syncs.apiCall);
-    total += bytes(ranges.startNs) * 2 + bytes(ranges.source) + bytes(ranges.thread) + bytes(ranges.deviceIndex) +
-             bytes(ranges.streamId) + bytes(ranges.name) * 2 + bytes(ranges.depth) + bytes(ranges.parent);
+    total += bytes(apiCalls.startNs) * 2 + bytes(apiCalls.thread) + bytes(apiCalls.name) +
+             bytes(apiCalls.domain) + bytes(apiCalls.correlationId) + bytes(apiCalls.cpuOp);
+    total += bytes(syncs.startNs) * 2 + bytes(syncs.deviceIndex) + bytes(syncs.streamId) +
+             bytes(syncs.thread) + bytes(syncs.kind) + bytes(syncs.correlationId) + bytes(syncs.apiCall);
+    total += bytes(ranges.startNs) * 2 + bytes(ranges.source) + bytes(ranges.thread) +
+             bytes(ranges.deviceIndex) + bytes(ranges.streamId) + bytes(ranges.name) * 2 +
+             bytes(ranges.depth) + bytes(ranges.parent);
     total += bytes(cpuOps.startNs) * 2 + bytes(cpuOps.thread) + bytes(cpuOps.name) + bytes(cpuOps.category) +
-             bytes(cpuOps.inputShapes) * 2 + bytes(cpuOps.externalId) + bytes(cpuOps.depth) + bytes(cpuOps.parent);
+             bytes(cpuOps.inputShapes) * 2 + bytes(cpuOps.externalId) + bytes(cpuOps.depth) +
+             bytes(cpuOps.parent);
     for (const CounterTrack& track : counters) {
         total += bytes(track.timesNs) + bytes(track.values);
     }

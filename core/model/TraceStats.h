@@ -13,10 +13,10 @@
 namespace chokepoint::core {
 
 struct TraceStat {
-    std::string name;     // dotted, stable, machine-readable
+    std::string name;  // dotted, stable, machine-readable
     Severity severity = Severity::Info;
     std::int64_t count = 0;
-    std::string detail;   // first example or explanation, human-readable
+    std::string detail;  // first example or explanation, human-readable
 };
 
 class TraceStats {

@@ -19,8 +19,8 @@ inline bool sharedTraceExists(const std::string& fileName) {
 
 }  // namespace chokepoint::testutils
 
-#define CHOKEPOINT_REQUIRE_SHARED_TRACE(var, fileName)                                                 \
-    if (!::chokepoint::testutils::sharedTraceExists(fileName)) {                                       \
+#define CHOKEPOINT_REQUIRE_SHARED_TRACE(var, fileName)                                                   \
+    if (!::chokepoint::testutils::sharedTraceExists(fileName)) {                                         \
         GTEST_SKIP() << "shared trace " << fileName << " not found in " << CHOKEPOINT_SHARED_TRACES_DIR; \
-    }                                                                                                  \
+    }                                                                                                    \
     const std::string var = ::chokepoint::testutils::sharedTracePath(fileName)

@@ -19,7 +19,10 @@ class TraceBuilder {
 public:
     using TimestampNs = core::TimestampNs;
 
-    TraceBuilder() { m_model.metadata.sourceFormat = "synthetic"; m_model.metadata.synthetic = true; }
+    TraceBuilder() {
+        m_model.metadata.sourceFormat = "synthetic";
+        m_model.metadata.synthetic = true;
+    }
 
     TraceBuilder& device(int index, std::string_view name, int smCount = 0, std::int64_t memoryBytes = 0) {
         core::DeviceInfo& d = m_model.deviceOrAdd(index);
