@@ -1,0 +1,101 @@
+#pragma once
+// MainWindow: menus, the welcome page, the load progress bar with Cancel, and the page tabs.
+// Pages (ui/Page.h) are hosted by id in the order they are added; createStandardPages()
+// (ui/StandardPages.h) lists the built-in ones. One TraceDocument per window.
+
+#include <QMainWindow>
+#include <QPointer>
+#include <QStringList>
+#include <vector>
+
+#include "ui/Page.h"
+#include "ui/controller/TraceDocument.h"
+
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+class QStackedWidget;
+class QTabWidget;
+
+namespace chokepoint::ui {
+
+class WelcomePage;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    // Menus pages may add actions to (E2's review and export actions, for example).
+    enum class MenuId { File, Export, View, Go, Review, Help };
+
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    TraceDocument* document() const { return m_document; }
+
+    // Takes ownership, appends a tab and hands the page the current document.
+    void addPage(Page* page);
+    Page* page(const QString& pageId) const;
+    QStringList pageIds() const;
+    // Switches to the page's tab (leaving the welcome page); false for an unknown id.
+    bool showPage(const QString& pageId);
+    QString currentPageId() const;
+    QMenu* menu(MenuId id) const;
+
+    // Opens a trace in this window (replacing the current one); remembered in recent files.
+    void openFile(const QString& path);
+    // Shows the welcome page (no trace) or the pages.
+    void showWelcome(bool welcome);
+    bool welcomeVisible() const;
+
+    // Recent files, most recent first (QSettings "recentFiles").
+    static QStringList recentFiles();
+    static void addRecentFile(const QString& path);
+
+    // Where the bundled samples live: $CHOKEPOINT_SAMPLES_DIR, then <exe dir>/../samples, then
+    // the build tree's samples folder. Empty when none exists.
+    static QString samplesDirectory();
+    // The sample traces found in samplesDirectory(), sorted by name.
+    static QStringList sampleFiles();
+
+    // When false, load errors go to stderr and the loadFailed signal only (no modal dialog):
+    // used by --screenshot and tests.
+    void setInteractive(bool interactive) { m_interactive = interactive; }
+
+signals:
+    void recentFilesChanged();
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void createMenus();
+    void openDialog();
+    void openSample();
+    void showAbout();
+    void showShortcuts();
+    void onLoadStarted(const QString& path);
+    void onProgress(int percent);
+    void onModelAvailable();
+    void onAnalysisAvailable();
+    void onLoadFailed(const QString& message);
+    void onCancelled();
+    void updateRecentMenu();
+    void setBusyUi(bool busy);
+
+    TraceDocument* m_document = nullptr;
+    QStackedWidget* m_stack = nullptr;
+    WelcomePage* m_welcome = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    std::vector<Page*> m_pages;
+    QProgressBar* m_progressBar = nullptr;
+    QPushButton* m_cancelButton = nullptr;
+    QLabel* m_statusLabel = nullptr;
+    QMenu* m_menus[6] = {};
+    QMenu* m_recentMenu = nullptr;
+    bool m_interactive = true;
+};
+
+}  // namespace chokepoint::ui

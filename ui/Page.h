@@ -1,0 +1,33 @@
+#pragma once
+// Page: one tab of the main window (diagnosis, timeline, roofline, fixes, review, compare).
+// MainWindow hosts pages by id and hands each the current TraceDocument (nullptr when no trace is
+// open). A page renders from the document's model and report only; it holds no analysis logic.
+// Pages must draw something sensible in every state: no document, loading, model without report.
+
+#include <QPointer>
+#include <QString>
+#include <QWidget>
+
+#include "ui/controller/TraceDocument.h"
+
+namespace chokepoint::ui {
+
+class Page : public QWidget {
+    Q_OBJECT
+public:
+    using QWidget::QWidget;
+
+    // Stable id used by MainWindow::showPage, the --screenshot option and settings.
+    virtual QString pageId() const = 0;
+    // Tab title.
+    virtual QString title() const = 0;
+    // Called with the new document (or nullptr). Overrides call the base first, then connect to
+    // the document's signals (modelAvailable, analysisAvailable) and refresh.
+    virtual void setDocument(TraceDocument* document) { m_document = document; }
+    TraceDocument* document() const { return m_document; }
+
+protected:
+    QPointer<TraceDocument> m_document;
+};
+
+}  // namespace chokepoint::ui

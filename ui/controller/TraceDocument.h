@@ -1,0 +1,86 @@
+#pragma once
+// TraceDocument: the one controller QObject per open trace. It owns the immutable model and the
+// analysis report (both shared_ptr<const>, so pages may keep them alive), loads and analyzes off
+// the GUI thread, and carries the navigation requests pages use to talk to each other (for
+// example the fixes page asking the timeline to show the evidence of a finding).
+//
+// Signal order for a successful open(): loadStarted, progress (0..100, repeatedly),
+// modelAvailable, then analysisAvailable (or analysisFailed). A failed load emits loadFailed with
+// a message naming the file and the problem; a cancelled one emits cancelled. All signals are
+// emitted on the GUI thread.
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+#include <atomic>
+#include <memory>
+
+#include "core/base/Ids.h"
+#include "core/base/Time.h"
+#include "core/model/TraceModel.h"
+
+namespace chokepoint::analysis {
+struct AnalysisReport;
+}
+
+namespace chokepoint::ui {
+
+class TraceDocument : public QObject {
+    Q_OBJECT
+public:
+    explicit TraceDocument(QObject* parent = nullptr);
+    ~TraceDocument() override;
+
+    // Starts loading `path` (any format core::loadTrace supports) on a worker thread, then runs
+    // the analysis. Cancels and replaces a load in progress.
+    void open(const QString& path);
+    // Adopts an already finalized model (tests, generated samples) and runs the analysis on it.
+    void setModel(std::shared_ptr<const core::TraceModel> model, const QString& displayName);
+    // Asks the running load or analysis to stop; `cancelled` follows.
+    void cancel();
+    bool busy() const { return m_busy; }
+
+    QString filePath() const { return m_filePath; }
+    QString displayName() const { return m_displayName; }
+    // Null until modelAvailable / analysisAvailable.
+    std::shared_ptr<const core::TraceModel> model() const { return m_model; }
+    std::shared_ptr<const analysis::AnalysisReport> report() const { return m_report; }
+    // True once analysis has finished (successfully or not) for the current model.
+    bool analysisDone() const { return m_analysisDone; }
+
+    // --- Navigation: pages call these; the main window and the timeline listen. ---
+    void showRange(core::TimeRange range, const QString& reason) { emit requestShowRange(range, reason); }
+    void selectKernel(core::KernelId kernel) { emit requestSelectKernel(kernel); }
+    void showPage(const QString& pageId) { emit requestPage(pageId); }
+
+signals:
+    void loadStarted(const QString& path);
+    void progress(int percent);  // 0..100 over load + analysis
+    void statusMessage(const QString& text);
+    void modelAvailable();
+    void analysisAvailable();
+    void loadFailed(const QString& message);
+    void analysisFailed(const QString& message);
+    void cancelled();
+
+    void requestShowRange(chokepoint::core::TimeRange range, const QString& reason);
+    void requestSelectKernel(chokepoint::core::KernelId kernel);
+    void requestPage(const QString& pageId);
+
+private:
+    struct Job;
+    void startAnalysis();
+
+    QString m_filePath;
+    QString m_displayName;
+    std::shared_ptr<const core::TraceModel> m_model;
+    std::shared_ptr<const analysis::AnalysisReport> m_report;
+    std::shared_ptr<Job> m_job;  // the running load/analysis, shared with its worker
+    bool m_busy = false;
+    bool m_analysisDone = false;
+};
+
+}  // namespace chokepoint::ui
+
+Q_DECLARE_METATYPE(chokepoint::core::TimeRange)
+Q_DECLARE_METATYPE(chokepoint::core::KernelId)
