@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The README's first command: installs the packages, builds, and opens the GUI on the bundled
+# sample (the CLI's analysis when no display is available).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=${BUILD_DIR:-$root/build}
+"$root/scripts/install-deps.sh"
+BUILD_DIR=$build_dir "$root/scripts/build.sh"
+sample="$build_dir/samples/synthetic-data-bound.cptrace"
+if [ -x "$build_dir/app/chokepoint" ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
+  exec "$build_dir/app/chokepoint" "$sample"
+fi
+echo "No display found: printing the analysis of $sample instead of opening the GUI."
+exec "$build_dir/app/chokepoint-cli" analyze "$sample"
