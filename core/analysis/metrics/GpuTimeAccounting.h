@@ -1,0 +1,123 @@
+#pragma once
+// GPU time accounting per step and per device, and attribution of every idle interval.
+//
+// Definitions (our own accounting; HTA's is in HtaBreakdown.h, differences in README.md):
+//   busy          |union of kernels, memcpys and memsets over all streams of the device| in the window
+//   compute       |union of non-communication kernels|
+//   communication |union of NCCL/RCCL collective kernels|
+//   copy          |union of memcpys| (also split by direction), memset |union of memsets|
+//   exposed communication / copy: the part not overlapped by compute
+//   idle          window - busy
+// Window: the step's stretched range (StepsResult) for per-step rows; for the per-device total, the
+// union span of all steps. Durations that are negative in the model count as zero length.
+//
+// Idle attribution. A device idle interval (a gap in the busy union inside a step) is explained by
+// what the host threads that launch this device's work were doing during the gap. Coverage of the
+// gap by each kind of host activity is measured; the first cause in this precedence whose coverage
+// reaches AccountingOptions::minCoverage wins:
+//   Synchronization  sync records, cudaStreamSynchronize / cudaDeviceSynchronize / cudaEventSynchronize
+//                    / blocking cudaMemcpy (and hip*), aten::item / aten::_local_scalar_dense ops
+//   DataWait         data-loading ranges/ops (DataLoader __next__), pageable/blocking H2D copy calls
+//   Collective       host-side collectives (c10d::, nccl:, gloo, barrier, record_param_comms)
+//   LaunchOverhead   any other framework op / Python function / runtime call (the CPU is busy
+//                    dispatching work; launchCount says how many launches fell in the gap)
+//   Unexplained      none reaches the threshold (no recorded host activity)
+// Stream idle intervals (streamId >= 0) are produced for the busiest stream of each device where
+// the device is not idle: that stream waits while another stream works; cause OtherStream, or
+// Collective when the other stream runs collective kernels. They are not part of idleNs.
+// Pure function; O(n log n) in events.
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "core/analysis/metrics/KernelClassifier.h"
+#include "core/analysis/metrics/StepDetection.h"
+#include "core/base/Ids.h"
+#include "core/base/Time.h"
+#include "core/model/TraceModel.h"
+
+namespace chokepoint::analysis {
+
+enum class IdleCause : std::uint8_t {
+    DataWait = 0,
+    LaunchOverhead,
+    Synchronization,
+    OtherStream,  // this stream idles while another stream of the device works
+    Collective,   // waiting on a collective (host-side collective call or collective kernel elsewhere)
+    Unexplained,
+};
+inline constexpr std::size_t kIdleCauseCount = 6;
+
+std::string_view toString(IdleCause cause);
+
+// The host (or GPU) activity that explains an idle interval.
+struct IdleEvidence {
+    enum class Kind : std::uint8_t { None = 0, ApiCall, CpuOp, Range, Sync, Kernel };
+    Kind kind = Kind::None;
+    std::uint32_t row = 0xFFFFFFFFu;  // row in the table named by kind
+    core::StringId name;              // its name (empty for Sync rows)
+    core::DurationNs overlapNs = 0;   // how much of the interval it covers
+};
+
+struct IdleInterval {
+    std::int16_t deviceIndex = 0;
+    std::int32_t streamId = -1;  // -1: the whole device is idle; else the one stream that waits
+    std::int32_t stepIndex = -1;
+    core::TimeRange range;
+    IdleCause cause = IdleCause::Unexplained;
+    double coverage = 0;           // fraction of the interval covered by the cause's activity, 0..1
+    std::int32_t launchCount = 0;  // kernel/copy launch calls the host issued during the interval
+    IdleEvidence evidence;
+};
+
+// Directions for the copy split (index = core::MemcpyKind value).
+inline constexpr std::size_t kCopyKindCount = 6;
+
+struct GpuTimeBreakdown {
+    std::int32_t stepIndex = -1;    // -1: all steps together
+    std::int16_t deviceIndex = -1;  // the device
+    core::TimeRange window;
+    core::DurationNs windowNs = 0;
+    core::DurationNs busyNs = 0;
+    core::DurationNs computeNs = 0;
+    core::DurationNs communicationNs = 0;
+    core::DurationNs copyNs = 0;
+    std::array<core::DurationNs, kCopyKindCount> copyByKindNs{};  // index = core::MemcpyKind
+    core::DurationNs memsetNs = 0;
+    core::DurationNs exposedCommunicationNs = 0;                    // communication not overlapped by compute
+    core::DurationNs exposedCopyNs = 0;                             // copies not overlapped by compute
+    core::DurationNs idleNs = 0;                                    // windowNs - busyNs
+    std::array<core::DurationNs, kIdleCauseCount> idleByCauseNs{};  // device-level idle only
+    std::int64_t kernelCount = 0;
+    std::int64_t memcpyCount = 0;
+    std::int64_t memsetCount = 0;
+    std::int64_t shortKernelCount = 0;  // kernels shorter than AccountingOptions::shortKernelNs
+    std::int64_t idleIntervalCount = 0;
+
+    // part / windowNs, 0 for an empty window.
+    double share(core::DurationNs part) const {
+        return windowNs > 0 ? static_cast<double>(part) / static_cast<double>(windowNs) : 0.0;
+    }
+    double busyFraction() const { return share(busyNs); }
+};
+
+struct AccountingOptions {
+    double minCoverage = 0.5;                 // share of a gap a cause must cover to explain it
+    core::DurationNs shortKernelNs = 10'000;  // "short kernel" for launch-overhead evidence (10 us)
+    core::DurationNs minIdleNs = 0;           // shorter gaps are still counted but not listed
+};
+
+struct GpuTimeAccountingResult {
+    std::vector<GpuTimeBreakdown> perStep;    // one row per (step, device), step-major
+    std::vector<GpuTimeBreakdown> perDevice;  // one row per device over all steps' span
+    std::vector<IdleInterval> idleIntervals;  // device then stream level, sorted by (device, start)
+    std::vector<std::int16_t> devices;        // devices with GPU work, ascending
+};
+
+GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, const StepsResult& steps,
+                                                 const KernelStatsResult& kernels,
+                                                 const AccountingOptions& options = {});
+
+}  // namespace chokepoint::analysis

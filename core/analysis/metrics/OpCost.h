@@ -1,0 +1,80 @@
+#pragma once
+// FLOPs and bytes of framework ops from the input shapes and dtypes Kineto records
+// (cpuOps.inputShapes like "[[8, 1024], [1024, 4096]]", inputTypes like "[\"float\", \"c10::BFloat16\"]").
+//
+// Conventions (seed spec §1.3: 2 FLOPs per multiply-accumulate; bytes = every input read once plus
+// the output written once, i.e. the minimum HBM traffic of an unfused op):
+//   mm / matmul (2-D)        [M,K]x[K,N]           FLOPs 2·M·N·K
+//   addmm                    bias,[M,K],[K,N]      2·M·N·K + M·N
+//   bmm / baddbmm / matmul   [B,M,K]x[B,K,N]       2·B·M·N·K (+ B·M·N for baddbmm)
+//   linear                   x[..., K], W[N, K]    2·rows(x)·N·K (+ rows·N with bias)
+//   convolution (1d/2d/3d)   x[N,C,spatial], w[O,C/g,kernel]: 2·N·O·prod(out spatial)·(C/g)·prod(kernel)
+//                            (output spatial estimated with the recorded stride/padding when present,
+//                            else "same" size: documented as an estimate)
+//   scaled_dot_product_attention / flash / efficient attention  q[B,H,S,D], k[B,H,Sk,D]:
+//                            4·B·H·S·Sk·D (QK^T and A·V, seed spec §1.3 "4·B·N_heads·S²·d_head")
+//   elementwise (add, mul, relu, gelu, silu, sigmoid, tanh, div, sub, ...) 1 FLOP per output element
+//                            (gelu/silu/softmax-like activations: documented small constants)
+//   layer_norm / rms_norm / batch_norm / group_norm  ~5 FLOPs per element (mean, var, normalize, affine)
+//   softmax / log_softmax    ~5 FLOPs per element
+// Backward ops (`*Backward*`) are not costed here: their FLOPs are the forward's times two (§1.3)
+// and are reported by the diagnosis layer when needed.
+// dtype sizes: double 8, float 4, c10::Half/BFloat16 2, c10::Float8_* 1, int64 8, int32 4, bool 1.
+// Precision of an op: the widest floating dtype among its inputs (float -> FP32; TF32 is not visible
+// in the trace and is left to the caller), BFloat16 -> BF16, Half -> FP16, Float8 -> FP8.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/analysis/DeviceSpec.h"
+#include "core/base/Ids.h"
+#include "core/model/TraceModel.h"
+
+namespace chokepoint::analysis {
+
+using Shape = std::vector<std::int64_t>;
+
+// Parses a recorded shape list: "[[8, 1024], [1024, 4096], []]". Non-list entries (scalars recorded
+// as [] or nested lists of tensors) become empty shapes. nullopt when the text is malformed.
+std::optional<std::vector<Shape>> parseShapes(std::string_view text);
+// Parses a recorded type list: ["float", "c10::BFloat16", "Scalar"]. nullopt when malformed.
+std::optional<std::vector<std::string>> parseTypes(std::string_view text);
+// Size in bytes of a recorded dtype, 0 when unknown/not a tensor type.
+int dtypeSizeBytes(std::string_view type);
+// Precision of a recorded floating dtype, nullopt for non-floating or unknown.
+std::optional<Precision> precisionOfType(std::string_view type);
+std::string_view toString(Precision precision);
+
+struct OpCostEstimate {
+    bool known = false;  // a formula applied and the shapes were usable
+    double flops = 0;
+    double bytes = 0;
+    std::optional<Precision> precision;
+    std::string formula;  // short label: "mm 2·M·N·K", "sdpa 4·B·H·S·Sk·D"
+};
+
+// Cost of one op call from its name and recorded inputs (either may be empty -> known = false).
+OpCostEstimate estimateOpCost(std::string_view opName, std::string_view inputShapes,
+                              std::string_view inputTypes);
+
+struct OpCostResult {
+    // Per kernel row: FLOPs and bytes attributed from the costed op that launched it (0 = none).
+    // An op's cost is split over the kernels it launched (directly or through child ops) in
+    // proportion to kernel time.
+    std::vector<double> kernelFlops;
+    std::vector<double> kernelBytes;
+    std::vector<std::int8_t> kernelPrecision;  // Precision value, -1 unknown
+    double totalFlops = 0;                     // of the costed ops that launched GPU work
+    double totalBytes = 0;
+    std::int64_t opsWithShapes = 0;  // CPU ops that carry recorded shapes
+    std::int64_t opsCosted = 0;      // ops a formula applied to
+    std::int64_t kernelsCosted = 0;  // kernels that received a share
+    bool shapesRecorded() const { return opsWithShapes > 0; }
+};
+
+OpCostResult attributeOpCosts(const core::TraceModel& model);
+
+}  // namespace chokepoint::analysis

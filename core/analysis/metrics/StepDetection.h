@@ -1,0 +1,82 @@
+#pragma once
+// Training-step detection. Steps come, in order of preference, from:
+//   1. ProfilerStep#N ranges (torch.profiler's schedule annotations),
+//   2. NVTX / user ranges named like steps ("train_step", "iteration 3", "step_12", configurable),
+//   3. optimizer-step markers (`Optimizer.step#Adam.step`, `optimizer.step`): a step ends where an
+//      optimizer step ends,
+//   4. the period of the repeating kernel-name sequence on the busiest device,
+//   5. the whole trace as one window (StepsResult::note says so).
+// Each step's host range is stretched over the GPU work launched inside it (kernels, copies and
+// memsets whose launch call starts inside the host range; GPU work without a launch call is
+// assigned by its own start time). All times are ns on the trace clock. Pure function, linear
+// (sort + sweep) in the number of events.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/Ids.h"
+#include "core/base/Time.h"
+#include "core/model/TraceModel.h"
+
+namespace chokepoint::analysis {
+
+enum class StepSource : std::uint8_t {
+    ProfilerStep = 0,  // ProfilerStep#N ranges
+    NamedRange,        // NVTX or user ranges that match StepDetectionOptions::rangePatterns
+    OptimizerMarker,   // boundaries at the end of each optimizer step
+    RepeatingKernels,  // period of the kernel-name sequence
+    WholeTrace,        // fallback: one window over all events
+};
+
+std::string_view toString(StepSource source);
+
+struct StepDetectionOptions {
+    // Range names that mark a step: a name matches when, lower-cased, it equals a pattern or starts
+    // with it followed by a non-letter ("train_step_3", "iteration 5", "step#7").
+    std::vector<std::string> rangePatterns = {"train_step", "training_step", "iteration", "step"};
+    // CPU op / range names (prefix, case-sensitive) that mark the end of an optimizer step.
+    std::vector<std::string> optimizerPatterns = {"Optimizer.step#", "optimizer.step", "Optimizer.step"};
+    // Fewest repetitions of the kernel-name sequence accepted as steps.
+    int minRepeats = 2;
+    // Fraction of kernels that must match the period when the repeating sequence is verified.
+    double minPeriodMatch = 0.9;
+    // Stretch each step's end over the GPU work launched inside it.
+    bool stretchOverGpuWork = true;
+};
+
+struct Step {
+    std::int64_t number = 0;    // N of ProfilerStep#N when present, else the 0-based ordinal
+    std::string name;           // "ProfilerStep#12", "train_step", "iteration 3 (kernel period)"
+    core::TimeRange cpuRange;   // the host-side marker (for RepeatingKernels: derived from GPU times)
+    core::TimeRange range;      // cpuRange stretched over the GPU work launched inside it
+    core::TimeRange gpuRange;   // first start to last end of the GPU work attributed to the step
+    core::RangeId markerRange;  // the range row that defined the step, when one did
+    core::CpuOpId markerOp;     // the optimizer op that closed the step, for OptimizerMarker
+    core::ThreadIndex thread = core::kNoThread;
+    std::int64_t kernelCount = 0;
+    std::int64_t memcpyCount = 0;
+    std::int64_t memsetCount = 0;
+
+    core::DurationNs durationNs() const { return range.durationNs(); }
+};
+
+struct StepsResult {
+    StepSource source = StepSource::WholeTrace;
+    std::string note;          // human-readable: where the steps came from, what was guessed
+    std::vector<Step> steps;   // sorted by range start
+    bool overlapping = false;  // some step's stretched range overlaps the next step's range
+    // Step index of every GPU row (same order as the model's tables), -1 when outside all steps.
+    std::vector<std::int32_t> kernelStep, memcpyStep, memsetStep;
+
+    // Union window of all steps (empty when there are none).
+    core::TimeRange span() const;
+};
+
+StepsResult detectSteps(const core::TraceModel& model, const StepDetectionOptions& options = {});
+
+// True when `name` matches one of `patterns` under the rule of StepDetectionOptions::rangePatterns.
+bool matchesStepPattern(std::string_view name, const std::vector<std::string>& patterns);
+
+}  // namespace chokepoint::analysis

@@ -1,0 +1,49 @@
+#pragma once
+// The measurement engine's single entry point: everything the diagnosis layer, CLI and GUI need
+// from one trace, computed once. No I/O, no Qt; linear in events (sort + sweep + hash maps).
+
+#include <string>
+#include <vector>
+
+#include "core/analysis/DeviceSpec.h"
+#include "core/analysis/metrics/CounterSummary.h"
+#include "core/analysis/metrics/GpuTimeAccounting.h"
+#include "core/analysis/metrics/HtaBreakdown.h"
+#include "core/analysis/metrics/KernelClassifier.h"
+#include "core/analysis/metrics/OpCost.h"
+#include "core/analysis/metrics/PhaseDetection.h"
+#include "core/analysis/metrics/Roofline.h"
+#include "core/analysis/metrics/StepDetection.h"
+#include "core/base/Progress.h"
+#include "core/base/Result.h"
+#include "core/model/TraceModel.h"
+
+namespace chokepoint::analysis {
+
+struct MetricsOptions {
+    StepDetectionOptions steps;
+    AccountingOptions accounting;
+    HtaOptions hta;
+    RooflineOptions roofline;
+};
+
+struct TraceMetrics {
+    bool hasGpuWork = false;
+    StepsResult steps;
+    PhasesResult phases;
+    KernelStatsResult kernels;
+    GpuTimeAccountingResult accounting;
+    HtaBreakdown hta;
+    OpCostResult opCosts;
+    std::vector<CounterAverage> counters;
+    RooflineResult roofline;
+    std::vector<std::string> notes;  // what was missing or guessed, for the report
+};
+
+// Runs every stage. Returns Error{core::kCancelledMessage} when `progress` asks to stop.
+// `device` may be null (no roofline ceilings, no bandwidth fractions).
+core::Result<TraceMetrics> computeTraceMetrics(const core::TraceModel& model, const MetricsOptions& options,
+                                               const DeviceSpec* device,
+                                               const core::ProgressFn& progress = {});
+
+}  // namespace chokepoint::analysis
