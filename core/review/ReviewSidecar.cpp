@@ -1,0 +1,513 @@
+#include "core/review/ReviewSidecar.h"
+
+#include <simdjson.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <utility>
+
+namespace chokepoint::core {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kFormatName = "chokepoint-review";
+
+// --- Writing --------------------------------------------------------------------------------------
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0 when it is invalid (overlong forms,
+// surrogates and code points above U+10FFFF are invalid too, as RFC 3629 requires).
+std::size_t utf8SequenceLength(std::string_view s, std::size_t i) {
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+    const unsigned char c = byte(i);
+    if (c < 0x80) {
+        return 1;
+    }
+    std::size_t n = 0;
+    std::uint32_t cp = 0;
+    if ((c & 0xE0) == 0xC0) {
+        n = 2;
+        cp = c & 0x1Fu;
+    } else if ((c & 0xF0) == 0xE0) {
+        n = 3;
+        cp = c & 0x0Fu;
+    } else if ((c & 0xF8) == 0xF0) {
+        n = 4;
+        cp = c & 0x07u;
+    } else {
+        return 0;
+    }
+    if (i + n > s.size()) {
+        return 0;
+    }
+    for (std::size_t k = 1; k < n; ++k) {
+        if ((byte(i + k) & 0xC0) != 0x80) {
+            return 0;
+        }
+        cp = (cp << 6) | (byte(i + k) & 0x3Fu);
+    }
+    const bool overlong = (n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000);
+    if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+        return 0;
+    }
+    return n;
+}
+
+void appendJsonString(std::string& out, std::string_view s) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    out.push_back('"');
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x80) {
+            const std::size_t n = utf8SequenceLength(s, i);
+            if (n == 0) {
+                out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
+                ++i;
+            } else {
+                out.append(s.substr(i, n));
+                i += n;
+            }
+            continue;
+        }
+        switch (c) {
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            case '\b':
+                out += "\\b";
+                break;
+            case '\f':
+                out += "\\f";
+                break;
+            default:
+                if (c < 0x20 || c == 0x7F) {
+                    out += "\\u00";
+                    out.push_back(kHex[c >> 4]);
+                    out.push_back(kHex[c & 0xF]);
+                } else {
+                    out.push_back(static_cast<char>(c));
+                }
+        }
+        ++i;
+    }
+    out.push_back('"');
+}
+
+// --- Reading --------------------------------------------------------------------------------------
+
+// simdjson's DOM parser reports what went wrong but not where. Walking the text with the On-Demand
+// API stops at the first bad token, and its iterator then points at the place to report.
+simdjson::error_code walkValue(simdjson::ondemand::value value, int depth) {
+    using simdjson::ondemand::json_type;
+    if (depth > 256) {
+        return simdjson::DEPTH_ERROR;
+    }
+    json_type type;
+    if (auto err = value.type().get(type)) {
+        return err;
+    }
+    switch (type) {
+        case json_type::object: {
+            simdjson::ondemand::object object;
+            if (auto err = value.get_object().get(object)) {
+                return err;
+            }
+            for (auto fieldResult : object) {
+                simdjson::ondemand::field field;
+                if (auto err = std::move(fieldResult).get(field)) {
+                    return err;
+                }
+                std::string_view key;
+                if (auto err = field.unescaped_key().get(key)) {
+                    return err;
+                }
+                if (auto err = walkValue(field.value(), depth + 1)) {
+                    return err;
+                }
+            }
+            return simdjson::SUCCESS;
+        }
+        case json_type::array: {
+            simdjson::ondemand::array array;
+            if (auto err = value.get_array().get(array)) {
+                return err;
+            }
+            for (auto elementResult : array) {
+                simdjson::ondemand::value element;
+                if (auto err = std::move(elementResult).get(element)) {
+                    return err;
+                }
+                if (auto err = walkValue(element, depth + 1)) {
+                    return err;
+                }
+            }
+            return simdjson::SUCCESS;
+        }
+        case json_type::number:
+            return value.get_number().error();
+        case json_type::string:
+            return value.get_string().error();
+        case json_type::boolean:
+            return value.get_bool().error();
+        case json_type::null:
+            return value.is_null().error();
+    }
+    return simdjson::INCORRECT_TYPE;
+}
+
+// Byte offset of the first syntax error in `json`, or its size when the walk finds none.
+std::size_t locateSyntaxError(const simdjson::padded_string& json) {
+    simdjson::ondemand::parser parser;
+    simdjson::ondemand::document doc;
+    if (parser.iterate(json).get(doc)) {
+        return 0;
+    }
+    simdjson::ondemand::value root;
+    simdjson::error_code err = doc.get_value().get(root);
+    if (!err) {
+        err = walkValue(root, 0);
+    }
+    const char* location = nullptr;
+    if (doc.current_location().get(location) || location == nullptr) {
+        return json.size();
+    }
+    const auto offset = location - json.data();
+    return offset < 0 ? 0 : static_cast<std::size_t>(offset);
+}
+
+class Reader {
+public:
+    explicit Reader(std::string_view source) : m_source(source) {}
+
+    Error error(const std::string& path, const std::string& what) const {
+        return makeError(std::string(m_source) + ": " + path + ": " + what);
+    }
+
+    // Optional string field; nullopt when absent, Error when present with another type.
+    Result<std::optional<std::string>> optString(simdjson::dom::object object, std::string_view key,
+                                                 const std::string& path) const {
+        simdjson::dom::element element;
+        if (object.at_key(key).get(element)) {
+            return std::optional<std::string>{};
+        }
+        std::string_view text;
+        if (element.get_string().get(text)) {
+            return error(path + "." + std::string(key), "expected a string");
+        }
+        return std::optional<std::string>{std::string(text)};
+    }
+
+    Result<std::optional<std::int64_t>> optInt(simdjson::dom::object object, std::string_view key,
+                                               const std::string& path, std::int64_t minValue,
+                                               std::int64_t maxValue) const {
+        simdjson::dom::element element;
+        if (object.at_key(key).get(element)) {
+            return std::optional<std::int64_t>{};
+        }
+        std::int64_t value = 0;
+        if (element.get_int64().get(value)) {
+            return error(path + "." + std::string(key), "expected an integer");
+        }
+        if (value < minValue || value > maxValue) {
+            return error(path + "." + std::string(key), "value " + std::to_string(value) + " out of range");
+        }
+        return std::optional<std::int64_t>{value};
+    }
+
+    Result<Bookmark> bookmark(simdjson::dom::element element, const std::string& path) const {
+        simdjson::dom::object object;
+        if (element.get_object().get(object)) {
+            return error(path, "expected an object");
+        }
+        constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+        constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+        Bookmark b;
+
+        auto id = optInt(object, "id", path, 1, kMax);
+        if (!id) {
+            return id.error();
+        }
+        if (!id.value()) {
+            return error(path, "missing \"id\"");
+        }
+        b.id = static_cast<std::uint64_t>(*id.value());
+
+        auto kind = optString(object, "kind", path);
+        if (!kind) {
+            return kind.error();
+        }
+        if (kind.value()) {
+            const auto parsed = bookmarkKindFromString(*kind.value());
+            if (!parsed) {
+                return error(path + ".kind", "unknown kind \"" + *kind.value() + "\"");
+            }
+            b.kind = *parsed;
+        }
+
+        auto start = optInt(object, "startNs", path, kMin, kMax);
+        auto end = optInt(object, "endNs", path, kMin, kMax);
+        if (!start) {
+            return start.error();
+        }
+        if (!end) {
+            return end.error();
+        }
+        if (!start.value() || !end.value()) {
+            return error(path, "missing \"startNs\" or \"endNs\"");
+        }
+        b.range = {*start.value(), *end.value()};
+        if (b.range.endNs < b.range.startNs) {
+            return error(path + ".endNs", "ends before it starts");
+        }
+
+        constexpr std::int64_t kI32Min = std::numeric_limits<std::int32_t>::min();
+        constexpr std::int64_t kI32Max = std::numeric_limits<std::int32_t>::max();
+        auto device = optInt(object, "device", path, kI32Min, kI32Max);
+        auto stream = optInt(object, "stream", path, kI32Min, kI32Max);
+        auto created = optInt(object, "createdUnixMs", path, 0, kMax);
+        auto kernel = optString(object, "kernel", path);
+        auto title = optString(object, "title", path);
+        auto note = optString(object, "note", path);
+        for (const Error* e : {device ? nullptr : &device.error(), stream ? nullptr : &stream.error(),
+                               created ? nullptr : &created.error(), kernel ? nullptr : &kernel.error(),
+                               title ? nullptr : &title.error(), note ? nullptr : &note.error()}) {
+            if (e != nullptr) {
+                return *e;
+            }
+        }
+        b.deviceIndex = static_cast<std::int32_t>(device.value().value_or(-1));
+        b.streamId = static_cast<std::int32_t>(stream.value().value_or(-1));
+        b.createdUnixMs = created.value().value_or(0);
+        b.kernelName = kernel.value().value_or(std::string{});
+        b.title = title.value().value_or(std::string{});
+        b.note = note.value().value_or(std::string{});
+        if (b.kind == BookmarkKind::Kernel && b.deviceIndex < 0) {
+            return error(path, "a kernel bookmark needs \"device\"");
+        }
+        return b;
+    }
+
+private:
+    std::string_view m_source;
+};
+
+}  // namespace
+
+std::string reviewSidecarPath(std::string_view tracePath) {
+    return std::string(tracePath) + std::string(kReviewSidecarSuffix);
+}
+
+std::string serializeReviewSidecar(const ReviewNotes& notes) {
+    std::string out;
+    out += "{\n  \"format\": ";
+    appendJsonString(out, kFormatName);
+    out += ",\n  \"version\": " + std::to_string(kReviewSidecarFormatVersion) +
+           ",\n  \"trace\": {\"fileName\": ";
+    appendJsonString(out, notes.traceFileName);
+    out += ", \"sizeBytes\": " + std::to_string(notes.traceSizeBytes) + "},\n  \"bookmarks\": [";
+    bool first = true;
+    for (const Bookmark& b : notes.bookmarks()) {
+        out += first ? "\n    {" : ",\n    {";
+        first = false;
+        out += "\"id\": " + std::to_string(b.id) + ", \"kind\": ";
+        appendJsonString(out, toString(b.kind));
+        out += ", \"startNs\": " + std::to_string(b.range.startNs) +
+               ", \"endNs\": " + std::to_string(b.range.endNs);
+        if (b.kind == BookmarkKind::Kernel) {
+            out += ", \"kernel\": ";
+            appendJsonString(out, b.kernelName);
+            out += ", \"device\": " + std::to_string(b.deviceIndex) +
+                   ", \"stream\": " + std::to_string(b.streamId);
+        }
+        out += ", \"title\": ";
+        appendJsonString(out, b.title);
+        out += ", \"note\": ";
+        appendJsonString(out, b.note);
+        out += ", \"createdUnixMs\": " + std::to_string(b.createdUnixMs) + "}";
+    }
+    out += first ? "]\n}\n" : "\n  ]\n}\n";
+    return out;
+}
+
+Result<ReviewNotes> parseReviewSidecar(std::string_view json, std::string_view sourceName) {
+    const std::string source(sourceName);
+    if (static_cast<std::int64_t>(json.size()) > kMaxReviewSidecarBytes) {
+        return makeError(source + ": " + std::to_string(json.size()) +
+                         " bytes is too large for a review sidecar");
+    }
+    const simdjson::padded_string padded(json);
+    simdjson::dom::parser parser;
+    simdjson::dom::element root;
+    if (auto err = parser.parse(padded).get(root)) {
+        const std::size_t offset = locateSyntaxError(padded);
+        return makeError(source + ": byte " + std::to_string(offset) + ": invalid JSON (" +
+                         simdjson::error_message(err) + ")");
+    }
+    const Reader reader(source);
+    simdjson::dom::object object;
+    if (root.get_object().get(object)) {
+        return reader.error("top level", "expected an object");
+    }
+    std::string_view format;
+    if (object.at_key("format").get_string().get(format) || format != kFormatName) {
+        return reader.error("format",
+                            "not a Chokepoint review sidecar (expected \"format\": \"chokepoint-review\")");
+    }
+    std::int64_t version = 0;
+    if (object.at_key("version").get_int64().get(version) || version < 1) {
+        return reader.error("version", "missing or invalid version");
+    }
+    if (version > kReviewSidecarFormatVersion) {
+        return reader.error("version", "written by a newer Chokepoint (version " + std::to_string(version) +
+                                           "; this build reads up to " +
+                                           std::to_string(kReviewSidecarFormatVersion) + ")");
+    }
+
+    ReviewNotes notes;
+    simdjson::dom::element trace;
+    if (!object.at_key("trace").get(trace)) {
+        simdjson::dom::object traceObject;
+        if (trace.get_object().get(traceObject)) {
+            return reader.error("trace", "expected an object");
+        }
+        auto fileName = reader.optString(traceObject, "fileName", "trace");
+        if (!fileName) {
+            return fileName.error();
+        }
+        auto size =
+            reader.optInt(traceObject, "sizeBytes", "trace", 0, std::numeric_limits<std::int64_t>::max());
+        if (!size) {
+            return size.error();
+        }
+        notes.traceFileName = fileName.value().value_or(std::string{});
+        notes.traceSizeBytes = size.value().value_or(0);
+    }
+
+    simdjson::dom::element bookmarks;
+    if (!object.at_key("bookmarks").get(bookmarks)) {
+        simdjson::dom::array array;
+        if (bookmarks.get_array().get(array)) {
+            return reader.error("bookmarks", "expected an array");
+        }
+        std::size_t index = 0;
+        for (simdjson::dom::element element : array) {
+            const std::string path = "bookmarks[" + std::to_string(index) + "]";
+            auto bookmark = reader.bookmark(element, path);
+            if (!bookmark) {
+                return bookmark.error();
+            }
+            const std::uint64_t id = bookmark->id;
+            if (!notes.insertWithId(std::move(bookmark.value()))) {
+                return reader.error(path + ".id", "duplicate id " + std::to_string(id));
+            }
+            ++index;
+        }
+    }
+    return notes;
+}
+
+Result<ReviewNotes> readReviewSidecar(const std::string& sidecarPath) {
+    std::error_code ec;
+    const auto size = fs::file_size(sidecarPath, ec);
+    if (ec) {
+        return makeError(sidecarPath + ": cannot read: " + ec.message());
+    }
+    if (static_cast<std::int64_t>(size) > kMaxReviewSidecarBytes) {
+        return makeError(sidecarPath + ": " + std::to_string(size) +
+                         " bytes is too large for a review sidecar");
+    }
+    std::ifstream in(sidecarPath, std::ios::binary);
+    if (!in) {
+        return makeError(sidecarPath + ": cannot open: " + std::strerror(errno));
+    }
+    std::ostringstream buffer;
+    buffer << in.rdbuf();
+    if (in.bad()) {
+        return makeError(sidecarPath + ": read error");
+    }
+    return parseReviewSidecar(buffer.str(), sidecarPath);
+}
+
+Status writeReviewSidecar(const std::string& sidecarPath, const ReviewNotes& notes) {
+    const std::string text = serializeReviewSidecar(notes);
+    const std::string tempPath = sidecarPath + ".tmp";
+    {
+        std::ofstream out(tempPath, std::ios::binary | std::ios::trunc);
+        if (!out) {
+            return makeError(tempPath + ": cannot create: " + std::strerror(errno));
+        }
+        out.write(text.data(), static_cast<std::streamsize>(text.size()));
+        out.flush();
+        if (!out) {
+            std::error_code ignored;
+            fs::remove(tempPath, ignored);
+            return makeError(tempPath + ": write failed");
+        }
+    }
+    std::error_code ec;
+    fs::rename(tempPath, sidecarPath, ec);
+    if (ec) {
+        std::error_code ignored;
+        fs::remove(tempPath, ignored);
+        return makeError(sidecarPath + ": cannot replace: " + ec.message());
+    }
+    return Ok{};
+}
+
+Result<ReviewLoad> loadReviewForTrace(const std::string& tracePath) {
+    ReviewLoad load;
+    const std::string sidecar = reviewSidecarPath(tracePath);
+    std::error_code ec;
+    const std::string fileName = fs::path(tracePath).filename().string();
+    const auto traceSize = fs::file_size(tracePath, ec);
+    const std::int64_t sizeBytes = ec ? 0 : static_cast<std::int64_t>(traceSize);
+
+    if (fs::exists(sidecar, ec)) {
+        auto notes = readReviewSidecar(sidecar);
+        if (!notes) {
+            return notes.error();
+        }
+        load.notes = std::move(notes.value());
+        load.sidecarFound = true;
+        if (!load.notes.traceFileName.empty() && load.notes.traceFileName != fileName) {
+            load.warnings.push_back(sidecar + ": written for trace \"" + load.notes.traceFileName +
+                                    "\", not \"" + fileName + "\"; bookmarks may not line up");
+        } else if (load.notes.traceSizeBytes > 0 && sizeBytes > 0 && load.notes.traceSizeBytes != sizeBytes) {
+            load.warnings.push_back(sidecar + ": written for a trace of " +
+                                    std::to_string(load.notes.traceSizeBytes) + " bytes, this one has " +
+                                    std::to_string(sizeBytes) + " bytes; bookmarks may not line up");
+        }
+    }
+    load.notes.traceFileName = fileName;
+    load.notes.traceSizeBytes = sizeBytes;
+    return load;
+}
+
+Status saveReviewForTrace(const std::string& tracePath, ReviewNotes notes) {
+    std::error_code ec;
+    notes.traceFileName = fs::path(tracePath).filename().string();
+    const auto size = fs::file_size(tracePath, ec);
+    if (!ec) {
+        notes.traceSizeBytes = static_cast<std::int64_t>(size);
+    }
+    return writeReviewSidecar(reviewSidecarPath(tracePath), notes);
+}
+
+}  // namespace chokepoint::core

@@ -1,0 +1,60 @@
+#pragma once
+// Reads and writes ReviewNotes as a JSON "sidecar" file next to the trace, so a review's
+// bookmarks and notes reopen with the trace: "run.pt.trace.json.gz" →
+// "run.pt.trace.json.gz.chokepoint-review.json".
+//
+// File layout (version 1, UTF-8 JSON):
+//   { "format": "chokepoint-review", "version": 1,
+//     "trace": { "fileName": "run.pt.trace.json.gz", "sizeBytes": 1152519 },
+//     "bookmarks": [ { "id": 1, "kind": "kernel" | "range", "startNs": 0, "endNs": 10,
+//                      "kernel": "...", "device": 0, "stream": 7,
+//                      "title": "...", "note": "...", "createdUnixMs": 0 } ] }
+// Unknown fields are ignored (forward compatible); a newer "version" is refused.
+//
+// The sidecar is untrusted input: a malformed file yields an Error naming the file and the place
+// (byte offset for JSON syntax, a path such as "bookmarks[3].endNs" for content), never a crash.
+// Writing is atomic (temporary file, then rename), so a crash mid-save never leaves half a file.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/Result.h"
+#include "core/review/ReviewNotes.h"
+
+namespace chokepoint::core {
+
+inline constexpr std::string_view kReviewSidecarSuffix = ".chokepoint-review.json";
+inline constexpr std::int64_t kReviewSidecarFormatVersion = 1;
+// Sidecars larger than this are refused (a review holds kilobytes; this guards against a wrong file).
+inline constexpr std::int64_t kMaxReviewSidecarBytes = 64LL * 1024 * 1024;
+
+// Path of the sidecar for `tracePath` (the trace path plus kReviewSidecarSuffix).
+std::string reviewSidecarPath(std::string_view tracePath);
+
+// JSON text of `notes`. Strings are escaped per RFC 8259; invalid UTF-8 becomes U+FFFD so the
+// output is always valid JSON.
+std::string serializeReviewSidecar(const ReviewNotes& notes);
+// Parses sidecar JSON. `sourceName` (usually the file path) starts every error message.
+Result<ReviewNotes> parseReviewSidecar(std::string_view json, std::string_view sourceName);
+
+// Reads and parses the sidecar at `sidecarPath`.
+Result<ReviewNotes> readReviewSidecar(const std::string& sidecarPath);
+// Writes `notes` to `sidecarPath` atomically.
+Status writeReviewSidecar(const std::string& sidecarPath, const ReviewNotes& notes);
+
+struct ReviewLoad {
+    ReviewNotes notes;
+    bool sidecarFound = false;
+    std::vector<std::string> warnings;  // e.g. the sidecar was written for a trace of another size
+};
+
+// Loads the review of the trace at `tracePath`: empty notes (sidecarFound = false) when there is no
+// sidecar, an Error when one exists but cannot be read. Sets notes.traceFileName/traceSizeBytes to
+// the trace's current identity so the next save records it.
+Result<ReviewLoad> loadReviewForTrace(const std::string& tracePath);
+// Saves `notes` beside `tracePath` (see reviewSidecarPath), recording the trace's identity.
+Status saveReviewForTrace(const std::string& tracePath, ReviewNotes notes);
+
+}  // namespace chokepoint::core
