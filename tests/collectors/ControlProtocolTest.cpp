@@ -1,0 +1,471 @@
+// The control protocol over a real Unix socket in a temp directory: hello/status, start/stop, the
+// chunk stream, refusal of malformed, foreign, oversized and out-of-order messages, peer uid check,
+// runtime directory permissions, stale socket cleanup.
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "collectors/control/AgentDirectory.h"
+#include "collectors/control/ControlClient.h"
+#include "collectors/control/ControlServer.h"
+#include "collectors/control/Framing.h"
+#include "collectors/control/RuntimeDir.h"
+
+namespace chokepoint::collectors {
+namespace {
+
+// A scripted backend: produces `chunksToSend` chunks, one per poll, then finishes. Stop requests
+// end it early.
+class FakeBackend : public CaptureBackend {
+public:
+    control::Status status() override {
+        std::lock_guard lock(m);
+        control::Status s;
+        s.set_pid(::getpid());
+        s.add_command_line("fake-training");
+        s.add_gpu_names("Fake GPU");
+        s.set_state(capturing ? control::AGENT_STATE_CAPTURING : control::AGENT_STATE_DORMANT);
+        s.set_capture_id(captureId);
+        return s;
+    }
+    std::optional<control::Error> startCapture(const control::StartCapture& request,
+                                               std::uint64_t id) override {
+        std::lock_guard lock(m);
+        if (refuseWith) {
+            return refuseWith;
+        }
+        lastRequest = request;
+        capturing = true;
+        captureId = id;
+        sent = 0;
+        starts++;
+        return std::nullopt;
+    }
+    void requestStop() override {
+        std::lock_guard lock(m);
+        stopRequested = true;
+    }
+    bool pollCapture(std::vector<control::Chunk>& out, control::CaptureDone* done) override {
+        std::lock_guard lock(m);
+        if (!capturing) {
+            return false;
+        }
+        if (!stopRequested && sent < chunksToSend) {
+            control::Chunk c;
+            c.set_capture_id(captureId);
+            c.set_seq(static_cast<std::uint64_t>(sent));
+            c.set_data(std::string(chunkBytes, static_cast<char>('a' + sent % 26)));
+            c.set_records(1);
+            out.push_back(std::move(c));
+            ++sent;
+            return false;
+        }
+        if (!stopRequested && holdOpen) {
+            return false;
+        }
+        capturing = false;
+        done->set_capture_id(captureId);
+        done->set_ok(true);
+        done->set_message(stopRequested ? "stopped by request" : "window complete");
+        done->set_kernels(sent);
+        return true;
+    }
+
+    std::mutex m;
+    bool capturing = false;
+    bool stopRequested = false;
+    bool holdOpen = false;
+    int chunksToSend = 3;
+    std::size_t chunkBytes = 100;
+    int sent = 0;
+    int starts = 0;
+    std::uint64_t captureId = 0;
+    control::StartCapture lastRequest;
+    std::optional<control::Error> refuseWith;
+};
+
+class ControlProtocolTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        char tmpl[] = "/tmp/cp-ctl-XXXXXX";
+        ASSERT_NE(::mkdtemp(tmpl), nullptr);
+        dir = tmpl;
+        ::chmod(dir.c_str(), 0700);
+        path = socketPathFor(dir, ::getpid());
+        ASSERT_FALSE(path.empty());
+    }
+    void TearDown() override {
+        server.reset();
+        std::filesystem::remove_all(dir);
+    }
+    void startServer(uid_t allowedUid = ::geteuid()) {
+        ControlServer::Options o;
+        o.socketPath = path;
+        o.allowedUid = allowedUid;
+        o.ioTimeoutMs = 1000;
+        o.pollIntervalMs = 10;
+        server = std::make_unique<ControlServer>(backend, o);
+        core::Status s = server->start();
+        ASSERT_TRUE(s.ok()) << s.error().message;
+    }
+    int rawConnect() {
+        int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_un addr{};
+        addr.sun_family = AF_UNIX;
+        std::strcpy(addr.sun_path, path.c_str());
+        EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+        return fd;
+    }
+
+    std::string dir;
+    std::string path;
+    FakeBackend backend;
+    std::unique_ptr<ControlServer> server;
+};
+
+TEST_F(ControlProtocolTest, HelloReturnsStatus) {
+    startServer();
+    auto client = ControlClient::connect(path);
+    ASSERT_TRUE(client.ok()) << client.error().message;
+    auto status = client->hello("test");
+    ASSERT_TRUE(status.ok()) << status.error().message;
+    EXPECT_EQ(status->pid(), ::getpid());
+    EXPECT_EQ(status->protocol_version(), kProtocolVersion);
+    EXPECT_EQ(status->state(), control::AGENT_STATE_DORMANT);
+    ASSERT_EQ(status->gpu_names_size(), 1);
+    EXPECT_EQ(status->gpu_names(0), "Fake GPU");
+    // The socket is private to the user.
+    struct stat st {};
+    ASSERT_EQ(::stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 077, 0u);
+}
+
+TEST_F(ControlProtocolTest, CaptureStreamsChunksThenDone) {
+    startServer();
+    auto client = ControlClient::connect(path);
+    ASSERT_TRUE(client.ok());
+    ASSERT_TRUE(client->hello("test").ok());
+    control::StartCapture request;
+    request.set_steps(5);
+    request.set_start_at_next_step(true);
+    ASSERT_TRUE(client->startCapture(request).ok());
+    std::string stream;
+    std::uint64_t expectedSeq = 0;
+    bool done = false;
+    while (!done) {
+        auto message = client->next(2000);
+        ASSERT_TRUE(message.ok()) << message.error().message;
+        if (message->has_chunk()) {
+            EXPECT_EQ(message->chunk().seq(), expectedSeq++);
+            stream += message->chunk().data();
+        } else {
+            ASSERT_TRUE(message->has_capture_done());
+            EXPECT_TRUE(message->capture_done().ok());
+            EXPECT_EQ(message->capture_done().kernels(), 3);
+            done = true;
+        }
+    }
+    EXPECT_EQ(stream.size(), 300u);
+    EXPECT_EQ(stream.substr(0, 1) + stream.substr(100, 1) + stream.substr(200, 1), "abc");
+    std::lock_guard lock(backend.m);
+    EXPECT_EQ(backend.lastRequest.steps(), 5u);
+    EXPECT_TRUE(backend.lastRequest.start_at_next_step());
+}
+
+TEST_F(ControlProtocolTest, StopEndsCaptureAndSecondClientIsBusy) {
+    backend.holdOpen = true;
+    backend.chunksToSend = 0;
+    startServer();
+    auto first = ControlClient::connect(path);
+    ASSERT_TRUE(first.ok());
+    ASSERT_TRUE(first->startCapture(control::StartCapture{}).ok());
+    // Wait until the capture is running.
+    for (int i = 0; i < 200; ++i) {
+        std::lock_guard lock(backend.m);
+        if (backend.capturing) {
+            break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    // Status still works during a capture; a second start is refused with BUSY.
+    auto second = ControlClient::connect(path);
+    ASSERT_TRUE(second.ok());
+    auto status = second->hello("second");
+    ASSERT_TRUE(status.ok()) << status.error().message;
+    EXPECT_EQ(status->state(), control::AGENT_STATE_CAPTURING);
+    ASSERT_TRUE(second->startCapture(control::StartCapture{}).ok());
+    auto refusal = second->next(2000);
+    ASSERT_TRUE(refusal.ok());
+    ASSERT_TRUE(refusal->has_error());
+    EXPECT_EQ(refusal->error().code(), control::ERROR_CODE_BUSY);
+
+    ASSERT_TRUE(first->stopCapture().ok());
+    auto done = first->next(2000);
+    ASSERT_TRUE(done.ok()) << done.error().message;
+    ASSERT_TRUE(done->has_capture_done());
+    EXPECT_EQ(done->capture_done().message(), "stopped by request");
+}
+
+TEST_F(ControlProtocolTest, BackendRefusalIsForwarded) {
+    control::Error e;
+    e.set_code(control::ERROR_CODE_CUPTI_BUSY);
+    e.set_text("CUPTI is held by 'CUPTI for PyTorch'");
+    backend.refuseWith = e;
+    startServer();
+    auto client = ControlClient::connect(path);
+    ASSERT_TRUE(client.ok());
+    ASSERT_TRUE(client->startCapture(control::StartCapture{}).ok());
+    auto reply = client->next(2000);
+    ASSERT_TRUE(reply.ok());
+    ASSERT_TRUE(reply->has_error());
+    EXPECT_EQ(reply->error().code(), control::ERROR_CODE_CUPTI_BUSY);
+    EXPECT_NE(reply->error().text().find("PyTorch"), std::string::npos);
+}
+
+TEST_F(ControlProtocolTest, ForeignBytesAreRefusedAndServerSurvives) {
+    startServer();
+    int fd = rawConnect();
+    const char junk[] = "GET / HTTP/1.1\r\n\r\n";
+    ASSERT_EQ(::send(fd, junk, sizeof junk - 1, MSG_NOSIGNAL), static_cast<ssize_t>(sizeof junk - 1));
+    FrameReadResult reply = readFrame(fd, kMaxReplyFrameBytes, 2000);
+    ASSERT_TRUE(reply.ok()) << reply.detail;
+    ASSERT_TRUE(reply.envelope.has_error());
+    EXPECT_EQ(reply.envelope.error().code(), control::ERROR_CODE_MALFORMED);
+    EXPECT_NE(reply.envelope.error().text().find("byte 0"), std::string::npos);
+    char b;
+    EXPECT_LE(::recv(fd, &b, 1, 0), 0);  // closed (or reset: unread junk) by the agent
+    ::close(fd);
+    // Still serving.
+    auto client = ControlClient::connect(path);
+    ASSERT_TRUE(client.ok());
+    EXPECT_TRUE(client->hello("after").ok());
+    EXPECT_GE(server->refusedConnections(), 1u);
+}
+
+TEST_F(ControlProtocolTest, OversizedFrameIsRefusedWithoutReadingIt) {
+    startServer();
+    int fd = rawConnect();
+    char header[8] = {'C', 'P', 'C', '1', 0, 0, 0, 0x10};  // 256 MiB
+    ASSERT_EQ(::send(fd, header, 8, MSG_NOSIGNAL), 8);
+    FrameReadResult reply = readFrame(fd, kMaxReplyFrameBytes, 2000);
+    ASSERT_TRUE(reply.ok()) << reply.detail;
+    ASSERT_TRUE(reply.envelope.has_error());
+    EXPECT_EQ(reply.envelope.error().code(), control::ERROR_CODE_TOO_LARGE);
+    ::close(fd);
+}
+
+TEST_F(ControlProtocolTest, GarbagePayloadAndTruncatedFrameAreRefused) {
+    startServer();
+    {
+        int fd = rawConnect();
+        std::string frame = std::string("CPC1") + std::string("\x05\0\0\0", 4) + "\xff\xff\xff\xff\xff";
+        ASSERT_EQ(::send(fd, frame.data(), frame.size(), MSG_NOSIGNAL), static_cast<ssize_t>(frame.size()));
+        FrameReadResult reply = readFrame(fd, kMaxReplyFrameBytes, 2000);
+        ASSERT_TRUE(reply.ok());
+        EXPECT_EQ(reply.envelope.error().code(), control::ERROR_CODE_MALFORMED);
+        ::close(fd);
+    }
+    {
+        // Header promises 100 bytes, 3 arrive, then the client hangs up.
+        int fd = rawConnect();
+        std::string frame = std::string("CPC1") + std::string("\x64\0\0\0", 4) + "abc";
+        ASSERT_EQ(::send(fd, frame.data(), frame.size(), MSG_NOSIGNAL), static_cast<ssize_t>(frame.size()));
+        ::shutdown(fd, SHUT_WR);
+        FrameReadResult reply = readFrame(fd, kMaxReplyFrameBytes, 2000);
+        ASSERT_TRUE(reply.ok());
+        EXPECT_EQ(reply.envelope.error().code(), control::ERROR_CODE_MALFORMED);
+        ::close(fd);
+    }
+    auto client = ControlClient::connect(path);
+    ASSERT_TRUE(client.ok());
+    EXPECT_TRUE(client->hello("after").ok());
+}
+
+TEST_F(ControlProtocolTest, AgentOnlyMessagesFromClientAreProtocolErrors) {
+    startServer();
+    auto client = ControlClient::connect(path);
+    ASSERT_TRUE(client.ok());
+    control::Envelope e;
+    e.mutable_chunk()->set_data("x");
+    ASSERT_TRUE(client->send(e).ok());
+    auto reply = client->next(2000);
+    ASSERT_TRUE(reply.ok());
+    ASSERT_TRUE(reply->has_error());
+    EXPECT_EQ(reply->error().code(), control::ERROR_CODE_PROTOCOL);
+}
+
+TEST_F(ControlProtocolTest, ForeignUidIsRefused) {
+    startServer(::geteuid() + 4242);  // the agent serves someone else: we are the foreign peer
+    auto client = ControlClient::connect(path);
+    ASSERT_TRUE(client.ok());
+    auto status = client->hello("intruder");
+    ASSERT_FALSE(status.ok());
+    EXPECT_NE(status.error().message.find("uid"), std::string::npos);
+    EXPECT_EQ(server->refusedConnections(), 1u);
+}
+
+TEST_F(ControlProtocolTest, SilentClientTimesOutAndServerKeepsServing) {
+    startServer();
+    int fd = rawConnect();  // says nothing
+    FrameReadResult reply = readFrame(fd, kMaxReplyFrameBytes, 3000);
+    ASSERT_TRUE(reply.ok()) << reply.detail;
+    EXPECT_EQ(reply.envelope.error().code(), control::ERROR_CODE_TIMEOUT);
+    ::close(fd);
+    auto client = ControlClient::connect(path);
+    ASSERT_TRUE(client.ok());
+    EXPECT_TRUE(client->hello("after").ok());
+}
+
+TEST_F(ControlProtocolTest, ClientDisconnectStopsCapture) {
+    backend.holdOpen = true;
+    backend.chunksToSend = 0;
+    startServer();
+    {
+        auto client = ControlClient::connect(path);
+        ASSERT_TRUE(client.ok());
+        ASSERT_TRUE(client->startCapture(control::StartCapture{}).ok());
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    for (int i = 0; i < 400; ++i) {
+        {
+            std::lock_guard lock(backend.m);
+            if (!backend.capturing) {
+                break;
+            }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    std::lock_guard lock(backend.m);
+    EXPECT_TRUE(backend.stopRequested);
+    EXPECT_FALSE(backend.capturing);
+}
+
+TEST_F(ControlProtocolTest, ListFindsLiveAgentAndRemovesStaleSockets) {
+    startServer();
+    // A stale socket of a process that does not exist (pid numbers near the limit are unused).
+    std::string stale = dir + "/" + std::to_string(4194000) + ".sock";
+    {
+        int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+        sockaddr_un addr{};
+        addr.sun_family = AF_UNIX;
+        std::strcpy(addr.sun_path, stale.c_str());
+        ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+        ::close(fd);
+    }
+    // And an unrelated file that is ignored.
+    {
+        std::FILE* f = std::fopen((dir + "/notes.txt").c_str(), "w");
+        std::fclose(f);
+    }
+    AgentListing listing = listAgents(dir, true, 2000);
+    EXPECT_TRUE(listing.error.empty()) << listing.error;
+    ASSERT_EQ(listing.agents.size(), 1u);
+    EXPECT_EQ(listing.agents[0].pid, ::getpid());
+    EXPECT_TRUE(listing.agents[0].responded);
+    EXPECT_EQ(listing.agents[0].status.command_line(0), "fake-training");
+    ASSERT_EQ(listing.removedStale.size(), 1u);
+    EXPECT_FALSE(std::filesystem::exists(stale));
+}
+
+TEST_F(ControlProtocolTest, StopRemovesSocketFile) {
+    startServer();
+    EXPECT_TRUE(std::filesystem::exists(path));
+    server->stop();
+    EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(RuntimeDirTest, RefusesForeignOwnerAndOpenModes) {
+    struct stat st {};
+    st.st_mode = S_IFDIR | 0700;
+    st.st_uid = 1000;
+    EXPECT_TRUE(checkRuntimeDirStat(st, 1000, "/x").ok());
+    auto foreign = checkRuntimeDirStat(st, 1001, "/x");
+    ASSERT_FALSE(foreign.ok());
+    EXPECT_NE(foreign.error().message.find("owned by uid 1000"), std::string::npos);
+    st.st_mode = S_IFDIR | 0755;
+    auto open = checkRuntimeDirStat(st, 1000, "/x");
+    ASSERT_FALSE(open.ok());
+    EXPECT_NE(open.error().message.find("0755"), std::string::npos);
+    st.st_mode = S_IFLNK | 0700;
+    EXPECT_FALSE(checkRuntimeDirStat(st, 1000, "/x").ok());
+    st.st_mode = S_IFREG | 0700;
+    EXPECT_FALSE(checkRuntimeDirStat(st, 1000, "/x").ok());
+}
+
+TEST(RuntimeDirTest, EnsureCreatesPrivateDirectoryAndRejectsOpenOne) {
+    char tmpl[] = "/tmp/cp-rt-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    std::string base = tmpl;
+    std::string dir = base + "/chokepoint";
+    ASSERT_TRUE(ensureRuntimeDir(dir, true).ok());
+    struct stat st {};
+    ASSERT_EQ(::stat(dir.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0700u);
+    ::chmod(dir.c_str(), 0777);
+    EXPECT_FALSE(ensureRuntimeDir(dir, true).ok());
+    EXPECT_FALSE(ensureRuntimeDir(base + "/missing", false).ok());
+    std::filesystem::remove_all(base);
+}
+
+TEST(RuntimeDirTest, PeerUidAndSocketNames) {
+    EXPECT_TRUE(checkPeerUid(5, 5).ok());
+    EXPECT_FALSE(checkPeerUid(0, 5).ok());  // root is not special
+    EXPECT_EQ(pidFromSocketName("1234.sock"), 1234);
+    EXPECT_EQ(pidFromSocketName("abc.sock"), -1);
+    EXPECT_EQ(pidFromSocketName("1234.sockx"), -1);
+    EXPECT_EQ(pidFromSocketName(".sock"), -1);
+    EXPECT_EQ(socketPathFor("/run/user/1", 42), "/run/user/1/42.sock");
+    EXPECT_TRUE(socketPathFor(std::string(200, 'x'), 42).empty());
+}
+
+TEST(RuntimeDirTest, DefaultDirHonoursOverride) {
+    const char* old = std::getenv("CHOKEPOINT_SOCKET_DIR");
+    std::string saved = old ? old : "";
+    ::setenv("CHOKEPOINT_SOCKET_DIR", "/tmp/override-dir", 1);
+    EXPECT_EQ(defaultRuntimeDir(), "/tmp/override-dir");
+    if (old) {
+        ::setenv("CHOKEPOINT_SOCKET_DIR", saved.c_str(), 1);
+    } else {
+        ::unsetenv("CHOKEPOINT_SOCKET_DIR");
+    }
+}
+
+TEST(FramingTest, RoundTripAndHeaderChecks) {
+    control::Envelope e;
+    e.mutable_chunk()->set_data(std::string(1000, 'z'));
+    std::string frame = encodeFrame(e);
+    std::uint32_t n = 0;
+    EXPECT_EQ(parseFrameHeader(frame, kMaxReplyFrameBytes, &n), FrameError::None);
+    EXPECT_EQ(n + kFrameHeaderBytes, frame.size());
+    EXPECT_EQ(parseFrameHeader(frame, 10, &n), FrameError::TooLarge);
+    EXPECT_EQ(parseFrameHeader("XPC1\0\0\0\0", 10, &n), FrameError::BadMagic);
+    int sv[2];
+    ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    std::string err;
+    ASSERT_TRUE(writeFrame(sv[0], e, 1000, &err)) << err;
+    FrameReadResult r = readFrame(sv[1], kMaxReplyFrameBytes, 1000);
+    ASSERT_TRUE(r.ok()) << r.detail;
+    EXPECT_EQ(r.envelope.chunk().data().size(), 1000u);
+    // Nothing more to read: the deadline applies.
+    FrameReadResult t = readFrame(sv[1], kMaxReplyFrameBytes, 50);
+    EXPECT_EQ(t.error, FrameError::Timeout);
+    ::close(sv[0]);
+    FrameReadResult c = readFrame(sv[1], kMaxReplyFrameBytes, 50);
+    EXPECT_EQ(c.error, FrameError::Closed);
+    ::close(sv[1]);
+}
+
+}  // namespace
+}  // namespace chokepoint::collectors
