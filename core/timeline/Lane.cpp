@@ -1,0 +1,85 @@
+#include "core/timeline/Lane.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/model/Tables.h"
+
+namespace chokepoint::timeline {
+
+void Lane::add(core::TimestampNs startNs, core::TimestampNs endNs, EventRef ref) {
+    m_startNs.push_back(startNs);
+    m_endNs.push_back(std::max(startNs, endNs));  // an inverted event is drawn as an instant
+    m_rows.push_back(ref.row);
+    m_kinds.push_back(ref.kind);
+}
+
+void Lane::reserve(std::size_t n) {
+    m_startNs.reserve(n);
+    m_endNs.reserve(n);
+    m_rows.reserve(n);
+    m_kinds.reserve(n);
+}
+
+void Lane::finish() {
+    const std::size_t n = m_startNs.size();
+    if (!std::is_sorted(m_startNs.begin(), m_startNs.end())) {
+        std::vector<std::uint32_t> order(n);
+        std::iota(order.begin(), order.end(), 0u);
+        std::stable_sort(order.begin(), order.end(),
+                         [this](std::uint32_t a, std::uint32_t b) { return m_startNs[a] < m_startNs[b]; });
+        core::permuteColumn(m_startNs, order);
+        core::permuteColumn(m_endNs, order);
+        core::permuteColumn(m_rows, order);
+        core::permuteColumn(m_kinds, order);
+    }
+    m_maxEndNs.clear();
+    if (!std::is_sorted(m_endNs.begin(), m_endNs.end())) {
+        m_maxEndNs.resize(n);
+        core::TimestampNs running = m_endNs.empty() ? 0 : m_endNs[0];
+        for (std::size_t i = 0; i < n; ++i) {
+            running = std::max(running, m_endNs[i]);
+            m_maxEndNs[i] = running;
+        }
+    }
+    m_startNs.shrink_to_fit();
+    m_endNs.shrink_to_fit();
+    m_rows.shrink_to_fit();
+    m_kinds.shrink_to_fit();
+}
+
+std::size_t Lane::firstEndingAfter(core::TimestampNs timeNs) const {
+    const std::vector<core::TimestampNs>& ends = m_maxEndNs.empty() ? m_endNs : m_maxEndNs;
+    // Ends (or their prefix maximum) are non-decreasing, so this is a plain binary search.
+    return static_cast<std::size_t>(std::upper_bound(ends.begin(), ends.end(), timeNs) - ends.begin());
+}
+
+std::size_t Lane::firstStartingAtOrAfter(core::TimestampNs timeNs, std::size_t from) const {
+    from = std::min(from, m_startNs.size());
+    return static_cast<std::size_t>(
+        std::lower_bound(m_startNs.begin() + static_cast<std::ptrdiff_t>(from), m_startNs.end(), timeNs) -
+        m_startNs.begin());
+}
+
+std::size_t Lane::find(EventRef ref) const {
+    for (std::size_t i = 0; i < m_rows.size(); ++i) {
+        if (m_rows[i] == ref.row && m_kinds[i] == ref.kind) {
+            return i;
+        }
+    }
+    return m_rows.size();
+}
+
+core::TimeRange Lane::span() const {
+    if (m_startNs.empty()) {
+        return {};
+    }
+    return {m_startNs.front(), maxEndThrough(m_startNs.size() - 1)};
+}
+
+std::size_t Lane::memoryBytes() const {
+    return (m_startNs.capacity() + m_endNs.capacity() + m_maxEndNs.capacity()) * sizeof(core::TimestampNs) +
+           m_rows.capacity() * sizeof(std::uint32_t) + m_kinds.capacity() * sizeof(EventKind);
+}
+
+}  // namespace chokepoint::timeline

@@ -1,0 +1,108 @@
+#include <gtest/gtest.h>
+
+#include "core/timeline/TimelineTracks.h"
+#include "tests/testutils/TraceBuilder.h"
+
+namespace chokepoint::timeline {
+namespace {
+
+core::TraceModel sampleModel() {
+    testutils::TraceBuilder b;
+    b.device(0, "NVIDIA H100 80GB HBM3", 132);
+    b.range("ProfilerStep#1", 0, 1'000'000);
+    b.range("forward", 10'000, 400'000);
+    b.cpuOp("aten::linear", 20'000, 300'000);
+    b.cpuOp("aten::mm", 30'000, 200'000);
+    b.apiCall("cudaLaunchKernel", 40'000, 50'000, 11);
+    b.apiCall("cuLaunchKernel", 41'000, 49'000, 0);  // nested driver call: second row
+    b.kernel("sgemm", 60'000, 160'000, 0, 7, 11);
+    b.kernel("relu", 170'000, 180'000, 0, 7);
+    b.memcpy(core::MemcpyKind::HostToDevice, 1 << 20, 165'000, 168'000, 0, 7);
+    b.kernel("nccl_allreduce", 60'000, 500'000, 0, 13);
+    b.memset(4096, 5'000, 6'000, 1, 3);
+    b.cpuOp("loader", 0, 100'000, /*tid=*/2);
+    core::CounterTrack counter;
+    counter.name = "SM active";
+    counter.unit = "%";
+    counter.deviceIndex = 0;
+    counter.timesNs = {0, 100'000};
+    counter.values = {10, 90};
+    b.model().counters.push_back(counter);
+    return b.build();
+}
+
+TEST(TimelineTracksTest, BuildsStreamThreadAndCounterTracksInOrder) {
+    core::TraceModel model = sampleModel();
+    TrackSet set = buildTracks(model);
+    ASSERT_EQ(set.tracks.size(), 6u);
+    EXPECT_EQ(set.tracks[0].kind, TrackKind::GpuStream);
+    EXPECT_EQ(set.tracks[0].streamId, 7);
+    EXPECT_EQ(set.tracks[0].group, "GPU 0 · NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(set.tracks[1].streamId, 13);
+    EXPECT_EQ(set.tracks[2].deviceIndex, 1);
+    EXPECT_EQ(set.tracks[3].kind, TrackKind::HostThread);
+    EXPECT_EQ(set.tracks[4].kind, TrackKind::HostThread);
+    EXPECT_EQ(set.tracks[5].kind, TrackKind::Counter);
+    EXPECT_EQ(set.tracks[5].label, "SM active (%)");
+
+    // Stream 7 merges kernels and the copy into one sorted lane.
+    const Track& stream7 = set.tracks[0];
+    ASSERT_EQ(stream7.lanes.size(), 1u);
+    const Lane& work = stream7.lanes[0].lane;
+    ASSERT_EQ(work.size(), 3u);
+    EXPECT_EQ(work.ref(1).kind, EventKind::Memcpy);
+    EXPECT_EQ(stream7.eventCount(), 3u);
+
+    // Thread 1: two range depths, two op depths, two API rows (the driver call nests).
+    const Track& thread1 = set.tracks[3];
+    ASSERT_EQ(thread1.lanes.size(), 6u);
+    EXPECT_EQ(thread1.lanes[0].role, LaneRole::Range);
+    EXPECT_EQ(thread1.lanes[1].role, LaneRole::Range);
+    EXPECT_EQ(thread1.lanes[1].depth, 1);
+    EXPECT_EQ(thread1.lanes[2].role, LaneRole::CpuOp);
+    EXPECT_EQ(thread1.lanes[4].role, LaneRole::ApiCall);
+    EXPECT_EQ(thread1.lanes[5].role, LaneRole::ApiCall);
+    EXPECT_EQ(set.span, model.timeSpan());
+    EXPECT_GT(set.memoryBytes(), 0u);
+}
+
+TEST(TimelineTracksTest, LocatesEventsByReference) {
+    core::TraceModel model = sampleModel();
+    TrackSet set = buildTracks(model);
+    for (std::uint32_t row = 0; row < model.kernels.size(); ++row) {
+        const EventRef ref{EventKind::Kernel, row};
+        EventLocation where = locateEvent(set, model, ref);
+        ASSERT_TRUE(where.valid()) << row;
+        EXPECT_EQ(set.tracks[static_cast<std::size_t>(where.track)]
+                      .lanes[static_cast<std::size_t>(where.lane)]
+                      .lane.ref(where.index),
+                  ref);
+    }
+    for (std::uint32_t row = 0; row < model.cpuOps.size(); ++row) {
+        EXPECT_TRUE(locateEvent(set, model, {EventKind::CpuOp, row}).valid());
+    }
+    EXPECT_FALSE(locateEvent(set, model, {EventKind::Kernel, 999}).valid());
+    EXPECT_FALSE(locateEvent(set, model, {}).valid());
+}
+
+TEST(TimelineTracksTest, EmptyModelHasNoTracks) {
+    core::TraceModel model;
+    model.finalize();
+    TrackSet set = buildTracks(model);
+    EXPECT_TRUE(set.tracks.empty());
+    EXPECT_TRUE(set.span.empty());
+}
+
+TEST(TimelineTracksTest, EventNamesAndTimes) {
+    core::TraceModel model = sampleModel();
+    EXPECT_EQ(eventName(model, {EventKind::Memcpy, 0}), "Memcpy HtoD");
+    EXPECT_EQ(eventName(model, {EventKind::Memset, 0}), "Memset");
+    EXPECT_EQ(eventName(model, {EventKind::Kernel, 999}), "");
+    const TrackSet set = buildTracks(model);
+    const Lane& work = set.tracks[0].lanes[0].lane;
+    EXPECT_EQ(eventName(model, work.ref(0)), "sgemm");
+    EXPECT_EQ(eventTimes(model, work.ref(0)), (core::TimeRange{60'000, 160'000}));
+}
+
+}  // namespace
+}  // namespace chokepoint::timeline
