@@ -91,9 +91,10 @@ public:
     };
 
 private:
-    struct StringMap;
+    // stringCache maps ids of `model.strings` to global ids (kUnsent when not looked up yet); it
+    // may be kept across slices of one unchanged model.
     std::string encodeSlice(const TraceModel& model, const Slice& slice, bool linksAreGlobal,
-                            std::uint64_t totalChunks);
+                            std::uint64_t totalChunks, std::vector<std::uint32_t>& stringCache);
     std::string frame(const std::string& payload) const;
 
     CptraceEncoderOptions m_options;

@@ -1,6 +1,7 @@
 #pragma once
 // Writes a whole TraceModel as a .cptrace file (see FORMAT.md beside this header).
 
+#include <cstddef>
 #include <string>
 
 #include "core/base/Result.h"
@@ -8,6 +9,17 @@
 
 namespace chokepoint::core {
 
+struct CptraceWriteOptions {
+    std::size_t rowsPerChunk = 65536;  // event rows per chunk (all tables together)
+    bool compress = true;              // zlib per chunk
+};
+
+// Writes atomically: to a temporary file beside `path`, then renamed over it, so a reader never
+// sees a half-written file under the final name. Errors name the file.
 Status writeCptrace(const TraceModel& model, const std::string& path);
+Status writeCptrace(const TraceModel& model, const std::string& path, const CptraceWriteOptions& options);
+
+// The bytes writeCptrace would write.
+std::string encodeCptrace(const TraceModel& model, const CptraceWriteOptions& options = {});
 
 }  // namespace chokepoint::core
