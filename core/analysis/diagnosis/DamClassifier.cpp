@@ -1,0 +1,374 @@
+#include "core/analysis/diagnosis/DamClassifier.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/base/Format.h"
+
+namespace chokepoint::analysis {
+
+namespace {
+
+constexpr double kBaseConfidence = 0.9;
+constexpr double kMissingPenalty = 0.2;
+constexpr double kEstimatedPenalty = 0.1;
+constexpr double kWeakPenalty = 0.15;
+constexpr double kMarginPenalty = 0.1;
+constexpr double kSmallMargin = 0.05;
+
+std::string pct(double fraction) {
+    return core::formatPercent(fraction);
+}
+
+bool compare(double value, const std::string& op, double threshold) {
+    if (op == ">") {
+        return value > threshold;
+    }
+    if (op == ">=") {
+        return value >= threshold;
+    }
+    if (op == "<") {
+        return value < threshold;
+    }
+    if (op == "<=") {
+        return value <= threshold;
+    }
+    return false;
+}
+
+Evidence makeEvidence(std::string signal, double value, std::string op, double threshold, std::string note,
+                      bool estimated = false) {
+    Evidence e;
+    e.signal = std::move(signal);
+    e.value = value;
+    e.comparison = std::move(op);
+    e.threshold = threshold;
+    e.passed = e.comparison.empty() ? false : compare(value, e.comparison, threshold);
+    e.estimated = estimated;
+    e.note = std::move(note);
+    return e;
+}
+
+enum class HbmLevel { Unknown, Low, Medium, High };
+
+struct HbmReading {
+    HbmLevel level = HbmLevel::Unknown;
+    bool estimated = true;
+    double value = 0;
+    Evidence evidence;
+};
+
+HbmReading readHbm(const DiagnosisSignals& s, const DiagnosisConfig& c) {
+    HbmReading r;
+    if (s.hbmBandwidthFraction) {
+        r.value = *s.hbmBandwidthFraction;
+        r.estimated = !s.hbmMeasured;
+        r.level = r.value >= c.hbmHighFraction  ? HbmLevel::High
+                  : r.value <= c.hbmLowFraction ? HbmLevel::Low
+                                                : HbmLevel::Medium;
+        r.evidence = makeEvidence("hbmBandwidthFraction", r.value, ">=", c.hbmHighFraction,
+                                  std::string("HBM bandwidth ") + pct(r.value) + " of peak" +
+                                      (r.estimated ? " (estimated from shapes)" : " (measured)"),
+                                  r.estimated);
+        return r;
+    }
+    if (s.memoryBoundBusyShare) {
+        r.value = *s.memoryBoundBusyShare;
+        r.estimated = true;
+        r.level = r.value >= c.memoryBoundKernelShareHigh ? HbmLevel::High : HbmLevel::Low;
+        r.evidence = makeEvidence("memoryBoundBusyShare", r.value, ">=", c.memoryBoundKernelShareHigh,
+                                  pct(r.value) +
+                                      " of GPU busy time in memory-bound kernels (estimate of HBM "
+                                      "pressure; no bandwidth counter)",
+                                  true);
+        return r;
+    }
+    return r;
+}
+
+struct GapCandidate {
+    Bottleneck bottleneck = Bottleneck::Undetermined;
+    double share = 0;
+    bool passes = false;
+    double confidence = kBaseConfidence;
+    std::vector<Evidence> evidence;
+    std::vector<std::string> missing;
+    std::string rationale;
+};
+
+GapCandidate dataCandidate(const DiagnosisSignals& s, const DiagnosisConfig& c) {
+    GapCandidate g;
+    g.bottleneck = Bottleneck::Data;
+    g.share = s.idleDataWaitFraction;
+    g.evidence.push_back(
+        makeEvidence("idleDataWaitFraction", g.share, ">=", c.dataWaitMinFraction,
+                     "GPU idle waiting for the input pipeline " + pct(g.share) + " of the window"));
+    g.passes = s.idleCausesKnown && g.share >= c.dataWaitMinFraction;
+    if (s.stepsWithDataWaitFraction) {
+        const double periodic = *s.stepsWithDataWaitFraction;
+        Evidence e = makeEvidence("stepsWithDataWaitFraction", periodic, ">=", c.periodicMinStepFraction,
+                                  "data gaps recur in " + pct(periodic) + " of the steps");
+        if (!e.passed) {
+            g.passes = false;  // a one-off gap (first batch, warm-up) is not "periodic"
+        }
+        g.evidence.push_back(std::move(e));
+    }
+    if (s.cpuBusyDuringIdleFraction) {
+        Evidence e = makeEvidence(
+            "cpuBusyDuringIdleFraction", *s.cpuBusyDuringIdleFraction, ">=", c.cpuFullyBusyFraction,
+            "host busy during " + pct(*s.cpuBusyDuringIdleFraction) + " of the GPU gaps");
+        if (!e.passed) {
+            g.confidence -= kWeakPenalty;
+        }
+        g.evidence.push_back(std::move(e));
+    } else {
+        g.missing.push_back("CPU activity during the GPU gaps");
+        g.confidence -= kEstimatedPenalty;
+    }
+    if (std::abs(g.share - c.dataWaitMinFraction) < kSmallMargin) {
+        g.confidence -= kMarginPenalty;
+    }
+    g.rationale = "the GPU waits " + pct(g.share) + " of the window for the input pipeline";
+    return g;
+}
+
+GapCandidate communicationCandidate(const DiagnosisSignals& s, const DiagnosisConfig& c) {
+    GapCandidate g;
+    g.bottleneck = Bottleneck::Communication;
+    g.share = s.exposedCommunicationFraction + s.idleCollectiveFraction;
+    g.evidence.push_back(makeEvidence("exposedCommunicationFraction+idleCollectiveFraction", g.share,
+                                      ">=", c.communicationMinFraction,
+                                      "exposed communication " + pct(s.exposedCommunicationFraction) +
+                                          " + idle waiting on collectives " + pct(s.idleCollectiveFraction)));
+    g.passes = g.share >= c.communicationMinFraction;
+    // The network wall (L1793): communication takes longer than compute.
+    const bool wall = s.communicationFraction > s.computeFraction && s.communicationFraction > 0;
+    if (wall) {
+        g.evidence.push_back(makeEvidence("communicationFraction", s.communicationFraction, ">",
+                                          s.computeFraction,
+                                          "communication " + pct(s.communicationFraction) + " > compute " +
+                                              pct(s.computeFraction) + " (network wall, L1793)"));
+        if (g.share >= c.secondaryMinFraction) {
+            g.passes = true;
+        }
+    }
+    if (!s.collectivesSeen && s.worldSize <= 1) {
+        g.passes = false;
+    }
+    if (std::abs(g.share - c.communicationMinFraction) < kSmallMargin && !wall) {
+        g.confidence -= kMarginPenalty;
+    }
+    g.rationale = "communication that compute does not hide takes " + pct(g.share) + " of the window";
+    return g;
+}
+
+GapCandidate overheadCandidate(const DiagnosisSignals& s, const DiagnosisConfig& c) {
+    GapCandidate g;
+    g.bottleneck = Bottleneck::LaunchOverhead;
+    g.share = s.idleLaunchOverheadFraction + s.idleSyncFraction;
+    g.evidence.push_back(makeEvidence(
+        "idleLaunchOverheadFraction+idleSyncFraction", g.share, ">=", c.launchOverheadMinFraction,
+        "GPU idle while the host dispatches " + pct(s.idleLaunchOverheadFraction) + " and synchronizes " +
+            pct(s.idleSyncFraction)));
+    g.passes = s.idleCausesKnown && g.share >= c.launchOverheadMinFraction;
+    if (s.kernelCount > 0) {
+        const double shortShare =
+            static_cast<double>(s.shortKernelCount) / static_cast<double>(s.kernelCount);
+        Evidence e = makeEvidence("shortKernelFraction", shortShare, ">=", c.shortKernelMinFraction,
+                                  pct(shortShare) + " of kernels shorter than " +
+                                      core::formatDuration(static_cast<core::DurationNs>(c.shortKernelNs)));
+        if (!e.passed) {
+            g.confidence -= kWeakPenalty;
+        }
+        g.evidence.push_back(std::move(e));
+    }
+    if (std::abs(g.share - c.launchOverheadMinFraction) < kSmallMargin) {
+        g.confidence -= kMarginPenalty;
+    }
+    g.rationale = "the GPU idles " + pct(g.share) + " of the window while the host launches and synchronizes";
+    return g;
+}
+
+void finish(Verdict& v, const DiagnosisSignals& s, const DiagnosisConfig& c) {
+    v.axis = axisOf(v.bottleneck);
+    v.confidence = std::clamp(v.confidence, 0.1, 0.95);
+    v.desiredEndState = v.bottleneck == Bottleneck::Compute;
+    v.shares = constraintShares(s, c);
+    for (const ConstraintShare& share : v.shares) {
+        if (share.bottleneck != v.bottleneck && share.bottleneck != Bottleneck::Undetermined &&
+            share.shareOfWindow >= c.secondaryMinFraction) {
+            v.secondary.push_back(share.bottleneck);
+        }
+    }
+}
+
+}  // namespace
+
+std::vector<ConstraintShare> constraintShares(const DiagnosisSignals& s, const DiagnosisConfig& c) {
+    std::vector<ConstraintShare> shares;
+    const auto add = [&](Bottleneck b, double share, double threshold) {
+        if (share > 0) {
+            shares.push_back({b, share, share >= threshold});
+        }
+    };
+    add(Bottleneck::Data, s.idleDataWaitFraction, c.dataWaitMinFraction);
+    add(Bottleneck::Communication, s.exposedCommunicationFraction + s.idleCollectiveFraction,
+        c.communicationMinFraction);
+    add(Bottleneck::LaunchOverhead, s.idleLaunchOverheadFraction + s.idleSyncFraction,
+        c.launchOverheadMinFraction);
+    double memoryBound = 0;
+    if (s.memoryBoundBusyShare) {
+        memoryBound = s.busyFraction * std::clamp(*s.memoryBoundBusyShare, 0.0, 1.0);
+        add(Bottleneck::MemoryBandwidth, memoryBound, c.secondaryMinFraction);
+    }
+    add(Bottleneck::Compute, std::max(0.0, s.computeFraction - memoryBound), c.computeBoundMinBusy);
+    add(Bottleneck::Undetermined, s.idleUnexplainedFraction, c.secondaryMinFraction);
+    std::stable_sort(shares.begin(), shares.end(), [](const ConstraintShare& a, const ConstraintShare& b) {
+        return a.shareOfWindow > b.shareOfWindow;
+    });
+    return shares;
+}
+
+Verdict classifyWindow(const DiagnosisSignals& s, const DiagnosisConfig& c) {
+    Verdict v;
+    v.scope = s.scope;
+    v.confidence = kBaseConfidence;
+
+    // 0. Nothing ran on a GPU.
+    if (!s.hasGpuActivity || s.windowNs <= 0) {
+        v.bottleneck = Bottleneck::NoGpuActivity;
+        v.rationale = "the trace has no GPU kernels, copies or memsets in this window";
+        v.evidence.push_back(makeEvidence("busyFraction", 0, "", 0, "no GPU activity recorded"));
+        finish(v, s, c);
+        v.desiredEndState = false;
+        return v;
+    }
+
+    v.evidence.push_back(makeEvidence("busyFraction", s.busyFraction, ">", c.computeBoundMinBusy,
+                                      "GPU busy " + pct(s.busyFraction) + " of the window"));
+
+    // 1. Does the job fit? (precondition of the flowchart)
+    if (s.outOfMemoryObserved ||
+        (s.peakMemoryBytes && s.capacityBytes && *s.capacityBytes > 0 &&
+         *s.peakMemoryBytes > *s.capacityBytes * (1.0 - c.capacityHeadroomFraction))) {
+        v.bottleneck = Bottleneck::MemoryCapacity;
+        if (s.peakMemoryBytes && s.capacityBytes) {
+            const double ratio = *s.peakMemoryBytes / *s.capacityBytes;
+            v.evidence.push_back(
+                makeEvidence("peakMemoryOverCapacity", ratio, ">", 1.0 - c.capacityHeadroomFraction,
+                             "memory needed " + core::formatBytes(*s.peakMemoryBytes) + " vs " +
+                                 core::formatBytes(*s.capacityBytes) + " on the device"));
+        }
+        if (s.outOfMemoryObserved) {
+            v.evidence.push_back(
+                makeEvidence("outOfMemoryObserved", 1, "", 0, "an out-of-memory error was seen"));
+        }
+        v.rationale = "the job does not fit in device memory with the required headroom";
+        finish(v, s, c);
+        return v;
+    }
+    if (!s.peakMemoryBytes) {
+        v.missingSignals.push_back("peak device memory (capacity check)");
+    }
+
+    // 2. Gap classes, before the busy bands.
+    std::vector<GapCandidate> gaps = {dataCandidate(s, c), communicationCandidate(s, c),
+                                      overheadCandidate(s, c)};
+    if (!s.idleCausesKnown) {
+        v.missingSignals.push_back("host activity during GPU idle (idle causes)");
+    }
+    const GapCandidate* best = nullptr;
+    for (const GapCandidate& g : gaps) {
+        if (g.passes && (best == nullptr || g.share > best->share)) {
+            best = &g;
+        }
+    }
+    if (best != nullptr) {
+        v.bottleneck = best->bottleneck;
+        v.confidence = best->confidence;
+        v.rationale = best->rationale;
+        v.evidence.insert(v.evidence.end(), best->evidence.begin(), best->evidence.end());
+        v.missingSignals.insert(v.missingSignals.end(), best->missing.begin(), best->missing.end());
+        finish(v, s, c);
+        return v;
+    }
+
+    // 3–5. Busy bands with the bandwidth tie-breaker.
+    const HbmReading hbm = readHbm(s, c);
+    if (hbm.level != HbmLevel::Unknown) {
+        v.evidence.push_back(hbm.evidence);
+    } else {
+        v.missingSignals.push_back("HBM bandwidth (no counter and no memory-bound kernel estimate)");
+    }
+    const double busy = s.busyFraction;
+    if (busy > c.computeBoundMinBusy) {
+        v.bottleneck = Bottleneck::Compute;
+        v.rationale =
+            "the GPU is busy " + pct(busy) + " of the window (> " + pct(c.computeBoundMinBusy) + ")";
+        if (hbm.level == HbmLevel::High) {
+            v.rationale += "; high HBM bandwidth does not override utilization above 90 % (Run A, §8.1)";
+        }
+        if (busy - c.computeBoundMinBusy < kSmallMargin) {
+            v.confidence -= kMarginPenalty;
+        }
+        finish(v, s, c);
+        return v;
+    }
+    if (busy >= c.memoryBoundMinBusy) {
+        if (hbm.level == HbmLevel::High) {
+            v.bottleneck = Bottleneck::MemoryBandwidth;
+            v.rationale = "GPU busy " + pct(busy) + " with high memory-bandwidth pressure";
+            if (hbm.estimated) {
+                v.confidence -= kEstimatedPenalty;
+            }
+            if (busy > c.upperBandMinBusy) {
+                v.confidence -= kMarginPenalty;  // Table 7's band ends at 80 %
+            }
+        } else {
+            v.bottleneck = Bottleneck::Compute;
+            v.rationale = "GPU busy " + pct(busy) + " without high memory-bandwidth pressure";
+            if (busy > c.upperBandMinBusy) {
+                v.rationale += " (80-90 % band: compute-bound, as in the walkthrough's 85 %)";
+                v.confidence -= kMarginPenalty;
+            } else {
+                v.rationale += "; below Table 7's 90 %, so compute is under-used";
+                v.confidence -= 2 * kWeakPenalty;
+            }
+            if (hbm.level == HbmLevel::Unknown) {
+                v.confidence -= kMissingPenalty;
+            } else if (hbm.estimated) {
+                v.confidence -= kEstimatedPenalty;
+            }
+        }
+        finish(v, s, c);
+        return v;
+    }
+
+    // 6. Busy below 50 % and no gap class reached its threshold.
+    const GapCandidate* largest = nullptr;
+    for (const GapCandidate& g : gaps) {
+        if (largest == nullptr || g.share > largest->share) {
+            largest = &g;
+        }
+    }
+    if (largest != nullptr && s.idleCausesKnown && largest->share > s.idleUnexplainedFraction &&
+        largest->share > 0) {
+        v.bottleneck = largest->bottleneck;
+        v.confidence = largest->confidence - kWeakPenalty;
+        v.rationale = largest->rationale + " (largest idle cause; below its threshold)";
+        v.evidence.insert(v.evidence.end(), largest->evidence.begin(), largest->evidence.end());
+    } else {
+        v.bottleneck = Bottleneck::Undetermined;
+        v.confidence = 0.3;
+        v.rationale = "the GPU is idle " + pct(s.idleFraction) +
+                      " of the window and the trace does not show what the host was doing";
+        v.evidence.push_back(makeEvidence("idleUnexplainedFraction", s.idleUnexplainedFraction, "", 0,
+                                          "unexplained idle " + pct(s.idleUnexplainedFraction)));
+        v.missingSignals.push_back(
+            "host activity during GPU idle (record CPU ops / Python / DataLoader ranges)");
+    }
+    finish(v, s, c);
+    return v;
+}
+
+}  // namespace chokepoint::analysis

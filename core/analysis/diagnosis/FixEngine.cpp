@@ -1,0 +1,802 @@
+#include "core/analysis/diagnosis/FixEngine.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/analysis/diagnosis/ComputeFormulas.h"
+#include "core/base/Format.h"
+
+namespace chokepoint::analysis {
+
+std::string_view toString(IronLawTerm term) {
+    switch (term) {
+        case IronLawTerm::Utilization:
+            return "utilization (eta_hw) up";
+        case IronLawTerm::PeakThroughput:
+            return "peak throughput (R_peak) up";
+        case IronLawTerm::TotalOperations:
+            return "total operations (O) up";
+        case IronLawTerm::MemoryTraffic:
+            return "memory traffic down, utilization up";
+    }
+    return "utilization (eta_hw) up";
+}
+
+const Recommendation* FixPlan::find(std::string_view ruleId) const {
+    for (const Recommendation& r : recommendations) {
+        if (r.ruleId == ruleId) {
+            return &r;
+        }
+    }
+    return nullptr;
+}
+
+const RuleDecision* FixPlan::decision(std::string_view ruleId) const {
+    for (const RuleDecision& d : decisions) {
+        if (d.ruleId == ruleId) {
+            return &d;
+        }
+    }
+    return nullptr;
+}
+
+namespace {
+
+std::string pct(double f) {
+    return core::formatPercent(f);
+}
+
+std::string duration(double ns) {
+    return core::formatDuration(static_cast<core::DurationNs>(std::llround(ns)));
+}
+
+// Per-class order of rules for the headline (R14.3; Table 7 lists; L1842 for capacity).
+const std::vector<std::string>& classOrder(Bottleneck b) {
+    static const std::vector<std::string> kData = {"R1", "R2", "R3"};
+    static const std::vector<std::string> kCompute = {"R4", "R5", "R9", "R13"};
+    static const std::vector<std::string> kMemoryBw = {"R6", "R5", "R4"};
+    static const std::vector<std::string> kCapacity = {"R4", "R7", "R8", "R11"};
+    static const std::vector<std::string> kComm = {"R12", "R7"};
+    static const std::vector<std::string> kOverhead = {"R6", "R9"};
+    static const std::vector<std::string> kNone = {};
+    switch (b) {
+        case Bottleneck::Data:
+            return kData;
+        case Bottleneck::Compute:
+            return kCompute;
+        case Bottleneck::MemoryBandwidth:
+            return kMemoryBw;
+        case Bottleneck::MemoryCapacity:
+            return kCapacity;
+        case Bottleneck::Communication:
+            return kComm;
+        case Bottleneck::LaunchOverhead:
+            return kOverhead;
+        case Bottleneck::Undetermined:
+        case Bottleneck::NoGpuActivity:
+            break;
+    }
+    return kNone;
+}
+
+class Engine {
+public:
+    Engine(const Verdict& v, const DiagnosisSignals& s, const DiagnosisConfig& c) : m_v(v), m_s(s), m_c(c) {
+        m_stepNs = s.stepTimeNs > 0 ? s.stepTimeNs : s.windowNs;
+    }
+
+    FixPlan run() {
+        if (m_v.bottleneck == Bottleneck::NoGpuActivity) {
+            for (const auto& [id, title] : ruleTitles()) {
+                m_plan.decisions.push_back(
+                    {id, title, false, "no GPU activity in the trace: nothing to speed up"});
+            }
+            m_plan.nextStep = "Profile a window where the training loop runs on the GPU.";
+            return m_plan;
+        }
+        r1();
+        r2();
+        r3();
+        r4();
+        r5();
+        r6();
+        r7();
+        r8();
+        r9();
+        r10();
+        r11();
+        r12();
+        r13();
+        order();
+        r14();
+        m_plan.nextStep = nextStep();
+        return m_plan;
+    }
+
+private:
+    static const std::vector<std::pair<std::string, std::string>>& ruleTitles() {
+        static const std::vector<std::pair<std::string, std::string>> kTitles = {
+            {"R1", "Data prefetching and pipeline overlap"},
+            {"R2", "Bypass Python serialization in the input pipeline"},
+            {"R3", "Faster storage, data format and locality"},
+            {"R4", "Mixed precision (BF16/FP16 autocast)"},
+            {"R5", "FlashAttention (IO-aware attention)"},
+            {"R6", "Operator/kernel fusion (torch.compile, CUDA graphs)"},
+            {"R7", "Gradient accumulation"},
+            {"R8", "Activation checkpointing"},
+            {"R9", "Batch-size tuning and alignment"},
+            {"R10", "Learning-rate scaling with the batch"},
+            {"R11", "Memory-efficient optimizer, sharding, offloading"},
+            {"R12", "Communication overlap and parallelism layout"},
+            {"R13", "Faster hardware / fewer operations"},
+            {"R14", "Ordering and composition"},
+        };
+        return kTitles;
+    }
+
+    static std::string titleOf(const std::string& id) {
+        for (const auto& [rid, title] : ruleTitles()) {
+            if (rid == id) {
+                return title;
+            }
+        }
+        return id;
+    }
+
+    void skip(const std::string& id, std::string reason) {
+        m_plan.decisions.push_back({id, titleOf(id), false, std::move(reason)});
+    }
+
+    void show(Recommendation r, std::string reason) {
+        r.title = titleOf(r.ruleId);
+        m_plan.decisions.push_back({r.ruleId, r.title, true, std::move(reason)});
+        m_plan.recommendations.push_back(std::move(r));
+    }
+
+    // Gain when `savedNs` of the step disappears (negative = the step gets longer).
+    ExpectedGain gainFromSaving(double savedNs, bool upperBound, std::string basis) const {
+        ExpectedGain g;
+        g.computed = m_stepNs > 0;
+        g.upperBound = upperBound;
+        g.stepTimeBeforeNs = m_stepNs;
+        g.stepTimeAfterNs = std::max(m_stepNs - savedNs, m_stepNs * 0.01);
+        g.speedup = g.stepTimeAfterNs > 0 ? g.stepTimeBeforeNs / g.stepTimeAfterNs : 1.0;
+        if (m_s.mfu) {
+            g.mfuBefore = *m_s.mfu;
+            g.mfuAfter = *m_s.mfu * g.speedup;  // same model FLOPs in a shorter step
+        }
+        g.summary = std::string(upperBound ? "at most: " : "") + "step time " + duration(g.stepTimeBeforeNs) +
+                    " -> " + duration(g.stepTimeAfterNs);
+        if (g.mfuBefore) {
+            g.summary += ", MFU " + pct(*g.mfuBefore) + " -> " + pct(*g.mfuAfter);
+        }
+        g.summary += " (" + core::formatFixed(g.speedup, 2) + "x)";
+        g.basis = std::move(basis);
+        return g;
+    }
+
+    double share(Bottleneck b) const { return m_v.shareOf(b); }
+    bool headline(Bottleneck b) const { return m_v.bottleneck == b; }
+    bool active(Bottleneck b) const {
+        return headline(b) || std::find(m_v.secondary.begin(), m_v.secondary.end(), b) != m_v.secondary.end();
+    }
+    double kernelTimeNs() const { return m_s.busyFraction * m_stepNs; }
+
+    // --- R1 ---
+    void r1() {
+        const double data = m_s.idleDataWaitFraction;
+        if (!active(Bottleneck::Data) || data < m_c.dataWaitMinFraction) {
+            skip("R1", "data wait " + pct(data) + " of the step is below " + pct(m_c.dataWaitMinFraction) +
+                           ": the input pipeline already keeps up, so prefetching adds complexity without "
+                           "measurable gain (L1091)");
+            return;
+        }
+        if (m_s.busyFraction > m_c.computeBoundMinBusy) {
+            skip("R1",
+                 "the accelerator is already compute-saturated (busy " + pct(m_s.busyFraction) + ", L740)");
+            return;
+        }
+        Recommendation r;
+        r.ruleId = "R1";
+        r.target = Bottleneck::Data;
+        r.term = IronLawTerm::Utilization;
+        r.targetShare = data;
+        r.evidence = "the GPU waits for the input pipeline " + pct(data) + " of each step";
+        r.gain =
+            gainFromSaving(data * m_stepNs, false,
+                           "overlapping loading of batch n+1 with compute on batch n removes the data-wait "
+                           "intervals: iteration time goes from the sum of the stages to their max (eq. 13); "
+                           "seed: 45 % -> 85 % utilization in the walkthrough (L1620)");
+        r.costs =
+            "host memory for the prefetch window = num_workers x prefetch_factor x batch size (L1091); "
+            "more worker processes contend for CPU cores";
+        r.risks =
+            "too small a buffer brings the stalls back; aggressive prefetching conflicts with tight memory "
+            "(L1044)";
+        r.companions = {"pin_memory=True with non_blocking=True copies so the H2D transfer overlaps compute"};
+        r.pytorchChange =
+            "loader = torch.utils.data.DataLoader(\n"
+            "    dataset, batch_size=batch_size, shuffle=True,\n"
+            "    num_workers=8,            # start at the number of CPU cores, then profile (L1091)\n"
+            "    pin_memory=True,          # page-locked buffers allow asynchronous H2D copies\n"
+            "    prefetch_factor=2,        # batches buffered per worker\n"
+            "    persistent_workers=True)\n"
+            "for inputs, targets in loader:\n"
+            "    inputs = inputs.cuda(non_blocking=True)\n"
+            "    targets = targets.cuda(non_blocking=True)\n";
+        r.seedReferences = "Table 7, L1056, L1066, L1076, L1091, L1620";
+        show(std::move(r), "data wait " + pct(data) + " >= " + pct(m_c.dataWaitMinFraction));
+    }
+
+    // --- R2 ---
+    void r2() {
+        const double data = m_s.idleDataWaitFraction;
+        if (!active(Bottleneck::Data) || data < m_c.dataWaitMinFraction) {
+            skip("R2", "not data-bound (data wait " + pct(data) +
+                           "): serialization in the input pipeline is not "
+                           "on the critical path");
+            return;
+        }
+        Recommendation r;
+        r.ruleId = "R2";
+        r.target = Bottleneck::Data;
+        r.term = IronLawTerm::Utilization;
+        r.targetShare = data;
+        r.evidence = "GPU idle " + pct(data) + " waiting for batches while the host runs the loader" +
+                     (m_s.dataLoadingHostFraction > 0 ? " (host inside DataLoader ranges " +
+                                                            pct(m_s.dataLoadingHostFraction) + " of the step)"
+                                                      : std::string());
+        r.gain =
+            gainFromSaving(data * m_stepNs, true,
+                           "if decoding/augmentation run in worker processes or on the GPU, the data wait "
+                           "can at most disappear (Example 1.2, L971-976)");
+        r.costs = "worker processes need host memory and cores; GPU preprocessing (DALI) uses GPU time";
+        r.risks = "per-worker random seeds and file handles must be set up in worker_init_fn";
+        r.companions = {"R1 (prefetching) so the parallel workers run ahead of the GPU"};
+        r.pytorchChange =
+            "# move decode/augment out of the main process (the GIL serializes it):\n"
+            "loader = DataLoader(dataset, num_workers=os.cpu_count(), pin_memory=True,\n"
+            "                    worker_init_fn=seed_worker)\n"
+            "# or decode and augment on the GPU, e.g. torchvision.io.decode_jpeg(data, device='cuda')\n"
+            "# or NVIDIA DALI's pipeline (L976)\n";
+        r.seedReferences = "L971-976, L752, L2145";
+        show(std::move(r), "data-bound: parallel or GPU-side preprocessing removes GIL serialization");
+    }
+
+    // --- R3 ---
+    void r3() {
+        const double data = m_s.idleDataWaitFraction;
+        if (!headline(Bottleneck::Data) || data < 2 * m_c.dataWaitMinFraction) {
+            skip("R3", "storage is not shown to bind: data wait " + pct(data) + " < " +
+                           pct(2 * m_c.dataWaitMinFraction) +
+                           " of the step (storage throughput is not in the trace; try R1/R2 first)");
+            return;
+        }
+        Recommendation r;
+        r.ruleId = "R3";
+        r.target = Bottleneck::Data;
+        r.term = IronLawTerm::Utilization;
+        r.targetShare = data;
+        r.evidence = "data wait " + pct(data) +
+                     " of the step; if it persists with workers and prefetching, "
+                     "storage throughput binds";
+        r.gain = gainFromSaving(data * m_stepNs, true,
+                                "random access gives ~10 % of peak storage bandwidth (F_access = 0.1, L732); "
+                                "sequential formats recover it; the data wait can at most disappear");
+        r.costs = "converting the dataset (Parquet/Arrow/WebDataset shards), local NVMe copies";
+        r.risks = "shard-level shuffling is coarser than per-sample shuffling";
+        r.pytorchChange =
+            "# read large sequential shards instead of many small random files, e.g. WebDataset:\n"
+            "dataset = wds.WebDataset('data-{000000..000999}.tar').shuffle(1000).decode('torchrgb')\n"
+            "loader = DataLoader(dataset, batch_size=batch_size, num_workers=8, pin_memory=True)\n";
+        r.seedReferences = "Table 7, L730-747, L778, Table 22";
+        show(std::move(r), "data wait " + pct(data) + " is large enough that storage may bind");
+    }
+
+    // --- R4 ---
+    void r4() {
+        if (headline(Bottleneck::Communication)) {
+            skip("R4",
+                 "communication-bound: precision reduction for communication-bound workloads is a "
+                 "misdiagnosis (L1989)");
+            return;
+        }
+        if (m_s.parameterCount && *m_s.parameterCount < m_c.mixedPrecisionMinParameters) {
+            skip("R4",
+                 "model has " + core::formatFixed(*m_s.parameterCount / 1e6, 1) +
+                     "M parameters: under 10M the cost of mixed precision may exceed its benefit (L1196)");
+            return;
+        }
+        const bool capacity = headline(Bottleneck::MemoryCapacity);
+        const double fp32 = m_s.fp32MatmulShare;
+        if (!capacity && fp32 < m_c.fp32MatmulMinShare) {
+            skip("R4", "FP32 matmul/conv kernels are " + pct(fp32) + " of kernel time (< " +
+                           pct(m_c.fp32MatmulMinShare) + "): the math already runs in reduced precision");
+            return;
+        }
+        if (!capacity && headline(Bottleneck::LaunchOverhead)) {
+            skip("R4", "launch-overhead-bound: faster kernels only lengthen the GPU's idle gaps");
+            return;
+        }
+        if (!capacity && !active(Bottleneck::Compute) && !active(Bottleneck::MemoryBandwidth)) {
+            skip("R4", "neither compute nor memory bandwidth is an active constraint");
+            return;
+        }
+        Recommendation r;
+        r.ruleId = "R4";
+        r.target = capacity ? Bottleneck::MemoryCapacity
+                            : (headline(Bottleneck::MemoryBandwidth) ? Bottleneck::MemoryBandwidth
+                                                                     : Bottleneck::Compute);
+        r.term = IronLawTerm::PeakThroughput;
+        r.targetShare = capacity ? 1.0 : share(r.target);
+        r.evidence = capacity ? "the job does not fit; mixed precision halves weight/activation bytes (L1135)"
+                              : pct(fp32) + " of kernel time is FP32 matmul/conv without tensor cores";
+        const double savedNs = fp32 * kernelTimeNs() * (1.0 - 1.0 / m_c.mixedPrecisionSpeedup);
+        r.gain =
+            gainFromSaving(savedNs, false,
+                           "FP32 GEMM/conv time x (1 - 1/" + core::formatFixed(m_c.mixedPrecisionSpeedup, 1) +
+                               "): tensor-core matmuls are 2-3x faster (L1136; up to 16x peak, Table 1); "
+                               "memory -50 % for weights/activations (L1135)");
+        r.costs =
+            "validation of convergence on a representative run (L1937); FP32 master weights add 4 B/param";
+        r.risks =
+            "FP16 range is +-65,504: overflow/underflow and NaNs without loss scaling (L1196); BF16 avoids "
+            "most of it on Ampere+";
+        r.companions = {"dynamic loss scaling (GradScaler) for FP16", "FP32 master weights",
+                        "keep LayerNorm, softmax and loss accumulation in FP32 (L1173)"};
+        r.pytorchChange =
+            "scaler = torch.cuda.amp.GradScaler()           # only needed for float16\n"
+            "for inputs, targets in loader:\n"
+            "    optimizer.zero_grad(set_to_none=True)\n"
+            "    with torch.autocast(device_type='cuda', dtype=torch.bfloat16):  # float16 on V100\n"
+            "        loss = loss_fn(model(inputs), targets)\n"
+            "    scaler.scale(loss).backward()\n"
+            "    scaler.step(optimizer)\n"
+            "    scaler.update()\n"
+            "# FP32 code on Ampere+: torch.backends.cuda.matmul.allow_tf32 = True (2-3x, Table 12)\n";
+        r.seedReferences = "Table 1, Table 9, L1095, L1129, L1136, L1169-1173, L1196";
+        show(std::move(r), capacity
+                               ? "memory-capacity-bound: first of the single-machine steps (L1842)"
+                               : "FP32 matmul share " + pct(fp32) + " >= " + pct(m_c.fp32MatmulMinShare));
+    }
+
+    // --- R5 ---
+    void r5() {
+        if (m_s.fusedAttentionSeen) {
+            skip("R5", "fused attention kernels (flash / memory-efficient) are already in use");
+            return;
+        }
+        const double softmax = m_s.softmaxShare;
+        if (softmax < m_c.attentionMinShare) {
+            skip("R5", "no materialized attention: softmax/reduction kernels are " + pct(softmax) +
+                           " of kernel time (< " + pct(m_c.attentionMinShare) + ")");
+            return;
+        }
+        if (m_s.convolutionSeen && m_s.attentionShare == 0 && m_s.gemmShare > 0 &&
+            softmax < 2 * m_c.attentionMinShare) {
+            skip("R5", "convolutional workload: FlashAttention does not apply to CNNs and MLPs (L1381)");
+            return;
+        }
+        if (m_s.architecture == "volta" || m_s.architecture == "turing" || m_s.architecture == "pascal") {
+            skip("R5", "older GPU architecture (" + m_s.architecture +
+                           ") without comparable SRAM bandwidth: low return (L1381)");
+            return;
+        }
+        if (!active(Bottleneck::MemoryBandwidth) && !active(Bottleneck::Compute) &&
+            !headline(Bottleneck::MemoryCapacity)) {
+            skip("R5", "neither memory bandwidth nor compute is an active constraint");
+            return;
+        }
+        Recommendation r;
+        r.ruleId = "R5";
+        r.target =
+            headline(Bottleneck::MemoryCapacity)
+                ? Bottleneck::MemoryCapacity
+                : (active(Bottleneck::MemoryBandwidth) ? Bottleneck::MemoryBandwidth : Bottleneck::Compute);
+        r.term = IronLawTerm::MemoryTraffic;
+        r.targetShare = share(r.target);
+        r.evidence = pct(softmax) +
+                     " of kernel time in softmax/reduction kernels of a materialized S x S "
+                     "attention (no flash kernels seen)";
+        const double savedNs = softmax * kernelTimeNs() * (1.0 - 1.0 / m_c.flashAttentionSpeedup);
+        r.gain =
+            gainFromSaving(savedNs, false,
+                           "attention-path time x (1 - 1/" + core::formatFixed(m_c.flashAttentionSpeedup, 1) +
+                               "): FlashAttention is 2-4x faster (L656, L1274) and O(S) memory");
+        r.costs = "backward recomputation adds some FLOPs (excluded from MFU, L1323)";
+        r.risks =
+            "short sequences gain little (tiling overhead); needs FP16/BF16 and contiguous layouts (L1385)";
+        r.companions = {"FP16/BF16 inputs (R4)", "combine with checkpointing when memory binds (L1387)"};
+        r.pytorchChange =
+            "# replace softmax(q @ k.transpose(-2, -1) / sqrt(d)) @ v with the fused kernel:\n"
+            "out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)\n"
+            "# q, k, v: (batch, heads, seq, head_dim), contiguous, bfloat16/float16\n";
+        r.seedReferences = "Table 1, Table 9, L641, L656, L1274, L1381-1389";
+        show(std::move(r), "materialized attention " + pct(softmax) + " of kernel time");
+    }
+
+    // --- R6 ---
+    void r6() {
+        const bool overhead = headline(Bottleneck::LaunchOverhead) || active(Bottleneck::LaunchOverhead);
+        const double fusable = m_s.elementwiseShare;
+        const bool memory = active(Bottleneck::MemoryBandwidth) && fusable >= m_c.fusionMinShare;
+        if (!overhead && !memory) {
+            skip("R6",
+                 "neither launch overhead nor memory-bound elementwise work is significant (elementwise/"
+                 "norm/reduction " +
+                     pct(fusable) + " of kernel time); fusion does not help compute-bound matmuls (L339)");
+            return;
+        }
+        Recommendation r;
+        r.ruleId = "R6";
+        r.term = IronLawTerm::Utilization;
+        double savedNs = 0;
+        if (overhead && (headline(Bottleneck::LaunchOverhead) || !memory)) {
+            r.target = Bottleneck::LaunchOverhead;
+            const double gap = m_s.idleLaunchOverheadFraction + m_s.idleSyncFraction;
+            r.targetShare = gap;
+            r.evidence = "GPU idle " + pct(m_s.idleLaunchOverheadFraction) +
+                         " while the host dispatches and " + pct(m_s.idleSyncFraction) +
+                         " in synchronization; " + std::to_string(m_s.shortKernelCount) + " of " +
+                         std::to_string(m_s.kernelCount) + " kernels are short";
+            savedNs = m_s.idleLaunchOverheadFraction * m_stepNs;
+            r.gain = gainFromSaving(
+                savedNs, true,
+                "fewer, larger kernels and CUDA graphs remove the dispatch gaps (004:L33 'better "
+                "batching and kernel fusion'); at most the launch-overhead idle disappears");
+        } else {
+            r.target = Bottleneck::MemoryBandwidth;
+            r.targetShare = share(Bottleneck::MemoryBandwidth);
+            r.evidence = pct(fusable) +
+                         " of kernel time in elementwise/normalization/reduction kernels that "
+                         "round-trip HBM";
+            savedNs = fusable * kernelTimeNs() * 0.5;
+            r.gain = gainFromSaving(
+                savedNs, true,
+                "fusing chains of memory-bound kernels removes intermediate HBM round trips; the "
+                "seed gives no figure, so this assumes at most half of that time disappears");
+        }
+        r.costs = "compile time at start-up; graph breaks on dynamic Python code";
+        r.risks = "CUDA graphs need static shapes and no host synchronization inside the captured region";
+        r.companions = {"remove host synchronizations (.item(), .cpu(), print of tensors) from the hot loop"};
+        r.pytorchChange =
+            "model = torch.compile(model)                  # fuses elementwise/norm chains\n"
+            "# launch-bound loops: capture the step in CUDA graphs\n"
+            "model = torch.compile(model, mode='reduce-overhead')\n"
+            "# and keep tensors on the GPU: log loss.detach() every N steps instead of loss.item()\n";
+        r.seedReferences = "Table 1, Table 7, L650, L654, 004:L33, 004:L43";
+        show(std::move(r), r.target == Bottleneck::LaunchOverhead
+                               ? "launch/sync idle is an active constraint"
+                               : "memory-bound elementwise share " + pct(fusable));
+    }
+
+    // --- R7 ---
+    void r7() {
+        const bool capacity = headline(Bottleneck::MemoryCapacity);
+        const double comm = m_s.exposedCommunicationFraction + m_s.idleCollectiveFraction;
+        const bool communication = active(Bottleneck::Communication) && comm >= m_c.secondaryMinFraction;
+        if (!capacity && !communication) {
+            skip("R7", "neither memory capacity nor communication binds (exposed communication " + pct(comm) +
+                           "): accumulation adds complexity without a gain (L1567)");
+            return;
+        }
+        Recommendation r;
+        r.ruleId = "R7";
+        r.term = IronLawTerm::Utilization;
+        const double k = std::max(2.0, m_c.accumulationSteps);
+        if (capacity) {
+            r.target = Bottleneck::MemoryCapacity;
+            r.targetShare = 1.0;
+            r.evidence =
+                "the job does not fit; accumulation over k micro-batches cuts activation memory k-fold";
+            r.gain = gainFromSaving(-m_c.accumulationOverheadFraction * m_stepNs, false,
+                                    "activation memory / k (Table 14) at ~8 % more time for k = 4 (L1536)");
+        } else {
+            r.target = Bottleneck::Communication;
+            r.targetShare = comm;
+            r.evidence =
+                "exposed communication " + pct(comm) + " of the step; syncing every k-th micro-batch";
+            const double saved =
+                comm * m_stepNs * (1.0 - 1.0 / k) - m_c.accumulationOverheadFraction * m_stepNs;
+            r.gain = gainFromSaving(saved, false,
+                                    "gradient sync every " + core::formatFixed(k, 0) +
+                                        " micro-batches: communication / k (L1538: 4x less often, -75 %), "
+                                        "minus ~8 % accumulation overhead (L1536)");
+        }
+        r.costs = "2-15 % per-update overhead (the text quotes 2-5 %, ~8 %, 10-15 %)";
+        r.risks = "BatchNorm, dropout and step-indexed schedules break exact equivalence (L1437)";
+        r.companions = {"divide the loss by k (or reduce the LR by k when summing, L1567)",
+                        "use model.no_sync() on micro-batches 1..k-1 (L1517)"};
+        r.pytorchChange =
+            "k = 4\n"
+            "for i, (inputs, targets) in enumerate(loader):\n"
+            "    sync = (i + 1) % k == 0\n"
+            "    ctx = contextlib.nullcontext() if sync else model.no_sync()  # DDP: skip AllReduce\n"
+            "    with ctx:\n"
+            "        loss = loss_fn(model(inputs), targets) / k\n"
+            "        loss.backward()\n"
+            "    if sync:\n"
+            "        optimizer.step()\n"
+            "        optimizer.zero_grad(set_to_none=True)\n";
+        r.seedReferences = "Table 9, Table 14, L1447, L1517, L1536-1538, L1567";
+        show(std::move(r),
+             capacity ? "memory-capacity-bound (L1842 step 2)" : "communication share " + pct(comm));
+    }
+
+    // --- R8 ---
+    void r8() {
+        if (!headline(Bottleneck::MemoryCapacity)) {
+            skip("R8",
+                 "not memory-capacity-bound: checkpointing adds ~33 % compute and only pays when memory, not "
+                 "compute, binds (L1463, L1996)");
+            return;
+        }
+        Recommendation r;
+        r.ruleId = "R8";
+        r.target = Bottleneck::MemoryCapacity;
+        r.term = IronLawTerm::TotalOperations;
+        r.targetShare = 1.0;
+        r.evidence = "the job does not fit in device memory";
+        r.gain = gainFromSaving(-m_c.checkpointRecomputeFraction * m_s.computeFraction * m_stepNs, false,
+                                "activation memory -71 % with sqrt(N_L) checkpoints (L1477) at ~33 % extra "
+                                "forward compute (L1457): the step gets longer, the job fits");
+        r.costs = "~33 % extra compute; lowers MFU-visible efficiency (recompute is excluded from MFU, L955)";
+        r.risks = "checkpoint before attention, skip FFN and normalization (Table 16); debugging complexity";
+        r.companions = {"FlashAttention (4-8x larger models together, L1387)",
+                        "gradient accumulation for the target batch (L2257)"};
+        r.pytorchChange =
+            "from torch.utils.checkpoint import checkpoint\n"
+            "class Block(nn.Module):\n"
+            "    def forward(self, x):\n"
+            "        return checkpoint(self._forward, x, use_reentrant=False)\n";
+        r.seedReferences = "Table 1, Table 15, Table 16, L1457, L1463, L1477";
+        show(std::move(r), "memory-capacity-bound");
+    }
+
+    // --- R9 ---
+    void r9() {
+        if (headline(Bottleneck::MemoryCapacity)) {
+            skip("R9", "memory capacity caps the batch (L853): a larger batch does not fit");
+            return;
+        }
+        if (headline(Bottleneck::MemoryBandwidth)) {
+            skip("R9",
+                 "memory-bandwidth-bound: a larger batch does not raise the intensity of ops whose traffic "
+                 "scales with the batch (L2114)");
+            return;
+        }
+        if (!headline(Bottleneck::LaunchOverhead) && !headline(Bottleneck::Compute)) {
+            skip("R9", "batch size is not the lever for a " + std::string(toString(m_v.bottleneck)) + " job");
+            return;
+        }
+        Recommendation r;
+        r.ruleId = "R9";
+        r.target = m_v.bottleneck;
+        r.term = IronLawTerm::Utilization;
+        r.targetShare = share(r.target);
+        if (headline(Bottleneck::LaunchOverhead)) {
+            const double overhead = m_s.idleLaunchOverheadFraction + m_s.idleSyncFraction;
+            r.evidence = "fixed per-step overhead (launch, sync) is " + pct(overhead) + " of the step";
+            // Doubling the batch doubles GPU work but not the fixed per-step host overhead (L388).
+            const double perSampleBefore = m_stepNs;
+            const double perSampleAfter =
+                (2.0 * (m_stepNs - overhead * m_stepNs) + overhead * m_stepNs) / 2.0;
+            r.gain =
+                gainFromSaving(perSampleBefore - perSampleAfter, false,
+                               "per-sample time with a 2x batch: the fixed launch/sync overhead is amortized "
+                               "over twice the samples (Definition 1.3, L388)");
+            r.gain.summary = "per 'step' of the old batch size: " + r.gain.summary;
+        } else {
+            r.evidence =
+                "compute-bound: batch and hidden sizes should be multiples of 8/32/64 (L820, Table 6)";
+            r.gain.computed = false;
+            r.gain.summary =
+                "not computable from the trace (batch size is not recorded); Table 6: batch 33 runs "
+                "2 warps like 64 (51.6 % lanes), and 92 % vs 71 % utilization at 32 vs 33 (L929)";
+            r.gain.basis = "wave quantization";
+        }
+        r.costs = "more activation memory per step";
+        r.risks = "without LR scaling the run becomes throughput-healthy but optimization-starved (L2167)";
+        r.companions = {"R10: scale the learning rate linearly with the batch, with warmup (L1933)"};
+        r.pytorchChange =
+            "batch_size = 2 * batch_size              # keep it a multiple of 32/64 (Table 6)\n"
+            "for g in optimizer.param_groups:\n"
+            "    g['lr'] = base_lr * batch_size / base_batch_size   # linear scaling rule (L888)\n";
+        r.seedReferences = "L388, L820, L929, L1989, Table 6";
+        show(std::move(r),
+             std::string(toString(m_v.bottleneck)) + ": amortize fixed overhead / align the batch");
+    }
+
+    // --- R10 ---
+    void r10() {
+        skip("R10",
+             "a single trace shows no batch change; LR scaling is listed as the companion of R9 and checked "
+             "when a batch change is known (L2167)");
+    }
+
+    // --- R11 ---
+    void r11() {
+        if (!headline(Bottleneck::MemoryCapacity)) {
+            skip("R11",
+                 "not memory-capacity-bound: optimizer-state sharding and offloading trade speed for memory");
+            return;
+        }
+        Recommendation r;
+        r.ruleId = "R11";
+        r.target = Bottleneck::MemoryCapacity;
+        r.term = IronLawTerm::Utilization;
+        r.targetShare = 1.0;
+        r.evidence = "the job does not fit; Adam state is 8 B/param, half of training memory (L516-518)";
+        r.gain.computed = false;
+        r.gain.summary = "memory: 8-bit Adam cuts optimizer state ~4x; ZeRO/FSDP shards state over N GPUs";
+        r.gain.basis = "L845, L871-878";
+        r.costs = "extra communication (sharding) or PCIe traffic (offloading)";
+        r.risks = "8-bit optimizers may need tuning; sharding needs several GPUs";
+        r.companions = {"try mixed precision, accumulation and checkpointing first (L1842, L2316)"};
+        r.pytorchChange =
+            "import bitsandbytes as bnb\n"
+            "optimizer = bnb.optim.Adam8bit(model.parameters(), lr=lr)\n"
+            "# or shard parameters, gradients and optimizer state:\n"
+            "model = torch.distributed.fsdp.FullyShardedDataParallel(model)\n";
+        r.seedReferences = "R11, L845, L871-878, L2316";
+        show(std::move(r), "memory-capacity-bound");
+    }
+
+    // --- R12 ---
+    void r12() {
+        const double comm = m_s.exposedCommunicationFraction + m_s.idleCollectiveFraction;
+        if (!active(Bottleneck::Communication) || comm < m_c.secondaryMinFraction) {
+            skip("R12",
+                 "exposed communication " + pct(comm) +
+                     " is not a constraint; scale-out is recommended only after mixed precision, "
+                     "accumulation, checkpointing and the data pipeline, and only when memory, wall-clock or "
+                     "dataset size binds (L1842-1860), which one trace cannot show");
+            return;
+        }
+        Recommendation r;
+        r.ruleId = "R12";
+        r.target = Bottleneck::Communication;
+        r.term = IronLawTerm::Utilization;
+        r.targetShare = comm;
+        r.evidence = "exposed communication " + pct(m_s.exposedCommunicationFraction) +
+                     " + waiting on collectives " + pct(m_s.idleCollectiveFraction) +
+                     " of the step (world size " + std::to_string(m_s.worldSize) + ")";
+        r.gain = gainFromSaving(
+            comm * m_stepNs, true,
+            "gradient AllReduce hidden behind backward/next forward (L179, L1793): at most the "
+            "exposed communication disappears");
+        r.costs = "bucket tuning; keeping frequent collectives on NVLink constrains placement (Table 20)";
+        r.risks = "gradient compression changes numerics: check convergence (L1793)";
+        r.companions = {"R7: gradient accumulation with no_sync() to sync less often"};
+        r.pytorchChange =
+            "model = torch.nn.parallel.DistributedDataParallel(\n"
+            "    model, device_ids=[local_rank],\n"
+            "    bucket_cap_mb=25,              # overlap AllReduce of early buckets with backward\n"
+            "    gradient_as_bucket_view=True,\n"
+            "    static_graph=True)\n"
+            "# keep tensor parallelism inside a node (NVLink), data parallelism across nodes (Table 20)\n";
+        r.seedReferences = "R12, L179, L1789-1793, Table 20";
+        show(std::move(r), "communication share " + pct(comm));
+    }
+
+    // --- R13 ---
+    void r13() {
+        if (!headline(Bottleneck::Compute)) {
+            skip("R13", "a faster accelerator helps only compute-bound time; this job is " +
+                            std::string(toString(m_v.bottleneck)) +
+                            " (hardware upgrades for non-compute bottlenecks buy a larger invoice, L1999)");
+            return;
+        }
+        Recommendation r;
+        r.ruleId = "R13";
+        r.target = Bottleneck::Compute;
+        r.term = IronLawTerm::PeakThroughput;
+        r.targetShare = share(Bottleneck::Compute);
+        const double computeShare = std::clamp(m_s.computeFraction, 0.0, 1.0);
+        const double speedup = formulas::peakUpgradeSpeedup(computeShare, m_c.hardwareUpgradePeakRatio);
+        r.evidence =
+            "compute-bound (the desired end state, L1631): compute " + pct(computeShare) + " of the step";
+        r.gain = gainFromSaving(m_stepNs - m_stepNs / speedup, false,
+                                "Amdahl over the compute share with a " +
+                                    core::formatFixed(m_c.hardwareUpgradePeakRatio, 1) +
+                                    "x peak: only compute-bound time scales (T04, L2055)");
+        r.costs = "hardware cost; or reduce O: fewer tokens, pruning, distillation (L99)";
+        r.risks = "memory-bound kernels do not speed up with peak FLOP/s (L650)";
+        r.pytorchChange = "# no code change: run on a device with a higher peak for the precision in use\n";
+        r.seedReferences = "Table 7, L99, L650, L1999, L2055";
+        show(std::move(r), "compute-bound: only the peak or the operation count is left");
+    }
+
+    void order() {
+        const std::vector<std::string>& headlineOrder = classOrder(m_v.bottleneck);
+        const auto rank = [&](const Recommendation& r) {
+            if (r.target == m_v.bottleneck) {
+                const auto it = std::find(headlineOrder.begin(), headlineOrder.end(), r.ruleId);
+                return static_cast<int>(it - headlineOrder.begin());
+            }
+            return 100;
+        };
+        std::stable_sort(m_plan.recommendations.begin(), m_plan.recommendations.end(),
+                         [&](const Recommendation& a, const Recommendation& b) {
+                             const int ra = rank(a), rb = rank(b);
+                             if (ra != rb) {
+                                 return ra < rb;
+                             }
+                             if (a.targetShare != b.targetShare) {
+                                 return a.targetShare > b.targetShare;  // dominant constraint first (L2218)
+                             }
+                             return a.gain.speedup > b.gain.speedup;
+                         });
+    }
+
+    void r14() {
+        std::string order;
+        for (const Recommendation& r : m_plan.recommendations) {
+            order += (order.empty() ? "" : ", ") + r.ruleId;
+        }
+        RuleDecision d{"R14", titleOf("R14"), !m_plan.recommendations.empty(),
+                       m_plan.recommendations.empty()
+                           ? "nothing to order"
+                           : "applied: " + order +
+                                 " (headline first, then by share of the step; one fix at a time, "
+                                 "then re-profile, L2204)"};
+        const bool prefetch = m_plan.find("R1") != nullptr;
+        if (prefetch && (m_plan.find("R8") != nullptr || m_plan.find("R11") != nullptr)) {
+            d.reason += "; conflict: aggressive prefetching vs a memory-constrained configuration (L1044)";
+        }
+        m_plan.decisions.push_back(std::move(d));
+    }
+
+    std::string nextStep() const {
+        std::string first =
+            m_plan.recommendations.empty() ? std::string("a fix") : m_plan.recommendations[0].ruleId;
+        std::string next;
+        switch (m_v.bottleneck) {
+            case Bottleneck::Data:
+                next = "memory-bandwidth-bound kernels or compute (L1052)";
+                break;
+            case Bottleneck::Compute:
+                next = "the data pipeline or memory-bandwidth-bound activation kernels (L2263)";
+                break;
+            case Bottleneck::MemoryBandwidth:
+                next = "compute-bound, the desired end state (L1631)";
+                break;
+            case Bottleneck::MemoryCapacity:
+                next = "the data pipeline (walkthrough, L1616)";
+                break;
+            case Bottleneck::Communication:
+                next = "compute or the data pipeline (L1883)";
+                break;
+            case Bottleneck::LaunchOverhead:
+                next = "compute-bound kernels";
+                break;
+            case Bottleneck::Undetermined:
+            case Bottleneck::NoGpuActivity:
+                return "Record host activity (CPU ops, Python functions, DataLoader ranges) and re-profile.";
+        }
+        return "Apply " + first + ", then re-profile (L2204). Likely next bottleneck: " + next + ".";
+    }
+
+    const Verdict& m_v;
+    const DiagnosisSignals& m_s;
+    const DiagnosisConfig& m_c;
+    double m_stepNs = 0;
+    FixPlan m_plan;
+};
+
+}  // namespace
+
+FixPlan recommendFixes(const Verdict& verdict, const DiagnosisSignals& signals,
+                       const DiagnosisConfig& config) {
+    return Engine(verdict, signals, config).run();
+}
+
+std::string explain(const FixPlan& plan) {
+    std::string out;
+    for (const RuleDecision& d : plan.decisions) {
+        out += d.ruleId + " " + d.title + ": " + (d.shown ? "shown: " : "not shown: ") + d.reason + "\n";
+    }
+    return out;
+}
+
+}  // namespace chokepoint::analysis
