@@ -11,17 +11,20 @@
 // Window: the step's stretched range (StepsResult) for per-step rows; for the per-device total, the
 // union span of all steps. Durations that are negative in the model count as zero length.
 //
-// Idle attribution. A device idle interval (a gap in the busy union inside a step) is explained by
-// what the host threads that launch this device's work were doing during the gap. Coverage of the
-// gap by each kind of host activity is measured; the first cause in this precedence whose coverage
-// reaches AccountingOptions::minCoverage wins:
-//   Synchronization  sync records, cudaStreamSynchronize / cudaDeviceSynchronize / cudaEventSynchronize
-//                    / blocking cudaMemcpy (and hip*), aten::item / aten::_local_scalar_dense ops
-//   DataWait         data-loading ranges/ops (DataLoader __next__), pageable/blocking H2D copy calls
+// Idle attribution. A device idle interval (a gap in the busy union inside the analysed span) is
+// explained by what the host threads that launch this device's work were doing during the gap.
+// Coverage of the gap by each kind of host activity is measured; the first cause in this
+// precedence whose coverage reaches AccountingOptions::minCoverage wins:
+//   DataWait         data-loading ranges/ops (DataLoader __next__ and similar) on those threads
 //   Collective       host-side collectives (c10d::, nccl:, gloo, barrier, record_param_comms)
+//   Synchronization  sync records, cudaStreamSynchronize / cudaDeviceSynchronize / cudaEventSynchronize
+//                    / blocking cudaMemcpy (and hip*/cu* forms), aten::item / _local_scalar_dense ops
 //   LaunchOverhead   any other framework op / Python function / runtime call (the CPU is busy
 //                    dispatching work; launchCount says how many launches fell in the gap)
 //   Unexplained      none reaches the threshold (no recorded host activity)
+// Each gap is listed once (gaps are computed over the span of all steps) and belongs to the step
+// whose stretched range contains its start; per-step idleByCauseNs sums the listed gaps' overlap
+// with the step window, so it adds up to that row's idleNs.
 // Stream idle intervals (streamId >= 0) are produced for the busiest stream of each device where
 // the device is not idle: that stream waits while another stream works; cause OtherStream, or
 // Collective when the other stream runs collective kernels. They are not part of idleNs.

@@ -1,0 +1,460 @@
+#include "core/analysis/metrics/GpuTimeAccounting.h"
+
+#include <algorithm>
+#include <map>
+#include <queue>
+#include <unordered_set>
+
+#include "core/analysis/metrics/IntervalSet.h"
+#include "core/analysis/metrics/PhaseDetection.h"
+
+namespace chokepoint::analysis {
+
+using core::DurationNs;
+using core::TimeRange;
+using core::TimestampNs;
+
+namespace {
+
+// The host-activity categories, in precedence order (see the header).
+enum Category : std::size_t { kData = 0, kCollective, kSync, kHost, kCategoryCount };
+constexpr IdleCause kCauseOf[kCategoryCount] = {IdleCause::DataWait, IdleCause::Collective,
+                                                IdleCause::Synchronization, IdleCause::LaunchOverhead};
+
+struct Item {
+    TimeRange range;
+    IdleEvidence::Kind kind;
+    std::uint32_t row;
+    core::StringId name;
+};
+
+// Finds, for probe times given in ascending order, the latest-starting item still running at the
+// probe time (the innermost one for nested host activity). Each item enters and leaves the heap
+// once, so a whole sweep is O(n log n).
+class InnermostSweeper {
+public:
+    explicit InnermostSweeper(std::vector<Item> items) : m_items(std::move(items)) {
+        std::sort(m_items.begin(), m_items.end(),
+                  [](const Item& a, const Item& b) { return a.range.startNs < b.range.startNs; });
+    }
+    const Item* at(TimestampNs t) {
+        while (m_next < m_items.size() && m_items[m_next].range.startNs <= t) {
+            m_heap.push({m_items[m_next].range.startNs, m_next});
+            ++m_next;
+        }
+        while (!m_heap.empty() && m_items[m_heap.top().second].range.endNs <= t) {
+            m_heap.pop();
+        }
+        return m_heap.empty() ? nullptr : &m_items[m_heap.top().second];
+    }
+    const std::vector<Item>& items() const { return m_items; }
+
+private:
+    std::vector<Item> m_items;
+    std::size_t m_next = 0;
+    std::priority_queue<std::pair<TimestampNs, std::size_t>> m_heap;
+};
+
+bool isSyncApiName(std::string_view name) {
+    if (name.find("Synchronize") != std::string_view::npos) {
+        return true;  // cudaStreamSynchronize, cudaDeviceSynchronize, cuCtxSynchronize,
+                      // hipEventSynchronize...
+    }
+    // Blocking copies: cudaMemcpy, cudaMemcpy2D, cuMemcpyDtoH_v2, hipMemcpy (no "Async").
+    return name.find("Memcpy") != std::string_view::npos && name.find("Async") == std::string_view::npos &&
+           name.find("Peer") == std::string_view::npos;
+}
+
+bool isSyncOpName(std::string_view name) {
+    return name == "aten::item" || name == "aten::_local_scalar_dense" || name == "aten::nonzero" ||
+           name == "aten::is_nonzero";
+}
+
+bool isLaunchApiName(std::string_view name) {
+    return name.find("Launch") != std::string_view::npos || name.find("Memcpy") != std::string_view::npos ||
+           name.find("Memset") != std::string_view::npos;
+}
+
+struct DeviceSets {
+    IntervalSet busy, compute, communication, copy, memset;
+    std::array<IntervalSet, kCopyKindCount> copyByKind;
+    std::map<std::int32_t, IntervalSet> perStream;  // busy per stream
+    std::map<std::int32_t, DurationNs> streamTime;  // summed durations per stream
+    std::unordered_set<core::ThreadIndex> launchThreads;
+};
+
+// GPU rows of one device as sorted interval sets (tables are sorted by start after finalize()).
+std::map<std::int16_t, DeviceSets> buildDeviceSets(const core::TraceModel& model,
+                                                   const KernelStatsResult& ks) {
+    std::map<std::int16_t, DeviceSets> out;
+    std::map<std::int16_t, std::vector<TimeRange>> all;
+    std::map<std::pair<std::int16_t, std::int32_t>, std::vector<TimeRange>> byStream;
+    auto noteLaunch = [&](DeviceSets& d, core::ApiCallId call) {
+        if (call.valid() && call.index < model.apiCalls.size()) {
+            d.launchThreads.insert(model.apiCalls.thread[call.index]);
+        }
+    };
+    const core::KernelTable& kt = model.kernels;
+    for (std::size_t i = 0; i < kt.size(); ++i) {
+        DeviceSets& d = out[kt.deviceIndex[i]];
+        TimeRange r{kt.startNs[i], kt.endNs[i]};
+        bool comm = i < ks.kernelClass.size() ? ks.kernelClass[i] == KernelClass::Communication
+                                              : isCommunicationKernelName(model.text(kt.name[i]));
+        (comm ? d.communication : d.compute).appendSorted(r);
+        all[kt.deviceIndex[i]].push_back(r);
+        byStream[{kt.deviceIndex[i], kt.streamId[i]}].push_back(r);
+        d.streamTime[kt.streamId[i]] += r.durationNs();
+        noteLaunch(d, kt.launchCall[i]);
+    }
+    const core::MemcpyTable& mt = model.memcpys;
+    for (std::size_t i = 0; i < mt.size(); ++i) {
+        DeviceSets& d = out[mt.deviceIndex[i]];
+        TimeRange r{mt.startNs[i], mt.endNs[i]};
+        d.copy.appendSorted(r);
+        std::size_t kind = static_cast<std::size_t>(mt.kind[i]);
+        if (kind < kCopyKindCount) {
+            d.copyByKind[kind].appendSorted(r);
+        }
+        all[mt.deviceIndex[i]].push_back(r);
+        byStream[{mt.deviceIndex[i], mt.streamId[i]}].push_back(r);
+        d.streamTime[mt.streamId[i]] += r.durationNs();
+        noteLaunch(d, mt.launchCall[i]);
+    }
+    const core::MemsetTable& st = model.memsets;
+    for (std::size_t i = 0; i < st.size(); ++i) {
+        DeviceSets& d = out[st.deviceIndex[i]];
+        TimeRange r{st.startNs[i], st.endNs[i]};
+        d.memset.appendSorted(r);
+        all[st.deviceIndex[i]].push_back(r);
+        byStream[{st.deviceIndex[i], st.streamId[i]}].push_back(r);
+        d.streamTime[st.streamId[i]] += r.durationNs();
+        noteLaunch(d, st.launchCall[i]);
+    }
+    for (auto& [device, ranges] : all) {
+        out[device].busy = IntervalSet::fromUnsorted(std::move(ranges));
+    }
+    for (auto& [key, ranges] : byStream) {
+        out[key.first].perStream[key.second] = IntervalSet::fromUnsorted(std::move(ranges));
+    }
+    return out;
+}
+
+// Host activity of the threads in `threads` (all threads when empty), by category.
+struct HostActivity {
+    std::array<IntervalSet, kCategoryCount> sets;
+    std::array<std::vector<Item>, kCategoryCount> items;
+    std::vector<TimestampNs> launchStarts;  // sorted
+};
+
+HostActivity buildHostActivity(const core::TraceModel& model,
+                               const std::unordered_set<core::ThreadIndex>& threads) {
+    HostActivity h;
+    auto wanted = [&](core::ThreadIndex t) { return threads.empty() || threads.count(t) > 0; };
+    for (std::uint32_t i = 0; i < model.apiCalls.size(); ++i) {
+        if (!wanted(model.apiCalls.thread[i])) {
+            continue;
+        }
+        std::string_view name = model.text(model.apiCalls.name[i]);
+        Item item{{model.apiCalls.startNs[i], model.apiCalls.endNs[i]},
+                  IdleEvidence::Kind::ApiCall,
+                  i,
+                  model.apiCalls.name[i]};
+        if (isSyncApiName(name)) {
+            h.items[kSync].push_back(item);
+        }
+        if (isLaunchApiName(name)) {
+            h.launchStarts.push_back(item.range.startNs);
+        }
+        h.items[kHost].push_back(item);
+    }
+    for (std::uint32_t i = 0; i < model.cpuOps.size(); ++i) {
+        if (!wanted(model.cpuOps.thread[i])) {
+            continue;
+        }
+        std::string_view name = model.text(model.cpuOps.name[i]);
+        Item item{{model.cpuOps.startNs[i], model.cpuOps.endNs[i]},
+                  IdleEvidence::Kind::CpuOp,
+                  i,
+                  model.cpuOps.name[i]};
+        if (isDataLoadingName(name)) {
+            h.items[kData].push_back(item);
+        } else if (isCommunicationOpName(name)) {
+            h.items[kCollective].push_back(item);
+        } else if (isSyncOpName(name)) {
+            h.items[kSync].push_back(item);
+        }
+        h.items[kHost].push_back(item);
+    }
+    for (std::uint32_t i = 0; i < model.ranges.size(); ++i) {
+        if (model.ranges.source[i] == core::RangeSource::GpuUserAnnotation ||
+            !wanted(model.ranges.thread[i])) {
+            continue;
+        }
+        std::string_view name = model.text(model.ranges.name[i]);
+        Item item{{model.ranges.startNs[i], model.ranges.endNs[i]},
+                  IdleEvidence::Kind::Range,
+                  i,
+                  model.ranges.name[i]};
+        if (isDataLoadingName(name)) {
+            h.items[kData].push_back(item);
+        } else if (isCommunicationOpName(name)) {
+            h.items[kCollective].push_back(item);
+        }
+        // Other ranges (ProfilerStep, "## forward ##") enclose work rather than being work.
+    }
+    for (std::uint32_t i = 0; i < model.syncs.size(); ++i) {
+        if (model.syncs.thread[i] != core::kNoThread && !wanted(model.syncs.thread[i])) {
+            continue;
+        }
+        h.items[kSync].push_back(
+            {{model.syncs.startNs[i], model.syncs.endNs[i]}, IdleEvidence::Kind::Sync, i, {}});
+    }
+    for (std::size_t c = 0; c < kCategoryCount; ++c) {
+        std::vector<TimeRange> ranges;
+        ranges.reserve(h.items[c].size());
+        for (const Item& item : h.items[c]) {
+            ranges.push_back(item.range);
+        }
+        h.sets[c] = IntervalSet::fromUnsorted(std::move(ranges));
+    }
+    std::sort(h.launchStarts.begin(), h.launchStarts.end());
+    return h;
+}
+
+// The longest piece of `set` inside `window` (empty when none).
+TimeRange longestPiece(const IntervalSet& set, TimeRange window) {
+    TimeRange best;
+    const IntervalSet clipped = set.clippedTo(window);
+    for (const TimeRange& r : clipped.intervals()) {
+        if (r.durationNs() > best.durationNs()) {
+            best = r;
+        }
+    }
+    return best;
+}
+
+// Latest-starting step whose stretched range contains t, -1 if none.
+std::int32_t owningStep(const std::vector<Step>& steps, TimestampNs t) {
+    auto it = std::upper_bound(steps.begin(), steps.end(), t,
+                               [](TimestampNs v, const Step& s) { return v < s.range.startNs; });
+    for (std::ptrdiff_t i = (it - steps.begin()) - 1, tried = 0; i >= 0 && tried < 8; --i, ++tried) {
+        if (steps[static_cast<std::size_t>(i)].range.contains(t)) {
+            return static_cast<std::int32_t>(i);
+        }
+    }
+    return -1;
+}
+
+GpuTimeBreakdown breakdown(const DeviceSets& d, const IntervalSet& exposedComm,
+                           const IntervalSet& exposedCopy, TimeRange window, std::int16_t device,
+                           std::int32_t step) {
+    GpuTimeBreakdown b;
+    b.stepIndex = step;
+    b.deviceIndex = device;
+    b.window = window;
+    b.windowNs = window.durationNs();
+    b.busyNs = d.busy.coveredNs(window);
+    b.computeNs = d.compute.coveredNs(window);
+    b.communicationNs = d.communication.coveredNs(window);
+    b.copyNs = d.copy.coveredNs(window);
+    for (std::size_t k = 0; k < kCopyKindCount; ++k) {
+        b.copyByKindNs[k] = d.copyByKind[k].coveredNs(window);
+    }
+    b.memsetNs = d.memset.coveredNs(window);
+    b.exposedCommunicationNs = exposedComm.coveredNs(window);
+    b.exposedCopyNs = exposedCopy.coveredNs(window);
+    b.idleNs = b.windowNs - b.busyNs;
+    return b;
+}
+
+}  // namespace
+
+std::string_view toString(IdleCause cause) {
+    switch (cause) {
+        case IdleCause::DataWait:
+            return "waiting for data";
+        case IdleCause::LaunchOverhead:
+            return "launch overhead";
+        case IdleCause::Synchronization:
+            return "synchronization";
+        case IdleCause::OtherStream:
+            return "waiting on another stream";
+        case IdleCause::Collective:
+            return "waiting on a collective";
+        case IdleCause::Unexplained:
+            return "unexplained";
+    }
+    return "unexplained";
+}
+
+GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, const StepsResult& steps,
+                                                 const KernelStatsResult& kernels,
+                                                 const AccountingOptions& options) {
+    GpuTimeAccountingResult result;
+    const TimeRange span = steps.span();
+    std::map<std::int16_t, DeviceSets> devices = buildDeviceSets(model, kernels);
+    if (span.empty()) {
+        for (const auto& [device, sets] : devices) {
+            result.devices.push_back(device);
+        }
+        return result;
+    }
+    // Per-step kernel counts per device (short kernels are launch-overhead evidence).
+    std::map<std::pair<std::int32_t, std::int16_t>, std::array<std::int64_t, 4>> counts;
+    for (std::size_t i = 0; i < model.kernels.size(); ++i) {
+        std::int32_t s = i < steps.kernelStep.size() ? steps.kernelStep[i] : -1;
+        auto& c = counts[{s, model.kernels.deviceIndex[i]}];
+        ++c[0];
+        if (model.kernels.durationNs(i) < options.shortKernelNs) {
+            ++c[3];
+        }
+    }
+    for (std::size_t i = 0; i < model.memcpys.size(); ++i) {
+        ++counts[{i < steps.memcpyStep.size() ? steps.memcpyStep[i] : -1, model.memcpys.deviceIndex[i]}][1];
+    }
+    for (std::size_t i = 0; i < model.memsets.size(); ++i) {
+        ++counts[{i < steps.memsetStep.size() ? steps.memsetStep[i] : -1, model.memsets.deviceIndex[i]}][2];
+    }
+
+    for (auto& [device, d] : devices) {
+        result.devices.push_back(device);
+        IntervalSet exposedComm = d.communication.subtract(d.compute);
+        IntervalSet exposedCopy = d.copy.subtract(d.compute);
+
+        // --- Device-level idle intervals over the span, with causes --------------------------------
+        HostActivity host = buildHostActivity(model, d.launchThreads);
+        std::array<InnermostSweeper, kCategoryCount> sweepers{
+            InnermostSweeper(host.items[kData]), InnermostSweeper(host.items[kCollective]),
+            InnermostSweeper(host.items[kSync]), InnermostSweeper(host.items[kHost])};
+        const std::size_t firstInterval = result.idleIntervals.size();
+        IntervalSet gaps = d.busy.gapsWithin(span);
+        for (const TimeRange& gap : gaps.intervals()) {
+            IdleInterval idle;
+            idle.deviceIndex = device;
+            idle.range = gap;
+            idle.stepIndex = owningStep(steps.steps, gap.startNs);
+            const double length = static_cast<double>(gap.durationNs());
+            double bestCoverage = 0;
+            std::size_t winner = kCategoryCount;
+            for (std::size_t c = 0; c < kCategoryCount; ++c) {
+                double coverage = static_cast<double>(host.sets[c].coveredNs(gap)) / length;
+                bestCoverage = std::max(bestCoverage, coverage);
+                if (winner == kCategoryCount && coverage >= options.minCoverage) {
+                    winner = c;
+                    idle.coverage = coverage;
+                }
+            }
+            auto first = std::lower_bound(host.launchStarts.begin(), host.launchStarts.end(), gap.startNs);
+            auto last = std::lower_bound(first, host.launchStarts.end(), gap.endNs);
+            idle.launchCount = static_cast<std::int32_t>(last - first);
+            if (winner == kCategoryCount) {
+                idle.cause = IdleCause::Unexplained;
+                idle.coverage = bestCoverage;
+            } else {
+                idle.cause = kCauseOf[winner];
+                TimeRange piece = longestPiece(host.sets[winner], gap);
+                if (const Item* item = sweepers[winner].at(piece.startNs + piece.durationNs() / 2)) {
+                    idle.evidence.kind = item->kind;
+                    idle.evidence.row = item->row;
+                    idle.evidence.name = item->name;
+                    idle.evidence.overlapNs = item->range.intersect(gap).durationNs();
+                }
+            }
+            result.idleIntervals.push_back(idle);
+        }
+        const std::size_t endInterval = result.idleIntervals.size();
+
+        auto addCauses = [&](GpuTimeBreakdown& b) {
+            auto begin = result.idleIntervals.begin() + static_cast<std::ptrdiff_t>(firstInterval);
+            auto end = result.idleIntervals.begin() + static_cast<std::ptrdiff_t>(endInterval);
+            auto it =
+                std::lower_bound(begin, end, b.window.startNs,
+                                 [](const IdleInterval& v, TimestampNs t) { return v.range.endNs <= t; });
+            for (; it != end && it->range.startNs < b.window.endNs; ++it) {
+                DurationNs overlap = it->range.intersect(b.window).durationNs();
+                b.idleByCauseNs[static_cast<std::size_t>(it->cause)] += overlap;
+                b.idleIntervalCount += overlap > 0 ? 1 : 0;
+            }
+            // Idle time outside the span (cannot happen for windows inside it) stays unexplained.
+            DurationNs listed = 0;
+            for (DurationNs v : b.idleByCauseNs) {
+                listed += v;
+            }
+            b.idleByCauseNs[static_cast<std::size_t>(IdleCause::Unexplained)] +=
+                std::max<DurationNs>(0, b.idleNs - listed);
+        };
+
+        // --- Per-step rows ----------------------------------------------------------------------
+        for (std::size_t s = 0; s < steps.steps.size(); ++s) {
+            GpuTimeBreakdown b = breakdown(d, exposedComm, exposedCopy, steps.steps[s].range, device,
+                                           static_cast<std::int32_t>(s));
+            auto it = counts.find({static_cast<std::int32_t>(s), device});
+            if (it != counts.end()) {
+                b.kernelCount = it->second[0];
+                b.memcpyCount = it->second[1];
+                b.memsetCount = it->second[2];
+                b.shortKernelCount = it->second[3];
+            }
+            addCauses(b);
+            result.perStep.push_back(b);
+        }
+        // --- Whole span row -----------------------------------------------------------------------
+        GpuTimeBreakdown total = breakdown(d, exposedComm, exposedCopy, span, device, -1);
+        for (const auto& [key, c] : counts) {
+            if (key.second == device && key.first >= 0) {
+                total.kernelCount += c[0];
+                total.memcpyCount += c[1];
+                total.memsetCount += c[2];
+                total.shortKernelCount += c[3];
+            }
+        }
+        addCauses(total);
+        result.perDevice.push_back(total);
+
+        // --- Stream-level waits on the busiest stream ----------------------------------------------
+        if (d.perStream.size() > 1) {
+            std::int32_t busiest = d.perStream.begin()->first;
+            for (const auto& [stream, time] : d.streamTime) {
+                if (time > d.streamTime[busiest]) {
+                    busiest = stream;
+                }
+            }
+            const IntervalSet& mine = d.perStream[busiest];
+            IntervalSet others;
+            for (const auto& [stream, set] : d.perStream) {
+                if (stream != busiest) {
+                    others = others.unionWith(set);
+                }
+            }
+            IntervalSet otherComm = d.communication.subtract(mine);
+            // Only between the stream's first and last op: before/after it the stream is not waiting.
+            TimeRange active =
+                mine.empty() ? TimeRange{}
+                             : TimeRange{mine.intervals().front().startNs, mine.intervals().back().endNs};
+            IntervalSet streamGaps = mine.gapsWithin(span.intersect(active));
+            for (const TimeRange& gap : streamGaps.intervals()) {
+                DurationNs covered = others.coveredNs(gap);
+                double coverage = static_cast<double>(covered) / static_cast<double>(gap.durationNs());
+                if (coverage < options.minCoverage) {
+                    continue;
+                }
+                IdleInterval idle;
+                idle.deviceIndex = device;
+                idle.streamId = busiest;
+                idle.range = gap;
+                idle.stepIndex = owningStep(steps.steps, gap.startNs);
+                idle.coverage = coverage;
+                idle.cause =
+                    otherComm.coveredNs(gap) * 2 >= covered ? IdleCause::Collective : IdleCause::OtherStream;
+                result.idleIntervals.push_back(idle);
+            }
+        }
+    }
+    if (options.minIdleNs > 0) {  // short gaps stay in the sums above but are not listed
+        std::erase_if(result.idleIntervals,
+                      [&](const IdleInterval& v) { return v.range.durationNs() < options.minIdleNs; });
+    }
+    return result;
+}
+
+}  // namespace chokepoint::analysis

@@ -1,0 +1,159 @@
+#include "core/analysis/metrics/HtaBreakdown.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <string_view>
+
+#include "core/analysis/metrics/IntervalSet.h"
+
+namespace chokepoint::analysis {
+
+using core::DurationNs;
+using core::TimeRange;
+using core::TimestampNs;
+
+namespace {
+
+constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
+
+enum class HtaType { Computation, Communication, Memory };
+
+bool startsWith(std::string_view text, std::string_view prefix) {
+    return text.substr(0, prefix.size()) == prefix;
+}
+
+HtaType kernelType(std::string_view name) {
+    if (startsWith(name, "nccl") || name.find("ncclKernel") != std::string_view::npos ||
+        startsWith(name, "hccl") || startsWith(name, "rccl")) {
+        return HtaType::Communication;
+    }
+    if (startsWith(name, "Memcpy") || startsWith(name, "Memset") || startsWith(name, "dma")) {
+        return HtaType::Memory;
+    }
+    return HtaType::Computation;
+}
+
+struct Op {
+    TimeRange range;
+    TimestampNs launchNs;  // launch call start, or min() when unknown
+    std::int16_t device;
+    std::int32_t stream;
+    HtaType type;
+};
+
+}  // namespace
+
+HtaBreakdown computeHtaBreakdown(const core::TraceModel& model, const HtaOptions& options) {
+    HtaBreakdown result;
+
+    // Start of the last ProfilerStep when there are two or more (host ranges or ops).
+    std::vector<TimestampNs> stepStarts;
+    for (std::size_t i = 0; i < model.ranges.size(); ++i) {
+        if (model.ranges.source[i] != core::RangeSource::GpuUserAnnotation &&
+            startsWith(model.text(model.ranges.name[i]), kProfilerStepPrefix)) {
+            stepStarts.push_back(model.ranges.startNs[i]);
+        }
+    }
+    if (stepStarts.empty()) {
+        for (std::size_t i = 0; i < model.cpuOps.size(); ++i) {
+            if (startsWith(model.text(model.cpuOps.name[i]), kProfilerStepPrefix)) {
+                stepStarts.push_back(model.cpuOps.startNs[i]);
+            }
+        }
+    }
+    TimestampNs cutoff = std::numeric_limits<TimestampNs>::max();
+    if (stepStarts.size() >= 2) {
+        cutoff = *std::max_element(stepStarts.begin(), stepStarts.end());
+        result.droppedLastStep = true;
+    }
+
+    constexpr TimestampNs kUnknown = std::numeric_limits<TimestampNs>::min();
+    std::vector<Op> ops;
+    ops.reserve(model.gpuEventCount());
+    auto launchOf = [&](core::ApiCallId call) {
+        return call.valid() && call.index < model.apiCalls.size() ? model.apiCalls.startNs[call.index]
+                                                                  : kUnknown;
+    };
+    auto add = [&](TimestampNs start, TimestampNs end, core::ApiCallId call, std::int16_t device,
+                   std::int32_t stream, HtaType type) {
+        TimestampNs launch = launchOf(call);
+        TimestampNs dropKey = launch != kUnknown ? launch : start;
+        if (dropKey >= cutoff) {
+            return;
+        }
+        ops.push_back({{start, std::max(start, end)}, launch, device, stream, type});
+    };
+    for (std::size_t i = 0; i < model.kernels.size(); ++i) {
+        add(model.kernels.startNs[i], model.kernels.endNs[i], model.kernels.launchCall[i],
+            model.kernels.deviceIndex[i], model.kernels.streamId[i],
+            kernelType(model.text(model.kernels.name[i])));
+    }
+    for (std::size_t i = 0; i < model.memcpys.size(); ++i) {
+        add(model.memcpys.startNs[i], model.memcpys.endNs[i], model.memcpys.launchCall[i],
+            model.memcpys.deviceIndex[i], model.memcpys.streamId[i], HtaType::Memory);
+    }
+    for (std::size_t i = 0; i < model.memsets.size(); ++i) {
+        add(model.memsets.startNs[i], model.memsets.endNs[i], model.memsets.launchCall[i],
+            model.memsets.deviceIndex[i], model.memsets.streamId[i], HtaType::Memory);
+    }
+    if (ops.empty()) {
+        return result;
+    }
+    result.hasGpuWork = true;
+    std::sort(ops.begin(), ops.end(),
+              [](const Op& a, const Op& b) { return a.range.startNs < b.range.startNs; });
+
+    IntervalSet all;
+    IntervalSet compute;
+    TimestampNs lastEnd = std::numeric_limits<TimestampNs>::min();
+    for (const Op& op : ops) {
+        all.appendSorted(op.range);
+        if (op.type == HtaType::Computation) {
+            compute.appendSorted(op.range);
+        }
+        lastEnd = std::max(lastEnd, op.range.endNs);
+    }
+    result.window = {ops.front().range.startNs, lastEnd};
+    result.windowNs = result.window.durationNs();
+    result.idleNs = result.windowNs - all.totalNs();
+    result.computeNs = compute.totalNs();
+    result.nonComputeNs = result.windowNs - result.idleNs - result.computeNs;
+
+    // Per-stream idle split (ops stay sorted by start within each stream).
+    std::map<std::pair<std::int16_t, std::int32_t>, HtaStreamIdle> streams;
+    std::map<std::pair<std::int16_t, std::int32_t>, TimestampNs> prevEnd;
+    for (const Op& op : ops) {
+        auto key = std::make_pair(op.device, op.stream);
+        HtaStreamIdle& s = streams[key];
+        s.deviceIndex = op.device;
+        s.streamId = op.stream;
+        ++s.opCount;
+        s.busyNs += op.range.durationNs();
+        auto it = prevEnd.find(key);
+        if (it != prevEnd.end()) {
+            DurationNs gap = op.range.startNs - it->second;
+            if (op.launchNs != kUnknown && op.launchNs > it->second) {
+                s.hostWaitNs += gap;
+            } else if (gap < options.consecutiveKernelDelayNs) {
+                s.kernelWaitNs += gap;
+            } else {
+                s.otherNs += gap;
+            }
+        }
+        prevEnd[key] = op.range.endNs;  // the previous op in start order, as HTA does
+    }
+    for (auto& [key, s] : streams) {
+        result.streams.push_back(s);
+    }
+    for (std::size_t i = 0; i < result.streams.size(); ++i) {
+        if (result.busiestStream < 0 ||
+            result.streams[i].busyNs >
+                result.streams[static_cast<std::size_t>(result.busiestStream)].busyNs) {
+            result.busiestStream = static_cast<std::int32_t>(i);
+        }
+    }
+    return result;
+}
+
+}  // namespace chokepoint::analysis

@@ -1,0 +1,548 @@
+#include "core/analysis/metrics/OpCost.h"
+
+#include <algorithm>
+#include <cctype>
+#include <unordered_map>
+
+#include "core/analysis/metrics/KernelClassifier.h"
+
+namespace chokepoint::analysis {
+
+namespace {
+
+bool startsWith(std::string_view text, std::string_view prefix) {
+    return text.substr(0, prefix.size()) == prefix;
+}
+
+class ListParser {
+public:
+    explicit ListParser(std::string_view text) : m_text(text) {}
+
+    std::optional<std::vector<Shape>> shapes() {
+        std::vector<Shape> out;
+        skipSpace();
+        if (!eat('[')) {
+            return std::nullopt;
+        }
+        skipSpace();
+        if (eat(']')) {
+            return finish(out);
+        }
+        while (true) {
+            skipSpace();
+            Shape shape;
+            if (peek() == '[') {
+                if (!parseShape(shape)) {
+                    return std::nullopt;
+                }
+            } else if (!skipScalar()) {  // a bare value where a shape was expected: no tensor
+                return std::nullopt;
+            }
+            out.push_back(std::move(shape));
+            skipSpace();
+            if (eat(']')) {
+                return finish(out);
+            }
+            if (!eat(',')) {
+                return std::nullopt;
+            }
+        }
+    }
+
+    std::optional<std::vector<std::string>> strings() {
+        std::vector<std::string> out;
+        skipSpace();
+        if (!eat('[')) {
+            return std::nullopt;
+        }
+        skipSpace();
+        if (eat(']')) {
+            return finishStrings(out);
+        }
+        while (true) {
+            skipSpace();
+            if (!eat('"')) {
+                return std::nullopt;
+            }
+            std::string value;
+            while (m_pos < m_text.size() && m_text[m_pos] != '"') {
+                if (m_text[m_pos] == '\\' && m_pos + 1 < m_text.size()) {
+                    ++m_pos;
+                }
+                value.push_back(m_text[m_pos++]);
+            }
+            if (!eat('"')) {
+                return std::nullopt;
+            }
+            out.push_back(std::move(value));
+            skipSpace();
+            if (eat(']')) {
+                return finishStrings(out);
+            }
+            if (!eat(',')) {
+                return std::nullopt;
+            }
+        }
+    }
+
+private:
+    // One shape: [d0, d1, ...]. A nested list (a tensor list) yields an empty shape.
+    bool parseShape(Shape& shape) {
+        eat('[');
+        skipSpace();
+        if (eat(']')) {
+            return true;
+        }
+        bool nested = false;
+        while (true) {
+            skipSpace();
+            if (peek() == '[') {
+                Shape inner;
+                if (!parseShape(inner)) {
+                    return false;
+                }
+                nested = true;
+            } else {
+                std::int64_t value = 0;
+                if (!parseInt(value)) {
+                    return false;
+                }
+                shape.push_back(value);
+            }
+            skipSpace();
+            if (eat(']')) {
+                if (nested) {
+                    shape.clear();
+                }
+                return true;
+            }
+            if (!eat(',')) {
+                return false;
+            }
+        }
+    }
+    bool parseInt(std::int64_t& value) {
+        bool negative = eat('-');
+        std::size_t start = m_pos;
+        value = 0;
+        while (m_pos < m_text.size() && std::isdigit(static_cast<unsigned char>(m_text[m_pos]))) {
+            if (value > (std::int64_t{1} << 55)) {
+                return false;  // absurd dimension: treat as malformed instead of overflowing
+            }
+            value = value * 10 + (m_text[m_pos++] - '0');
+        }
+        if (negative) {
+            value = -value;
+        }
+        return m_pos > start;
+    }
+    bool skipScalar() {
+        std::size_t start = m_pos;
+        while (m_pos < m_text.size() && m_text[m_pos] != ',' && m_text[m_pos] != ']') {
+            ++m_pos;
+        }
+        return m_pos > start;
+    }
+    template <class T>
+    std::optional<T> finish(T& value) {
+        skipSpace();
+        return m_pos == m_text.size() ? std::optional<T>(std::move(value)) : std::nullopt;
+    }
+    std::optional<std::vector<std::string>> finishStrings(std::vector<std::string>& value) {
+        return finish(value);
+    }
+    void skipSpace() {
+        while (m_pos < m_text.size() && std::isspace(static_cast<unsigned char>(m_text[m_pos]))) {
+            ++m_pos;
+        }
+    }
+    char peek() const { return m_pos < m_text.size() ? m_text[m_pos] : '\0'; }
+    bool eat(char c) {
+        if (peek() == c) {
+            ++m_pos;
+            return true;
+        }
+        return false;
+    }
+
+    std::string_view m_text;
+    std::size_t m_pos = 0;
+};
+
+double numel(const Shape& s) {
+    double n = 1;
+    for (std::int64_t d : s) {
+        n *= static_cast<double>(std::max<std::int64_t>(d, 0));
+    }
+    return n;
+}
+
+// Element size for input i: its recorded dtype, else the first known one, else 4 (float).
+double elemSize(const std::vector<std::string>& types, std::size_t i) {
+    if (i < types.size()) {
+        if (int size = dtypeSizeBytes(types[i]); size > 0) {
+            return size;
+        }
+    }
+    for (const std::string& t : types) {
+        if (int size = dtypeSizeBytes(t); size > 0) {
+            return size;
+        }
+    }
+    return 4;
+}
+
+double tensorBytes(const std::vector<Shape>& shapes, const std::vector<std::string>& types, std::size_t i) {
+    return i < shapes.size() && !shapes[i].empty() ? numel(shapes[i]) * elemSize(types, i) : 0.0;
+}
+
+int precisionBytes(Precision p) {
+    switch (p) {
+        case Precision::FP64:
+            return 8;
+        case Precision::FP32:
+        case Precision::TF32:
+            return 4;
+        case Precision::BF16:
+        case Precision::FP16:
+            return 2;
+        case Precision::FP8:
+        case Precision::INT8:
+            return 1;
+    }
+    return 4;
+}
+
+bool oneOf(std::string_view name, std::initializer_list<std::string_view> names) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// FLOPs per output element of elementwise ops (transcendentals counted as a few FLOPs).
+double elementwiseFlopsPerElement(std::string_view op) {
+    if (oneOf(op, {"gelu", "gelu_", "silu", "silu_", "sigmoid", "sigmoid_", "tanh", "tanh_", "exp", "exp_",
+                   "log", "pow", "sqrt", "rsqrt", "erf", "gelu_backward", "silu_backward", "sigmoid_backward",
+                   "tanh_backward"})) {
+        return 4;
+    }
+    if (oneOf(op, {"add",      "add_",     "sub",           "sub_",         "mul",     "mul_",
+                   "div",      "div_",     "relu",          "relu_",        "neg",     "abs",
+                   "clamp",    "clamp_",   "where",         "maximum",      "minimum", "threshold_backward",
+                   "addcmul_", "addcdiv_", "lerp_",         "masked_fill_", "fill_",   "zero_",
+                   "copy_",    "dropout",  "native_dropout"})) {
+        return 1;
+    }
+    return -1;
+}
+
+}  // namespace
+
+std::optional<std::vector<Shape>> parseShapes(std::string_view text) {
+    return ListParser(text).shapes();
+}
+
+std::optional<std::vector<std::string>> parseTypes(std::string_view text) {
+    return ListParser(text).strings();
+}
+
+int dtypeSizeBytes(std::string_view type) {
+    if (type == "double" || type == "long int" || type == "long" || type == "int64_t" ||
+        type == "c10::complex<float>") {
+        return 8;
+    }
+    if (type == "float" || type == "int" || type == "unsigned int" || type == "int32_t") {
+        return 4;
+    }
+    if (type == "c10::Half" || type == "c10::BFloat16" || type == "short" || type == "half") {
+        return 2;
+    }
+    if (startsWith(type, "c10::Float8") || type == "bool" || type == "signed char" ||
+        type == "unsigned char" || type == "c10::qint8" || type == "c10::quint8") {
+        return 1;
+    }
+    if (type == "c10::complex<double>") {
+        return 16;
+    }
+    return 0;
+}
+
+std::optional<Precision> precisionOfType(std::string_view type) {
+    if (type == "double") {
+        return Precision::FP64;
+    }
+    if (type == "float") {
+        return Precision::FP32;
+    }
+    if (type == "c10::BFloat16") {
+        return Precision::BF16;
+    }
+    if (type == "c10::Half" || type == "half") {
+        return Precision::FP16;
+    }
+    if (startsWith(type, "c10::Float8")) {
+        return Precision::FP8;
+    }
+    return std::nullopt;
+}
+
+std::string_view toString(Precision precision) {
+    switch (precision) {
+        case Precision::FP64:
+            return "FP64";
+        case Precision::FP32:
+            return "FP32";
+        case Precision::TF32:
+            return "TF32";
+        case Precision::BF16:
+            return "BF16";
+        case Precision::FP16:
+            return "FP16";
+        case Precision::FP8:
+            return "FP8";
+        case Precision::INT8:
+            return "INT8";
+    }
+    return "FP32";
+}
+
+OpCostEstimate estimateOpCost(std::string_view opName, std::string_view inputShapes,
+                              std::string_view inputTypes) {
+    OpCostEstimate est;
+    if (opName.empty() || inputShapes.empty()) {
+        return est;
+    }
+    std::optional<std::vector<Shape>> parsed = parseShapes(inputShapes);
+    if (!parsed) {
+        return est;
+    }
+    const std::vector<Shape>& s = *parsed;
+    std::vector<std::string> types = parseTypes(inputTypes).value_or(std::vector<std::string>{});
+    std::string_view op = startsWith(opName, "aten::") ? opName.substr(6) : opName;
+    auto rank = [&](std::size_t i) { return i < s.size() ? s[i].size() : 0; };
+    auto dim = [&](std::size_t i, std::size_t d) { return static_cast<double>(s[i][d]); };
+    // Precision: the widest floating input dtype.
+    for (std::size_t i = 0; i < types.size() && i < s.size(); ++i) {
+        if (s[i].empty()) {
+            continue;
+        }
+        std::optional<Precision> p = precisionOfType(types[i]);
+        if (p && (!est.precision || precisionBytes(*p) > precisionBytes(*est.precision))) {
+            est.precision = p;
+        }
+    }
+    auto done = [&](double flops, double bytes, std::string formula) {
+        est.known = flops > 0;
+        est.flops = flops;
+        est.bytes = bytes;
+        est.formula = std::move(formula);
+        return est;
+    };
+
+    if (op == "mm" && rank(0) == 2 && rank(1) == 2) {
+        double m = dim(0, 0), k = dim(0, 1), n = dim(1, 1);
+        return done(2 * m * n * k,
+                    tensorBytes(s, types, 0) + tensorBytes(s, types, 1) + m * n * elemSize(types, 0),
+                    "mm 2·M·N·K");
+    }
+    if (op == "addmm" && rank(1) == 2 && rank(2) == 2) {
+        double m = dim(1, 0), k = dim(1, 1), n = dim(2, 1);
+        return done(2 * m * n * k + m * n,
+                    tensorBytes(s, types, 0) + tensorBytes(s, types, 1) + tensorBytes(s, types, 2) +
+                        m * n * elemSize(types, 1),
+                    "addmm 2·M·N·K + M·N");
+    }
+    if ((op == "bmm" && rank(0) == 3 && rank(1) == 3) || (op == "baddbmm" && rank(1) == 3 && rank(2) == 3)) {
+        std::size_t a = op == "bmm" ? 0 : 1;
+        double b = dim(a, 0), m = dim(a, 1), k = dim(a, 2), n = dim(a + 1, 2);
+        double flops = 2 * b * m * n * k + (op == "baddbmm" ? b * m * n : 0);
+        double bytes = tensorBytes(s, types, 0) + tensorBytes(s, types, 1) +
+                       (op == "baddbmm" ? tensorBytes(s, types, 2) : 0) + b * m * n * elemSize(types, a);
+        return done(flops, bytes, op == "bmm" ? "bmm 2·B·M·N·K" : "baddbmm 2·B·M·N·K + B·M·N");
+    }
+    if (op == "matmul" && rank(0) >= 1 && rank(1) >= 1) {
+        const Shape& a = s[0];
+        const Shape& b = s[1];
+        double m = a.size() >= 2 ? static_cast<double>(a[a.size() - 2]) : 1;
+        double k = static_cast<double>(a.back());
+        double n = b.size() >= 2 ? static_cast<double>(b.back()) : 1;
+        double batchA = 1, batchB = 1;
+        for (std::size_t i = 0; i + 2 < a.size(); ++i) {
+            batchA *= static_cast<double>(a[i]);
+        }
+        for (std::size_t i = 0; i + 2 < b.size(); ++i) {
+            batchB *= static_cast<double>(b[i]);
+        }
+        double batch = std::max(batchA, batchB);
+        return done(2 * batch * m * n * k,
+                    tensorBytes(s, types, 0) + tensorBytes(s, types, 1) + batch * m * n * elemSize(types, 0),
+                    "matmul 2·batch·M·N·K");
+    }
+    if (op == "linear" && rank(0) >= 1 && rank(1) == 2) {
+        double k = static_cast<double>(s[0].back());
+        double rows = numel(s[0]) / std::max(1.0, k);
+        double n = dim(1, 0);
+        bool bias = rank(2) >= 1;
+        return done(2 * rows * n * k + (bias ? rows * n : 0),
+                    tensorBytes(s, types, 0) + tensorBytes(s, types, 1) + tensorBytes(s, types, 2) +
+                        rows * n * elemSize(types, 0),
+                    bias ? "linear 2·rows·N·K + rows·N" : "linear 2·rows·N·K");
+    }
+    if ((oneOf(op, {"convolution", "_convolution", "conv1d", "conv2d", "conv3d", "cudnn_convolution",
+                    "miopen_convolution", "mkldnn_convolution", "_convolution_mode"})) &&
+        rank(0) >= 3 && rank(1) == rank(0)) {
+        const Shape& x = s[0];
+        const Shape& w = s[1];
+        double batch = static_cast<double>(x[0]);
+        double outChannels = static_cast<double>(w[0]);
+        double inPerGroup = static_cast<double>(w[1]);
+        double outSpatial = 1, kernel = 1;
+        for (std::size_t d = 2; d < x.size(); ++d) {
+            outSpatial *= static_cast<double>(x[d]);  // "same" output size: stride/padding are not recorded
+            kernel *= static_cast<double>(w[d]);
+        }
+        double out = batch * outChannels * outSpatial;
+        return done(2 * out * inPerGroup * kernel,
+                    tensorBytes(s, types, 0) + tensorBytes(s, types, 1) + tensorBytes(s, types, 2) +
+                        out * elemSize(types, 0),
+                    "conv 2·N·O·out·(C/g)·kernel (out = input size: estimate)");
+    }
+    if ((op.find("attention") != std::string_view::npos) && rank(0) == 4 && rank(1) == 4) {
+        const Shape& q = s[0];
+        const Shape& k = s[1];
+        // The internal flash/efficient kernels take [B, S, H, D]; the public op takes [B, H, S, D].
+        bool bshd = op == "_flash_attention_forward" || op == "_efficient_attention_forward";
+        double b = static_cast<double>(q[0]);
+        double h = static_cast<double>(bshd ? q[2] : q[1]);
+        double sq = static_cast<double>(bshd ? q[1] : q[2]);
+        double sk = static_cast<double>(bshd ? k[1] : k[2]);
+        double d = static_cast<double>(q[3]);
+        double dv = rank(2) == 4 ? static_cast<double>(s[2][3]) : d;
+        double flops = 2 * b * h * sq * sk * d + 2 * b * h * sq * sk * dv;
+        double bytes = tensorBytes(s, types, 0) + tensorBytes(s, types, 1) + tensorBytes(s, types, 2) +
+                       b * h * sq * dv * elemSize(types, 0);
+        return done(flops, bytes, "attention 4·B·H·S·Sk·D");
+    }
+    if (oneOf(op, {"layer_norm", "native_layer_norm", "rms_norm", "_fused_rms_norm", "batch_norm",
+                   "native_batch_norm", "_batch_norm_impl_index", "cudnn_batch_norm", "group_norm",
+                   "native_group_norm", "instance_norm"}) &&
+        rank(0) >= 1) {
+        double elems = numel(s[0]);
+        double params = 0;
+        for (std::size_t i = 1; i < s.size(); ++i) {
+            params += tensorBytes(s, types, i);
+        }
+        return done(5 * elems, 2 * tensorBytes(s, types, 0) + params, "norm 5·elements");
+    }
+    if (oneOf(op, {"softmax", "_softmax", "log_softmax", "_log_softmax", "_safe_softmax"}) && rank(0) >= 1) {
+        return done(5 * numel(s[0]), 2 * tensorBytes(s, types, 0), "softmax 5·elements");
+    }
+    if (double perElement = elementwiseFlopsPerElement(op); perElement > 0) {
+        double outElems = 0;
+        double inBytes = 0;
+        std::size_t widest = 0;
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            if (numel(s[i]) > outElems && !s[i].empty()) {
+                outElems = numel(s[i]);
+                widest = i;
+            }
+            inBytes += tensorBytes(s, types, i);
+        }
+        if (outElems > 0) {
+            bool inPlace = op.back() == '_';
+            return done(perElement * outElems, inBytes + (inPlace ? 0 : outElems * elemSize(types, widest)),
+                        "elementwise " + std::to_string(static_cast<int>(perElement)) + "·elements");
+        }
+    }
+    return est;
+}
+
+OpCostResult attributeOpCosts(const core::TraceModel& model) {
+    OpCostResult result;
+    const std::size_t kernelCount = model.kernels.size();
+    result.kernelFlops.assign(kernelCount, 0.0);
+    result.kernelBytes.assign(kernelCount, 0.0);
+    result.kernelPrecision.assign(kernelCount, -1);
+    const core::CpuOpTable& ops = model.cpuOps;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        if (ops.inputShapes[i].valid() && !model.text(ops.inputShapes[i]).empty()) {
+            ++result.opsWithShapes;
+        }
+    }
+    if (result.opsWithShapes == 0 || kernelCount == 0) {
+        return result;
+    }
+    // Costed op for each op: itself when a formula applies, else its nearest costed ancestor.
+    constexpr std::int64_t kUnresolved = -2;
+    std::vector<std::int64_t> costedOf(ops.size(), kUnresolved);
+    std::unordered_map<std::uint32_t, OpCostEstimate> estimates;
+    auto resolve = [&](std::uint32_t start) {
+        std::vector<std::uint32_t> chain;
+        std::int64_t found = -1;
+        std::uint32_t cur = start;
+        for (int depth = 0; depth < 64; ++depth) {
+            if (costedOf[cur] != kUnresolved) {
+                found = costedOf[cur];
+                break;
+            }
+            chain.push_back(cur);
+            OpCostEstimate e =
+                ops.inputShapes[cur].valid()
+                    ? estimateOpCost(
+                          model.text(ops.name[cur]), model.text(ops.inputShapes[cur]),
+                          ops.inputTypes[cur].valid() ? model.text(ops.inputTypes[cur]) : std::string_view{})
+                    : OpCostEstimate{};
+            if (e.known) {
+                estimates.emplace(cur, std::move(e));
+                found = cur;
+                chain.pop_back();
+                costedOf[cur] = cur;
+                break;
+            }
+            core::CpuOpId parent = ops.parent[cur];
+            if (!parent.valid() || parent.index >= ops.size()) {
+                break;
+            }
+            cur = parent.index;
+        }
+        for (std::uint32_t c : chain) {
+            costedOf[c] = found;
+        }
+        return found;
+    };
+    // Kernels per costed op, with their durations.
+    std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> kernelsOf;
+    for (std::uint32_t k = 0; k < kernelCount; ++k) {
+        core::CpuOpId op = launchingOp(model, core::KernelId{k});
+        if (!op.valid()) {
+            continue;
+        }
+        std::int64_t costed = resolve(op.index);
+        if (costed >= 0) {
+            kernelsOf[static_cast<std::uint32_t>(costed)].push_back(k);
+        }
+    }
+    for (const auto& [opIndex, kernels] : kernelsOf) {
+        const OpCostEstimate& e = estimates.at(opIndex);
+        double totalNs = 0;
+        for (std::uint32_t k : kernels) {
+            totalNs += static_cast<double>(std::max<core::DurationNs>(0, model.kernels.durationNs(k)));
+        }
+        for (std::uint32_t k : kernels) {
+            double share =
+                totalNs > 0
+                    ? static_cast<double>(std::max<core::DurationNs>(0, model.kernels.durationNs(k))) /
+                          totalNs
+                    : 1.0 / static_cast<double>(kernels.size());
+            result.kernelFlops[k] = e.flops * share;
+            result.kernelBytes[k] = e.bytes * share;
+            result.kernelPrecision[k] =
+                e.precision ? static_cast<std::int8_t>(*e.precision) : std::int8_t{-1};
+        }
+        result.kernelsCosted += static_cast<std::int64_t>(kernels.size());
+        result.totalFlops += e.flops;
+        result.totalBytes += e.bytes;
+        ++result.opsCosted;
+    }
+    return result;
+}
+
+}  // namespace chokepoint::analysis

@@ -1,0 +1,295 @@
+#include "core/analysis/metrics/PhaseDetection.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <map>
+#include <string>
+#include <unordered_map>
+
+#include "core/analysis/metrics/IntervalSet.h"
+#include "core/analysis/metrics/KernelClassifier.h"
+
+namespace chokepoint::analysis {
+
+using core::DurationNs;
+using core::TimeRange;
+using core::TimestampNs;
+
+namespace {
+
+std::string lower(std::string_view text) {
+    std::string out(text);
+    for (char& c : out) {
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    return out;
+}
+
+bool startsWith(std::string_view text, std::string_view prefix) {
+    return text.substr(0, prefix.size()) == prefix;
+}
+
+// Host-labelled kinds (Forward is derived, not labelled by name).
+constexpr std::size_t kLabelled[] = {
+    static_cast<std::size_t>(PhaseKind::Communication), static_cast<std::size_t>(PhaseKind::Optimizer),
+    static_cast<std::size_t>(PhaseKind::Backward), static_cast<std::size_t>(PhaseKind::DataLoading)};
+
+int labelOf(std::string_view name, bool autogradThread) {
+    if (isCommunicationOpName(name)) {
+        return static_cast<int>(PhaseKind::Communication);
+    }
+    if (isOptimizerName(name)) {
+        return static_cast<int>(PhaseKind::Optimizer);
+    }
+    if (autogradThread || isBackwardOpName(name)) {
+        return static_cast<int>(PhaseKind::Backward);
+    }
+    if (isDataLoadingName(name)) {
+        return static_cast<int>(PhaseKind::DataLoading);
+    }
+    return -1;
+}
+
+bool contains(const IntervalSet& set, TimestampNs t) {
+    const auto& v = set.intervals();
+    auto it = std::upper_bound(v.begin(), v.end(), t,
+                               [](TimestampNs x, const TimeRange& r) { return x < r.startNs; });
+    return it != v.begin() && std::prev(it)->contains(t);
+}
+
+}  // namespace
+
+std::string_view toString(PhaseKind kind) {
+    switch (kind) {
+        case PhaseKind::DataLoading:
+            return "data loading";
+        case PhaseKind::Forward:
+            return "forward";
+        case PhaseKind::Backward:
+            return "backward";
+        case PhaseKind::Optimizer:
+            return "optimizer";
+        case PhaseKind::Communication:
+            return "communication";
+    }
+    return "forward";
+}
+
+bool isDataLoadingName(std::string_view name) {
+    std::string n = lower(name);
+    return n.find("dataloader") != std::string::npos || n.find("data_loader") != std::string::npos ||
+           n.find("data loading") != std::string::npos || n.find("data_loading") != std::string::npos ||
+           n.find("dataloading") != std::string::npos;
+}
+
+bool isBackwardOpName(std::string_view name) {
+    if (startsWith(name, "autograd::engine::evaluate_function")) {
+        return true;
+    }
+    if (name.find("Backward") != std::string_view::npos) {
+        return true;  // AddmmBackward0, torch::autograd::AccumulateGrad is not, ConvolutionBackward0 is
+    }
+    return lower(name).find("backward") != std::string::npos;  // aten::convolution_backward, ".backward()"
+}
+
+bool isOptimizerName(std::string_view name) {
+    if (startsWith(name, "Optimizer.") || startsWith(name, "optimizer.") ||
+        startsWith(name, "optimizer_step")) {
+        return true;  // Optimizer.step#Adam.step, Optimizer.zero_grad#SGD.zero_grad, optimizer.step
+    }
+    std::string n = lower(name);
+    return n.find("fused_adam") != std::string::npos || n.find("multi_tensor_adam") != std::string::npos ||
+           n.find("single_tensor_adam") != std::string::npos || n.find("_fused_sgd") != std::string::npos ||
+           n.find("fusedadam") != std::string::npos;
+}
+
+bool isCommunicationOpName(std::string_view name) {
+    if (startsWith(name, "c10d::") || startsWith(name, "nccl:") || startsWith(name, "gloo:") ||
+        startsWith(name, "ProcessGroup")) {
+        return true;
+    }
+    std::string n = lower(name);
+    static constexpr std::string_view kMarks[] = {
+        "record_param_comms", "allreduce", "all_reduce", "allgather",  "all_gather", "reduce_scatter",
+        "reducescatter",      "alltoall",  "all_to_all", "broadcast_", "barrier"};
+    for (std::string_view mark : kMarks) {
+        if (n.find(mark) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+PhasesResult detectPhases(const core::TraceModel& model, const StepsResult& steps) {
+    PhasesResult result;
+    result.kernelPhase.assign(model.kernels.size(), -1);
+    result.memcpyPhase.assign(model.memcpys.size(), -1);
+    result.memsetPhase.assign(model.memsets.size(), -1);
+    const std::size_t stepCount = steps.steps.size();
+    if (stepCount == 0) {
+        result.note = "no steps: no phases";
+        return result;
+    }
+
+    // Labelled host intervals per thread and kind.
+    std::vector<bool> autogradThread(model.threads.size(), false);
+    for (std::size_t t = 0; t < model.threads.size(); ++t) {
+        autogradThread[t] = startsWith(model.threads[t].name, "pt_autograd");
+    }
+    std::unordered_map<core::ThreadIndex, std::array<std::vector<TimeRange>, kPhaseKindCount>> byThread;
+    std::array<std::vector<TimeRange>, kPhaseKindCount> allHost;
+    auto label = [&](core::ThreadIndex thread, std::string_view name, TimeRange r) {
+        bool autograd = thread < autogradThread.size() && autogradThread[thread];
+        int kind = labelOf(name, autograd);
+        if (kind >= 0 && !r.empty()) {
+            byThread[thread][static_cast<std::size_t>(kind)].push_back(r);
+            allHost[static_cast<std::size_t>(kind)].push_back(r);
+        }
+    };
+    for (std::size_t i = 0; i < model.cpuOps.size(); ++i) {
+        label(model.cpuOps.thread[i], model.text(model.cpuOps.name[i]),
+              {model.cpuOps.startNs[i], model.cpuOps.endNs[i]});
+    }
+    for (std::size_t i = 0; i < model.ranges.size(); ++i) {
+        if (model.ranges.source[i] != core::RangeSource::GpuUserAnnotation) {
+            label(model.ranges.thread[i], model.text(model.ranges.name[i]),
+                  {model.ranges.startNs[i], model.ranges.endNs[i]});
+        }
+    }
+    std::unordered_map<core::ThreadIndex, std::array<IntervalSet, kPhaseKindCount>> sets;
+    for (auto& [thread, kinds] : byThread) {
+        for (std::size_t k = 0; k < kPhaseKindCount; ++k) {
+            sets[thread][k] = IntervalSet::fromUnsorted(std::move(kinds[k]));
+        }
+    }
+    std::array<IntervalSet, kPhaseKindCount> hostUnion;
+    for (std::size_t k = 0; k < kPhaseKindCount; ++k) {
+        hostUnion[k] = IntervalSet::fromUnsorted(std::move(allHost[k]));
+    }
+
+    // Forward window per step: from the end of the step's first data-loading interval (or the
+    // step's start) to the first backward interval inside the step.
+    const bool anyBackward = !hostUnion[static_cast<std::size_t>(PhaseKind::Backward)].empty();
+    std::vector<TimeRange> forward(stepCount);
+    if (anyBackward) {
+        for (std::size_t s = 0; s < stepCount; ++s) {
+            const TimeRange cpu = steps.steps[s].cpuRange;
+            IntervalSet data = hostUnion[static_cast<std::size_t>(PhaseKind::DataLoading)].clippedTo(cpu);
+            IntervalSet back = hostUnion[static_cast<std::size_t>(PhaseKind::Backward)].clippedTo(cpu);
+            TimestampNs begin = data.empty() ? cpu.startNs : data.intervals().front().endNs;
+            TimestampNs end = back.empty() ? cpu.startNs : back.intervals().front().startNs;
+            if (end > begin) {
+                forward[s] = {begin, end};
+            }
+        }
+    } else {
+        result.note = "no backward markers (autograd ops/threads): forward and backward are not split";
+    }
+
+    // GPU rows: phase of their launch call.
+    struct GpuAccum {
+        std::vector<TimeRange> ranges;
+        std::int64_t count = 0;
+    };
+    std::vector<std::array<GpuAccum, kPhaseKindCount>> gpu(stepCount);
+    auto phaseOfLaunch = [&](core::ApiCallId call, TimestampNs fallbackNs, std::int32_t step) -> int {
+        TimestampNs t = fallbackNs;
+        core::ThreadIndex thread = core::kNoThread;
+        if (call.valid() && call.index < model.apiCalls.size()) {
+            t = model.apiCalls.startNs[call.index];
+            thread = model.apiCalls.thread[call.index];
+            auto it = sets.find(thread);
+            if (it != sets.end()) {
+                for (std::size_t k : kLabelled) {
+                    if (contains(it->second[k], t)) {
+                        return static_cast<int>(k);
+                    }
+                }
+            }
+            if (thread < autogradThread.size() && autogradThread[thread]) {
+                return static_cast<int>(PhaseKind::Backward);
+            }
+        }
+        if (step >= 0 && forward[static_cast<std::size_t>(step)].contains(t)) {
+            return static_cast<int>(PhaseKind::Forward);
+        }
+        return -1;
+    };
+    // The batch's H2D copies: unlabelled H2D copies launched before the step's first other GPU work.
+    std::vector<TimestampNs> firstOtherLaunch(stepCount, std::numeric_limits<TimestampNs>::max());
+    auto launchTime = [&](core::ApiCallId call, TimestampNs fallback) {
+        return call.valid() && call.index < model.apiCalls.size() ? model.apiCalls.startNs[call.index]
+                                                                  : fallback;
+    };
+    for (std::size_t i = 0; i < model.kernels.size(); ++i) {
+        std::int32_t s = i < steps.kernelStep.size() ? steps.kernelStep[i] : -1;
+        if (s >= 0) {
+            auto& f = firstOtherLaunch[static_cast<std::size_t>(s)];
+            f = std::min(f, launchTime(model.kernels.launchCall[i], model.kernels.startNs[i]));
+        }
+    }
+    auto record = [&](std::vector<std::int8_t>& column, std::size_t i, std::int32_t s, int kind,
+                      TimeRange r) {
+        if (kind < 0) {
+            return;
+        }
+        column[i] = static_cast<std::int8_t>(kind);
+        if (s >= 0) {
+            GpuAccum& acc = gpu[static_cast<std::size_t>(s)][static_cast<std::size_t>(kind)];
+            acc.ranges.push_back(r);
+            ++acc.count;
+        }
+    };
+    for (std::size_t i = 0; i < model.kernels.size(); ++i) {
+        std::int32_t s = i < steps.kernelStep.size() ? steps.kernelStep[i] : -1;
+        int kind = isCommunicationKernelName(model.text(model.kernels.name[i]))
+                       ? static_cast<int>(PhaseKind::Communication)
+                       : phaseOfLaunch(model.kernels.launchCall[i], model.kernels.startNs[i], s);
+        record(result.kernelPhase, i, s, kind, {model.kernels.startNs[i], model.kernels.endNs[i]});
+    }
+    for (std::size_t i = 0; i < model.memcpys.size(); ++i) {
+        std::int32_t s = i < steps.memcpyStep.size() ? steps.memcpyStep[i] : -1;
+        int kind = phaseOfLaunch(model.memcpys.launchCall[i], model.memcpys.startNs[i], s);
+        TimestampNs t = launchTime(model.memcpys.launchCall[i], model.memcpys.startNs[i]);
+        if (model.memcpys.kind[i] == core::MemcpyKind::HostToDevice && s >= 0 &&
+            (kind < 0 || kind == static_cast<int>(PhaseKind::Forward)) &&
+            t < firstOtherLaunch[static_cast<std::size_t>(s)]) {
+            kind = static_cast<int>(PhaseKind::DataLoading);
+        }
+        record(result.memcpyPhase, i, s, kind, {model.memcpys.startNs[i], model.memcpys.endNs[i]});
+    }
+    for (std::size_t i = 0; i < model.memsets.size(); ++i) {
+        std::int32_t s = i < steps.memsetStep.size() ? steps.memsetStep[i] : -1;
+        record(result.memsetPhase, i, s,
+               phaseOfLaunch(model.memsets.launchCall[i], model.memsets.startNs[i], s),
+               {model.memsets.startNs[i], model.memsets.endNs[i]});
+    }
+
+    for (std::size_t s = 0; s < stepCount; ++s) {
+        const TimeRange cpu = steps.steps[s].cpuRange;
+        for (std::size_t k = 0; k < kPhaseKindCount; ++k) {
+            IntervalSet host = k == static_cast<std::size_t>(PhaseKind::Forward)
+                                   ? IntervalSet::fromSortedByStart({forward[s]})
+                                   : hostUnion[k].clippedTo(cpu);
+            IntervalSet gpuSet = IntervalSet::fromUnsorted(std::move(gpu[s][k].ranges));
+            if (host.empty() && gpuSet.empty()) {
+                continue;
+            }
+            Phase phase;
+            phase.kind = static_cast<PhaseKind>(k);
+            phase.stepIndex = static_cast<std::int32_t>(s);
+            phase.cpuRanges = host.intervals();
+            phase.cpuTimeNs = host.totalNs();
+            phase.gpuTimeNs = gpuSet.totalNs();
+            phase.gpuEventCount = gpu[s][k].count;
+            IntervalSet both = host.unionWith(gpuSet);
+            phase.span = {both.intervals().front().startNs, both.intervals().back().endNs};
+            result.seen[k] = true;
+            result.phases.push_back(std::move(phase));
+        }
+    }
+    return result;
+}
+
+}  // namespace chokepoint::analysis

@@ -1,0 +1,511 @@
+#include "core/analysis/metrics/StepDetection.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <limits>
+#include <unordered_map>
+
+namespace chokepoint::analysis {
+
+using core::DurationNs;
+using core::TimeRange;
+using core::TimestampNs;
+
+namespace {
+
+constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
+
+std::int64_t numberAfterHash(std::string_view name, std::int64_t fallback) {
+    std::size_t hash = name.rfind('#');
+    if (hash == std::string_view::npos) {
+        return fallback;
+    }
+    std::int64_t value = 0;
+    const char* first = name.data() + hash + 1;
+    const char* last = name.data() + name.size();
+    auto [ptr, ec] = std::from_chars(first, last, value);
+    return ec == std::errc{} && ptr != first ? value : fallback;
+}
+
+bool isHostRange(const core::TraceModel& model, std::size_t i) {
+    return model.ranges.source[i] != core::RangeSource::GpuUserAnnotation;
+}
+
+struct Candidate {
+    TimeRange cpuRange;
+    std::string name;
+    std::int64_t number = 0;
+    core::RangeId range;
+    core::CpuOpId op;
+    core::ThreadIndex thread = core::kNoThread;
+};
+
+// Drops candidates wholly inside an earlier kept candidate on the same thread (nested duplicates,
+// for example an NVTX "step" inside a "train_step"). Input sorted by start.
+std::vector<Candidate> dropNested(std::vector<Candidate> in) {
+    std::vector<Candidate> out;
+    std::unordered_map<core::ThreadIndex, TimestampNs> lastEndByThread;
+    for (Candidate& c : in) {
+        auto it = lastEndByThread.find(c.thread);
+        if (it != lastEndByThread.end() && c.cpuRange.endNs <= it->second) {
+            continue;
+        }
+        lastEndByThread[c.thread] = c.cpuRange.endNs;
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+void sortByStart(std::vector<Candidate>& c) {
+    std::stable_sort(c.begin(), c.end(), [](const Candidate& a, const Candidate& b) {
+        return a.cpuRange.startNs != b.cpuRange.startNs ? a.cpuRange.startNs < b.cpuRange.startNs
+                                                        : a.cpuRange.endNs > b.cpuRange.endNs;
+    });
+}
+
+std::vector<Candidate> profilerSteps(const core::TraceModel& model) {
+    std::vector<Candidate> out;
+    for (std::size_t i = 0; i < model.ranges.size(); ++i) {
+        std::string_view name = model.text(model.ranges.name[i]);
+        if (isHostRange(model, i) && name.substr(0, kProfilerStepPrefix.size()) == kProfilerStepPrefix) {
+            out.push_back({{model.ranges.startNs[i], model.ranges.endNs[i]},
+                           std::string(name),
+                           numberAfterHash(name, static_cast<std::int64_t>(out.size())),
+                           core::RangeId{static_cast<std::uint32_t>(i)},
+                           {},
+                           model.ranges.thread[i]});
+        }
+    }
+    if (out.empty()) {  // some producers record ProfilerStep#N as an op
+        for (std::size_t i = 0; i < model.cpuOps.size(); ++i) {
+            std::string_view name = model.text(model.cpuOps.name[i]);
+            if (name.substr(0, kProfilerStepPrefix.size()) == kProfilerStepPrefix) {
+                out.push_back({{model.cpuOps.startNs[i], model.cpuOps.endNs[i]},
+                               std::string(name),
+                               numberAfterHash(name, static_cast<std::int64_t>(out.size())),
+                               {},
+                               core::CpuOpId{static_cast<std::uint32_t>(i)},
+                               model.cpuOps.thread[i]});
+            }
+        }
+    }
+    sortByStart(out);
+    return dropNested(std::move(out));
+}
+
+std::vector<Candidate> namedRangeSteps(const core::TraceModel& model, const StepDetectionOptions& options) {
+    std::vector<Candidate> out;
+    for (std::size_t i = 0; i < model.ranges.size(); ++i) {
+        std::string_view name = model.text(model.ranges.name[i]);
+        if (isHostRange(model, i) && matchesStepPattern(name, options.rangePatterns)) {
+            out.push_back({{model.ranges.startNs[i], model.ranges.endNs[i]},
+                           std::string(name),
+                           static_cast<std::int64_t>(out.size()),
+                           core::RangeId{static_cast<std::uint32_t>(i)},
+                           {},
+                           model.ranges.thread[i]});
+        }
+    }
+    sortByStart(out);
+    out = dropNested(std::move(out));
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        out[i].number = static_cast<std::int64_t>(i);
+    }
+    return out;
+}
+
+bool startsWithAny(std::string_view name, const std::vector<std::string>& prefixes) {
+    for (const std::string& p : prefixes) {
+        if (!p.empty() && name.substr(0, p.size()) == p) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Steps whose boundaries are the ends of optimizer-step markers.
+std::vector<Candidate> optimizerSteps(const core::TraceModel& model, const StepDetectionOptions& options) {
+    struct Marker {
+        TimeRange range;
+        core::CpuOpId op;
+        core::RangeId rangeRow;
+        core::ThreadIndex thread;
+    };
+    std::vector<Marker> markers;
+    for (std::size_t i = 0; i < model.cpuOps.size(); ++i) {
+        if (startsWithAny(model.text(model.cpuOps.name[i]), options.optimizerPatterns)) {
+            markers.push_back({{model.cpuOps.startNs[i], model.cpuOps.endNs[i]},
+                               core::CpuOpId{static_cast<std::uint32_t>(i)},
+                               {},
+                               model.cpuOps.thread[i]});
+        }
+    }
+    for (std::size_t i = 0; i < model.ranges.size(); ++i) {
+        if (isHostRange(model, i) &&
+            startsWithAny(model.text(model.ranges.name[i]), options.optimizerPatterns)) {
+            markers.push_back({{model.ranges.startNs[i], model.ranges.endNs[i]},
+                               {},
+                               core::RangeId{static_cast<std::uint32_t>(i)},
+                               model.ranges.thread[i]});
+        }
+    }
+    std::sort(markers.begin(), markers.end(),
+              [](const Marker& a, const Marker& b) { return a.range.startNs < b.range.startNs; });
+    // Overlapping markers (op + its annotation, nested calls) are one optimizer step.
+    std::vector<Marker> merged;
+    for (const Marker& m : markers) {
+        if (!merged.empty() && m.range.startNs < merged.back().range.endNs) {
+            merged.back().range.endNs = std::max(merged.back().range.endNs, m.range.endNs);
+            if (!merged.back().op.valid()) {
+                merged.back().op = m.op;
+            }
+            continue;
+        }
+        merged.push_back(m);
+    }
+    std::vector<Candidate> out;
+    if (merged.empty()) {
+        return out;
+    }
+    TimestampNs begin = model.timeSpan().startNs;
+    for (std::size_t i = 0; i < merged.size(); ++i) {
+        Candidate c;
+        c.cpuRange = {std::min(begin, merged[i].range.startNs), merged[i].range.endNs};
+        c.number = static_cast<std::int64_t>(i);
+        c.name = "optimizer step " + std::to_string(i);
+        c.op = merged[i].op;
+        c.range = merged[i].rangeRow;
+        c.thread = merged[i].thread;
+        out.push_back(std::move(c));
+        begin = merged[i].range.endNs;
+    }
+    return out;
+}
+
+// The repeating iteration of the kernel-name sequence on the device with most kernels.
+std::vector<Candidate> repeatingKernelSteps(const core::TraceModel& model,
+                                            const StepDetectionOptions& options, std::string& note) {
+    const core::KernelTable& kt = model.kernels;
+    std::vector<Candidate> out;
+    if (kt.size() < 4) {
+        return out;
+    }
+    std::unordered_map<std::int16_t, std::size_t> perDevice;
+    for (std::int16_t d : kt.deviceIndex) {
+        ++perDevice[d];
+    }
+    std::int16_t device = perDevice.begin()->first;
+    for (const auto& [d, count] : perDevice) {
+        if (count > perDevice[device] || (count == perDevice[device] && d < device)) {
+            device = d;
+        }
+    }
+    std::vector<std::uint32_t> rows;
+    std::vector<std::uint32_t> seq;
+    for (std::uint32_t i = 0; i < kt.size(); ++i) {
+        if (kt.deviceIndex[i] == device) {
+            rows.push_back(i);
+            seq.push_back(kt.name[i].index);
+        }
+    }
+    const std::size_t n = seq.size();
+    struct NameInfo {
+        std::size_t count = 0;
+        std::size_t first = 0;
+        std::size_t last = 0;
+        std::unordered_map<std::size_t, std::size_t> diffs;
+    };
+    std::unordered_map<std::uint32_t, NameInfo> names;
+    for (std::size_t i = 0; i < n; ++i) {
+        auto [it, inserted] = names.try_emplace(seq[i]);
+        NameInfo& info = it->second;
+        if (inserted) {
+            info.first = i;
+        } else {
+            ++info.diffs[i - info.last];
+        }
+        info.last = i;
+        ++info.count;
+    }
+    // Candidate anchors: names that recur at a (mostly) constant distance p.
+    struct Anchor {
+        std::uint32_t name;
+        std::size_t period;
+        std::size_t first;
+        std::size_t count;
+    };
+    std::vector<Anchor> anchors;
+    for (const auto& [name, info] : names) {
+        if (info.count < static_cast<std::size_t>(std::max(2, options.minRepeats))) {
+            continue;
+        }
+        std::size_t bestDiff = 0;
+        std::size_t bestCount = 0;
+        for (const auto& [diff, count] : info.diffs) {
+            if (count > bestCount || (count == bestCount && diff < bestDiff)) {
+                bestDiff = diff;
+                bestCount = count;
+            }
+        }
+        double regular = static_cast<double>(bestCount) / static_cast<double>(info.count - 1);
+        if (bestDiff >= 2 && regular >= options.minPeriodMatch) {
+            anchors.push_back({name, bestDiff, info.first, info.count});
+        }
+    }
+    if (anchors.empty()) {
+        return out;
+    }
+    std::sort(anchors.begin(), anchors.end(), [](const Anchor& a, const Anchor& b) {
+        return a.period != b.period ? a.period < b.period : a.first < b.first;
+    });
+    // Verify the smallest periods first (each check is O(n)); a few distinct ones at most.
+    std::size_t period = 0;
+    int tried = 0;
+    for (std::size_t a = 0; a < anchors.size() && tried < 16; ++a) {
+        if (a > 0 && anchors[a].period == anchors[a - 1].period) {
+            continue;
+        }
+        ++tried;
+        std::size_t p = anchors[a].period;
+        if (p * 2 > n) {
+            break;
+        }
+        std::size_t match = 0;
+        for (std::size_t i = 0; i + p < n; ++i) {
+            match += seq[i] == seq[i + p] ? 1 : 0;
+        }
+        if (static_cast<double>(match) / static_cast<double>(n - p) >= options.minPeriodMatch) {
+            period = p;
+            break;
+        }
+    }
+    if (period == 0) {
+        return out;
+    }
+    // Anchor: the name with this period that occurs first (the start of an iteration).
+    const Anchor* anchor = nullptr;
+    for (const Anchor& a : anchors) {
+        if (a.period == period && (anchor == nullptr || a.first < anchor->first)) {
+            anchor = &a;
+        }
+    }
+    std::vector<std::size_t> positions;
+    for (std::size_t i = anchor->first; i < n; ++i) {
+        if (seq[i] == anchor->name) {
+            positions.push_back(i);
+        }
+    }
+    for (std::size_t j = 0; j < positions.size(); ++j) {
+        std::size_t begin = positions[j];
+        std::size_t end = j + 1 < positions.size() ? positions[j + 1] : std::min(n, begin + period);
+        TimestampNs startNs = kt.startNs[rows[begin]];
+        TimestampNs endNs = startNs;
+        for (std::size_t i = begin; i < end; ++i) {
+            endNs = std::max(endNs, kt.endNs[rows[i]]);
+        }
+        if (j + 1 < positions.size()) {
+            endNs = std::max(endNs, kt.startNs[rows[positions[j + 1]]]);
+        }
+        Candidate c;
+        c.cpuRange = {startNs, endNs};
+        c.number = static_cast<std::int64_t>(j);
+        c.name = "iteration " + std::to_string(j) + " (kernel period)";
+        out.push_back(std::move(c));
+    }
+    note = "steps from the repeating kernel sequence on device " + std::to_string(device) + ": period " +
+           std::to_string(period) + " kernels, " + std::to_string(positions.size()) +
+           " repetitions starting at '" + std::string(model.text(core::StringId{anchor->name})) + "'";
+    return out;
+}
+
+// Step index whose host range contains t (latest-starting when several do), -1 if none.
+class StepLookup {
+public:
+    explicit StepLookup(const std::vector<Step>& steps) : m_steps(steps) {
+        m_prefixMaxEnd.reserve(steps.size());
+        TimestampNs maxEnd = std::numeric_limits<TimestampNs>::min();
+        for (const Step& s : steps) {
+            maxEnd = std::max(maxEnd, s.cpuRange.endNs);
+            m_prefixMaxEnd.push_back(maxEnd);
+        }
+    }
+    std::int32_t find(TimestampNs t) const {
+        auto it = std::upper_bound(m_steps.begin(), m_steps.end(), t,
+                                   [](TimestampNs v, const Step& s) { return v < s.cpuRange.startNs; });
+        std::ptrdiff_t i = (it - m_steps.begin()) - 1;
+        while (i >= 0 && m_prefixMaxEnd[static_cast<std::size_t>(i)] > t) {
+            if (m_steps[static_cast<std::size_t>(i)].cpuRange.contains(t)) {
+                return static_cast<std::int32_t>(i);
+            }
+            --i;
+        }
+        return -1;
+    }
+
+private:
+    const std::vector<Step>& m_steps;
+    std::vector<TimestampNs> m_prefixMaxEnd;
+};
+
+template <class Table>
+void assignGpuRows(const core::TraceModel& model, const Table& table, const StepLookup& lookup,
+                   std::vector<Step>& steps, std::vector<std::int32_t>& rowStep, std::int64_t Step::*counter,
+                   bool stretch) {
+    rowStep.assign(table.size(), -1);
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        core::ApiCallId call = table.launchCall[i];
+        TimestampNs launchNs = call.valid() && call.index < model.apiCalls.size()
+                                   ? model.apiCalls.startNs[call.index]
+                                   : table.startNs[i];
+        std::int32_t s = lookup.find(launchNs);
+        if (s < 0 && call.valid()) {
+            s = lookup.find(table.startNs[i]);
+        }
+        rowStep[i] = s;
+        if (s < 0) {
+            continue;
+        }
+        Step& step = steps[static_cast<std::size_t>(s)];
+        ++(step.*counter);
+        TimestampNs endNs = std::max(table.startNs[i], table.endNs[i]);
+        if (step.kernelCount + step.memcpyCount + step.memsetCount == 1) {  // first GPU row of the step
+            step.gpuRange = {table.startNs[i], endNs};
+        } else {
+            step.gpuRange.startNs = std::min(step.gpuRange.startNs, table.startNs[i]);
+            step.gpuRange.endNs = std::max(step.gpuRange.endNs, endNs);
+        }
+        if (stretch) {
+            step.range.startNs = std::min(step.range.startNs, table.startNs[i]);
+            step.range.endNs = std::max(step.range.endNs, endNs);
+        }
+    }
+}
+
+}  // namespace
+
+std::string_view toString(StepSource source) {
+    switch (source) {
+        case StepSource::ProfilerStep:
+            return "ProfilerStep";
+        case StepSource::NamedRange:
+            return "named range";
+        case StepSource::OptimizerMarker:
+            return "optimizer marker";
+        case StepSource::RepeatingKernels:
+            return "repeating kernels";
+        case StepSource::WholeTrace:
+            return "whole trace";
+    }
+    return "whole trace";
+}
+
+bool matchesStepPattern(std::string_view name, const std::vector<std::string>& patterns) {
+    std::string lowered(name);
+    for (char& c : lowered) {
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    for (const std::string& pattern : patterns) {
+        if (pattern.empty() || lowered.size() < pattern.size() ||
+            lowered.compare(0, pattern.size(), pattern) != 0) {
+            continue;
+        }
+        if (lowered.size() == pattern.size() ||
+            !std::isalpha(static_cast<unsigned char>(lowered[pattern.size()]))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+TimeRange StepsResult::span() const {
+    if (steps.empty()) {
+        return {};
+    }
+    TimeRange r = steps.front().range;
+    for (const Step& s : steps) {
+        r.startNs = std::min(r.startNs, s.range.startNs);
+        r.endNs = std::max(r.endNs, s.range.endNs);
+    }
+    return r;
+}
+
+StepsResult detectSteps(const core::TraceModel& model, const StepDetectionOptions& options) {
+    StepsResult result;
+    std::vector<Candidate> candidates = profilerSteps(model);
+    if (!candidates.empty()) {
+        result.source = StepSource::ProfilerStep;
+        result.note = std::to_string(candidates.size()) + " ProfilerStep ranges";
+    }
+    if (candidates.empty()) {
+        candidates = namedRangeSteps(model, options);
+        if (!candidates.empty()) {
+            result.source = StepSource::NamedRange;
+            result.note = std::to_string(candidates.size()) + " step ranges named like '" +
+                          candidates.front().name + "'";
+        }
+    }
+    if (candidates.empty()) {
+        candidates = optimizerSteps(model, options);
+        if (!candidates.empty()) {
+            result.source = StepSource::OptimizerMarker;
+            result.note =
+                std::to_string(candidates.size()) +
+                " optimizer-step markers; each step ends where an optimizer step ends (the first one "
+                "starts at the beginning of the trace and may be partial)";
+        }
+    }
+    if (candidates.empty()) {
+        std::string note;
+        candidates = repeatingKernelSteps(model, options, note);
+        if (!candidates.empty()) {
+            result.source = StepSource::RepeatingKernels;
+            result.note = note;
+        }
+    }
+    if (candidates.empty()) {
+        TimeRange span = model.timeSpan();
+        result.source = StepSource::WholeTrace;
+        if (span.empty() && model.gpuEventCount() == 0 && model.cpuOps.size() == 0 &&
+            model.ranges.size() == 0) {
+            result.note = "the trace has no events: no steps";
+        } else {
+            result.note =
+                "no step markers (ProfilerStep, step-named ranges, optimizer steps) and no repeating kernel "
+                "sequence: the whole trace is analysed as one window";
+            Candidate c;
+            c.cpuRange = span;
+            c.name = "whole trace";
+            candidates.push_back(std::move(c));
+        }
+    }
+
+    result.steps.reserve(candidates.size());
+    for (Candidate& c : candidates) {
+        Step s;
+        s.number = c.number;
+        s.name = std::move(c.name);
+        s.cpuRange = c.cpuRange;
+        s.range = c.cpuRange;
+        s.markerRange = c.range;
+        s.markerOp = c.op;
+        s.thread = c.thread;
+        result.steps.push_back(std::move(s));
+    }
+    StepLookup lookup(result.steps);
+    const bool stretch = options.stretchOverGpuWork;
+    assignGpuRows(model, model.kernels, lookup, result.steps, result.kernelStep, &Step::kernelCount, stretch);
+    assignGpuRows(model, model.memcpys, lookup, result.steps, result.memcpyStep, &Step::memcpyCount, stretch);
+    assignGpuRows(model, model.memsets, lookup, result.steps, result.memsetStep, &Step::memsetCount, stretch);
+    for (std::size_t i = 1; i < result.steps.size(); ++i) {
+        if (result.steps[i - 1].range.endNs > result.steps[i].range.startNs) {
+            result.overlapping = true;
+        }
+    }
+    if (result.overlapping) {
+        result.note += "; some steps overlap the next one once stretched over the GPU work they launched";
+    }
+    return result;
+}
+
+}  // namespace chokepoint::analysis

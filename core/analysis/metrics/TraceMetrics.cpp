@@ -1,0 +1,58 @@
+#include "core/analysis/metrics/TraceMetrics.h"
+
+namespace chokepoint::analysis {
+
+core::Result<TraceMetrics> computeTraceMetrics(const core::TraceModel& model, const MetricsOptions& options,
+                                               const DeviceSpec* device, const core::ProgressFn& progress) {
+    TraceMetrics m;
+    auto step = [&](double fraction) { return core::reportProgress(progress, fraction); };
+    const core::Error cancelled = core::makeError(core::kCancelledMessage);
+
+    m.hasGpuWork = model.gpuEventCount() > 0;
+    if (!m.hasGpuWork) {
+        m.notes.push_back("no GPU activity in the trace (no kernels, copies or memsets)");
+    }
+    m.steps = detectSteps(model, options.steps);
+    m.notes.push_back("steps: " + m.steps.note);
+    if (!step(0.15)) {
+        return cancelled;
+    }
+    m.kernels = computeKernelStats(model);
+    if (!step(0.3)) {
+        return cancelled;
+    }
+    m.phases = detectPhases(model, m.steps);
+    if (!m.phases.note.empty()) {
+        m.notes.push_back("phases: " + m.phases.note);
+    }
+    if (!step(0.45)) {
+        return cancelled;
+    }
+    m.accounting = computeGpuTimeAccounting(model, m.steps, m.kernels, options.accounting);
+    if (!step(0.65)) {
+        return cancelled;
+    }
+    m.hta = computeHtaBreakdown(model, options.hta);
+    if (!step(0.75)) {
+        return cancelled;
+    }
+    m.opCosts = attributeOpCosts(model);
+    if (!m.opCosts.shapesRecorded()) {
+        m.notes.push_back(
+            "no input shapes recorded (record_shapes=False): no FLOP/byte estimates, no roofline points");
+    }
+    m.counters = summarizeCounters(model, m.steps);
+    if (!step(0.9)) {
+        return cancelled;
+    }
+    m.roofline = computeRoofline(model, m.kernels, m.opCosts, m.steps, m.counters, device, options.roofline);
+    if (device == nullptr) {
+        m.notes.push_back("no device spec: roofline without ceilings, no bandwidth fractions");
+    }
+    if (!step(1.0)) {
+        return cancelled;
+    }
+    return m;
+}
+
+}  // namespace chokepoint::analysis
