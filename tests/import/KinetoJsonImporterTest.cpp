@@ -1,0 +1,168 @@
+// Importer behaviour on small traces written in the test: both category generations, flows,
+// fractional nanoseconds, device properties, distributed info, AMD.
+
+#include "core/import/KinetoJsonImporter.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace chokepoint::core;
+
+namespace {
+
+TraceModel importOk(const std::string& json) {
+    auto result = importKinetoJsonFromMemory(json, "test.json");
+    EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message);
+    if (!result.ok()) {
+        return TraceModel{};
+    }
+    return std::move(result).value();
+}
+
+const char* kCurrentTrace = R"JSON({
+  "schemaVersion": 1,
+  "deviceProperties": [
+    {"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": 85018279936, "computeMajor": 9,
+     "computeMinor": 0, "maxThreadsPerBlock": 1024, "maxThreadsPerMultiprocessor": 2048,
+     "regsPerBlock": 65536, "warpSize": 32, "sharedMemPerBlock": 49152, "numSms": 132}
+  ],
+  "distributedInfo": {"backend": "nccl", "rank": 3, "world_size": 8},
+  "traceEvents": [
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#7", "pid": 10, "tid": 11,
+   "ts": 1712195495519000.000, "dur": 1000.5},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 10, "tid": 11,
+   "ts": 1712195495519100.047, "dur": 50.001,
+   "args": {"External id": 42, "Input Dims": [[8, 1024], [1024, 4096]], "Input type": ["float", "float"]}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 10, "tid": 11,
+   "ts": 1712195495519110.5, "dur": 5, "args": {"External id": 42, "cbid": 211, "correlation": 777}},
+  {"ph": "s", "id": 777, "pid": 10, "tid": 11, "ts": 1712195495519110.5, "cat": "ac2g", "name": "ac2g"},
+  {"ph": "X", "cat": "kernel", "name": "sm90_gemm", "pid": 0, "tid": 7,
+   "ts": 1712195495519200.25, "dur": 30.125,
+   "args": {"External id": 42, "device": 0, "stream": 7, "correlation": 777, "registers per thread": 168,
+            "shared memory": 232448, "grid": [132, 1, 1], "block": [384, 1, 1]}},
+  {"ph": "f", "id": 777, "pid": 0, "tid": 7, "ts": 1712195495519200.25, "cat": "ac2g", "name": "ac2g", "bp": "e"},
+  {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Pageable -> Device)", "pid": 0, "tid": 7,
+   "ts": 1712195495519300, "dur": 2, "args": {"device": 0, "stream": 7, "correlation": 778, "bytes": 4096}},
+  {"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": 0, "tid": 7,
+   "ts": 1712195495519310, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 779, "bytes": 512}},
+  {"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#7", "pid": 0, "tid": 7,
+   "ts": 1712195495519200, "dur": 200},
+  {"ph": "X", "cat": "python_function", "name": "torch/nn/modules/module.py(1501): _call_impl", "pid": 10,
+   "tid": 11, "ts": 1712195495519050, "dur": 100},
+  {"ph": "X", "cat": "cuda_driver", "name": "cuLaunchKernel", "pid": 10, "tid": 11, "ts": 1712195495519400,
+   "dur": 3, "args": {"correlation": 780}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 10, "tid": 11,
+   "ts": 1712195495519500, "dur": 20, "args": {"correlation": 781}},
+  {"ph": "i", "cat": "cpu_instant_event", "name": "[memory]", "pid": 10, "tid": 11, "ts": 1712195495519001, "s": "t"},
+  {"ph": "C", "name": "GPU Memory", "pid": 0, "ts": 1712195495519002, "args": {"Allocated": 1024}},
+  {"name": "process_name", "ph": "M", "ts": 0, "pid": 10, "tid": 0, "args": {"name": "python"}},
+  {"name": "thread_name", "ph": "M", "ts": 0, "pid": 10, "tid": 11, "args": {"name": "thread 11 (python)"}},
+  {"ph": "X", "cat": "Trace", "ts": 1712195495519000, "dur": 13896, "pid": "Traces", "tid": "PyTorch Profiler",
+   "name": "PyTorch Profiler (0)", "args": {"Op count": 0}},
+  {"name": "Record Window End", "ph": "i", "s": "g", "pid": "", "tid": "", "ts": 1712195495520000}
+  ],
+  "traceName": "x.json",
+  "displayTimeUnit": "ns",
+  "baseTimeNanoseconds": 1735632360000000000,
+  "trace_id": "ABC"
+})JSON";
+
+}  // namespace
+
+TEST(KinetoJsonImporter, CurrentCategories) {
+    TraceModel m = importOk(kCurrentTrace);
+    ASSERT_TRUE(m.finalized());
+    ASSERT_EQ(m.kernels.size(), 1u);
+    EXPECT_EQ(m.text(m.kernels.name[0]), "sm90_gemm");
+    EXPECT_EQ(m.kernels.startNs[0], 1712195495519200250);
+    EXPECT_EQ(m.kernels.endNs[0], 1712195495519230375);
+    EXPECT_EQ(m.kernels.streamId[0], 7);
+    EXPECT_EQ(m.kernels.gridX[0], 132);
+    EXPECT_EQ(m.kernels.blockX[0], 384);
+    EXPECT_EQ(m.kernels.registersPerThread[0], 168);
+    EXPECT_EQ(m.kernels.staticSharedBytes[0], 232448);
+    EXPECT_EQ(m.kernels.correlationId[0], 777);
+    ASSERT_TRUE(m.kernels.launchCall[0].valid());
+    EXPECT_EQ(m.text(m.apiCalls.name[m.kernels.launchCall[0].index]), "cudaLaunchKernel");
+
+    ASSERT_EQ(m.memcpys.size(), 1u);
+    EXPECT_EQ(m.memcpys.kind[0], MemcpyKind::HostToDevice);
+    EXPECT_EQ(m.memcpys.srcKind[0], MemoryKind::Pageable);
+    EXPECT_EQ(m.memcpys.dstKind[0], MemoryKind::Device);
+    EXPECT_EQ(m.memcpys.sizeBytes[0], 4096);
+    ASSERT_EQ(m.memsets.size(), 1u);
+    EXPECT_EQ(m.memsets.memoryKind[0], MemoryKind::Device);
+    EXPECT_EQ(m.memsets.sizeBytes[0], 512);
+
+    ASSERT_EQ(m.apiCalls.size(), 3u);
+    std::size_t drivers = 0;
+    for (std::size_t i = 0; i < m.apiCalls.size(); ++i) {
+        drivers += m.apiCalls.domain[i] == ApiDomain::Driver;
+    }
+    EXPECT_EQ(drivers, 1u);
+    ASSERT_EQ(m.syncs.size(), 1u);
+    EXPECT_EQ(m.syncs.kind[0], SyncKind::StreamSynchronize);
+    EXPECT_TRUE(m.syncs.apiCall[0].valid());
+
+    ASSERT_EQ(m.cpuOps.size(), 2u);  // aten::mm + python function
+    std::size_t python = 0;
+    for (std::size_t i = 0; i < m.cpuOps.size(); ++i) {
+        if (m.cpuOps.category[i] == CpuOpCategory::PythonFunction) {
+            ++python;
+        } else {
+            EXPECT_EQ(m.text(m.cpuOps.name[i]), "aten::mm");
+            EXPECT_EQ(m.text(m.cpuOps.inputShapes[i]), "[[8, 1024], [1024, 4096]]");
+            EXPECT_EQ(m.text(m.cpuOps.inputTypes[i]), "[\"float\", \"float\"]");
+            EXPECT_EQ(m.cpuOps.externalId[i], 42);
+            EXPECT_EQ(m.cpuOps.startNs[i], 1712195495519100047);
+        }
+    }
+    EXPECT_EQ(python, 1u);
+
+    ASSERT_EQ(m.ranges.size(), 2u);
+    std::size_t gpuRanges = 0;
+    for (std::size_t i = 0; i < m.ranges.size(); ++i) {
+        EXPECT_EQ(m.text(m.ranges.name[i]), "ProfilerStep#7");
+        if (m.ranges.source[i] == RangeSource::GpuUserAnnotation) {
+            ++gpuRanges;
+            EXPECT_EQ(m.ranges.deviceIndex[i], 0);
+            EXPECT_EQ(m.ranges.streamId[i], 7);
+        } else {
+            EXPECT_EQ(m.ranges.endNs[i] - m.ranges.startNs[i], 1000500);
+        }
+    }
+    EXPECT_EQ(gpuRanges, 1u);
+
+    ASSERT_EQ(m.devices.size(), 1u);
+    EXPECT_EQ(m.devices[0].name, "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(m.devices[0].vendor, "NVIDIA");
+    EXPECT_EQ(m.devices[0].smCount, 132);
+    EXPECT_EQ(m.devices[0].computeMajor, 9);
+    EXPECT_EQ(m.devices[0].totalMemoryBytes, 85018279936);
+    EXPECT_EQ(m.devices[0].maxThreadsPerSm, 2048);
+    EXPECT_TRUE(m.distributed.present);
+    EXPECT_EQ(m.distributed.rank, 3);
+    EXPECT_EQ(m.distributed.worldSize, 8);
+    EXPECT_EQ(m.distributed.backend, "nccl");
+    EXPECT_EQ(m.metadata.captureStartUnixNs, 1735632360000000000);
+    EXPECT_EQ(m.metadata.sourceFormat, "kineto-json");
+
+    ASSERT_EQ(m.counters.size(), 1u);
+    EXPECT_EQ(m.counters[0].name, "GPU Memory");
+    EXPECT_EQ(m.counters[0].values[0], 1024.0);
+
+    EXPECT_EQ(m.stats.count("import.instant_events"), 2);
+    EXPECT_EQ(m.stats.count("import.cpu_instant_events"), 1);
+    EXPECT_EQ(m.stats.count("import.unknown_category"), 0);
+    bool sawProcess = false;
+    for (const ProcessInfo& p : m.processes) {
+        sawProcess = sawProcess || (p.pid == 10 && p.name == "python");
+    }
+    EXPECT_TRUE(sawProcess);
+    bool sawThread = false;
+    for (const ThreadInfo& t : m.threads) {
+        sawThread = sawThread || (t.pid == 10 && t.tid == 11 && t.name == "thread 11 (python)");
+    }
+    EXPECT_TRUE(sawThread);
+}
