@@ -1,0 +1,133 @@
+#pragma once
+// The analysis report: everything Chokepoint concludes about one trace, as one immutable value
+// shared as std::shared_ptr<const AnalysisReport> (CLI writers, GUI pages, compare).
+//
+// Contents: the measurement engine's TraceMetrics, the matched DeviceSpec and how it matched, MFU /
+// HFU / busy with the seed's bands, D·A·M verdicts per step, per phase and overall (each with its
+// evidence, confidence and missing signals), the headline sentence, recommended fixes with
+// expected gains, and warnings. Display strings (kernel names, step names) are resolved into the
+// report, so writers do not need the TraceModel. StringIds and row ids inside `metrics` refer to
+// the model the report was computed from; `model` holds it when analyzeTrace received a shared_ptr.
+//
+// Units: ns for times, fractions 0..1 for shares, FLOPs and FLOP/s, bytes. This header only grows
+// (new fields at the end of structs); the JSON writer's schema is docs/REPORT_JSON.md.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/analysis/DeviceSpec.h"
+#include "core/analysis/diagnosis/ComputeFormulas.h"
+#include "core/analysis/diagnosis/DiagnosisConfig.h"
+#include "core/analysis/diagnosis/DiagnosisSignals.h"
+#include "core/analysis/diagnosis/FixEngine.h"
+#include "core/analysis/diagnosis/Verdict.h"
+#include "core/analysis/metrics/TraceMetrics.h"
+#include "core/model/Enums.h"
+#include "core/model/TraceModel.h"
+
+namespace chokepoint::analysis {
+
+inline constexpr int kReportSchemaVersion = 1;
+
+// Which datasheet the analysis used and why.
+struct DeviceMatch {
+    bool matched = false;
+    DeviceSpec spec;                // valid when matched
+    std::string method;             // "override", "name", "properties", "none"
+    std::string traceDeviceName;    // as the trace recorded it ("NVIDIA A100-SXM4-80GB")
+    std::int32_t deviceIndex = -1;  // the device the verdicts are about (busiest)
+    std::string note;               // "matched 'a100-sxm-80gb' by name", "no device in the trace"
+};
+
+// Where O_model came from.
+enum class ModelFlopsSource {
+    None = 0,          // unknown: MFU not computed
+    UserFlopsPerStep,  // --model-flops
+    UserParamsTokens,  // 6 · N · T from --params / --tokens-per-step
+    ShapeEstimate,     // forward FLOPs from recorded shapes × 3 (§1.3), labelled an estimate
+};
+std::string_view toString(ModelFlopsSource source);
+
+// MFU and friends (§1.2, §9.1, §9.2).
+struct MfuReport {
+    ModelFlopsSource source = ModelFlopsSource::None;
+    bool estimate = false;                  // O_model from shapes rather than from the user
+    double modelFlopsPerStep = 0;           // O_model
+    double hardwareFlopsPerStep = 0;        // counted FLOPs per step from shapes (incl. recompute), 0 if none
+    Precision precision = Precision::BF16;  // precision of the peak used
+    std::string precisionReason;            // "dominant op precision BF16", "--precision", "default"
+    double peakFlopsPerSecond = 0;          // R_peak at that precision, 0 when unknown
+    double stepTimeNs = 0;                  // mean T_step over the steps
+    std::optional<double> mfu;              // O_model / (R_peak · T_step)
+    std::optional<double> hfu;              // counted FLOPs / (R_peak · T_step)
+    double busyFraction = 0;                // time-based accelerator busy (Table 7 uses this)
+    formulas::MfuBand band = formulas::MfuBand::Unknown;
+    std::string bandLabel;
+    std::vector<std::string> warnings;  // ordering violations, busy-healthy-but-MFU-low, ...
+};
+
+// Verdict of one step.
+struct StepDiagnosis {
+    std::int32_t stepIndex = 0;
+    std::string name;  // "ProfilerStep#12"
+    core::TimeRange range;
+    DiagnosisSignals signals;
+    Verdict verdict;
+};
+
+// Verdict of one phase kind (all steps together).
+struct PhaseDiagnosis {
+    PhaseKind kind = PhaseKind::Forward;
+    std::int64_t occurrences = 0;  // steps in which the phase was seen
+    double cpuTimeNs = 0;          // summed over steps
+    double gpuTimeNs = 0;          // summed over steps
+    double shareOfStepTime = 0;    // host time / total step time
+    DiagnosisSignals signals;
+    Verdict verdict;
+};
+
+// One row of the top-kernels table, with the name resolved.
+struct TopKernel {
+    std::string name;
+    KernelClass kernelClass = KernelClass::Other;
+    bool tensorCore = false;
+    std::int64_t count = 0;
+    double totalNs = 0;
+    double meanNs = 0;
+    double shareOfKernelTime = 0;
+};
+
+struct ReportWarning {
+    core::Severity severity = core::Severity::Warning;
+    std::string code;     // stable, dotted: "mfu.ordering_violated", "steps.whole_trace"
+    std::string message;  // human-readable
+};
+
+struct AnalysisReport {
+    int schemaVersion = kReportSchemaVersion;
+    // Source
+    std::string sourcePath;
+    std::string sourceFormat;
+    bool synthetic = false;
+    std::shared_ptr<const core::TraceModel> model;  // may be null (see the file comment)
+    // Measurements
+    TraceMetrics metrics;
+    DeviceMatch device;
+    core::DistributedInfo distributed;  // rank, world size, backend as the trace recorded them
+    MfuReport mfu;
+    std::vector<TopKernel> topKernels;  // by total time, at most 20
+    // Diagnosis
+    DiagnosisConfig config;
+    DiagnosisSignals overallSignals;
+    Verdict overall;
+    std::vector<StepDiagnosis> steps;
+    std::vector<PhaseDiagnosis> phases;
+    FixPlan fixes;         // for the overall verdict
+    std::string headline;  // "Data-bound: the GPU waits 38 % of each step for the input pipeline"
+    std::vector<ReportWarning> warnings;
+};
+
+}  // namespace chokepoint::analysis
