@@ -1,0 +1,85 @@
+#pragma once
+// RooflineChart: a log-log roofline plot (QCustomPlot) fed by plain data, so it can draw one
+// trace's roofline or two traces' for a comparison. It draws what it is given and computes no
+// metrics: the caller passes the device's memory bandwidth, one compute roof per precision, the
+// points (from the analysis report) and the reference intensities.
+//
+// Units: arithmetic intensity in FLOP/byte (x), throughput in FLOP/s (y), bandwidth in bytes/s.
+// The memory roof is y = AI × bandwidth up to the highest ridge; each compute roof is flat from its
+// own ridge (peak / bandwidth) on. Points are sized by their share of kernel time.
+// Hover shows a point's tooltip; a click emits pointClicked with the point's index.
+
+#include <QColor>
+#include <QString>
+#include <QWidget>
+#include <vector>
+
+class QCustomPlot;
+class QMouseEvent;
+
+namespace chokepoint::ui {
+
+struct RooflineRoof {
+    QString label;  // "BF16 tensor"
+    double peakFlopsPerSecond = 0;
+    QColor color;
+};
+
+struct RooflineMarker {
+    QString label;  // "softmax ~5"
+    double intensityFlopsPerByte = 0;
+};
+
+struct RooflineDot {
+    QString label;  // kernel, op or class name (shown in the tooltip)
+    QString group;  // legend entry it belongs to ("GEMM", "Elementwise")
+    double intensityFlopsPerByte = 0;
+    double flopsPerSecond = 0;
+    double timeShare = 0;  // 0..1 of kernel time; sets the dot size
+    QColor color;
+    QString tooltip;      // full text for hover (may contain newlines)
+    bool hollow = false;  // drawn as a ring (e.g. aggregate class points)
+};
+
+struct RooflineChartData {
+    double bandwidthBytesPerSecond = 0;  // 0 when the device is unknown: no roofs are drawn
+    std::vector<RooflineRoof> roofs;
+    std::vector<RooflineDot> dots;
+    std::vector<RooflineMarker> markers;
+    QString emptyMessage;  // shown when there are no dots ("No FLOP estimates in this trace")
+    QString note;          // small caption under the title (device and its source)
+};
+
+class RooflineChart : public QWidget {
+    Q_OBJECT
+public:
+    explicit RooflineChart(QWidget* parent = nullptr);
+
+    void setData(RooflineChartData data);
+    const RooflineChartData& data() const { return m_data; }
+    QCustomPlot* plot() const { return m_plot; }
+
+    // Index of the dot nearest to the widget position `pos` within `radiusPx`, else -1.
+    int dotAt(const QPoint& pos, double radiusPx = 12.0) const;
+    // Pixel position of dot `index` in plot coordinates (for tests and tooltips).
+    QPointF dotPixel(int index) const;
+    // Emphasises one dot (a ring around it); -1 clears.
+    void setHighlightedDot(int index);
+
+signals:
+    void pointClicked(int index);
+
+private:
+    void rebuild();
+    void onMouseMove(QMouseEvent* event);
+    void onMousePress(QMouseEvent* event);
+
+    QCustomPlot* m_plot = nullptr;
+    RooflineChartData m_data;
+    int m_highlighted = -1;
+};
+
+// Tick labels with SI prefixes on a log axis: 1 k, 10 M, 1 T ... (unit appended by the axis label).
+QString siTickLabel(double value);
+
+}  // namespace chokepoint::ui

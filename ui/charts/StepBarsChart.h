@@ -1,0 +1,53 @@
+#pragma once
+// StepBarsChart: one stacked bar per training step showing where its time went (compute,
+// communication, copies, idle by cause...), drawn with QCustomPlot from plain data. The caller
+// supplies the series in stacking order (bottom first), each with one value per step in
+// milliseconds. A click on a bar emits stepClicked with the step's index.
+
+#include <QColor>
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+#include <vector>
+
+class QCustomPlot;
+class QMouseEvent;
+
+namespace chokepoint::ui {
+
+struct StackedSeries {
+    QString name;
+    QColor color;
+    std::vector<double> valuesMs;  // one per step
+};
+
+struct StepBarsData {
+    QStringList stepLabels;  // x tick labels, one per step ("12" for ProfilerStep#12)
+    std::vector<StackedSeries> series;
+    QString emptyMessage;
+};
+
+class StepBarsChart : public QWidget {
+    Q_OBJECT
+public:
+    explicit StepBarsChart(QWidget* parent = nullptr);
+
+    void setData(StepBarsData data);
+    const StepBarsData& data() const { return m_data; }
+    QCustomPlot* plot() const { return m_plot; }
+    // Step index under the widget position, or -1.
+    int stepAt(const QPoint& pos) const;
+
+signals:
+    void stepClicked(int stepIndex);
+
+private:
+    void rebuild();
+    void onMousePress(QMouseEvent* event);
+    void onMouseMove(QMouseEvent* event);
+
+    QCustomPlot* m_plot = nullptr;
+    StepBarsData m_data;
+};
+
+}  // namespace chokepoint::ui
