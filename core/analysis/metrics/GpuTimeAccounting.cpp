@@ -296,6 +296,12 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
     if (span.empty()) {
         for (const auto& [device, sets] : devices) {
             result.devices.push_back(device);
+            if (!sets.busy.empty()) {
+                TimeRange gpuSpan{sets.busy.intervals().front().startNs, sets.busy.intervals().back().endNs};
+                result.perDeviceGpuSpan.push_back(breakdown(sets, sets.communication.subtract(sets.compute),
+                                                            sets.copy.subtract(sets.compute), gpuSpan, device,
+                                                            -1));
+            }
         }
         return result;
     }
@@ -320,6 +326,10 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
         result.devices.push_back(device);
         IntervalSet exposedComm = d.communication.subtract(d.compute);
         IntervalSet exposedCopy = d.copy.subtract(d.compute);
+        if (!d.busy.empty()) {
+            TimeRange gpuSpan{d.busy.intervals().front().startNs, d.busy.intervals().back().endNs};
+            result.perDeviceGpuSpan.push_back(breakdown(d, exposedComm, exposedCopy, gpuSpan, device, -1));
+        }
 
         // --- Device-level idle intervals over the span, with causes --------------------------------
         HostActivity host = buildHostActivity(model, d.launchThreads);

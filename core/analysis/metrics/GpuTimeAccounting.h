@@ -115,6 +115,9 @@ struct AccountingOptions {
 struct GpuTimeAccountingResult {
     std::vector<GpuTimeBreakdown> perStep;    // one row per (step, device), step-major
     std::vector<GpuTimeBreakdown> perDevice;  // one row per device over all steps' span
+    // One row per device over its own GPU span (first GPU op start to last GPU op end), without the
+    // idle split: the plain "GPU busy %" of a trace.
+    std::vector<GpuTimeBreakdown> perDeviceGpuSpan;
     std::vector<IdleInterval> idleIntervals;  // device then stream level, sorted by (device, start)
     std::vector<std::int16_t> devices;        // devices with GPU work, ascending
 };

@@ -75,14 +75,32 @@ HtaBreakdown computeHtaBreakdown(const core::TraceModel& model, const HtaOptions
         return call.valid() && call.index < model.apiCalls.size() ? model.apiCalls.startNs[call.index]
                                                                   : kUnknown;
     };
+    // HTA ends up with whole microseconds: measured against its published figures, an op spans
+    // [ceil(start), floor(start + dur)) in us (identical for traces with integer timestamps).
+    auto floorUs = [](TimestampNs t) {
+        TimestampNs q = t / core::kNsPerUs;
+        return (t < 0 && q * core::kNsPerUs != t ? q - 1 : q) * core::kNsPerUs;
+    };
+    auto ceilUs = [&](TimestampNs t) {
+        TimestampNs f = floorUs(t);
+        return f == t ? t : f + core::kNsPerUs;
+    };
     auto add = [&](TimestampNs start, TimestampNs end, core::ApiCallId call, std::int16_t device,
                    std::int32_t stream, HtaType type) {
         TimestampNs launch = launchOf(call);
-        TimestampNs dropKey = launch != kUnknown ? launch : start;
-        if (dropKey >= cutoff) {
+        // With >= 2 steps HTA keeps only GPU work whose launch call it found before the cutoff.
+        if (result.droppedLastStep && (launch == kUnknown || launch >= cutoff)) {
             return;
         }
-        ops.push_back({{start, std::max(start, end)}, launch, device, stream, type});
+        TimestampNs qStart = start;
+        TimestampNs qEnd = std::max(start, end);
+        TimestampNs qLaunch = launch;
+        if (options.truncateToMicroseconds) {
+            qStart = ceilUs(start);
+            qEnd = std::max(qStart, floorUs(std::max(start, end)));
+            qLaunch = launch == kUnknown ? kUnknown : ceilUs(launch);
+        }
+        ops.push_back({{qStart, qEnd}, qLaunch, device, stream, type});
     };
     for (std::size_t i = 0; i < model.kernels.size(); ++i) {
         add(model.kernels.startNs[i], model.kernels.endNs[i], model.kernels.launchCall[i],

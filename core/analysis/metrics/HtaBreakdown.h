@@ -1,8 +1,11 @@
 #pragma once
 // Holistic Trace Analysis (HTA 0.6.1) parity figures, computed with HTA's own definitions so our
 // numbers can be compared with HTA's on the same window (see ../shared/traces/README.md):
-//   * with >= 2 ProfilerStep#N ranges, GPU work launched at or after the start of the last
-//     ProfilerStep is dropped (launch time = the launch call's start when known, else the GPU start);
+//   * with >= 2 ProfilerStep#N ranges, HTA keeps only GPU work whose launch call (joined by
+//     correlation id) starts before the start of the last ProfilerStep: later launches and GPU work
+//     without a known launch call are dropped;
+//   * times are whole microseconds as HTA ends up holding them: an op spans [ceil(start), floor(end))
+//     in us (found by matching HTA's published figures on traces with fractional timestamps);
 //   * window = last GPU op end - first GPU op start over all streams and devices (GPU op = kernel,
 //     memcpy or memset);
 //   * idle = window - |union of all GPU ops|; compute = |union of COMPUTATION ops|;
@@ -27,6 +30,8 @@ struct HtaOptions {
     // HTA's consecutive_kernel_delay default (30 trace units). Kineto timestamps are microseconds,
     // so 30 us; see README.md for how this was checked against HTA's published figures.
     core::DurationNs consecutiveKernelDelayNs = 30'000;
+    // Round op times to whole microseconds the way HTA does ([ceil(start), floor(end)) in us).
+    bool truncateToMicroseconds = true;
 };
 
 struct HtaStreamIdle {

@@ -1,0 +1,110 @@
+// HTA parity and GPU-busy figures on the public reference traces in ../shared/traces (skipped when
+// absent). Expected numbers are the table in ../shared/traces/README.md (HTA 0.6.1 output and the
+// README's "GPU busy" line); tolerance 0.5 percentage points.
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "core/analysis/metrics/TraceMetrics.h"
+#include "core/import/TraceLoader.h"
+#include "tests/testutils/SharedTraces.h"
+
+namespace chokepoint::analysis {
+namespace {
+
+struct Expected {
+    const char* file;
+    double windowMs;
+    double idlePct;
+    double computePct;
+    double nonComputePct;
+    double hostWaitMs;
+    double kernelWaitMs;
+    double otherMs;
+    double busyPct;  // README "GPU busy x % of y ms window"
+    double busyWindowMs;
+};
+
+constexpr Expected kTraces[] = {
+    {"hta-trace-diff-control__control.json.gz", 383.4, 16.2, 61.23, 22.57, 102.2, 14.2, 32.2, 83.6, 464.6},
+    {"hta-trace-diff-test__test.json.gz", 628.4, 7.47, 68.31, 24.23, 3.0, 42.4, 41.8, 96.3, 745.2},
+    {"hta-ns-resolution__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", 384.6, 2.63, 96.75, 0.62, 1.7, 8.4,
+     0.0, 98.4, 480.0},
+    {"hta-negative-queue__rank0.json.gz", 1016.6, 69.44, 14.15, 16.41, 0.0, 17.2, 691.2, 35.6, 1231.5},
+    {"param-linear__linear_kineto.json.gz", 1008.6, 63.22, 36.62, 0.16, 630.3, 7.2, 0.0, 36.8, 1008.6},
+    {"tracelens-h100__gaunernst_bert-small-uncased__1016001.json.gz", 3.9, 93.5, 6.45, 0.05, 3.7, 0.0, 0.0,
+     7.9, 3.9},
+    {"hta-amd-mi250__mi250_minitoy_train_ROCm6_2_kineto.json.gz", 8.9, 98.53, 1.08, 0.39, 8.8, 0.0, 0.0, 1.7,
+     8.9},
+};
+
+double ms(core::DurationNs ns) {
+    return static_cast<double>(ns) / 1e6;
+}
+
+class SharedTraceHta : public ::testing::TestWithParam<Expected> {};
+
+TEST_P(SharedTraceHta, MatchesHtaWithinHalfAPercentagePoint) {
+    const Expected& e = GetParam();
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, e.file);
+    core::Result<core::TraceModel> model = core::loadTrace(path);
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    core::Result<TraceMetrics> metrics = computeTraceMetrics(*model, {}, nullptr);
+    ASSERT_TRUE(metrics.ok());
+    const HtaBreakdown& hta = metrics->hta;
+    ASSERT_TRUE(hta.hasGpuWork);
+    std::printf("%s: window %.1f ms idle %.2f compute %.2f noncompute %.2f\n", e.file, ms(hta.windowNs),
+                hta.idlePercent(), hta.computePercent(), hta.nonComputePercent());
+    EXPECT_NEAR(ms(hta.windowNs), e.windowMs, 0.05 + e.windowMs * 0.001);
+    EXPECT_NEAR(hta.idlePercent(), e.idlePct, 0.5);
+    EXPECT_NEAR(hta.computePercent(), e.computePct, 0.5);
+    EXPECT_NEAR(hta.nonComputePercent(), e.nonComputePct, 0.5);
+
+    ASSERT_GE(hta.busiestStream, 0);
+    const HtaStreamIdle& s = hta.streams[static_cast<std::size_t>(hta.busiestStream)];
+    std::printf("  busiest stream %d: host_wait %.1f kernel_wait %.1f other %.1f ms\n", s.streamId,
+                ms(s.hostWaitNs), ms(s.kernelWaitNs), ms(s.otherNs));
+    // The split is in ms; 0.5 pp of the window.
+    const double tolMs = std::max(0.1, e.windowMs * 0.005);
+    EXPECT_NEAR(ms(s.hostWaitNs), e.hostWaitMs, tolMs);
+    EXPECT_NEAR(ms(s.kernelWaitNs), e.kernelWaitMs, tolMs);
+    EXPECT_NEAR(ms(s.otherNs), e.otherMs, tolMs);
+
+    // Our own busy % over the whole GPU span agrees with the README's "GPU busy" line.
+    ASSERT_FALSE(metrics->accounting.perDeviceGpuSpan.empty());
+    const GpuTimeBreakdown& span = metrics->accounting.perDeviceGpuSpan.front();
+    std::printf("  GPU span %.1f ms busy %.2f %%\n", ms(span.windowNs), 100 * span.busyFraction());
+    EXPECT_NEAR(ms(span.windowNs), e.busyWindowMs, 0.05 + e.busyWindowMs * 0.001);
+    EXPECT_NEAR(100 * span.busyFraction(), e.busyPct, 0.5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Traces, SharedTraceHta, ::testing::ValuesIn(kTraces),
+                         [](const ::testing::TestParamInfo<Expected>& param) {
+                             std::string name = param.param.file;
+                             name = name.substr(0, name.find("__"));
+                             for (char& c : name) {
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) {
+                                     c = '_';
+                                 }
+                             }
+                             return name;
+                         });
+
+TEST(SharedTraceMetrics, CpuOnlyTraceReportsNoGpuActivity) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "hta-cpu-only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz");
+    core::Result<core::TraceModel> model = core::loadTrace(path);
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    core::Result<TraceMetrics> metrics = computeTraceMetrics(*model, {}, nullptr);
+    ASSERT_TRUE(metrics.ok());
+    EXPECT_FALSE(metrics->hasGpuWork);
+    EXPECT_FALSE(metrics->hta.hasGpuWork);
+    EXPECT_TRUE(metrics->accounting.perDevice.empty());
+    EXPECT_EQ(metrics->steps.source, StepSource::ProfilerStep);
+    ASSERT_FALSE(metrics->notes.empty());
+    EXPECT_NE(metrics->notes.front().find("no GPU activity"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace chokepoint::analysis
