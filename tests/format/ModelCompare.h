@@ -96,7 +96,7 @@ inline TraceModel fullModel(int scale = 1) {
         CpuOpRow other = op;
         other.thread = worker;
         other.category = CpuOpCategory::Other;
-        other.name = m.intern(std::string("weird\x01\xc3(name", 11));
+        other.name = m.intern(std::string("weird\x01\xc3(name", 12));
         other.externalId = -5;
         m.cpuOps.add(other);
 
