@@ -44,6 +44,7 @@ public:
     double fractionConsumed() const override {
         return m_sizeBytes == 0 ? 1.0 : std::min(1.0, double(m_offset) / double(m_sizeBytes));
     }
+    std::uint64_t sizeHint() const override { return m_sizeBytes; }
 
 private:
     int m_fd;
@@ -64,6 +65,7 @@ public:
     double fractionConsumed() const override {
         return m_bytes.empty() ? 1.0 : double(m_offset) / double(m_bytes.size());
     }
+    std::uint64_t sizeHint() const override { return m_bytes.size(); }
 
 private:
     std::string_view m_bytes;

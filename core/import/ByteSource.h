@@ -25,6 +25,8 @@ public:
     virtual double fractionConsumed() const = 0;
     // True when the bytes are inflated from gzip.
     virtual bool compressed() const { return false; }
+    // Total bytes read() will return when known in advance (plain file, memory), else 0.
+    virtual std::uint64_t sizeHint() const { return 0; }
 };
 
 inline constexpr unsigned char kGzipMagic0 = 0x1f;

@@ -45,7 +45,11 @@ class KinetoJsonReader {
 public:
     KinetoJsonReader(ByteSource& source, std::string name, const LoadOptions& options, TraceModel& model)
         : m_source(source), m_name(std::move(name)), m_options(options), m_model(model), m_builder(model) {
-        allocate(kInitialBufferBytes);
+        // Small inputs get a buffer their size; large or compressed ones the full window.
+        std::uint64_t hint = source.sizeHint();
+        allocate(hint == 0 ? kInitialBufferBytes
+                           : static_cast<std::size_t>(
+                                 std::clamp<std::uint64_t>(hint + 1, 4096, kInitialBufferBytes)));
     }
 
     Status run() {
@@ -96,7 +100,7 @@ private:
         if (m_buf) {
             std::memcpy(bigger.get(), m_buf.get(), m_end);
         }
-        std::memset(bigger.get() + m_end, ' ', capacity + kPadding + 1 - m_end);
+        std::memset(bigger.get() + m_end, ' ', kPadding);
         m_buf = std::move(bigger);
         m_capacity = capacity;
     }
@@ -576,11 +580,25 @@ private:
         od::document doc;
         od::array array;
         auto err = m_parser.iterate(view).get(doc);
-        if (!err) {
-            err = doc.get_array().get(array);
-        }
         if (err) {
-            return batchError(doc, 0, err);
+            // Stage 1 rejected the batch (bad UTF-8, control characters in strings...). Find the
+            // event at fault by parsing the events one at a time (rare, so the cost is no issue).
+            for (std::size_t i = 0; i < m_elementStarts.size(); ++i) {
+                std::size_t start = m_elementStarts[i];
+                ScanResult r = scanJsonValue(m_buf.get() + start, m_end - start);
+                od::document single;
+                auto view1 = simdjson::padded_string_view(m_buf.get() + start, r.length,
+                                                          m_capacity + kPadding + 1 - start);
+                auto singleErr = m_parser.iterate(view1).get(single);
+                if (singleErr) {
+                    m_eventIndex += i;
+                    return batchError(nullptr, i, singleErr);
+                }
+            }
+            return batchError(nullptr, 0, err);
+        }
+        if ((err = doc.get_array().get(array))) {
+            return batchError(&doc, 0, err);
         }
         std::size_t i = 0;
         for (auto element : array) {
@@ -590,10 +608,10 @@ private:
                 m_builder.countIssue("import.malformed_event", Severity::DataLoss,
                                      "event #" + std::to_string(m_eventIndex) + " is not an object; skipped");
             } else if (err) {
-                return batchError(doc, i, err);
+                return batchError(&doc, i, err);
             } else {
                 if ((err = decodeKinetoEvent(object, m_event, m_builder))) {
-                    return batchError(doc, i, err);
+                    return batchError(&doc, i, err);
                 }
                 m_builder.addEvent(m_event, m_eventIndex);
             }
@@ -603,10 +621,10 @@ private:
         return Ok{};
     }
 
-    Status batchError(od::document& doc, std::size_t indexInBatch, simdjson::error_code err) {
+    Status batchError(od::document* doc, std::size_t indexInBatch, simdjson::error_code err) {
         std::size_t where = m_elementStarts[std::min(indexInBatch, m_elementStarts.size() - 1)];
         const char* location = nullptr;
-        if (!doc.current_location().get(location) && location != nullptr) {
+        if (doc != nullptr && !doc->current_location().get(location) && location != nullptr) {
             const char* base = m_buf.get();
             if (location >= base && location < base + m_end) {
                 where = static_cast<std::size_t>(location - base);

@@ -166,3 +166,191 @@ TEST(KinetoJsonImporter, CurrentCategories) {
     }
     EXPECT_TRUE(sawThread);
 }
+
+TEST(KinetoJsonImporter, LegacyCategoriesWithAsyncFlowsAndComputeProperties) {
+    const char* json = R"JSON({
+  "schemaVersion": 1,
+  "computeProperties": [
+    {"id": 0, "name": "Tesla V100-DGXS-32GB", "totalGlobalMem": 34084028416, "major": 7, "minor": 0,
+     "maxThreadsPerBlock": 1024, "maxThreadsPerMultiProcessor": 2048, "multiProcessorCount": 80}
+  ],
+  "traceEvents": [
+  {"ph": "X", "cat": "Operator", "name": "ProfilerStep#3", "pid": 24572, "tid": "24572", "ts": 1000, "dur": 500},
+  {"ph": "X", "cat": "Operator", "name": "aten::add", "pid": 24572, "tid": "24572", "ts": 1010, "dur": 20,
+   "args": {"Device": 24572, "external id": 9}},
+  {"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "pid": 24572, "tid": "24572", "ts": 1015, "dur": 4,
+   "args": {"cbid": 211, "correlation": 333, "external id": 9}},
+  {"ph": "s", "id": 333, "pid": 24572, "tid": 24572, "ts": 1015, "cat": "async", "name": "launch"},
+  {"ph": "X", "cat": "Kernel", "name": "add_kernel", "pid": 0, "tid": "stream 7", "ts": 1030, "dur": 3,
+   "args": {"queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": 333, "external id": 9,
+            "registers per thread": 72, "shared memory": 13824, "grid": [1, 2, 1], "block": [128, 1, 1]}},
+  {"ph": "f", "id": 333, "pid": 0, "tid": "stream 7", "ts": 1030, "cat": "async", "name": "launch", "bp": "e"},
+  {"ph": "X", "cat": "Memcpy", "name": "Memcpy DtoH (Device -> Pinned)", "pid": 0, "tid": "stream 7",
+   "ts": 1040, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 334, "bytes": 640}},
+  {"ph": "X", "cat": "Memset", "name": "Memset (Device)", "pid": 0, "tid": "stream 7",
+   "ts": 1045, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 335, "bytes": 64}}
+  ]
+})JSON";
+    TraceModel m = importOk(json);
+    ASSERT_EQ(m.kernels.size(), 1u);
+    EXPECT_EQ(m.kernels.startNs[0], 1030000);
+    EXPECT_EQ(m.kernels.streamId[0], 7);
+    EXPECT_EQ(m.kernels.gridY[0], 2);
+    EXPECT_TRUE(m.kernels.launchCall[0].valid());
+    ASSERT_EQ(m.memcpys.size(), 1u);
+    EXPECT_EQ(m.memcpys.kind[0], MemcpyKind::DeviceToHost);
+    EXPECT_EQ(m.memcpys.srcKind[0], MemoryKind::Device);
+    EXPECT_EQ(m.memcpys.dstKind[0], MemoryKind::Pinned);
+    EXPECT_EQ(m.memsets.size(), 1u);
+    ASSERT_EQ(m.cpuOps.size(), 1u);
+    EXPECT_EQ(m.cpuOps.externalId[0], 9);
+    ASSERT_EQ(m.apiCalls.size(), 1u);
+    ASSERT_TRUE(m.apiCalls.cpuOp[0].valid());  // cudaLaunchKernel inside aten::add
+    EXPECT_EQ(m.text(m.cpuOps.name[m.apiCalls.cpuOp[0].index]), "aten::add");
+    ASSERT_EQ(m.ranges.size(), 1u);  // ProfilerStep#3 becomes a range, not an op
+    EXPECT_EQ(m.text(m.ranges.name[0]), "ProfilerStep#3");
+    ASSERT_EQ(m.devices.size(), 1u);
+    EXPECT_EQ(m.devices[0].computeMajor, 7);
+    EXPECT_EQ(m.devices[0].smCount, 80);
+    EXPECT_EQ(m.devices[0].maxThreadsPerSm, 2048);
+    EXPECT_EQ(m.devices[0].vendor, "NVIDIA");
+    EXPECT_FALSE(m.distributed.present);
+}
+
+TEST(KinetoJsonImporter, FlowsLinkEventsThatLackCorrelation) {
+    // Neither the launch call nor the kernel has a "correlation" arg; the ac2g flow links them.
+    const char* json = R"JSON({"traceEvents": [
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10.5, "dur": 2},
+  {"ph": "s", "id": 91, "pid": 1, "tid": 1, "ts": 10.5, "cat": "ac2g", "name": "ac2g"},
+  {"ph": "f", "id": 91, "pid": 0, "tid": 7, "ts": 20.25, "cat": "ac2g", "name": "ac2g", "bp": "e"},
+  {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 20.25, "dur": 1},
+  {"ph": "X", "cat": "kernel", "name": "orphan", "pid": 0, "tid": 7, "ts": 30, "dur": 1}
+]})JSON";
+    TraceModel m = importOk(json);
+    ASSERT_EQ(m.kernels.size(), 2u);
+    EXPECT_EQ(m.kernels.correlationId[0], 91);
+    EXPECT_TRUE(m.kernels.launchCall[0].valid());
+    EXPECT_FALSE(m.kernels.launchCall[1].valid());
+    EXPECT_EQ(m.kernels.deviceIndex[0], 0);  // pid of a GPU event is its device
+    EXPECT_EQ(m.kernels.streamId[0], 7);     // tid is its stream
+    EXPECT_EQ(m.stats.count("import.correlation_from_flow"), 2);
+    EXPECT_EQ(m.stats.count("correlation.gpu_event_without_launch_call"), 1);
+}
+
+TEST(KinetoJsonImporter, AmdHipTrace) {
+    const char* json = R"JSON({
+  "deviceProperties": [{"id": 0, "name": "AMD Instinct MI300X", "totalGlobalMem": 206141652992,
+    "computeMajor": 9, "computeMinor": 4, "warpSize": 64, "numSms": 304}],
+  "traceEvents": [
+  {"ph": "X", "cat": "cuda_runtime", "name": "hipLaunchKernel", "pid": 5, "tid": 5, "ts": 1, "dur": 2,
+   "args": {"correlation": 7, "stream": "0x0"}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "hipDeviceSynchronize", "pid": 5, "tid": 5, "ts": 4, "dur": 9,
+   "args": {"correlation": 8}},
+  {"ph": "X", "cat": "kernel", "name": "Cijk_Alik_Bljk", "pid": 0, "tid": 0, "ts": 3, "dur": 5,
+   "args": {"device": 0, "stream": 0, "correlation": 7, "kind": "Dispatch Kernel"}},
+  {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Host -> Device)", "pid": 0, "tid": 0, "ts": 14, "dur": 1,
+   "args": {"device": 0, "stream": 0, "correlation": 9, "kind": "HtoD"}}
+]})JSON";
+    TraceModel m = importOk(json);
+    ASSERT_EQ(m.devices.size(), 1u);
+    EXPECT_EQ(m.devices[0].vendor, "AMD");
+    EXPECT_EQ(m.devices[0].warpSize, 64);
+    ASSERT_EQ(m.kernels.size(), 1u);
+    EXPECT_TRUE(m.kernels.launchCall[0].valid());
+    ASSERT_EQ(m.memcpys.size(), 1u);
+    EXPECT_EQ(m.memcpys.kind[0], MemcpyKind::HostToDevice);
+    EXPECT_EQ(m.memcpys.srcKind[0], MemoryKind::Unknown);  // "Host" does not say pinned or pageable
+    ASSERT_EQ(m.syncs.size(), 1u);
+    EXPECT_EQ(m.syncs.kind[0], SyncKind::DeviceSynchronize);
+}
+
+TEST(KinetoJsonImporter, FractionalNanosecondsAndLargeTimestamps) {
+    const char* json = R"JSON({"displayTimeUnit": "ns", "traceEvents": [
+  {"ph": "X", "cat": "kernel", "name": "a", "pid": 0, "tid": 7, "ts": 9007199254740993.001, "dur": 0.0005,
+   "args": {"device": 0, "stream": 7, "correlation": 1}},
+  {"ph": "X", "cat": "kernel", "name": "b", "pid": 0, "tid": 7, "ts": 1.5e1, "dur": 2.0004,
+   "args": {"device": 0, "stream": 7, "correlation": 2}}
+]})JSON";
+    TraceModel m = importOk(json);
+    ASSERT_EQ(m.kernels.size(), 2u);
+    EXPECT_EQ(m.kernels.startNs[0], 15000);
+    EXPECT_EQ(m.kernels.endNs[0], 17000);
+    // 2^53 + 1 microseconds: a double would round this to 2^53.
+    EXPECT_EQ(m.kernels.startNs[1], 9007199254740993001);
+    EXPECT_EQ(m.kernels.endNs[1], 9007199254740993002);
+}
+
+TEST(KinetoJsonImporter, CudaSyncEventsAndCountersAndArrayFormat) {
+    // The bare-array Chrome format, with Kineto cuda_sync events (which replace API-derived syncs).
+    const char* json = R"JSON([
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 1, "tid": 1, "ts": 1, "dur": 10,
+   "args": {"correlation": 5}},
+  {"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": 0, "tid": 7, "ts": 2, "dur": 8,
+   "args": {"device": 0, "stream": 7, "correlation": 5}},
+  {"ph": "C", "name": "util", "pid": 0, "ts": 1, "args": {"sm": 50.5, "dram": 20}},
+  {"ph": "C", "name": "util", "pid": 0, "ts": 2, "args": {"sm": 60, "dram": 30}}
+])JSON";
+    TraceModel m = importOk(json);
+    ASSERT_EQ(m.syncs.size(), 1u);
+    EXPECT_EQ(m.syncs.kind[0], SyncKind::StreamSynchronize);
+    EXPECT_EQ(m.syncs.streamId[0], 7);
+    EXPECT_TRUE(m.syncs.apiCall[0].valid());
+    ASSERT_EQ(m.counters.size(), 2u);
+    EXPECT_EQ(m.counters[0].name, "util.sm");
+    ASSERT_EQ(m.counters[0].values.size(), 2u);
+    EXPECT_EQ(m.counters[0].values[0], 50.5);
+    EXPECT_EQ(m.counters[1].name, "util.dram");
+}
+
+TEST(KinetoJsonImporter, EventsSpanningManyBufferRefills) {
+    // More than the reader's 8 MiB window, with one event larger than the window, so batches are
+    // cut mid-event and the buffer has to grow once.
+    std::string json = "{\"traceEvents\": [\n";
+    const int kEvents = 60000;
+    for (int i = 0; i < kEvents; ++i) {
+        json += "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"kernel_with_a_long_templated_name<" +
+                std::to_string(i % 97) + ">\", \"pid\": 0, \"tid\": 7, \"ts\": " + std::to_string(1000 + i) +
+                ".125, \"dur\": 0.5, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": " +
+                std::to_string(i + 1) + ", \"grid\": [1, 1, 1], \"block\": [256, 1, 1]}},\n";
+        if (i == kEvents / 2) {
+            json += "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"" + std::string(9 << 20, 'x') +
+                    "\", \"pid\": 1, \"tid\": 1, \"ts\": 5, \"dur\": 1},\n";
+        }
+    }
+    json += "  {\"ph\": \"i\", \"name\": \"end\", \"pid\": 1, \"tid\": 1, \"ts\": 1}\n]}\n";
+    ASSERT_GT(json.size(), std::size_t{16} << 20);
+    TraceModel m = importOk(json);
+    ASSERT_EQ(m.kernels.size(), std::size_t(kEvents));
+    ASSERT_EQ(m.cpuOps.size(), 1u);
+    EXPECT_EQ(m.text(m.cpuOps.name[0]).size(), std::size_t{9} << 20);
+    for (std::size_t i = 0; i < m.kernels.size(); ++i) {
+        ASSERT_EQ(m.kernels.startNs[i], TimestampNs(1000 + i) * 1000 + 125);
+        ASSERT_EQ(m.kernels.correlationId[i], std::int64_t(i + 1));
+    }
+    EXPECT_EQ(m.stats.count("import.instant_events"), 1);
+}
+
+TEST(KinetoJsonImporter, ProgressIsReportedAndCancelStops) {
+    std::string json = "{\"traceEvents\": [";
+    for (int i = 0; i < 1000; ++i) {
+        json += std::string(i ? "," : "") +
+                "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"op\", \"pid\": 1, " +
+                "\"tid\": 1, \"ts\": " + std::to_string(i) + ", \"dur\": 1}";
+    }
+    json += "]}";
+    int calls = 0;
+    LoadOptions options;
+    options.progress = [&calls](double fraction) {
+        EXPECT_GE(fraction, 0.0);
+        EXPECT_LE(fraction, 1.0);
+        ++calls;
+        return true;
+    };
+    auto ok = importKinetoJsonFromMemory(json, "p.json", options);
+    ASSERT_TRUE(ok.ok());
+    EXPECT_GT(calls, 0);
+    options.progress = [](double) { return false; };
+    auto cancelled = importKinetoJsonFromMemory(json, "p.json", options);
+    ASSERT_FALSE(cancelled.ok());
+    EXPECT_EQ(cancelled.error().message, kCancelledMessage);
+}
