@@ -18,6 +18,7 @@
 #include "core/base/Ids.h"
 #include "core/base/Time.h"
 #include "core/model/TraceModel.h"
+#include "core/timeline/TimelineTracks.h"
 
 namespace chokepoint::analysis {
 struct AnalysisReport;
@@ -45,6 +46,8 @@ public:
     // Null until modelAvailable / analysisAvailable.
     std::shared_ptr<const core::TraceModel> model() const { return m_model; }
     std::shared_ptr<const analysis::AnalysisReport> report() const { return m_report; }
+    // The timeline's track layout, built on the worker thread with the model.
+    std::shared_ptr<const timeline::TrackSet> tracks() const { return m_tracks; }
     // True once analysis has finished (successfully or not) for the current model.
     bool analysisDone() const { return m_analysisDone; }
 
@@ -75,6 +78,7 @@ private:
     QString m_displayName;
     std::shared_ptr<const core::TraceModel> m_model;
     std::shared_ptr<const analysis::AnalysisReport> m_report;
+    std::shared_ptr<const timeline::TrackSet> m_tracks;
     std::shared_ptr<Job> m_job;  // the running load/analysis, shared with its worker
     bool m_busy = false;
     bool m_analysisDone = false;

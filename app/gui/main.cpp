@@ -1,0 +1,149 @@
+// chokepoint: the desktop application.
+//
+//   chokepoint [FILE]
+//   chokepoint --screenshot OUT.png --page diagnosis|timeline|roofline|fixes|review [--size WxH] FILE
+//
+// --screenshot loads FILE, waits for the analysis, renders the window with the page shown
+// (QWidget::grab, works with QT_QPA_PLATFORM=offscreen) and exits 0; it exits non-zero with a
+// message on stderr when the file cannot be opened or the page does not exist.
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QFileInfo>
+#include <QImage>
+#include <QPixmap>
+#include <QTimer>
+#include <cstdio>
+
+#include "ui/AppIcon.h"
+#include "ui/MainWindow.h"
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitInput = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitFailure = 3;
+
+bool parseSize(const QString& text, QSize& size) {
+    const QStringList parts = text.toLower().split(QLatin1Char('x'));
+    if (parts.size() != 2) {
+        return false;
+    }
+    bool okW = false;
+    bool okH = false;
+    const int w = parts[0].toInt(&okW);
+    const int h = parts[1].toInt(&okH);
+    if (!okW || !okH || w < 200 || h < 150 || w > 10000 || h > 10000) {
+        return false;
+    }
+    size = {w, h};
+    return true;
+}
+
+int runScreenshot(chokepoint::ui::MainWindow& window, const QString& out, const QString& pageId, QSize size,
+                  const QString& file) {
+    if (!window.page(pageId)) {
+        std::fprintf(stderr, "chokepoint: page '%s' is not available (available: %s)\n", qPrintable(pageId),
+                     qPrintable(window.pageIds().join(QStringLiteral(", "))));
+        return kExitUsage;
+    }
+    window.setInteractive(false);
+    window.setAttribute(Qt::WA_DontShowOnScreen);
+    window.resize(size);
+    window.show();
+    int exitCode = kExitFailure;
+    auto* document = window.document();
+    QObject::connect(document, &chokepoint::ui::TraceDocument::loadFailed, &window, [&](const QString&) {
+        // MainWindow already printed the message naming the file.
+        exitCode = kExitInput;
+        QApplication::exit(exitCode);
+    });
+    QObject::connect(document, &chokepoint::ui::TraceDocument::cancelled, &window, [&] {
+        exitCode = kExitFailure;
+        QApplication::exit(exitCode);
+    });
+    QObject::connect(document, &chokepoint::ui::TraceDocument::analysisAvailable, &window, [&] {
+        window.showPage(pageId);
+        // Let layouts settle and pending updates run before grabbing.
+        QTimer::singleShot(50, &window, [&] {
+            QApplication::processEvents();
+            const QPixmap pixmap = window.grab();
+            if (pixmap.isNull() || !pixmap.save(out)) {
+                std::fprintf(stderr, "chokepoint: could not write the screenshot to %s\n", qPrintable(out));
+                exitCode = kExitFailure;
+            } else {
+                std::fprintf(stderr, "chokepoint: wrote %s (%dx%d, page %s)\n", qPrintable(out),
+                             pixmap.width(), pixmap.height(), qPrintable(pageId));
+                exitCode = kExitOk;
+            }
+            QApplication::exit(exitCode);
+        });
+    });
+    window.openFile(file);
+    QApplication::exec();
+    return exitCode;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("Chokepoint"));
+    QApplication::setApplicationName(QStringLiteral("Chokepoint"));
+    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    QApplication::setDesktopFileName(QStringLiteral("chokepoint"));
+    chokepoint::ui::initUiResources();
+    QApplication::setWindowIcon(chokepoint::ui::appIcon());
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        QStringLiteral("Tells you why your GPU training job is slow and what to change."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                  QStringLiteral("Render a page of FILE to the PNG OUT and exit."),
+                                  QStringLiteral("OUT"));
+    QCommandLineOption page(
+        QStringLiteral("page"),
+        QStringLiteral("Page for --screenshot: diagnosis, timeline, roofline, fixes, review."),
+        QStringLiteral("ID"), QStringLiteral("diagnosis"));
+    QCommandLineOption sizeOption(QStringLiteral("size"),
+                                  QStringLiteral("Window size for --screenshot (default 1600x1000)."),
+                                  QStringLiteral("WxH"), QStringLiteral("1600x1000"));
+    parser.addOption(screenshot);
+    parser.addOption(page);
+    parser.addOption(sizeOption);
+    parser.addPositionalArgument(QStringLiteral("FILE"),
+                                 QStringLiteral("Trace to open (.json, .json.gz, .sqlite, .cptrace)."),
+                                 QStringLiteral("[FILE...]"));
+    parser.process(app);
+    const QStringList files = parser.positionalArguments();
+
+    chokepoint::ui::MainWindow window;
+    if (parser.isSet(screenshot)) {
+        QSize size;
+        if (!parseSize(parser.value(sizeOption), size)) {
+            std::fprintf(stderr, "chokepoint: --size wants WxH between 200x150 and 10000x10000, not '%s'\n",
+                         qPrintable(parser.value(sizeOption)));
+            return kExitUsage;
+        }
+        if (files.size() != 1) {
+            std::fprintf(stderr, "chokepoint: --screenshot needs exactly one FILE\n");
+            return kExitUsage;
+        }
+        return runScreenshot(window, parser.value(screenshot), parser.value(page), size, files.first());
+    }
+    window.show();
+    if (!files.isEmpty()) {
+        window.openFile(files.first());
+        // One document per window: further files open in windows of their own.
+        for (qsizetype i = 1; i < files.size(); ++i) {
+            auto* extra = new chokepoint::ui::MainWindow;
+            extra->setAttribute(Qt::WA_DeleteOnClose);
+            extra->show();
+            extra->openFile(files[i]);
+        }
+    }
+    return QApplication::exec();
+}

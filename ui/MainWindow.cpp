@@ -1,0 +1,473 @@
+#include "ui/MainWindow.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QCoreApplication>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <cstdio>
+
+#include "ui/AppIcon.h"
+#include "ui/StandardPages.h"
+#include "ui/timeline/TimelinePage.h"
+#include "ui/timeline/TimelineWidget.h"
+#include "ui/widgets/WelcomePage.h"
+
+namespace chokepoint::ui {
+
+namespace {
+
+constexpr int kMaxRecentFiles = 10;
+const char* const kRecentKey = "recentFiles";
+
+const char* const kTraceFilter =
+    "Traces (*.json *.json.gz *.gz *.sqlite *.cptrace);;Kineto / PyTorch profiler JSON (*.json *.json.gz);;"
+    "Nsight Systems SQLite (*.sqlite);;Chokepoint trace (*.cptrace);;All files (*)";
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+    setWindowTitle(tr("Chokepoint"));
+    setWindowIcon(appIcon());
+    setAcceptDrops(true);
+    resize(1400, 900);
+
+    m_document = new TraceDocument(this);
+    m_stack = new QStackedWidget(this);
+    m_welcome = new WelcomePage(m_stack);
+    m_tabs = new QTabWidget(m_stack);
+    m_tabs->setDocumentMode(true);
+    m_stack->addWidget(m_welcome);
+    m_stack->addWidget(m_tabs);
+    setCentralWidget(m_stack);
+
+    m_statusLabel = new QLabel(this);
+    m_progressBar = new QProgressBar(this);
+    m_progressBar->setRange(0, 100);
+    m_progressBar->setMaximumWidth(260);
+    m_progressBar->setTextVisible(true);
+    m_cancelButton = new QPushButton(tr("Cancel"), this);
+    statusBar()->addWidget(m_statusLabel, 1);
+    statusBar()->addPermanentWidget(m_progressBar);
+    statusBar()->addPermanentWidget(m_cancelButton);
+    setBusyUi(false);
+
+    createMenus();
+    for (Page* page : createStandardPages()) {
+        addPage(page);
+    }
+
+    connect(m_cancelButton, &QPushButton::clicked, m_document, &TraceDocument::cancel);
+    connect(m_document, &TraceDocument::loadStarted, this, &MainWindow::onLoadStarted);
+    connect(m_document, &TraceDocument::progress, this, &MainWindow::onProgress);
+    connect(m_document, &TraceDocument::statusMessage, m_statusLabel, &QLabel::setText);
+    connect(m_document, &TraceDocument::modelAvailable, this, &MainWindow::onModelAvailable);
+    connect(m_document, &TraceDocument::analysisAvailable, this, &MainWindow::onAnalysisAvailable);
+    connect(m_document, &TraceDocument::analysisFailed, this, [this](const QString& message) {
+        setBusyUi(false);
+        m_statusLabel->setText(tr("Analysis failed: %1").arg(message));
+    });
+    connect(m_document, &TraceDocument::loadFailed, this, &MainWindow::onLoadFailed);
+    connect(m_document, &TraceDocument::cancelled, this, &MainWindow::onCancelled);
+    connect(m_document, &TraceDocument::requestShowRange, this,
+            [this] { showPage(QStringLiteral("timeline")); });
+    connect(m_document, &TraceDocument::requestSelectKernel, this,
+            [this] { showPage(QStringLiteral("timeline")); });
+    connect(m_document, &TraceDocument::requestPage, this, [this](const QString& id) { showPage(id); });
+
+    connect(m_welcome, &WelcomePage::openRequested, this, &MainWindow::openDialog);
+    connect(m_welcome, &WelcomePage::openFileRequested, this, &MainWindow::openFile);
+    connect(m_welcome, &WelcomePage::sampleRequested, this, &MainWindow::openSample);
+    m_welcome->setSamples(sampleFiles());
+    m_welcome->setAttachAvailable(false, tr("Attaching from the GUI needs the collector's agent listing; use "
+                                            "chokepoint-cli to capture from a running job for now."));
+    updateRecentMenu();
+    showWelcome(true);
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::addPage(Page* page) {
+    if (!page) {
+        return;
+    }
+    m_pages.push_back(page);
+    m_tabs->addTab(page, page->title());
+    page->setDocument(m_document);
+    // View menu: one entry per page, Ctrl+1..9 in tab order.
+    auto* action = m_menus[static_cast<int>(MenuId::View)]->addAction(page->title());
+    const int n = static_cast<int>(m_pages.size());
+    if (n <= 9) {
+        action->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_0 + n)));
+    }
+    const QString id = page->pageId();
+    connect(action, &QAction::triggered, this, [this, id] { showPage(id); });
+}
+
+Page* MainWindow::page(const QString& pageId) const {
+    for (Page* p : m_pages) {
+        if (p->pageId() == pageId) {
+            return p;
+        }
+    }
+    return nullptr;
+}
+
+QStringList MainWindow::pageIds() const {
+    QStringList ids;
+    for (Page* p : m_pages) {
+        ids << p->pageId();
+    }
+    return ids;
+}
+
+bool MainWindow::showPage(const QString& pageId) {
+    Page* p = page(pageId);
+    if (!p) {
+        return false;
+    }
+    showWelcome(false);
+    m_tabs->setCurrentWidget(p);
+    return true;
+}
+
+QString MainWindow::currentPageId() const {
+    if (welcomeVisible()) {
+        return {};
+    }
+    auto* p = qobject_cast<Page*>(m_tabs->currentWidget());
+    return p ? p->pageId() : QString();
+}
+
+QMenu* MainWindow::menu(MenuId id) const {
+    return m_menus[static_cast<int>(id)];
+}
+
+void MainWindow::showWelcome(bool welcome) {
+    m_stack->setCurrentWidget(welcome ? static_cast<QWidget*>(m_welcome) : m_tabs);
+}
+
+bool MainWindow::welcomeVisible() const {
+    return m_stack->currentWidget() == m_welcome;
+}
+
+// --- Menus --------------------------------------------------------------------------------------
+
+void MainWindow::createMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    m_menus[static_cast<int>(MenuId::File)] = file;
+    QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
+    open->setShortcut(QKeySequence::Open);
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    QAction* sample = file->addAction(tr("Open &Sample"), this, &MainWindow::openSample);
+    sample->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    sample->setEnabled(!sampleFiles().isEmpty());
+    file->addSeparator();
+    m_menus[static_cast<int>(MenuId::Export)] = file->addMenu(tr("&Export"));
+    file->addSeparator();
+    QAction* close = file->addAction(tr("&Close Trace"), this, [this] {
+        m_document->cancel();
+        showWelcome(true);
+        setWindowTitle(tr("Chokepoint"));
+    });
+    close->setShortcut(QKeySequence::Close);
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    m_menus[static_cast<int>(MenuId::View)] = view;
+    QAction* welcome = view->addAction(tr("&Welcome Page"), this, [this] { showWelcome(true); });
+    welcome->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_H));
+    QAction* fullScreen = view->addAction(tr("&Full Screen"), this,
+                                          [this] { setWindowState(windowState() ^ Qt::WindowFullScreen); });
+    fullScreen->setShortcut(QKeySequence::FullScreen);
+    view->addSeparator();
+
+    QMenu* go = menuBar()->addMenu(tr("&Go"));
+    m_menus[static_cast<int>(MenuId::Go)] = go;
+    auto timelinePage = [this]() -> TimelinePage* {
+        showPage(QStringLiteral("timeline"));
+        return qobject_cast<TimelinePage*>(page(QStringLiteral("timeline")));
+    };
+    QAction* find = go->addAction(tr("&Find…"), this, [timelinePage] {
+        if (TimelinePage* t = timelinePage()) {
+            t->activateSearch();
+        }
+    });
+    find->setShortcut(QKeySequence::Find);
+    QAction* next = go->addAction(tr("Find &Next"), this, [timelinePage] {
+        if (TimelinePage* t = timelinePage()) {
+            t->findNext();
+        }
+    });
+    next->setShortcut(QKeySequence::FindNext);
+    QAction* previous = go->addAction(tr("Find &Previous"), this, [timelinePage] {
+        if (TimelinePage* t = timelinePage()) {
+            t->findPrevious();
+        }
+    });
+    previous->setShortcut(QKeySequence::FindPrevious);
+    go->addSeparator();
+    // The timeline handles these keys itself when it has focus; the menu shows them and works
+    // from anywhere.
+    auto timelineAction = [&](const QString& text, const QString& key, auto fn) {
+        QAction* a = go->addAction(text + QLatin1Char('\t') + key);
+        connect(a, &QAction::triggered, this, [timelinePage, fn] {
+            if (TimelinePage* t = timelinePage()) {
+                fn(t->timeline());
+            }
+        });
+    };
+    timelineAction(tr("Zoom &In"), QStringLiteral("W"),
+                   [](TimelineWidget* w) { w->zoomBy(1.5, w->plotLeft() + w->plotWidth() / 2.0); });
+    timelineAction(tr("Zoom &Out"), QStringLiteral("S"),
+                   [](TimelineWidget* w) { w->zoomBy(1 / 1.5, w->plotLeft() + w->plotWidth() / 2.0); });
+    timelineAction(tr("Zoom to &Selection"), QStringLiteral("Z"),
+                   [](TimelineWidget* w) { w->zoomToSelection(); });
+    timelineAction(tr("Show &All"), QStringLiteral("0"), [](TimelineWidget* w) { w->showAll(); });
+    timelineAction(tr("Next S&tep"), QStringLiteral("]"), [](TimelineWidget* w) { w->zoomToStep(+1); });
+    timelineAction(tr("Previous St&ep"), QStringLiteral("["), [](TimelineWidget* w) { w->zoomToStep(-1); });
+
+    m_menus[static_cast<int>(MenuId::Review)] = menuBar()->addMenu(tr("&Review"));
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    m_menus[static_cast<int>(MenuId::Help)] = help;
+    QAction* keys = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
+    keys->setShortcut(QKeySequence::HelpContents);
+    help->addAction(tr("&About Chokepoint"), this, &MainWindow::showAbout);
+    help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::updateRecentMenu() {
+    const QStringList files = recentFiles();
+    m_recentMenu->clear();
+    for (const QString& f : files) {
+        m_recentMenu->addAction(QFileInfo(f).fileName(), this, [this, f] { openFile(f); })->setToolTip(f);
+    }
+    m_recentMenu->setEnabled(!files.isEmpty());
+    if (!files.isEmpty()) {
+        m_recentMenu->addSeparator();
+        m_recentMenu->addAction(tr("Clear List"), this, [this] {
+            QSettings().remove(QLatin1String(kRecentKey));
+            updateRecentMenu();
+        });
+    }
+    m_welcome->setRecentFiles(files);
+}
+
+void MainWindow::showAbout() {
+    QMessageBox::about(this, tr("About Chokepoint"),
+                       tr("<h3>Chokepoint %1</h3>"
+                          "<p>Tells a team why its GPU training job is slow and what to change: it reads "
+                          "PyTorch profiler (Kineto) traces, Nsight Systems SQLite exports and its own "
+                          "<tt>.cptrace</tt> captures, and classifies each step as data-, compute-, "
+                          "memory-, communication- or overhead-bound.</p>"
+                          "<p>Built with Qt %2 and QCustomPlot.</p>")
+                           .arg(QCoreApplication::applicationVersion(), QString::fromLatin1(qVersion())));
+}
+
+void MainWindow::showShortcuts() {
+    QMessageBox::information(
+        this, tr("Keyboard Shortcuts"),
+        tr("<table cellpadding='3'>"
+           "<tr><td><b>Ctrl+O</b></td><td>Open a trace</td></tr>"
+           "<tr><td><b>Ctrl+1…6</b></td><td>Switch page</td></tr>"
+           "<tr><td><b>Ctrl+F</b>, <b>F3</b>, <b>Shift+F3</b></td><td>Search events, next, previous</td></tr>"
+           "<tr><td><b>Wheel</b>, <b>W</b> / <b>S</b></td><td>Zoom the timeline in / out</td></tr>"
+           "<tr><td><b>Drag</b>, <b>A</b> / <b>D</b></td><td>Pan the timeline</td></tr>"
+           "<tr><td><b>Shift+Wheel</b></td><td>Scroll tracks</td></tr>"
+           "<tr><td><b>Click</b></td><td>Select an event (details on the right)</td></tr>"
+           "<tr><td><b>Shift+Drag</b>, <b>Z</b></td><td>Select a time range, zoom to it</td></tr>"
+           "<tr><td><b>[</b> / <b>]</b></td><td>Previous / next step</td></tr>"
+           "<tr><td><b>0</b></td><td>Show the whole trace</td></tr>"
+           "<tr><td><b>Esc</b></td><td>Clear the selection</td></tr>"
+           "</table>"));
+}
+
+// --- Opening ----------------------------------------------------------------------------------
+
+void MainWindow::openDialog() {
+    const QStringList recent = recentFiles();
+    const QString dir = recent.isEmpty() ? QDir::homePath() : QFileInfo(recent.first()).absolutePath();
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open Trace"), dir, tr(kTraceFilter));
+    if (!path.isEmpty()) {
+        openFile(path);
+    }
+}
+
+void MainWindow::openSample() {
+    const QStringList samples = sampleFiles();
+    if (samples.isEmpty()) {
+        QMessageBox::information(this, tr("No Samples"),
+                                 tr("No bundled sample traces were found. Set CHOKEPOINT_SAMPLES_DIR to the "
+                                    "folder that holds them."));
+        return;
+    }
+    // Prefer the data-bound sample: it shows the most common real-world problem.
+    QString chosen = samples.first();
+    for (const QString& s : samples) {
+        if (QFileInfo(s).fileName().contains(QStringLiteral("data-bound")) &&
+            !QFileInfo(s).fileName().contains(QStringLiteral("fixed"))) {
+            chosen = s;
+        }
+    }
+    openFile(chosen);
+}
+
+void MainWindow::openFile(const QString& path) {
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    m_document->open(absolute);
+}
+
+void MainWindow::onLoadStarted(const QString& path) {
+    setBusyUi(true);
+    setWindowTitle(tr("%1 — Chokepoint").arg(QFileInfo(path).fileName()));
+}
+
+void MainWindow::onProgress(int percent) {
+    m_progressBar->setValue(percent);
+}
+
+void MainWindow::onModelAvailable() {
+    if (!m_document->filePath().isEmpty()) {
+        addRecentFile(m_document->filePath());
+        updateRecentMenu();
+    }
+    // The diagnosis page opens first when it exists; the timeline is ready already.
+    if (welcomeVisible()) {
+        if (!showPage(QStringLiteral("diagnosis"))) {
+            showPage(QStringLiteral("timeline"));
+        }
+    }
+}
+
+void MainWindow::onAnalysisAvailable() {
+    setBusyUi(false);
+}
+
+void MainWindow::onLoadFailed(const QString& message) {
+    setBusyUi(false);
+    setWindowTitle(tr("Chokepoint"));
+    showWelcome(true);
+    std::fprintf(stderr, "chokepoint: %s\n", message.toLocal8Bit().constData());
+    if (m_interactive) {
+        QMessageBox box(QMessageBox::Critical, tr("Could Not Open Trace"),
+                        tr("Chokepoint could not open %1.").arg(QFileInfo(m_document->filePath()).fileName()),
+                        QMessageBox::Ok, this);
+        box.setInformativeText(message);
+        box.exec();
+    }
+}
+
+void MainWindow::onCancelled() {
+    setBusyUi(false);
+    setWindowTitle(tr("Chokepoint"));
+    showWelcome(true);
+}
+
+void MainWindow::setBusyUi(bool busy) {
+    m_progressBar->setVisible(busy);
+    m_cancelButton->setVisible(busy);
+    if (busy) {
+        m_progressBar->setValue(0);
+    }
+}
+
+// --- Recent files and samples -----------------------------------------------------------------
+
+QStringList MainWindow::recentFiles() {
+    QStringList files = QSettings().value(QLatin1String(kRecentKey)).toStringList();
+    files.removeAll(QString());
+    return files;
+}
+
+void MainWindow::addRecentFile(const QString& path) {
+    QStringList files = recentFiles();
+    files.removeAll(path);
+    files.prepend(path);
+    while (files.size() > kMaxRecentFiles) {
+        files.removeLast();
+    }
+    QSettings().setValue(QLatin1String(kRecentKey), files);
+}
+
+QString MainWindow::samplesDirectory() {
+    QStringList candidates;
+    const QString env = qEnvironmentVariable("CHOKEPOINT_SAMPLES_DIR");
+    if (!env.isEmpty()) {
+        candidates << env;
+    }
+    candidates << QCoreApplication::applicationDirPath() + QStringLiteral("/../samples");
+#ifdef CHOKEPOINT_BUILD_SAMPLES_DIR
+    candidates << QStringLiteral(CHOKEPOINT_BUILD_SAMPLES_DIR);
+#endif
+    for (const QString& c : candidates) {
+        QDir dir(c);
+        if (dir.exists() && !dir.entryList({QStringLiteral("*.cptrace"), QStringLiteral("*.json"),
+                                            QStringLiteral("*.json.gz"), QStringLiteral("*.sqlite")},
+                                           QDir::Files)
+                                 .isEmpty()) {
+            return dir.absolutePath();
+        }
+    }
+    return {};
+}
+
+QStringList MainWindow::sampleFiles() {
+    const QString dirPath = samplesDirectory();
+    if (dirPath.isEmpty()) {
+        return {};
+    }
+    QDir dir(dirPath);
+    QStringList files;
+    for (const QString& name : dir.entryList({QStringLiteral("*.cptrace"), QStringLiteral("*.json"),
+                                              QStringLiteral("*.json.gz"), QStringLiteral("*.sqlite")},
+                                             QDir::Files, QDir::Name)) {
+        files << dir.absoluteFilePath(name);
+    }
+    return files;
+}
+
+// --- Drag and drop ------------------------------------------------------------------------------
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls()) {
+        for (const QUrl& url : event->mimeData()->urls()) {
+            if (url.isLocalFile()) {
+                event->acceptProposedAction();
+                return;
+            }
+        }
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    for (const QUrl& url : event->mimeData()->urls()) {
+        if (url.isLocalFile()) {
+            openFile(url.toLocalFile());
+            event->acceptProposedAction();
+            return;  // one document per window: the first file wins
+        }
+    }
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    m_document->cancel();
+    QMainWindow::closeEvent(event);
+}
+
+}  // namespace chokepoint::ui

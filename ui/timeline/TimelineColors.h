@@ -1,0 +1,19 @@
+#pragma once
+// Colours of timeline events: stable per name (so the same kernel has the same colour in every
+// view), with fixed colours for copies and memsets, and a readable text colour for each fill.
+
+#include <QColor>
+
+#include "core/base/Ids.h"
+#include "core/model/Enums.h"
+#include "core/timeline/EventRef.h"
+
+namespace chokepoint::ui {
+
+// Fill for an event of `kind` named `name` (memcpy kind used for copies).
+QColor eventColor(timeline::EventKind kind, core::StringId name,
+                  core::MemcpyKind copyKind = core::MemcpyKind::Unknown);
+// Black or white, whichever reads better on `fill`.
+QColor textColorOn(const QColor& fill);
+
+}  // namespace chokepoint::ui

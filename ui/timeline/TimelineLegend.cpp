@@ -1,0 +1,74 @@
+#include "ui/timeline/TimelineLegend.h"
+
+#include <QPainter>
+
+#include "ui/timeline/TimelineColors.h"
+
+namespace chokepoint::ui {
+
+TimelineLegend::TimelineLegend(QWidget* parent) : QWidget(parent) {
+    using timeline::EventKind;
+    m_fixed = {
+        {tr("Kernel (colour by name)"), eventColor(EventKind::Kernel, core::StringId{3})},
+        {tr("Copy H→D"), eventColor(EventKind::Memcpy, {}, core::MemcpyKind::HostToDevice)},
+        {tr("Copy D→H"), eventColor(EventKind::Memcpy, {}, core::MemcpyKind::DeviceToHost)},
+        {tr("Copy D→D / P2P"), eventColor(EventKind::Memcpy, {}, core::MemcpyKind::DeviceToDevice)},
+        {tr("Memset"), eventColor(EventKind::Memset, {})},
+        {tr("Runtime call"), eventColor(EventKind::ApiCall, {})},
+        {tr("Many short events (hatched)"), QColor(0x55, 0x60, 0x6b)},
+    };
+    m_entries = m_fixed;
+    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+}
+
+void TimelineLegend::setOverlayEntries(std::vector<LegendEntry> entries) {
+    m_entries = m_fixed;
+    m_entries.insert(m_entries.end(), entries.begin(), entries.end());
+    updateGeometry();
+    update();
+}
+
+QSize TimelineLegend::sizeHint() const {
+    // Entries wrap onto as many lines as the width needs; estimate with the current width.
+    const QFontMetrics fm(font());
+    const int available = std::max(200, width());
+    int x = 8;
+    int lines = 1;
+    for (const LegendEntry& e : m_entries) {
+        const int w = 18 + fm.horizontalAdvance(e.label) + 16;
+        if (x + w > available) {
+            ++lines;
+            x = 8;
+        }
+        x += w;
+    }
+    return {600, lines * (fm.height() + 6) + 6};
+}
+
+void TimelineLegend::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.fillRect(rect(), QColor(0xf0, 0xf2, 0xf5));
+    const QFontMetrics fm(font());
+    const int lineHeight = fm.height() + 6;
+    int x = 8;
+    int y = 4;
+    for (const LegendEntry& e : m_entries) {
+        const int w = 18 + fm.horizontalAdvance(e.label) + 16;
+        if (x + w > width() && x > 8) {
+            x = 8;
+            y += lineHeight;
+        }
+        const QRect swatch(x, y + (lineHeight - 12) / 2, 12, 12);
+        p.fillRect(swatch, e.color);
+        if (e.label.contains(QStringLiteral("hatched"))) {
+            p.fillRect(swatch, QBrush(e.color.darker(130), Qt::BDiagPattern));
+        }
+        p.setPen(e.color.darker(150));
+        p.drawRect(swatch.adjusted(0, 0, -1, -1));
+        p.setPen(QColor(0x1b, 0x1f, 0x23));
+        p.drawText(QRect(x + 18, y, w, lineHeight), Qt::AlignLeft | Qt::AlignVCenter, e.label);
+        x += w;
+    }
+}
+
+}  // namespace chokepoint::ui

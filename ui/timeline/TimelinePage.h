@@ -1,0 +1,58 @@
+#pragma once
+// TimelinePage (page id "timeline"): the search bar and zoom buttons, the TimelineWidget, the
+// details panel for the selection and the colour legend. It fills the widget from the document's
+// model and tracks, turns the analysis report into overlays (steps by verdict, idle gaps by
+// cause), and answers the document's navigation requests (show range, select kernel).
+
+#include <memory>
+
+#include "core/timeline/TimelineSearch.h"
+#include "ui/Page.h"
+
+class QLabel;
+
+namespace chokepoint::ui {
+
+class DetailsPanel;
+class SearchBar;
+class TimelineLegend;
+class TimelineWidget;
+
+class TimelinePage : public Page {
+    Q_OBJECT
+public:
+    explicit TimelinePage(QWidget* parent = nullptr);
+
+    QString pageId() const override { return QStringLiteral("timeline"); }
+    QString title() const override { return tr("Timeline"); }
+    void setDocument(TraceDocument* document) override;
+
+    TimelineWidget* timeline() const { return m_timeline; }
+    DetailsPanel* details() const { return m_details; }
+    SearchBar* searchBar() const { return m_search; }
+    TimelineLegend* legend() const { return m_legend; }
+
+    // Search: runs the query and selects the first match after the view start; next/previous
+    // walk the matches from the current selection, wrapping around.
+    void search(const QString& text);
+    void findNext();
+    void findPrevious();
+    void activateSearch();
+    const timeline::SearchResults& searchResults() const { return m_results; }
+
+private:
+    void refreshModel();
+    void refreshOverlays();
+    void showHit(std::size_t index);
+    void updateSearchPosition();
+
+    TimelineWidget* m_timeline = nullptr;
+    DetailsPanel* m_details = nullptr;
+    SearchBar* m_search = nullptr;
+    TimelineLegend* m_legend = nullptr;
+    QLabel* m_info = nullptr;
+    timeline::SearchResults m_results;
+    QMetaObject::Connection m_connections[5];
+};
+
+}  // namespace chokepoint::ui

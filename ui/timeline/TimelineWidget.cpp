@@ -1,0 +1,945 @@
+#include "ui/timeline/TimelineWidget.h"
+
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QScrollBar>
+#include <QToolTip>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+
+#include "core/base/Format.h"
+#include "core/timeline/TimeAxis.h"
+#include "ui/timeline/TimelineColors.h"
+
+namespace chokepoint::ui {
+
+using timeline::EventKind;
+using timeline::EventRef;
+using timeline::LaneRole;
+using timeline::TrackKind;
+
+namespace {
+
+constexpr int kRulerHeight = 28;
+constexpr int kStepStripHeight = 18;
+constexpr int kGroupHeaderHeight = 22;
+constexpr int kLaneHeight = 17;
+constexpr int kWorkLaneHeight = 22;
+constexpr int kCounterHeight = 44;
+constexpr int kIdleStripHeight = 12;
+constexpr int kTrackGap = 5;
+constexpr double kMinNsPerPixel = 0.01;
+constexpr double kMinWidthPx = 2.0;  // narrower events fold into level-of-detail blocks
+
+const QColor kBackground(0xfb, 0xfb, 0xfc);
+const QColor kLabelBackground(0xf0, 0xf2, 0xf5);
+const QColor kGroupBackground(0xe1, 0xe6, 0xee);
+const QColor kGridColor(0xe4, 0xe7, 0xeb);
+const QColor kTextColor(0x1b, 0x1f, 0x23);
+const QColor kMutedText(0x5c, 0x66, 0x70);
+const QColor kSelectionColor(0xff, 0x8c, 0x00);
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+int laneHeightFor(LaneRole role) {
+    return role == LaneRole::GpuWork ? kWorkLaneHeight : kLaneHeight;
+}
+
+}  // namespace
+
+TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
+    setFocusPolicy(Qt::StrongFocus);
+    setMouseTracking(true);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setMinimumSize(400, 200);
+    m_scrollBar = new QScrollBar(Qt::Vertical, this);
+    m_scrollBar->setVisible(false);
+    connect(m_scrollBar, &QScrollBar::valueChanged, this, [this](int value) {
+        m_scrollY = value;
+        update();
+    });
+}
+
+TimelineWidget::~TimelineWidget() = default;
+
+void TimelineWidget::setData(std::shared_ptr<const core::TraceModel> model,
+                             std::shared_ptr<const timeline::TrackSet> tracks) {
+    m_model = std::move(model);
+    m_tracks = std::move(tracks);
+    m_selected = {};
+    m_flows.clear();
+    m_rangeSelection.reset();
+    m_scrollY = 0;
+    rebuildLayout();
+    showAll();
+}
+
+void TimelineWidget::setOverlays(TimelineOverlays overlays) {
+    m_overlays = std::move(overlays);
+    rebuildLayout();
+    update();
+}
+
+int TimelineWidget::plotWidth() const {
+    const int scrollWidth = m_scrollBar->isVisible() ? m_scrollBar->width() : 0;
+    return std::max(1, width() - m_labelWidth - scrollWidth);
+}
+
+int TimelineWidget::tracksTop() const {
+    return kRulerHeight + (m_overlays.steps.empty() ? 0 : kStepStripHeight);
+}
+
+core::TimeRange TimelineWidget::visibleRange() const {
+    const auto span = static_cast<core::DurationNs>(std::ceil(plotWidth() * m_nsPerPixel));
+    return {m_viewStartNs, m_viewStartNs + std::max<core::DurationNs>(1, span)};
+}
+
+double TimelineWidget::xForTime(core::TimestampNs t) const {
+    return m_labelWidth + static_cast<double>(t - m_viewStartNs) / m_nsPerPixel;
+}
+
+core::TimestampNs TimelineWidget::timeForX(double x) const {
+    return m_viewStartNs + static_cast<core::TimestampNs>(std::floor((x - m_labelWidth) * m_nsPerPixel));
+}
+
+void TimelineWidget::showAll() {
+    core::TimeRange span = m_tracks ? m_tracks->span : core::TimeRange{};
+    if (span.empty()) {
+        span = {0, core::kNsPerMs};
+    }
+    showRange(span, true);
+}
+
+void TimelineWidget::showRange(core::TimeRange range, bool margin) {
+    if (range.empty()) {
+        range.endNs = range.startNs + 1000;
+    }
+    core::DurationNs duration = range.durationNs();
+    if (margin) {
+        const core::DurationNs pad = std::max<core::DurationNs>(1, duration / 40);
+        range.startNs -= pad;
+        duration += 2 * pad;
+    }
+    m_nsPerPixel = std::max(kMinNsPerPixel, static_cast<double>(duration) / plotWidth());
+    m_viewStartNs = range.startNs;
+    clampView();
+    update();
+    emitViewChanged();
+}
+
+void TimelineWidget::clampView() {
+    core::TimeRange span = m_tracks ? m_tracks->span : core::TimeRange{};
+    if (span.empty()) {
+        return;
+    }
+    const double maxNsPerPixel = std::max(1000.0, static_cast<double>(span.durationNs()) * 1.5) / plotWidth();
+    m_nsPerPixel = std::clamp(m_nsPerPixel, kMinNsPerPixel, std::max(kMinNsPerPixel, maxNsPerPixel));
+    const auto visibleNs = static_cast<core::DurationNs>(plotWidth() * m_nsPerPixel);
+    // Keep at least a quarter of the window over the trace.
+    const core::TimestampNs minStart = span.startNs - visibleNs * 3 / 4;
+    const core::TimestampNs maxStart = span.endNs - visibleNs / 4;
+    m_viewStartNs = std::clamp(m_viewStartNs, minStart, std::max(minStart, maxStart));
+}
+
+void TimelineWidget::zoomBy(double factor, double anchorX) {
+    if (!(factor > 0)) {
+        return;
+    }
+    const core::TimestampNs anchorNs = timeForX(anchorX);
+    m_nsPerPixel = std::max(kMinNsPerPixel, m_nsPerPixel / factor);
+    clampView();
+    m_viewStartNs = anchorNs - static_cast<core::TimestampNs>((anchorX - m_labelWidth) * m_nsPerPixel);
+    clampView();
+    update();
+    emitViewChanged();
+}
+
+void TimelineWidget::panByFraction(double fraction) {
+    m_viewStartNs += static_cast<core::TimestampNs>(fraction * plotWidth() * m_nsPerPixel);
+    clampView();
+    update();
+    emitViewChanged();
+}
+
+void TimelineWidget::zoomToSelection() {
+    if (m_rangeSelection && !m_rangeSelection->empty()) {
+        showRange(*m_rangeSelection, true);
+    } else if (m_model && m_selected.valid() && timeline::isValid(*m_model, m_selected)) {
+        core::TimeRange r = timeline::eventTimes(*m_model, m_selected);
+        // Show the event with its neighbourhood: it fills the middle third.
+        const core::DurationNs d = std::max<core::DurationNs>(r.durationNs(), 100);
+        showRange({r.startNs - d, r.endNs + d}, false);
+    }
+}
+
+bool TimelineWidget::zoomToStep(int direction) {
+    const auto& steps = m_overlays.steps;
+    if (steps.empty()) {
+        return false;
+    }
+    const core::TimeRange v = visibleRange();
+    const core::TimestampNs centre = v.startNs + v.durationNs() / 2;
+    // The step whose centre is nearest the view centre is "current".
+    std::size_t current = 0;
+    core::DurationNs bestDistance = -1;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        const core::TimestampNs c = steps[i].range.startNs + steps[i].range.durationNs() / 2;
+        const core::DurationNs distance = std::abs(c - centre);
+        if (bestDistance < 0 || distance < bestDistance) {
+            bestDistance = distance;
+            current = i;
+        }
+    }
+    // When the view is wider than the current step, go to it first rather than past it.
+    const bool showingStep =
+        std::abs(v.durationNs() - steps[current].range.durationNs()) < steps[current].range.durationNs() / 5;
+    std::size_t target = current;
+    if (showingStep) {
+        if (direction > 0 && current + 1 < steps.size()) {
+            target = current + 1;
+        } else if (direction < 0 && current > 0) {
+            target = current - 1;
+        }
+    }
+    showRange(steps[target].range, true);
+    return true;
+}
+
+void TimelineWidget::selectEvent(EventRef ref, bool reveal) {
+    if (m_model && ref.valid() && !timeline::isValid(*m_model, ref)) {
+        ref = {};
+    }
+    m_selected = ref;
+    computeFlows();
+    if (reveal && ref.valid() && m_model && m_tracks) {
+        const core::TimeRange r = timeline::eventTimes(*m_model, ref);
+        const core::TimeRange v = visibleRange();
+        if (!v.overlaps({r.startNs, std::max(r.endNs, r.startNs + 1)}) ||
+            r.durationNs() / m_nsPerPixel < 1.0) {
+            const core::DurationNs d = std::max<core::DurationNs>(r.durationNs(), 1000);
+            showRange({r.startNs - 4 * d, r.endNs + 4 * d}, false);
+        }
+        const timeline::EventLocation where = timeline::locateEvent(*m_tracks, *m_model, ref);
+        if (where.valid()) {
+            const TrackGeometry& g = m_geometry[static_cast<std::size_t>(where.track)];
+            const LaneGeometry& lane = g.lanes[static_cast<std::size_t>(where.lane)];
+            const int viewport = height() - tracksTop();
+            if (lane.y < m_scrollY || lane.y + lane.height > m_scrollY + viewport) {
+                m_scrollBar->setValue(std::max(0, g.y - viewport / 3));
+                m_scrollY = m_scrollBar->isVisible() ? m_scrollBar->value() : 0;
+            }
+        }
+    }
+    update();
+    emit selectionChanged(m_selected);
+}
+
+void TimelineWidget::setRangeSelection(std::optional<core::TimeRange> range) {
+    m_rangeSelection = range;
+    update();
+    emit rangeSelectionChanged();
+}
+
+void TimelineWidget::emitViewChanged() {
+    emit viewChanged(visibleRange());
+}
+
+// --- Layout -----------------------------------------------------------------------------------
+
+void TimelineWidget::rebuildLayout() {
+    m_geometry.clear();
+    int y = 0;
+    if (m_tracks) {
+        const std::string* previousGroup = nullptr;
+        int previousDevice = -1000;
+        for (const timeline::Track& track : m_tracks->tracks) {
+            TrackGeometry g;
+            g.groupHeader = previousGroup == nullptr || *previousGroup != track.group;
+            if (g.groupHeader) {
+                y += kGroupHeaderHeight;
+            }
+            previousGroup = &track.group;
+            if (track.kind == TrackKind::GpuStream && track.deviceIndex != previousDevice) {
+                const bool hasIdle =
+                    std::any_of(m_overlays.idleGaps.begin(), m_overlays.idleGaps.end(),
+                                [&](const IdleGap& gap) { return gap.deviceIndex == track.deviceIndex; });
+                if (hasIdle) {
+                    g.idleStripY = y;
+                    y += kIdleStripHeight + 2;
+                }
+            }
+            previousDevice = track.kind == TrackKind::GpuStream ? track.deviceIndex : -1000;
+            g.y = y;
+            if (track.kind == TrackKind::Counter) {
+                g.lanes.push_back({y, kCounterHeight});
+                y += kCounterHeight;
+            } else {
+                for (const timeline::TrackLane& lane : track.lanes) {
+                    const int h = laneHeightFor(lane.role);
+                    g.lanes.push_back({y, h});
+                    y += h;
+                }
+            }
+            g.height = y - g.y;
+            y += kTrackGap;
+            m_geometry.push_back(std::move(g));
+        }
+    }
+    m_contentHeight = y;
+    updateScrollBar();
+}
+
+void TimelineWidget::updateScrollBar() {
+    const int viewport = height() - tracksTop();
+    const bool needed = m_contentHeight > viewport;
+    m_scrollBar->setVisible(needed);
+    m_scrollBar->setGeometry(width() - 14, tracksTop(), 14, std::max(0, viewport));
+    m_scrollBar->setRange(0, needed ? m_contentHeight - viewport : 0);
+    m_scrollBar->setPageStep(std::max(1, viewport));
+    m_scrollBar->setSingleStep(kLaneHeight * 2);
+    m_scrollY = needed ? std::min(m_scrollY, m_scrollBar->maximum()) : 0;
+}
+
+void TimelineWidget::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    // Keep the same time window across the new width.
+    const core::TimeRange before{
+        m_viewStartNs,
+        m_viewStartNs + static_cast<core::DurationNs>(std::max(1, event->oldSize().width() - m_labelWidth) *
+                                                      m_nsPerPixel)};
+    m_labelWidth = std::clamp(width() / 5, 150, 260);
+    updateScrollBar();
+    if (event->oldSize().width() > 0 && m_tracks) {
+        m_nsPerPixel = std::max(kMinNsPerPixel, static_cast<double>(before.durationNs()) / plotWidth());
+        clampView();
+    } else {
+        showAll();
+    }
+}
+
+// --- Painting ---------------------------------------------------------------------------------
+
+void TimelineWidget::paintEvent(QPaintEvent*) {
+    m_frameStats = {};
+    QPainter p(this);
+    p.fillRect(rect(), kBackground);
+    const QRect plot(m_labelWidth, tracksTop(), plotWidth(), height() - tracksTop());
+
+    if (!m_model || !m_tracks || m_tracks->tracks.empty()) {
+        p.fillRect(QRect(0, 0, width(), kRulerHeight), kLabelBackground);
+        p.setPen(kMutedText);
+        QFont f = font();
+        f.setPointSizeF(f.pointSizeF() * 1.15);
+        p.setFont(f);
+        p.drawText(
+            rect(), Qt::AlignCenter,
+            m_model ? tr("This trace has no events to draw.") : tr("Open a trace to see its timeline."));
+        return;
+    }
+
+    // Label column background.
+    p.fillRect(QRect(0, plot.top(), m_labelWidth, plot.height()), kLabelBackground);
+    paintSteps(p, plot);
+
+    p.save();
+    p.setClipRect(QRect(0, plot.top(), width(), plot.height()));
+    const int top = plot.top() - m_scrollY;
+    for (std::size_t i = 0; i < m_geometry.size(); ++i) {
+        const TrackGeometry& g = m_geometry[i];
+        const int headerTop =
+            g.y - (g.groupHeader ? kGroupHeaderHeight : 0) - (g.idleStripY >= 0 ? kIdleStripHeight + 2 : 0);
+        if (top + g.y + g.height < plot.top() || top + headerTop > plot.bottom()) {
+            continue;  // only visible tracks are painted
+        }
+        paintTrack(p, i, top, plot);
+    }
+    paintSelection(p, plot);
+    paintFlowArrows(p, plot);
+    p.restore();
+
+    // Range selection overlay (over the tracks and the ruler).
+    if (m_rangeSelection) {
+        const double x0 = std::max<double>(plot.left(), xForTime(m_rangeSelection->startNs));
+        const double x1 = std::min<double>(plot.right(), xForTime(m_rangeSelection->endNs));
+        if (x1 > x0) {
+            QRectF r(x0, 0, x1 - x0, height());
+            p.fillRect(r, QColor(0x33, 0x7a, 0xb7, 40));
+            p.setPen(QPen(QColor(0x33, 0x7a, 0xb7), 1));
+            p.drawLine(QPointF(x0, 0), QPointF(x0, height()));
+            p.drawLine(QPointF(x1, 0), QPointF(x1, height()));
+            const QString text = qs(core::formatDuration(m_rangeSelection->durationNs()));
+            QFontMetrics fm(font());
+            const int tw = fm.horizontalAdvance(text) + 10;
+            QRectF label((x0 + x1) / 2 - tw / 2.0, kRulerHeight - 2, tw, fm.height() + 4);
+            p.fillRect(label, QColor(0x33, 0x7a, 0xb7));
+            p.setPen(Qt::white);
+            p.drawText(label, Qt::AlignCenter, text);
+        }
+    }
+    paintRuler(p, QRect(0, 0, width(), kRulerHeight));
+    p.setPen(QColor(0xc8, 0xce, 0xd6));
+    p.drawLine(m_labelWidth - 1, 0, m_labelWidth - 1, height());
+}
+
+void TimelineWidget::paintRuler(QPainter& p, const QRect& rect) {
+    p.fillRect(rect, kLabelBackground);
+    p.setPen(QColor(0xc8, 0xce, 0xd6));
+    p.drawLine(rect.left(), rect.bottom(), rect.right(), rect.bottom());
+    const core::TimeRange v = visibleRange();
+    const timeline::AxisTicks ticks =
+        timeline::computeTicks(v, plotWidth(), m_tracks ? m_tracks->span.startNs : 0, 100);
+    QFont small = font();
+    small.setPointSizeF(std::max(7.0, small.pointSizeF() * 0.9));
+    p.setFont(small);
+    for (const timeline::AxisTick& tick : ticks.ticks) {
+        const double x = xForTime(tick.timeNs);
+        if (x < m_labelWidth) {
+            continue;
+        }
+        p.setPen(QColor(0x8a, 0x94, 0x9e));
+        p.drawLine(QPointF(x, rect.bottom() - (tick.major ? 8 : 4)), QPointF(x, rect.bottom()));
+        if (tick.major) {
+            p.setPen(kTextColor);
+            p.drawText(QRectF(x + 3, rect.top() + 2, 200, rect.height() - 10),
+                       Qt::AlignLeft | Qt::AlignVCenter, qs(tick.label));
+        }
+    }
+    // Scale and window width in the label column.
+    p.setPen(kMutedText);
+    p.drawText(QRect(8, rect.top(), m_labelWidth - 12, rect.height()), Qt::AlignLeft | Qt::AlignVCenter,
+               tr("window %1").arg(qs(core::formatDuration(v.durationNs()))));
+}
+
+void TimelineWidget::paintSteps(QPainter& p, const QRect& plot) {
+    if (m_overlays.steps.empty()) {
+        return;
+    }
+    const core::TimeRange v = visibleRange();
+    const QRect strip(plot.left(), kRulerHeight, plot.width(), kStepStripHeight);
+    p.fillRect(QRect(0, kRulerHeight, m_labelWidth, kStepStripHeight), kLabelBackground);
+    p.setPen(kMutedText);
+    p.drawText(QRect(8, kRulerHeight, m_labelWidth - 12, kStepStripHeight), Qt::AlignLeft | Qt::AlignVCenter,
+               tr("Steps"));
+    QFontMetrics fm(font());
+    for (std::size_t i = 0; i < m_overlays.steps.size(); ++i) {
+        const StepBand& step = m_overlays.steps[i];
+        if (!step.range.overlaps(v)) {
+            continue;
+        }
+        const double x0 = std::max<double>(plot.left(), xForTime(step.range.startNs));
+        const double x1 = std::min<double>(plot.right() + 1, xForTime(step.range.endNs));
+        const QColor color = step.color.isValid() ? step.color : QColor(0xa0, 0xaa, 0xb4);
+        QRectF band(x0, strip.top() + 1, std::max(1.0, x1 - x0 - 1), strip.height() - 2);
+        p.fillRect(band, color);
+        // Faint alternating background bands across the tracks make step boundaries visible.
+        if (i % 2 == 0) {
+            p.fillRect(QRectF(x0, plot.top(), x1 - x0, plot.height()), QColor(0x33, 0x55, 0x88, 12));
+        }
+        const QString text =
+            step.verdict.isEmpty() ? step.label : step.label + QStringLiteral(" · ") + step.verdict;
+        if (band.width() > 40) {
+            p.setPen(textColorOn(color));
+            p.drawText(band.adjusted(4, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter,
+                       fm.elidedText(text, Qt::ElideRight, static_cast<int>(band.width()) - 6));
+        }
+    }
+}
+
+void TimelineWidget::paintTrack(QPainter& p, std::size_t trackIndex, int top, const QRect& plot) {
+    const timeline::Track& track = m_tracks->tracks[trackIndex];
+    const TrackGeometry& g = m_geometry[trackIndex];
+    QFontMetrics fm(font());
+    int headerY = top + g.y;
+    if (g.idleStripY >= 0) {
+        headerY = top + g.idleStripY;
+    }
+    if (g.groupHeader) {
+        const QRect header(0, headerY - kGroupHeaderHeight, width(), kGroupHeaderHeight);
+        p.fillRect(header, kGroupBackground);
+        QFont bold = font();
+        bold.setBold(true);
+        p.setFont(bold);
+        p.setPen(kTextColor);
+        p.drawText(header.adjusted(8, 0, -8, 0), Qt::AlignLeft | Qt::AlignVCenter, qs(track.group));
+        p.setFont(font());
+    }
+    if (g.idleStripY >= 0) {
+        const QRect row(plot.left(), top + g.idleStripY, plot.width(), kIdleStripHeight);
+        p.setPen(kMutedText);
+        QFont small = font();
+        small.setPointSizeF(std::max(7.0, small.pointSizeF() * 0.85));
+        p.setFont(small);
+        p.drawText(QRect(14, row.top() - 1, m_labelWidth - 18, kIdleStripHeight + 2),
+                   Qt::AlignLeft | Qt::AlignVCenter, tr("GPU idle, by cause"));
+        p.setFont(font());
+        paintIdleStrip(p, track.deviceIndex, row, plot);
+    }
+    // Track label beside its first row.
+    p.setPen(kTextColor);
+    const QRect labelRect(14, top + g.y, m_labelWidth - 18,
+                          g.lanes.empty() ? kLaneHeight : g.lanes.front().height);
+    p.drawText(labelRect, Qt::AlignLeft | Qt::AlignVCenter,
+               fm.elidedText(qs(track.label), Qt::ElideRight, labelRect.width()));
+    if (track.kind == TrackKind::HostThread && g.lanes.size() > 1) {
+        // Name the lane groups under the track label.
+        p.setPen(kMutedText);
+        QFont small = font();
+        small.setPointSizeF(std::max(7.0, small.pointSizeF() * 0.85));
+        p.setFont(small);
+        LaneRole previous = track.lanes.front().role;
+        for (std::size_t l = 1; l < track.lanes.size(); ++l) {
+            if (track.lanes[l].role != previous) {
+                const QString name = track.lanes[l].role == LaneRole::CpuOp     ? tr("CPU ops")
+                                     : track.lanes[l].role == LaneRole::ApiCall ? tr("runtime calls")
+                                                                                : tr("ranges");
+                p.drawText(QRect(26, top + g.lanes[l].y, m_labelWidth - 30, g.lanes[l].height),
+                           Qt::AlignLeft | Qt::AlignVCenter, name);
+                previous = track.lanes[l].role;
+            }
+        }
+        p.setFont(font());
+    }
+
+    p.save();
+    p.setClipRect(plot.intersected(QRect(plot.left(), top + g.y, plot.width(), g.height)));
+    if (track.kind == TrackKind::Counter) {
+        paintCounter(p, track,
+                     QRect(plot.left(), top + g.lanes.front().y, plot.width(), g.lanes.front().height), plot);
+    } else {
+        for (std::size_t l = 0; l < track.lanes.size(); ++l) {
+            const LaneGeometry& lg = g.lanes[l];
+            const QRect row(plot.left(), top + lg.y, plot.width(), lg.height);
+            if (row.bottom() < plot.top() || row.top() > plot.bottom()) {
+                continue;
+            }
+            paintLane(p, track.lanes[l].lane, row, plot);
+        }
+    }
+    p.restore();
+    p.setPen(kGridColor);
+    p.drawLine(0, top + g.y + g.height + kTrackGap / 2, width(), top + g.y + g.height + kTrackGap / 2);
+}
+
+void TimelineWidget::paintLane(QPainter& p, const timeline::Lane& lane, const QRect& row, const QRect& plot) {
+    m_items.clear();
+    const timeline::QueryWindow window{visibleRange(), m_nsPerPixel, kMinWidthPx};
+    timeline::collect(lane, window, m_items);
+    ++m_frameStats.lanesPainted;
+    m_frameStats.itemsPainted += m_items.size();
+    const QFontMetrics fm(font());
+    const int textMinWidth = fm.horizontalAdvance(QStringLiteral("abc…")) + 6;
+    const double rowTop = row.top() + 1;
+    const double rowHeight = row.height() - 2;
+    for (const timeline::DrawItem& item : m_items) {
+        m_frameStats.eventsCovered += item.count;
+        double x0 = xForTime(item.startNs);
+        double x1 = xForTime(item.endNs);
+        x0 = std::max(x0, static_cast<double>(plot.left()) - 2);
+        x1 = std::min(x1, static_cast<double>(plot.right()) + 2);
+        if (x1 - x0 < 1.0) {
+            x1 = x0 + 1.0;
+        }
+        const EventRef ref = lane.ref(item.dominant);
+        const core::MemcpyKind copyKind =
+            ref.kind == EventKind::Memcpy ? m_model->memcpys.kind[ref.row] : core::MemcpyKind::Unknown;
+        QColor fill = eventColor(ref.kind, timeline::eventNameId(*m_model, ref), copyKind);
+        const QRectF r(x0, rowTop, x1 - x0, rowHeight);
+        if (item.folded()) {
+            ++m_frameStats.foldedItems;
+            // Level-of-detail block: the dominant member's colour, darker, with a fine hatch.
+            fill = fill.darker(125);
+            p.fillRect(r, fill);
+            if (r.width() > 6) {
+                p.fillRect(r, QBrush(fill.darker(130), Qt::BDiagPattern));
+            }
+        } else {
+            p.fillRect(r, fill);
+            if (r.width() > 4) {
+                p.setPen(QPen(fill.darker(140), 0));
+                p.drawRect(r.adjusted(0, 0, -0.5, -0.5));
+            }
+        }
+        if (r.width() >= textMinWidth) {
+            QString text = QString::fromStdString(timeline::eventName(*m_model, ref));
+            if (item.folded()) {
+                text = tr("%1 events · %2").arg(item.count).arg(text);
+            }
+            const QRectF visibleR = r.intersected(QRectF(plot.left(), rowTop, plot.width(), rowHeight));
+            p.setPen(textColorOn(fill));
+            p.drawText(visibleR.adjusted(3, 0, -2, 0), Qt::AlignLeft | Qt::AlignVCenter,
+                       fm.elidedText(text, Qt::ElideRight, static_cast<int>(visibleR.width()) - 5));
+        }
+    }
+}
+
+void TimelineWidget::paintCounter(QPainter& p, const timeline::Track& track, const QRect& row,
+                                  const QRect& plot) {
+    const core::CounterTrack& counter = m_model->counters[static_cast<std::size_t>(track.counterIndex)];
+    if (counter.values.empty()) {
+        return;
+    }
+    const auto [minIt, maxIt] = std::minmax_element(counter.values.begin(), counter.values.end());
+    const double lo = std::min(0.0, *minIt);
+    const double hi = *maxIt > lo ? *maxIt : lo + 1.0;
+    const timeline::QueryWindow window{visibleRange(), m_nsPerPixel, kMinWidthPx};
+    const std::vector<timeline::CounterColumn> columns =
+        timeline::counterColumns(counter.timesNs, counter.values, window);
+    const double h = row.height() - 4;
+    auto yFor = [&](double v) { return row.bottom() - 2 - (v - lo) / (hi - lo) * h; };
+    const QColor color(0x2f, 0x80, 0xed);
+    QColor area = color;
+    area.setAlpha(70);
+    for (const timeline::CounterColumn& c : columns) {
+        const double x = plot.left() + c.x;
+        p.fillRect(QRectF(x, yFor(c.maxValue), 1.0, row.bottom() - 2 - yFor(c.maxValue)), area);
+        p.fillRect(QRectF(x, yFor(c.maxValue), 1.0, std::max(1.0, yFor(c.minValue) - yFor(c.maxValue))),
+                   color);
+    }
+    p.setPen(kMutedText);
+    p.drawText(row.adjusted(4, 1, -4, 0), Qt::AlignRight | Qt::AlignTop,
+               tr("max %1").arg(core::formatFixed(*maxIt, 1).c_str()));
+}
+
+void TimelineWidget::paintIdleStrip(QPainter& p, int deviceIndex, const QRect& row, const QRect& plot) {
+    const core::TimeRange v = visibleRange();
+    p.fillRect(row, QColor(0xee, 0xf0, 0xf3));
+    double lastX1 = -1;
+    for (const IdleGap& gap : m_overlays.idleGaps) {
+        if (gap.deviceIndex != deviceIndex || !gap.range.overlaps(v)) {
+            continue;
+        }
+        double x0 = std::max<double>(plot.left(), xForTime(gap.range.startNs));
+        const double x1 = std::min<double>(plot.right(), xForTime(gap.range.endNs));
+        if (x1 < lastX1 + 0.5 && x1 - x0 < 1) {
+            continue;  // sub-pixel gap in a pixel already painted
+        }
+        x0 = std::min(x0, x1 - 1);
+        p.fillRect(QRectF(x0, row.top(), std::max(1.0, x1 - x0), row.height()), gap.color);
+        lastX1 = x1;
+    }
+}
+
+QRect TimelineWidget::eventRect(const timeline::EventLocation& where) const {
+    if (!where.valid() || !m_model) {
+        return {};
+    }
+    const timeline::Track& track = m_tracks->tracks[static_cast<std::size_t>(where.track)];
+    const timeline::Lane& lane = track.lanes[static_cast<std::size_t>(where.lane)].lane;
+    const LaneGeometry& lg =
+        m_geometry[static_cast<std::size_t>(where.track)].lanes[static_cast<std::size_t>(where.lane)];
+    const double x0 = xForTime(lane.startNs(where.index));
+    const double x1 = std::max(x0 + 2, xForTime(lane.endNs(where.index)));
+    const int y = tracksTop() - m_scrollY + lg.y;
+    return QRectF(x0, y, x1 - x0, lg.height).toAlignedRect();
+}
+
+QRect TimelineWidget::laneRectOf(EventRef ref) const {
+    if (!m_model || !m_tracks || !ref.valid()) {
+        return {};
+    }
+    const timeline::EventLocation where = timeline::locateEvent(*m_tracks, *m_model, ref);
+    if (!where.valid()) {
+        return {};
+    }
+    const LaneGeometry& lg =
+        m_geometry[static_cast<std::size_t>(where.track)].lanes[static_cast<std::size_t>(where.lane)];
+    return QRect(plotLeft(), tracksTop() - m_scrollY + lg.y, plotWidth(), lg.height);
+}
+
+void TimelineWidget::paintSelection(QPainter& p, const QRect& plot) {
+    if (!m_selected.valid() || !m_model) {
+        return;
+    }
+    const QRect r = eventRect(timeline::locateEvent(*m_tracks, *m_model, m_selected));
+    if (r.isNull()) {
+        return;
+    }
+    const QRect clipped = r.intersected(plot.adjusted(-3, 0, 3, 0));
+    p.setPen(QPen(kSelectionColor, 2));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(clipped.isEmpty() ? r : clipped.adjusted(-1, -1, 1, 1));
+}
+
+void TimelineWidget::computeFlows() {
+    m_flows.clear();
+    if (!m_selected.valid() || !m_model) {
+        return;
+    }
+    // Launch call -> GPU work: from the selected work back to its call, or from the selected call
+    // to the work it launched (matched through the model's launchCall join).
+    auto workLaunch = [&](EventRef work) -> core::ApiCallId {
+        switch (work.kind) {
+            case EventKind::Kernel:
+                return m_model->kernels.launchCall[work.row];
+            case EventKind::Memcpy:
+                return m_model->memcpys.launchCall[work.row];
+            case EventKind::Memset:
+                return m_model->memsets.launchCall[work.row];
+            default:
+                return {};
+        }
+    };
+    if (m_selected.kind == EventKind::ApiCall) {
+        // Linear in GPU records, once per selection of a call.
+        auto scan = [&](const auto& table, EventKind kind) {
+            for (std::size_t i = 0; i < table.size(); ++i) {
+                if (table.launchCall[i].index == m_selected.row) {
+                    m_flows.push_back({m_selected, {kind, static_cast<std::uint32_t>(i)}});
+                }
+            }
+        };
+        scan(m_model->kernels, EventKind::Kernel);
+        scan(m_model->memcpys, EventKind::Memcpy);
+        scan(m_model->memsets, EventKind::Memset);
+    } else if (const core::ApiCallId call = workLaunch(m_selected); call.valid()) {
+        m_flows.push_back({{EventKind::ApiCall, call.index}, m_selected});
+    }
+}
+
+void TimelineWidget::paintFlowArrows(QPainter& p, const QRect& plot) {
+    if (m_flows.empty()) {
+        return;
+    }
+    const auto& flows = m_flows;
+    p.setRenderHint(QPainter::Antialiasing, true);
+    for (const auto& [from, to] : flows) {
+        const QRect a = eventRect(timeline::locateEvent(*m_tracks, *m_model, from));
+        const QRect b = eventRect(timeline::locateEvent(*m_tracks, *m_model, to));
+        if (a.isNull() || b.isNull()) {
+            continue;
+        }
+        const QPointF start(std::clamp<double>(a.left(), plot.left(), plot.right()), a.center().y());
+        const QPointF end(std::clamp<double>(b.left(), plot.left(), plot.right()), b.center().y());
+        QPainterPath path(start);
+        const double dy = (end.y() - start.y()) / 2;
+        path.cubicTo(start + QPointF(0, dy), end - QPointF(0, dy), end);
+        p.setPen(QPen(QColor(0xd0, 0x30, 0x30), 1.6));
+        p.setBrush(Qt::NoBrush);
+        p.drawPath(path);
+        // Arrow head pointing down (or up) into the work.
+        const double dir = end.y() >= start.y() ? -1.0 : 1.0;
+        QPolygonF head;
+        head << end << end + QPointF(-4, 7 * dir) << end + QPointF(4, 7 * dir);
+        p.setBrush(QColor(0xd0, 0x30, 0x30));
+        p.drawPolygon(head);
+    }
+    p.setRenderHint(QPainter::Antialiasing, false);
+}
+
+// --- Hit testing and tooltips -------------------------------------------------------------------
+
+EventRef TimelineWidget::eventAt(QPoint pos) const {
+    if (!m_model || !m_tracks || pos.x() < m_labelWidth || pos.y() < tracksTop()) {
+        return {};
+    }
+    const int contentY = pos.y() - tracksTop() + m_scrollY;
+    for (std::size_t t = 0; t < m_geometry.size(); ++t) {
+        const TrackGeometry& g = m_geometry[t];
+        if (contentY < g.y || contentY >= g.y + g.height) {
+            continue;
+        }
+        const timeline::Track& track = m_tracks->tracks[t];
+        for (std::size_t l = 0; l < track.lanes.size() && l < g.lanes.size(); ++l) {
+            if (contentY >= g.lanes[l].y && contentY < g.lanes[l].y + g.lanes[l].height) {
+                const timeline::Lane& lane = track.lanes[l].lane;
+                const auto tolerance = static_cast<core::DurationNs>(3 * m_nsPerPixel);
+                const std::size_t i = timeline::hitTest(lane, timeForX(pos.x()), tolerance);
+                return i < lane.size() ? lane.ref(i) : EventRef{};
+            }
+        }
+    }
+    return {};
+}
+
+QString TimelineWidget::tooltipAt(QPoint pos) const {
+    const EventRef ref = eventAt(pos);
+    if (ref.valid()) {
+        const core::TimeRange r = timeline::eventTimes(*m_model, ref);
+        return QStringLiteral("<b>%1</b><br>%2 · %3")
+            .arg(QString::fromStdString(timeline::eventName(*m_model, ref)).toHtmlEscaped())
+            .arg(QString::fromUtf8(timeline::toString(ref.kind).data()))
+            .arg(qs(core::formatDuration(r.durationNs())));
+    }
+    // Idle strip and steps strip.
+    const core::TimestampNs t = timeForX(pos.x());
+    if (pos.y() >= kRulerHeight && pos.y() < kRulerHeight + kStepStripHeight) {
+        for (const StepBand& step : m_overlays.steps) {
+            if (step.range.contains(t)) {
+                return QStringLiteral("<b>%1</b><br>%2%3")
+                    .arg(step.label.toHtmlEscaped(), qs(core::formatDuration(step.range.durationNs())),
+                         step.verdict.isEmpty() ? QString()
+                                                : QStringLiteral(" · ") + step.verdict.toHtmlEscaped());
+            }
+        }
+    }
+    const int contentY = pos.y() - tracksTop() + m_scrollY;
+    for (std::size_t i = 0; i < m_geometry.size(); ++i) {
+        const TrackGeometry& g = m_geometry[i];
+        if (g.idleStripY >= 0 && contentY >= g.idleStripY && contentY < g.idleStripY + kIdleStripHeight) {
+            const auto tolerance = static_cast<core::DurationNs>(2 * m_nsPerPixel);
+            for (const IdleGap& gap : m_overlays.idleGaps) {
+                if (gap.deviceIndex == m_tracks->tracks[i].deviceIndex &&
+                    gap.range.startNs - tolerance <= t && t < gap.range.endNs + tolerance) {
+                    return tr("<b>GPU idle</b>: %1<br>%2")
+                        .arg(gap.cause.toHtmlEscaped(), qs(core::formatDuration(gap.range.durationNs())));
+                }
+            }
+        }
+    }
+    return {};
+}
+
+bool TimelineWidget::event(QEvent* e) {
+    if (e->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(e);
+        const QString text = tooltipAt(help->pos());
+        if (text.isEmpty()) {
+            QToolTip::hideText();
+            e->ignore();
+        } else {
+            QToolTip::showText(help->globalPos(), text, this);
+        }
+        return true;
+    }
+    return QWidget::event(e);
+}
+
+// --- Input ------------------------------------------------------------------------------------
+
+void TimelineWidget::wheelEvent(QWheelEvent* event) {
+    const QPoint delta = event->angleDelta();
+    if (event->modifiers() & (Qt::ShiftModifier | Qt::AltModifier)) {
+        // Scroll the tracks vertically.
+        const int steps = (delta.y() != 0 ? delta.y() : delta.x()) / 120;
+        m_scrollBar->setValue(m_scrollBar->value() - steps * kLaneHeight * 3);
+        event->accept();
+        return;
+    }
+    if (delta.y() == 0) {
+        panByFraction(-static_cast<double>(delta.x()) / 1200.0);
+        event->accept();
+        return;
+    }
+    const double factor = std::pow(1.25, static_cast<double>(delta.y()) / 120.0);
+    zoomBy(factor, std::max<double>(m_labelWidth, event->position().x()));
+    event->accept();
+}
+
+void TimelineWidget::mousePressEvent(QMouseEvent* event) {
+    setFocus(Qt::MouseFocusReason);
+    if (event->button() != Qt::LeftButton) {
+        return;
+    }
+    m_pressPos = m_lastPos = event->position().toPoint();
+    m_moved = false;
+    if ((event->modifiers() & Qt::ShiftModifier) && m_pressPos.x() >= m_labelWidth) {
+        m_drag = Drag::Select;
+        m_selectAnchorNs = timeForX(m_pressPos.x());
+        setRangeSelection(core::TimeRange{m_selectAnchorNs, m_selectAnchorNs});
+    } else {
+        m_drag = Drag::Pan;
+        setCursor(Qt::ClosedHandCursor);
+    }
+}
+
+void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
+    const QPoint pos = event->position().toPoint();
+    if (m_drag == Drag::None) {
+        return;
+    }
+    if ((pos - m_pressPos).manhattanLength() > 3) {
+        m_moved = true;
+    }
+    if (m_drag == Drag::Pan && m_moved) {
+        const QPoint delta = pos - m_lastPos;
+        m_viewStartNs -= static_cast<core::TimestampNs>(delta.x() * m_nsPerPixel);
+        clampView();
+        if (m_scrollBar->isVisible()) {
+            m_scrollBar->setValue(m_scrollBar->value() - delta.y());
+        }
+        update();
+        emitViewChanged();
+    } else if (m_drag == Drag::Select) {
+        const core::TimestampNs t = timeForX(std::max(pos.x(), m_labelWidth));
+        setRangeSelection(core::TimeRange{std::min(t, m_selectAnchorNs), std::max(t, m_selectAnchorNs)});
+    }
+    m_lastPos = pos;
+}
+
+void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton) {
+        return;
+    }
+    unsetCursor();
+    const Drag drag = m_drag;
+    m_drag = Drag::None;
+    if (drag == Drag::Select) {
+        if (!m_moved) {
+            setRangeSelection(std::nullopt);
+        }
+        return;
+    }
+    if (!m_moved) {
+        selectEvent(eventAt(event->position().toPoint()));
+    }
+}
+
+void TimelineWidget::mouseDoubleClickEvent(QMouseEvent* event) {
+    const EventRef ref = eventAt(event->position().toPoint());
+    if (ref.valid()) {
+        selectEvent(ref);
+        zoomToSelection();
+    }
+}
+
+void TimelineWidget::keyPressEvent(QKeyEvent* event) {
+    const double centreX = m_labelWidth + plotWidth() / 2.0;
+    switch (event->key()) {
+        case Qt::Key_W:
+        case Qt::Key_Plus:
+        case Qt::Key_Equal:
+            zoomBy(1.5, centreX);
+            break;
+        case Qt::Key_S:
+        case Qt::Key_Minus:
+            zoomBy(1.0 / 1.5, centreX);
+            break;
+        case Qt::Key_A:
+        case Qt::Key_Left:
+            panByFraction(-0.15);
+            break;
+        case Qt::Key_D:
+        case Qt::Key_Right:
+            panByFraction(0.15);
+            break;
+        case Qt::Key_Z:
+            zoomToSelection();
+            break;
+        case Qt::Key_0:
+        case Qt::Key_Home:
+            showAll();
+            break;
+        case Qt::Key_BracketRight:
+            zoomToStep(+1);
+            break;
+        case Qt::Key_BracketLeft:
+            zoomToStep(-1);
+            break;
+        case Qt::Key_Escape:
+            setRangeSelection(std::nullopt);
+            selectEvent({});
+            break;
+        default:
+            QWidget::keyPressEvent(event);
+            return;
+    }
+    event->accept();
+}
+
+}  // namespace chokepoint::ui

@@ -1,0 +1,159 @@
+#pragma once
+// TimelineWidget: a custom QPainter timeline (no QGraphicsScene). Tracks come from
+// core/timeline (buildTracks); each paint asks timeline::collect() for the visible window of each
+// visible lane, so painting cost follows pixels, not events. Track geometry is cached and only
+// rebuilt when the tracks or the height change.
+//
+// Controls: wheel or W/S zoom around the cursor (Shift+wheel scrolls tracks), drag or A/D pan,
+// click selects, Shift+drag selects a time range, Z zooms to the range or the selected event,
+// [ and ] zoom to the previous/next step, 0 or Home shows everything, Esc clears the selection.
+
+#include <QWidget>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "core/model/TraceModel.h"
+#include "core/timeline/TimelineQuery.h"
+#include "core/timeline/TimelineTracks.h"
+#include "ui/timeline/TimelineOverlays.h"
+
+class QScrollBar;
+
+namespace chokepoint::ui {
+
+class TimelineWidget : public QWidget {
+    Q_OBJECT
+public:
+    explicit TimelineWidget(QWidget* parent = nullptr);
+    ~TimelineWidget() override;
+
+    // Shows `model` with its prebuilt tracks (both may be null: an empty timeline). Resets the
+    // view to the whole trace and clears the selection.
+    void setData(std::shared_ptr<const core::TraceModel> model,
+                 std::shared_ptr<const timeline::TrackSet> tracks);
+    void setOverlays(TimelineOverlays overlays);
+    const TimelineOverlays& overlays() const { return m_overlays; }
+    const core::TraceModel* model() const { return m_model.get(); }
+    const timeline::TrackSet* tracks() const { return m_tracks.get(); }
+
+    // --- View: the visible window is [viewStartNs, viewStartNs + plot width * nsPerPixel). ---
+    core::TimeRange visibleRange() const;
+    double nsPerPixel() const { return m_nsPerPixel; }
+    // Shows `range` across the plot (with a small margin when `margin` is set).
+    void showRange(core::TimeRange range, bool margin = false);
+    void showAll();
+    // Zooms by `factor` (> 1 zooms in) keeping the time under plot x `anchorX` fixed.
+    void zoomBy(double factor, double anchorX);
+    // Pans by a fraction of the plot width (positive = later).
+    void panByFraction(double fraction);
+    void zoomToSelection();
+    // Zooms to the step after (+1) or before (-1) the one at the view centre; false when none.
+    bool zoomToStep(int direction);
+
+    // --- Selection ---
+    timeline::EventRef selectedEvent() const { return m_selected; }
+    // Selects `ref` (invalid clears); with `reveal`, zooms/scrolls so it is visible.
+    void selectEvent(timeline::EventRef ref, bool reveal = false);
+    std::optional<core::TimeRange> rangeSelection() const { return m_rangeSelection; }
+    void setRangeSelection(std::optional<core::TimeRange> range);
+
+    // Left edge of the plot area (after the track labels) and the top of the first track.
+    int plotLeft() const { return m_labelWidth; }
+    int plotWidth() const;
+    int tracksTop() const;
+    // x in widget coordinates of time t, and back.
+    double xForTime(core::TimestampNs t) const;
+    core::TimestampNs timeForX(double x) const;
+    // The event under a widget position, if any.
+    timeline::EventRef eventAt(QPoint pos) const;
+    // Widget rectangle of the lane row that holds `ref` (invalid when not laid out or scrolled out).
+    QRect laneRectOf(timeline::EventRef ref) const;
+
+    // Paint statistics of the last frame (for the benchmark and tests).
+    struct FrameStats {
+        std::size_t lanesPainted = 0;
+        std::size_t itemsPainted = 0;
+        std::size_t foldedItems = 0;
+        std::size_t eventsCovered = 0;
+    };
+    const FrameStats& lastFrameStats() const { return m_frameStats; }
+
+    QSize sizeHint() const override { return {1000, 600}; }
+
+signals:
+    void selectionChanged(chokepoint::timeline::EventRef ref);
+    void viewChanged(chokepoint::core::TimeRange visible);
+    void rangeSelectionChanged();
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    bool event(QEvent* event) override;
+
+private:
+    struct LaneGeometry {
+        int y = 0;  // relative to the top of the track area, before scrolling
+        int height = 0;
+    };
+    struct TrackGeometry {
+        int y = 0;
+        int height = 0;
+        bool groupHeader = false;  // a group title row is drawn above this track
+        int idleStripY = -1;       // per-device idle strip above the first stream of a device
+        std::vector<LaneGeometry> lanes;
+    };
+
+    void rebuildLayout();
+    void clampView();
+    void updateScrollBar();
+    void emitViewChanged();
+    void paintRuler(QPainter& p, const QRect& rect);
+    void paintSteps(QPainter& p, const QRect& plot);
+    void paintTrack(QPainter& p, std::size_t trackIndex, int top, const QRect& plot);
+    void paintLane(QPainter& p, const timeline::Lane& lane, const QRect& rowRect, const QRect& plot);
+    void paintCounter(QPainter& p, const timeline::Track& track, const QRect& rowRect, const QRect& plot);
+    void paintIdleStrip(QPainter& p, int deviceIndex, const QRect& rowRect, const QRect& plot);
+    void paintSelection(QPainter& p, const QRect& plot);
+    void paintFlowArrows(QPainter& p, const QRect& plot);
+    void computeFlows();
+    QRect eventRect(const timeline::EventLocation& where) const;
+    QString tooltipAt(QPoint pos) const;
+
+    std::shared_ptr<const core::TraceModel> m_model;
+    std::shared_ptr<const timeline::TrackSet> m_tracks;
+    TimelineOverlays m_overlays;
+    std::vector<TrackGeometry> m_geometry;
+    int m_contentHeight = 0;
+
+    core::TimestampNs m_viewStartNs = 0;
+    double m_nsPerPixel = 1.0;
+    int m_scrollY = 0;
+    int m_labelWidth = 230;
+
+    timeline::EventRef m_selected;
+    std::optional<core::TimeRange> m_rangeSelection;
+
+    // Mouse interaction state.
+    enum class Drag { None, Pan, Select };
+    Drag m_drag = Drag::None;
+    QPoint m_pressPos;
+    QPoint m_lastPos;
+    bool m_moved = false;
+    core::TimestampNs m_selectAnchorNs = 0;
+
+    // Launch call -> GPU work pairs drawn as arrows for the selection (computed on selection).
+    std::vector<std::pair<timeline::EventRef, timeline::EventRef>> m_flows;
+
+    QScrollBar* m_scrollBar = nullptr;
+    mutable std::vector<timeline::DrawItem> m_items;  // reused per lane while painting
+    FrameStats m_frameStats;
+};
+
+}  // namespace chokepoint::ui

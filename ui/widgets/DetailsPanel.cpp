@@ -1,0 +1,71 @@
+#include "ui/widgets/DetailsPanel.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace chokepoint::ui {
+
+DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
+    m_model = new EventDetailsModel(this);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(8, 8, 8, 8);
+    m_title = new QLabel(this);
+    m_title->setWordWrap(true);
+    m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont titleFont = m_title->font();
+    titleFont.setBold(true);
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.1);
+    m_title->setFont(titleFont);
+    layout->addWidget(m_title);
+    m_hint = new QLabel(tr("Click an event on the timeline to see its details.\n\n"
+                           "Wheel or W/S: zoom · drag or A/D: pan\n"
+                           "Shift+drag: select a range · Z: zoom to it\n"
+                           "[ / ]: previous / next step · 0: show all\n"
+                           "Ctrl+F: search · F3 / Shift+F3: next / previous"),
+                        this);
+    m_hint->setWordWrap(true);
+    m_hint->setStyleSheet(QStringLiteral("color: #5c6670;"));
+    layout->addWidget(m_hint);
+    m_table = new QTableView(this);
+    m_table->setModel(m_model);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setSectionResizeMode(EventDetailsModel::FieldColumn,
+                                                      QHeaderView::ResizeToContents);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setWordWrap(true);
+    m_table->setAlternatingRowColors(true);
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    layout->addWidget(m_table, 1);
+    auto* buttons = new QHBoxLayout;
+    m_zoom = new QPushButton(tr("Zoom to event"), this);
+    m_launch = new QPushButton(tr("Show launch call"), this);
+    buttons->addWidget(m_zoom);
+    buttons->addWidget(m_launch);
+    buttons->addStretch(1);
+    layout->addLayout(buttons);
+    connect(m_zoom, &QPushButton::clicked, this, &DetailsPanel::zoomRequested);
+    connect(m_launch, &QPushButton::clicked, this, &DetailsPanel::showLaunchRequested);
+    setEvent(nullptr, {});
+}
+
+void DetailsPanel::setEvent(std::shared_ptr<const core::TraceModel> model, timeline::EventRef ref) {
+    m_model->setEvent(std::move(model), ref);
+    const bool has = m_model->rowCount() > 0;
+    m_title->setText(has ? m_model->title() : tr("No selection"));
+    m_hint->setVisible(!has);
+    m_table->setVisible(has);
+    m_zoom->setEnabled(has);
+    const bool gpuWork =
+        has && (ref.kind == timeline::EventKind::Kernel || ref.kind == timeline::EventKind::Memcpy ||
+                ref.kind == timeline::EventKind::Memset);
+    m_launch->setEnabled(gpuWork && !m_model->value(tr("Launched by")).isEmpty() &&
+                         m_model->value(tr("Launched by")) != tr("not recorded"));
+    m_table->resizeRowsToContents();
+}
+
+}  // namespace chokepoint::ui
