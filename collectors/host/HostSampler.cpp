@@ -288,7 +288,7 @@ void HostSampler::sampleOnce(core::TimestampNs nowNs) {
     }
 }
 
-void HostSampler::drainInto(core::TraceModel& batch) {
+void HostSampler::drainInto(core::TraceModel& batch, core::TimestampNs minTimeNs) {
     std::vector<Pending> pending;
     std::map<std::pair<pid_t, pid_t>, std::string> names;
     std::map<std::pair<pid_t, pid_t>, std::string> knownNames;
@@ -302,6 +302,9 @@ void HostSampler::drainInto(core::TraceModel& batch) {
     }
     std::map<std::pair<pid_t, pid_t>, std::size_t> trackOf;
     for (const Pending& p : pending) {
+        if (p.timeNs < minTimeNs) {
+            continue;
+        }
         auto key = std::make_pair(p.pid, p.tid);
         auto it = trackOf.find(key);
         if (it == trackOf.end()) {

@@ -52,8 +52,9 @@ public:
     // One scan at `nowNs` (monotonic). The thread calls this; tests may call it directly.
     void sampleOnce(core::TimestampNs nowNs);
 
-    // Moves pending samples into `batch` (see the file comment). Thread-safe.
-    void drainInto(core::TraceModel& batch);
+    // Moves pending samples into `batch` (see the file comment), dropping those taken before
+    // `minTimeNs`. Thread-safe.
+    void drainInto(core::TraceModel& batch, core::TimestampNs minTimeNs = 0);
 
     std::uint64_t droppedSamples() const { return m_dropped.load(); }
     std::size_t trackedThreads() const;

@@ -382,12 +382,16 @@ void NvtxRecorder::record(NvtxEventType type, const void* domain, std::uint64_t 
     ring->head.store(head + 1, std::memory_order_release);
 }
 
-void NvtxRecorder::consume(Ring& ring, core::TraceModel& batch) {
+void NvtxRecorder::consume(Ring& ring, core::TraceModel& batch, core::TimestampNs windowStartNs,
+                           core::TimestampNs windowEndNs) {
     std::uint64_t tail = ring.tail.load(std::memory_order_relaxed);
     std::uint64_t head = ring.head.load(std::memory_order_acquire);
     std::vector<OpenRange>& stack = m_stacks[&ring];
     core::ThreadIndex thread = core::kNoThread;
     auto emit = [&](const OpenRange& open, core::TimestampNs endNs) {
+        if (open.startNs < windowStartNs || open.startNs >= windowEndNs) {
+            return;
+        }
         core::RangeRow row;
         row.startNs = open.startNs;
         row.endNs = endNs;
@@ -435,10 +439,11 @@ void NvtxRecorder::consume(Ring& ring, core::TraceModel& batch) {
     ring.tail.store(tail, std::memory_order_release);
 }
 
-void NvtxRecorder::drainInto(core::TraceModel& batch, core::TimestampNs closeOpenAtNs) {
+void NvtxRecorder::drainInto(core::TraceModel& batch, core::TimestampNs closeOpenAtNs,
+                             core::TimestampNs windowStartNs, core::TimestampNs windowEndNs) {
     std::lock_guard lock(m_ringsMutex);
     for (Ring* ring : m_rings) {
-        consume(*ring, batch);
+        consume(*ring, batch, windowStartNs, windowEndNs);
     }
     // Start/end pairs may span threads: an End consumed before its Start (rings drained in order)
     // stays unmatched only within one drain; ends seen later pair up with starts kept here.
@@ -446,6 +451,9 @@ void NvtxRecorder::drainInto(core::TraceModel& batch, core::TimestampNs closeOpe
         std::int64_t open = 0;
         for (auto& [ring, stack] : m_stacks) {
             for (const OpenRange& r : stack) {
+                if (r.startNs < windowStartNs || r.startNs >= windowEndNs) {
+                    continue;
+                }
                 core::RangeRow row;
                 row.startNs = r.startNs;
                 row.endNs = std::max(closeOpenAtNs, r.startNs);
@@ -458,6 +466,9 @@ void NvtxRecorder::drainInto(core::TraceModel& batch, core::TimestampNs closeOpe
             stack.clear();
         }
         for (auto& [id, r] : m_started) {
+            if (r.startNs < windowStartNs || r.startNs >= windowEndNs) {
+                continue;
+            }
             core::RangeRow row;
             row.startNs = r.startNs;
             row.endNs = std::max(closeOpenAtNs, r.startNs);

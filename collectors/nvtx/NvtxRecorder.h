@@ -20,6 +20,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -68,9 +69,12 @@ public:
     core::TimestampNs stepTimeNs(std::uint64_t n) const;
     void resetSteps();
 
-    // Appends completed ranges and marks since the last drain. With `closeOpenAtNs` >= 0, ranges
-    // still open are closed at that time (counted as nvtx.open_at_stop).
-    void drainInto(core::TraceModel& batch, core::TimestampNs closeOpenAtNs = -1);
+    // Appends completed ranges and marks since the last drain whose start lies in
+    // [windowStartNs, windowEndNs) (others are consumed and dropped). With `closeOpenAtNs` >= 0,
+    // ranges still open are closed at that time (counted as nvtx.open_at_stop).
+    void drainInto(core::TraceModel& batch, core::TimestampNs closeOpenAtNs = -1,
+                   core::TimestampNs windowStartNs = std::numeric_limits<core::TimestampNs>::min(),
+                   core::TimestampNs windowEndNs = std::numeric_limits<core::TimestampNs>::max());
     // Forgets everything recorded and all consumer state (between captures).
     void clear();
     std::uint64_t droppedEvents() const { return m_dropped.load(); }
@@ -100,7 +104,8 @@ private:
         core::ThreadIndex thread;
         std::int64_t tid;
     };
-    void consume(Ring& ring, core::TraceModel& batch);
+    void consume(Ring& ring, core::TraceModel& batch, core::TimestampNs windowStartNs,
+                 core::TimestampNs windowEndNs);
 
     std::atomic<int> m_mode{0};
     std::atomic<int> m_modules{0};

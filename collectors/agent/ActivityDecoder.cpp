@@ -1,0 +1,398 @@
+#include "collectors/agent/ActivityDecoder.h"
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace chokepoint::collectors {
+
+namespace {
+
+core::MemcpyKind memcpyKind(std::uint8_t k) {
+    switch (k) {
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+            return core::MemcpyKind::HostToDevice;
+        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+            return core::MemcpyKind::DeviceToHost;
+        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+            return core::MemcpyKind::DeviceToDevice;
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+            return core::MemcpyKind::HostToHost;
+        case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+            return core::MemcpyKind::PeerToPeer;
+        default:
+            return core::MemcpyKind::Unknown;
+    }
+}
+
+core::MemoryKind memoryKind(unsigned k) {
+    switch (k) {
+        case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE:
+            return core::MemoryKind::Pageable;
+        case CUPTI_ACTIVITY_MEMORY_KIND_PINNED:
+            return core::MemoryKind::Pinned;
+        case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE:
+        case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC:
+            return core::MemoryKind::Device;
+        case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED:
+        case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC:
+            return core::MemoryKind::Managed;
+        default:
+            return core::MemoryKind::Unknown;
+    }
+}
+
+core::SyncKind syncKind(CUpti_ActivitySynchronizationType t) {
+    switch (t) {
+        case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE:
+            return core::SyncKind::EventSynchronize;
+        case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT:
+            return core::SyncKind::StreamWaitEvent;
+        case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE:
+            return core::SyncKind::StreamSynchronize;
+        case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE:
+            return core::SyncKind::DeviceSynchronize;
+        default:
+            return core::SyncKind::Unknown;
+    }
+}
+
+std::int32_t clampToInt32(std::uint64_t v) {
+    return v > 0x7FFFFFFFu ? 0x7FFFFFFF : static_cast<std::int32_t>(v);
+}
+
+}  // namespace
+
+std::string ActivityDecoder::demangle(const char* name) {
+    if (name == nullptr) {
+        return "<unnamed kernel>";
+    }
+    int status = 0;
+    char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+    if (status == 0 && out != nullptr) {
+        std::string s(out);
+        std::free(out);
+        return s;
+    }
+    std::free(out);
+    return name;
+}
+
+std::string ActivityDecoder::apiName(CUpti_ActivityKind kind, CUpti_CallbackId cbid) {
+    CUpti_CallbackDomain domain =
+        kind == CUPTI_ACTIVITY_KIND_RUNTIME ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
+    const char* name = nullptr;
+    if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || name == nullptr) {
+        return (domain == CUPTI_CB_DOMAIN_RUNTIME_API ? "cudaApi#" : "cuApi#") + std::to_string(cbid);
+    }
+    std::string s(name);
+    // Runtime callback names carry the API version: "cudaLaunchKernel_v7000".
+    std::size_t v = s.rfind("_v");
+    if (v != std::string::npos && v + 2 < s.size() &&
+        s.find_first_not_of("0123456789", v + 2) == std::string::npos) {
+        s.resize(v);
+    }
+    return s;
+}
+
+const std::string& ActivityDecoder::kernelName(const char* mangled) {
+    auto it = m_kernelNames.find(mangled);
+    if (it == m_kernelNames.end()) {
+        it = m_kernelNames.emplace(mangled, demangle(mangled)).first;
+    }
+    return it->second;
+}
+
+const std::string& ActivityDecoder::cachedApiName(CUpti_ActivityKind kind, CUpti_CallbackId cbid) {
+    int domainKey = kind == CUPTI_ACTIVITY_KIND_RUNTIME ? 0 : 1;
+    auto key = std::make_pair(domainKey, static_cast<std::uint32_t>(cbid));
+    auto it = m_apiNames.find(key);
+    if (it == m_apiNames.end()) {
+        it = m_apiNames.emplace(key, apiName(kind, cbid)).first;
+    }
+    return it->second;
+}
+
+bool ActivityDecoder::timesValid(std::uint64_t start, std::uint64_t end) {
+    if (start == 0 && end == 0) {
+        ++m_counts.noTimestamp;
+        return false;
+    }
+    if (end < start || start == 0) {
+        ++m_counts.inverted;
+        return false;
+    }
+    return true;
+}
+
+const ExternalCorrelation* ActivityDecoder::externalFor(std::uint32_t correlationId) const {
+    auto it = m_external.find(correlationId);
+    return it == m_external.end() ? nullptr : &it->second;
+}
+
+int ActivityDecoder::deviceOfContext(std::uint32_t contextId) const {
+    auto it = m_contextDevice.find(contextId);
+    return it == m_contextDevice.end() ? -1 : it->second;
+}
+
+void ActivityDecoder::decode(std::uint8_t* buffer, std::size_t validBytes, core::TraceModel& batch) {
+    if (buffer == nullptr || validBytes == 0) {
+        return;
+    }
+    CUpti_Activity* record = nullptr;
+    for (;;) {
+        CUptiResult r = cuptiActivityGetNextRecord(buffer, validBytes, &record);
+        if (r == CUPTI_ERROR_MAX_LIMIT_REACHED) {
+            break;
+        }
+        if (r != CUPTI_SUCCESS || record == nullptr) {
+            ++m_counts.bufferErrors;
+            break;
+        }
+        ++m_counts.records;
+        switch (record->kind) {
+            case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+            case CUPTI_ACTIVITY_KIND_KERNEL: {
+                const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+                m_contextDevice[k->contextId] = static_cast<int>(k->deviceId);
+                if (!timesValid(k->start, k->end)) {
+                    break;
+                }
+                core::KernelRow row;
+                row.startNs = m_clock.toMonotonic(k->start);
+                if (!inWindow(row.startNs)) {
+                    ++m_counts.outsideWindow;
+                    break;
+                }
+                row.endNs = row.startNs + static_cast<core::DurationNs>(k->end - k->start);
+                row.deviceIndex = static_cast<std::int16_t>(k->deviceId);
+                row.streamId = static_cast<std::int32_t>(k->streamId);
+                row.name = batch.intern(kernelName(k->name));
+                row.gridX = k->gridX;
+                row.gridY = k->gridY;
+                row.gridZ = k->gridZ;
+                row.blockX = k->blockX;
+                row.blockY = k->blockY;
+                row.blockZ = k->blockZ;
+                row.registersPerThread = k->registersPerThread;
+                row.staticSharedBytes = k->staticSharedMemory;
+                row.dynamicSharedBytes = k->dynamicSharedMemory;
+                row.correlationId = k->correlationId;
+                batch.kernels.add(row);
+                ++m_counts.kernels;
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_MEMCPY: {
+                const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+                m_contextDevice[m->contextId] = static_cast<int>(m->deviceId);
+                if (!timesValid(m->start, m->end)) {
+                    break;
+                }
+                core::MemcpyRow row;
+                row.startNs = m_clock.toMonotonic(m->start);
+                if (!inWindow(row.startNs)) {
+                    ++m_counts.outsideWindow;
+                    break;
+                }
+                row.endNs = row.startNs + static_cast<core::DurationNs>(m->end - m->start);
+                row.deviceIndex = static_cast<std::int16_t>(m->deviceId);
+                row.streamId = static_cast<std::int32_t>(m->streamId);
+                row.kind = memcpyKind(m->copyKind);
+                row.srcKind = memoryKind(m->srcKind);
+                row.dstKind = memoryKind(m->dstKind);
+                row.sizeBytes = static_cast<std::int64_t>(m->bytes);
+                row.correlationId = m->correlationId;
+                batch.memcpys.add(row);
+                ++m_counts.memcpys;
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+                const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
+                if (!timesValid(m->start, m->end)) {
+                    break;
+                }
+                core::MemcpyRow row;
+                row.startNs = m_clock.toMonotonic(m->start);
+                if (!inWindow(row.startNs)) {
+                    ++m_counts.outsideWindow;
+                    break;
+                }
+                row.endNs = row.startNs + static_cast<core::DurationNs>(m->end - m->start);
+                row.deviceIndex = static_cast<std::int16_t>(m->deviceId);
+                row.streamId = static_cast<std::int32_t>(m->streamId);
+                row.kind = core::MemcpyKind::PeerToPeer;
+                row.srcKind = memoryKind(m->srcKind);
+                row.dstKind = memoryKind(m->dstKind);
+                row.sizeBytes = static_cast<std::int64_t>(m->bytes);
+                row.correlationId = m->correlationId;
+                batch.memcpys.add(row);
+                ++m_counts.memcpys;
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_MEMSET: {
+                const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+                m_contextDevice[m->contextId] = static_cast<int>(m->deviceId);
+                if (!timesValid(m->start, m->end)) {
+                    break;
+                }
+                core::MemsetRow row;
+                row.startNs = m_clock.toMonotonic(m->start);
+                if (!inWindow(row.startNs)) {
+                    ++m_counts.outsideWindow;
+                    break;
+                }
+                row.endNs = row.startNs + static_cast<core::DurationNs>(m->end - m->start);
+                row.deviceIndex = static_cast<std::int16_t>(m->deviceId);
+                row.streamId = static_cast<std::int32_t>(m->streamId);
+                row.memoryKind = memoryKind(m->memoryKind);
+                row.sizeBytes = static_cast<std::int64_t>(m->bytes);
+                row.correlationId = m->correlationId;
+                batch.memsets.add(row);
+                ++m_counts.memsets;
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_RUNTIME:
+            case CUPTI_ACTIVITY_KIND_DRIVER:
+            case CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API: {
+                const auto* a = reinterpret_cast<const CUpti_ActivityAPI*>(record);
+                if (!timesValid(a->start, a->end)) {
+                    break;
+                }
+                core::ApiCallRow row;
+                row.startNs = m_clock.toMonotonic(a->start);
+                if (!inWindow(row.startNs)) {
+                    ++m_counts.outsideWindow;
+                    break;
+                }
+                row.endNs = row.startNs + static_cast<core::DurationNs>(a->end - a->start);
+                row.thread = batch.threadIndex(a->processId, a->threadId);
+                row.name = batch.intern(cachedApiName(record->kind, a->cbid));
+                row.domain = record->kind == CUPTI_ACTIVITY_KIND_RUNTIME ? core::ApiDomain::Runtime
+                                                                         : core::ApiDomain::Driver;
+                row.correlationId = a->correlationId;
+                batch.apiCalls.add(row);
+                ++m_counts.apiCalls;
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+                const auto* s = reinterpret_cast<const CUpti_ActivitySynchronization2*>(record);
+                if (!timesValid(s->start, s->end)) {
+                    break;
+                }
+                core::SyncRow row;
+                row.startNs = m_clock.toMonotonic(s->start);
+                if (!inWindow(row.startNs)) {
+                    ++m_counts.outsideWindow;
+                    break;
+                }
+                row.endNs = row.startNs + static_cast<core::DurationNs>(s->end - s->start);
+                int device = deviceOfContext(s->contextId);
+                row.deviceIndex = static_cast<std::int16_t>(device < 0 ? 0 : device);
+                row.streamId = s->streamId == CUPTI_SYNCHRONIZATION_INVALID_VALUE
+                                   ? -1
+                                   : static_cast<std::int32_t>(s->streamId);
+                row.kind = syncKind(s->type);
+                row.correlationId = s->correlationId;
+                batch.syncs.add(row);
+                ++m_counts.syncs;
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: {
+                const auto* g = reinterpret_cast<const CUpti_ActivityGraphTrace2*>(record);
+                if (!timesValid(g->start, g->end)) {
+                    break;
+                }
+                core::KernelRow row;
+                row.startNs = m_clock.toMonotonic(g->start);
+                if (!inWindow(row.startNs)) {
+                    ++m_counts.outsideWindow;
+                    break;
+                }
+                row.endNs = row.startNs + static_cast<core::DurationNs>(g->end - g->start);
+                row.deviceIndex = static_cast<std::int16_t>(g->deviceId);
+                row.streamId = static_cast<std::int32_t>(g->streamId);
+                row.name = batch.intern("CUDA graph " + std::to_string(g->graphId));
+                row.correlationId = g->correlationId;
+                batch.kernels.add(row);
+                ++m_counts.graphs;
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_DEVICE: {
+                const auto* d = reinterpret_cast<const CUpti_ActivityDevice5*>(record);
+                core::DeviceInfo& info = batch.deviceOrAdd(static_cast<std::int32_t>(d->id));
+                info.name = d->name != nullptr ? d->name : "";
+                info.vendor = "NVIDIA";
+                info.smCount = clampToInt32(d->numMultiprocessors);
+                info.totalMemoryBytes = static_cast<std::int64_t>(d->globalMemorySize);
+                info.computeMajor = clampToInt32(d->computeCapabilityMajor);
+                info.computeMinor = clampToInt32(d->computeCapabilityMinor);
+                info.maxThreadsPerBlock = clampToInt32(d->maxThreadsPerBlock);
+                info.maxThreadsPerSm =
+                    clampToInt32(std::uint64_t{d->maxWarpsPerMultiprocessor} * d->numThreadsPerWarp);
+                info.registersPerBlock = clampToInt32(d->maxRegistersPerBlock);
+                info.sharedMemoryPerBlockBytes = d->maxSharedMemoryPerBlock;
+                info.l2CacheBytes = d->l2CacheSize;
+                info.warpSize = clampToInt32(d->numThreadsPerWarp);
+                info.coreClockKhz = d->coreClockRate;
+                ++m_counts.devices;
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+                const auto* e = reinterpret_cast<const CUpti_ActivityExternalCorrelation*>(record);
+                m_external[e->correlationId] = {static_cast<std::uint32_t>(e->externalKind), e->externalId};
+                ++m_counts.externalCorrelations;
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_OVERHEAD: {
+                auto* o = reinterpret_cast<CUpti_ActivityOverhead3*>(record);
+                if (o->end > o->start) {
+                    m_counts.overheadNs += static_cast<std::int64_t>(o->end - o->start);
+                }
+                // The record owns overheadData; the client must free it (cupti_activity.h).
+                std::free(o->overheadData);
+                o->overheadData = nullptr;
+                ++m_counts.overhead;
+                break;
+            }
+            default:
+                ++m_counts.unknownKind;
+                break;
+        }
+    }
+}
+
+void ActivityDecoder::reportStats(core::TraceStats& stats) const {
+    if (m_counts.noTimestamp > 0) {
+        stats.add("agent.no_timestamp", core::Severity::DataLoss,
+                  static_cast<std::int64_t>(m_counts.noTimestamp),
+                  "CUPTI delivered GPU records without timestamps (device timestamp buffer too small)");
+    }
+    if (m_counts.inverted > 0) {
+        stats.add("agent.inverted_timestamps", core::Severity::DataLoss,
+                  static_cast<std::int64_t>(m_counts.inverted),
+                  "CUPTI records with end before start were left out");
+    }
+    if (m_counts.unknownKind > 0) {
+        stats.add("agent.unknown_record_kind", core::Severity::Info,
+                  static_cast<std::int64_t>(m_counts.unknownKind),
+                  "CUPTI records of kinds the agent does not decode");
+    }
+    if (m_counts.bufferErrors > 0) {
+        stats.add("agent.buffer_errors", core::Severity::DataLoss,
+                  static_cast<std::int64_t>(m_counts.bufferErrors),
+                  "cuptiActivityGetNextRecord failed before the end of a buffer; the rest was lost");
+    }
+    if (m_counts.outsideWindow > 0) {
+        stats.add("agent.outside_window", core::Severity::Info,
+                  static_cast<std::int64_t>(m_counts.outsideWindow),
+                  "records before the first step or after the window end were left out");
+    }
+    if (m_counts.overhead > 0) {
+        stats.add("agent.cupti_overhead_records", core::Severity::Info,
+                  static_cast<std::int64_t>(m_counts.overhead),
+                  "CUPTI overhead intervals; total " + std::to_string(m_counts.overheadNs / 1000) + " us");
+    }
+}
+
+}  // namespace chokepoint::collectors

@@ -1,0 +1,778 @@
+#include "collectors/agent/CaptureEngine.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include "collectors/host/HostSampler.h"
+
+namespace chokepoint::collectors {
+
+namespace {
+
+constexpr core::TimestampNs kNever = std::numeric_limits<core::TimestampNs>::max();
+
+// The engine the CUPTI callbacks deliver to (CUPTI callbacks carry no user data).
+std::atomic<CaptureEngine*> g_engine{nullptr};
+
+// Allow-listed API records (guide §3.4): the calls that launch, copy, set or wait. Everything
+// else (cudaGetDevice, cuCtxGetCurrent, ...) would multiply the record volume for little value.
+const CUpti_CallbackId kRuntimeAllowList[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_v10000,
+};
+const CUpti_CallbackId kDriverAllowList[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,
+    CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent,
+    CUPTI_DRIVER_TRACE_CBID_cuEventRecord,
+    CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc,
+    CUPTI_DRIVER_TRACE_CBID_cuProfilerStart,
+    CUPTI_DRIVER_TRACE_CBID_cuProfilerStop,
+};
+
+const char* kindName(CUpti_ActivityKind kind) {
+    switch (kind) {
+        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+            return "CONCURRENT_KERNEL";
+        case CUPTI_ACTIVITY_KIND_MEMCPY:
+            return "MEMCPY";
+        case CUPTI_ACTIVITY_KIND_MEMCPY2:
+            return "MEMCPY2";
+        case CUPTI_ACTIVITY_KIND_MEMSET:
+            return "MEMSET";
+        case CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API:
+            return "INTERNAL_LAUNCH_API";
+        case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+            return "SYNCHRONIZATION";
+        case CUPTI_ACTIVITY_KIND_OVERHEAD:
+            return "OVERHEAD";
+        case CUPTI_ACTIVITY_KIND_GRAPH_TRACE:
+            return "GRAPH_TRACE";
+        case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION:
+            return "EXTERNAL_CORRELATION";
+        case CUPTI_ACTIVITY_KIND_DEVICE:
+            return "DEVICE";
+        default:
+            return "?";
+    }
+}
+
+std::int64_t rowCount(const core::TraceModel& m) {
+    std::int64_t n = static_cast<std::int64_t>(m.kernels.size() + m.memcpys.size() + m.memsets.size() +
+                                               m.apiCalls.size() + m.syncs.size() + m.ranges.size());
+    for (const auto& c : m.counters) {
+        n += static_cast<std::int64_t>(c.values.size());
+    }
+    return n;
+}
+
+}  // namespace
+
+CaptureEngine::CaptureEngine(CuptiApi& cupti, NvtxRecorder& nvtx, CaptureEngineConfig config)
+    : m_cupti(cupti),
+      m_nvtx(nvtx),
+      m_config(std::move(config)),
+      m_pool(m_config.bufferBytes, m_config.maxBuffers) {}
+
+CaptureEngine::~CaptureEngine() {
+    requestStop();
+    if (m_worker.joinable()) {
+        m_worker.join();
+    }
+    CaptureEngine* self = this;
+    g_engine.compare_exchange_strong(self, nullptr);
+}
+
+void CaptureEngine::log(const std::string& text) const {
+    if (m_config.log) {
+        m_config.log(text);
+    }
+}
+
+// --- CUPTI callbacks -----------------------------------------------------------------------------
+
+void CUPTIAPI CaptureEngine::onBufferRequested(std::uint8_t** buffer, std::size_t* size,
+                                               std::size_t* maxRecords) {
+    *maxRecords = 0;  // fill the whole buffer
+    CaptureEngine* engine = g_engine.load(std::memory_order_acquire);
+    std::uint8_t* block = engine != nullptr ? engine->m_pool.acquire() : nullptr;
+    *buffer = block;  // nullptr: CUPTI drops the records and counts them
+    *size = block != nullptr ? engine->m_pool.blockBytes() : 0;
+}
+
+void CUPTIAPI CaptureEngine::onBufferCompleted(CUcontext context, std::uint32_t streamId,
+                                               std::uint8_t* buffer, std::size_t, std::size_t validSize) {
+    CaptureEngine* engine = g_engine.load(std::memory_order_acquire);
+    if (engine == nullptr) {
+        return;  // nothing of ours can be outstanding without an engine
+    }
+    std::size_t dropped = 0;
+    if (engine->m_cupti.droppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS && dropped > 0) {
+        engine->m_cuptiDropped.fetch_add(dropped, std::memory_order_relaxed);
+    }
+    if (buffer == nullptr) {
+        return;
+    }
+    std::lock_guard lock(engine->m_completedMutex);
+    engine->m_completed.push_back({buffer, validSize});
+}
+
+std::vector<CaptureEngine::Completed> CaptureEngine::takeCompleted() {
+    std::lock_guard lock(m_completedMutex);
+    std::vector<Completed> out;
+    out.swap(m_completed);
+    return out;
+}
+
+// --- Control-thread API --------------------------------------------------------------------------
+
+control::Status CaptureEngine::status() {
+    control::Status s;
+    s.set_pid(m_config.pid);
+    for (const auto& arg : m_config.commandLine) {
+        s.add_command_line(arg);
+    }
+    if (m_config.gpuNames) {
+        for (const auto& name : m_config.gpuNames()) {
+            s.add_gpu_names(name);
+        }
+    }
+    s.set_state(state());
+    s.set_agent_version(m_config.agentVersion);
+    s.set_host_name(m_config.hostName);
+    s.set_cupti_available(m_config.cuptiAvailable);
+    s.set_steps_seen(static_cast<std::int64_t>(m_nvtx.stepsSeen()));
+    std::lock_guard lock(m_mutex);
+    s.set_capture_id(m_captureId);
+    s.set_cupti_holder(m_cuptiHolder);
+    return s;
+}
+
+std::optional<control::Error> CaptureEngine::enableCupti(std::uint32_t kinds) {
+    auto fail = [&](control::ErrorCode code, const std::string& text) {
+        disableCupti();
+        control::Error e;
+        e.set_code(code);
+        e.set_text(text);
+        log("capture refused: " + text);
+        return std::optional<control::Error>(e);
+    };
+    std::uint32_t version = 0;
+    CUptiResult r = m_cupti.version(&version);
+    if (r != CUPTI_SUCCESS) {
+        return fail(control::ERROR_CODE_CUPTI_FAILED, "cuptiGetVersion failed: " + m_cupti.resultString(r));
+    }
+    // Record layouts change between CUPTI major versions (guide §1.5): refuse a mismatch.
+    if (version / 10000 != CUPTI_API_VERSION / 10000) {
+        return fail(control::ERROR_CODE_CUPTI_FAILED,
+                    "the process loaded CUPTI API version " + std::to_string(version) +
+                        " but the agent was built for " + std::to_string(CUPTI_API_VERSION) +
+                        "; rebuild the agent against the CUPTI of this CUDA installation");
+    }
+    std::string holder;
+    r = m_cupti.subscribe("Chokepoint", &holder);
+    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+        {
+            std::lock_guard lock(m_mutex);
+            m_cuptiHolder = holder.empty() ? "another CUPTI client" : holder;
+        }
+        std::string who = holder.empty() ? "another CUPTI client" : "'" + holder + "'";
+        return fail(control::ERROR_CODE_CUPTI_BUSY,
+                    "CUPTI is held by " + who +
+                        ". Only one CUPTI subscriber is allowed per process with this CUDA version. If it is "
+                        "the PyTorch profiler (Kineto), end the torch.profiler session and start the job "
+                        "with TEARDOWN_CUPTI=1 so Kineto releases CUPTI after each session (and unset "
+                        "KINETO_USE_DAEMON); if it is Nsight Systems or Nsight Compute, run the job without "
+                        "it.");
+    }
+    if (r != CUPTI_SUCCESS) {
+        return fail(control::ERROR_CODE_CUPTI_FAILED, "cuptiSubscribe_v2 failed: " + m_cupti.resultString(r));
+    }
+    m_subscribed = true;
+    {
+        std::lock_guard lock(m_mutex);
+        m_cuptiHolder.clear();
+    }
+    r = m_cupti.setThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM, &m_previousThreadIdType);
+    if (r != CUPTI_SUCCESS) {
+        return fail(control::ERROR_CODE_CUPTI_FAILED,
+                    "cuptiSetThreadIdType failed: " + m_cupti.resultString(r));
+    }
+    m_threadIdTypeSet = true;
+    // Registered at every capture: the registration is process-global and another client may have
+    // replaced ours since the last capture.
+    g_engine.store(this, std::memory_order_release);
+    r = m_cupti.registerCallbacks(&CaptureEngine::onBufferRequested, &CaptureEngine::onBufferCompleted);
+    if (r != CUPTI_SUCCESS) {
+        return fail(control::ERROR_CODE_CUPTI_FAILED,
+                    "cuptiActivityRegisterCallbacks failed: " + m_cupti.resultString(r));
+    }
+    std::vector<CUpti_ActivityKind> wanted;
+    if ((kinds & control::CAPTURE_KIND_KERNELS) != 0) {
+        wanted.push_back(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);  // never KIND_KERNEL: it serialises
+    }
+    if ((kinds & control::CAPTURE_KIND_MEMORY) != 0) {
+        wanted.push_back(CUPTI_ACTIVITY_KIND_MEMCPY);
+        wanted.push_back(CUPTI_ACTIVITY_KIND_MEMCPY2);
+        wanted.push_back(CUPTI_ACTIVITY_KIND_MEMSET);
+    }
+    if ((kinds & control::CAPTURE_KIND_API) != 0) {
+        wanted.push_back(CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API);
+    }
+    if ((kinds & control::CAPTURE_KIND_SYNC) != 0) {
+        wanted.push_back(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
+    }
+    if ((kinds & control::CAPTURE_KIND_GRAPHS) != 0) {
+        wanted.push_back(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+    }
+    if ((kinds & control::CAPTURE_KIND_OVERHEAD) != 0) {
+        wanted.push_back(CUPTI_ACTIVITY_KIND_OVERHEAD);
+    }
+    wanted.push_back(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
+    for (CUpti_ActivityKind kind : wanted) {
+        r = m_cupti.enable(kind);
+        if (r != CUPTI_SUCCESS) {
+            return fail(control::ERROR_CODE_CUPTI_FAILED, std::string("cuptiActivityEnable(") +
+                                                              kindName(kind) +
+                                                              ") failed: " + m_cupti.resultString(r));
+        }
+        m_enabledKinds.push_back(kind);
+    }
+    if ((kinds & control::CAPTURE_KIND_API) != 0) {
+        for (CUpti_CallbackId cbid : kRuntimeAllowList) {
+            r = m_cupti.enableRuntimeApi(cbid, true);
+            if (r != CUPTI_SUCCESS) {
+                return fail(control::ERROR_CODE_CUPTI_FAILED,
+                            "cuptiActivityEnableRuntimeApi failed: " + m_cupti.resultString(r));
+            }
+        }
+        for (CUpti_CallbackId cbid : kDriverAllowList) {
+            r = m_cupti.enableDriverApi(cbid, true);
+            if (r != CUPTI_SUCCESS) {
+                return fail(control::ERROR_CODE_CUPTI_FAILED,
+                            "cuptiActivityEnableDriverApi failed: " + m_cupti.resultString(r));
+            }
+        }
+    }
+    // Device properties for the trace header; not fatal when it fails.
+    if (m_cupti.enableAndDump(CUPTI_ACTIVITY_KIND_DEVICE) == CUPTI_SUCCESS) {
+        m_enabledKinds.push_back(CUPTI_ACTIVITY_KIND_DEVICE);
+    }
+    return std::nullopt;
+}
+
+void CaptureEngine::disableCupti() {
+    for (CUpti_ActivityKind kind : m_enabledKinds) {
+        CUptiResult r = m_cupti.disable(kind);
+        if (r != CUPTI_SUCCESS) {
+            log(std::string("cuptiActivityDisable(") + kindName(kind) +
+                ") failed: " + m_cupti.resultString(r));
+        }
+    }
+    if (!m_enabledKinds.empty() &&
+        (std::find(m_enabledKinds.begin(), m_enabledKinds.end(), CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API) !=
+         m_enabledKinds.end())) {
+        for (CUpti_CallbackId cbid : kRuntimeAllowList) {
+            m_cupti.enableRuntimeApi(cbid, false);
+        }
+        for (CUpti_CallbackId cbid : kDriverAllowList) {
+            m_cupti.enableDriverApi(cbid, false);
+        }
+    }
+    m_enabledKinds.clear();
+    if (m_threadIdTypeSet) {
+        m_cupti.setThreadIdType(m_previousThreadIdType, nullptr);  // leave other CUPTI clients as they were
+        m_threadIdTypeSet = false;
+    }
+    if (m_subscribed) {
+        CUptiResult r = m_cupti.unsubscribe();
+        if (r != CUPTI_SUCCESS) {
+            log("cuptiUnsubscribe failed: " + m_cupti.resultString(r));
+        }
+        m_subscribed = false;
+    }
+}
+
+std::optional<control::Error> CaptureEngine::startCapture(const control::StartCapture& request,
+                                                          std::uint64_t captureId) {
+    control::Error busy;
+    if (state() != control::AGENT_STATE_DORMANT) {
+        busy.set_code(control::ERROR_CODE_BUSY);
+        busy.set_text("a capture is already running");
+        return busy;
+    }
+    if (m_worker.joinable()) {
+        m_worker.join();  // the previous capture's worker has finished
+    }
+    std::uint32_t kinds = request.kinds() != 0 ? request.kinds() : kDefaultCaptureKinds;
+    constexpr std::uint32_t kCuptiKinds = control::CAPTURE_KIND_KERNELS | control::CAPTURE_KIND_MEMORY |
+                                          control::CAPTURE_KIND_API | control::CAPTURE_KIND_SYNC |
+                                          control::CAPTURE_KIND_GRAPHS | control::CAPTURE_KIND_OVERHEAD;
+    if ((kinds & control::CAPTURE_KIND_GPU_METRICS) != 0) {
+        busy.set_code(control::ERROR_CODE_UNSUPPORTED);
+        busy.set_text(
+            "GPU metrics (CUPTI PM sampling) are not implemented in this agent yet; request a capture "
+            "without them");
+        return busy;
+    }
+    if ((kinds & kCuptiKinds) != 0 && !m_config.cuptiAvailable) {
+        busy.set_code(control::ERROR_CODE_CUPTI_FAILED);
+        busy.set_text("CUPTI is not usable in this process; ask for NVTX and host kinds only");
+        return busy;
+    }
+    m_enabledKinds.clear();
+    if ((kinds & kCuptiKinds) != 0) {
+        if (auto refused = enableCupti(kinds & kCuptiKinds)) {
+            return refused;
+        }
+    }
+    {
+        std::lock_guard lock(m_mutex);
+        m_request = request;
+        m_request.set_kinds(kinds);
+        m_captureId = captureId;
+        m_stopRequested = false;
+        m_finished = false;
+        m_done.Clear();
+        m_chunks.clear();
+        m_queuedBytes = 0;
+        m_seq = 0;
+    }
+    m_cuptiDropped.store(0);
+    m_clock.clear();
+    takeAnchor();
+    std::vector<std::string> markers = m_config.defaultStepMarkers;
+    if (!request.step_marker().empty()) {
+        markers = {request.step_marker()};
+    }
+    m_nvtx.setMode(NvtxMode::Idle);
+    m_nvtx.setStepMarkers(markers);
+    m_nvtx.resetSteps();
+    m_nvtx.clear();
+    bool needSteps = request.steps() > 0 || request.start_at_next_step();
+    if ((kinds & control::CAPTURE_KIND_NVTX) != 0) {
+        m_nvtx.setMode(NvtxMode::Recording);
+    } else if (needSteps) {
+        m_nvtx.setMode(NvtxMode::Armed);
+    }
+    m_state.store(request.start_at_next_step() ? control::AGENT_STATE_ARMED : control::AGENT_STATE_CAPTURING);
+    m_worker = std::thread([this] { run(); });
+    return std::nullopt;
+}
+
+void CaptureEngine::requestStop() {
+    {
+        std::lock_guard lock(m_mutex);
+        m_stopRequested = true;
+    }
+    m_cv.notify_all();
+}
+
+bool CaptureEngine::pollCapture(std::vector<control::Chunk>& out, control::CaptureDone* done) {
+    std::lock_guard lock(m_mutex);
+    while (!m_chunks.empty()) {
+        m_queuedBytes -= m_chunks.front().data().size();
+        out.push_back(std::move(m_chunks.front()));
+        m_chunks.pop_front();
+    }
+    if (!m_finished) {
+        return false;
+    }
+    *done = m_done;
+    m_finished = false;
+    m_state.store(control::AGENT_STATE_DORMANT);
+    return true;
+}
+
+void CaptureEngine::setChunkSink(std::function<bool(std::string_view)> sink) {
+    std::lock_guard lock(m_mutex);
+    m_sink = std::move(sink);
+}
+
+bool CaptureEngine::waitIdle(int timeoutMs) {
+    std::unique_lock lock(m_mutex);
+    return m_cv.wait_for(lock, std::chrono::milliseconds(timeoutMs),
+                         [this] { return state() == control::AGENT_STATE_DORMANT; });
+}
+
+void CaptureEngine::abandonAfterFork() {
+    if (m_worker.joinable()) {
+        m_worker.detach();  // the thread does not exist in the child
+    }
+    new (&m_mutex) std::mutex();
+    new (&m_completedMutex) std::mutex();
+    m_completed.clear();
+    m_chunks.clear();
+    m_enabledKinds.clear();
+    m_subscribed = false;  // the child must never touch the parent's CUPTI state
+    m_config.cuptiAvailable = false;
+    m_state.store(control::AGENT_STATE_DORMANT);
+    g_engine.store(nullptr);
+}
+
+// --- Worker ----------------------------------------------------------------------------------------
+
+void CaptureEngine::takeAnchor() {
+    m_clock.addAnchor(collectors::takeAnchor([this] {
+        std::uint64_t t = 0;
+        if (!m_config.cuptiAvailable || m_cupti.timestamp(&t) != CUPTI_SUCCESS) {
+            // Without CUPTI there are no CUPTI timestamps to map; CUPTI's default clock is REALTIME.
+            return static_cast<std::uint64_t>(realtimeNowNs());
+        }
+        return t;
+    }));
+}
+
+void CaptureEngine::emit(std::string bytes, std::int64_t records) {
+    std::function<bool(std::string_view)> sink;
+    {
+        std::lock_guard lock(m_mutex);
+        sink = m_sink;
+        if (!sink) {
+            control::Chunk chunk;
+            chunk.set_capture_id(m_captureId);
+            chunk.set_seq(m_seq++);
+            chunk.set_records(records);
+            m_queuedBytes += bytes.size();
+            chunk.set_data(std::move(bytes));
+            m_chunks.push_back(std::move(chunk));
+            return;
+        }
+    }
+    if (!sink(bytes)) {
+        log("capture: the output sink failed; stopping");
+        requestStop();
+    }
+}
+
+void CaptureEngine::fillBatchContext(core::TraceModel& batch) {
+    batch.metadata = m_metadata;
+    if (!m_config.commandLine.empty() && batch.processes.empty()) {
+        std::string name;
+        for (const auto& arg : m_config.commandLine) {
+            name += (name.empty() ? "" : " ") + arg;
+        }
+        batch.processes.push_back({m_config.pid, name});
+    }
+}
+
+void CaptureEngine::noteMetaMarks(const core::TraceModel& batch) {
+    // The Python helper publishes facts as NVTX marks "chokepoint:meta key=value key=value".
+    constexpr std::string_view kPrefix = "chokepoint:meta ";
+    for (std::size_t i = 0; i < batch.ranges.size(); ++i) {
+        std::string_view name = batch.text(batch.ranges.name[i]);
+        if (name.substr(0, kPrefix.size()) != kPrefix) {
+            continue;
+        }
+        std::string_view rest = name.substr(kPrefix.size());
+        while (!rest.empty()) {
+            std::size_t space = rest.find(' ');
+            std::string_view pair = rest.substr(0, space);
+            std::size_t eq = pair.find('=');
+            if (eq != std::string_view::npos && eq > 0) {
+                std::string key = "model." + std::string(pair.substr(0, eq));
+                std::string value(pair.substr(eq + 1));
+                auto it = std::find_if(m_metadata.notes.begin(), m_metadata.notes.end(),
+                                       [&](const auto& kv) { return kv.first == key; });
+                if (it == m_metadata.notes.end()) {
+                    m_metadata.notes.emplace_back(key, value);
+                } else {
+                    it->second = value;
+                }
+            }
+            rest = space == std::string_view::npos ? std::string_view{} : rest.substr(space + 1);
+        }
+    }
+}
+
+void CaptureEngine::encodeBatch(core::TraceModel& batch, bool force) {
+    std::int64_t rows = rowCount(batch);
+    core::TimestampNs now = monotonicNowNs();
+    m_pendingRows += rows;
+    if (!force && rows == 0) {
+        return;
+    }
+    noteMetaMarks(batch);
+    fillBatchContext(batch);
+    emit(m_encoder->encodeChunk(batch), rows);
+    m_lastChunkNs = now;
+    m_pendingRows = 0;
+}
+
+void CaptureEngine::run() {
+    control::StartCapture request;
+    std::uint64_t captureId = 0;
+    {
+        std::lock_guard lock(m_mutex);
+        request = m_request;
+        captureId = m_captureId;
+    }
+    const std::uint32_t kinds = request.kinds();
+    const core::TimestampNs startedNs = monotonicNowNs();
+    core::TimestampNs windowStart = request.start_at_next_step() ? kNever : startedNs;
+    core::TimestampNs windowEnd = kNever;
+    std::uint64_t stepBase = 0;  // step markers counted before the window opened
+    std::string endReason = "stopped by request";
+
+    core::CptraceEncoderOptions encoderOptions;
+    encoderOptions.compress = m_config.compressChunks;
+    m_encoder = std::make_unique<core::CptraceChunkEncoder>(encoderOptions);
+    m_metadata = core::CaptureMetadata{};
+    m_metadata.sourceFormat = "cptrace";
+    m_metadata.producer = "chokepoint-agent " + m_config.agentVersion;
+    m_metadata.hostName = m_config.hostName;
+    m_metadata.captureStartUnixNs = m_clock.realtimeOfMonotonicZero();
+    m_metadata.notes.emplace_back("capture.id", std::to_string(captureId));
+    m_metadata.notes.emplace_back("capture.clock", "CLOCK_MONOTONIC");
+    m_metadata.notes.emplace_back("capture.kinds", std::to_string(kinds));
+    if (request.steps() > 0) {
+        m_metadata.notes.emplace_back("capture.steps_requested", std::to_string(request.steps()));
+    }
+    if (request.duration_ms() > 0) {
+        m_metadata.notes.emplace_back("capture.duration_ms_requested", std::to_string(request.duration_ms()));
+    }
+    emit(m_encoder->encodeHeader(), 0);
+
+    ActivityDecoder decoder(m_clock);
+    std::unique_ptr<HostSampler> host;
+    if ((kinds & control::CAPTURE_KIND_HOST) != 0) {
+        HostSampler::Options o;
+        o.rootPid = static_cast<pid_t>(m_config.pid);
+        o.hz = request.host_sample_hz() == 0
+                   ? 50
+                   : std::clamp<int>(static_cast<int>(request.host_sample_hz()), 20, 1000);
+        host = std::make_unique<HostSampler>(o);
+        host->start();
+    }
+    const bool useCupti = !m_enabledKinds.empty();
+    core::TimestampNs lastFlush = startedNs, lastAnchor = startedNs;
+    m_lastChunkNs = startedNs;
+    m_pendingRows = 0;
+    auto batch = std::make_unique<core::TraceModel>();
+
+    auto updateWindow = [&] {
+        if (windowStart == kNever && m_nvtx.stepsSeen() >= 1) {
+            windowStart = m_nvtx.stepTimeNs(1);
+            stepBase = 1;
+            m_state.store(control::AGENT_STATE_CAPTURING);
+        }
+        if (windowStart != kNever && request.steps() > 0 && windowEnd == kNever) {
+            // Aligned windows end at the marker that opens step N+1; immediate windows after N markers.
+            std::uint64_t endMarker = stepBase == 1 ? 1 + request.steps() : request.steps();
+            core::TimestampNs t = m_nvtx.stepTimeNs(endMarker);
+            if (t >= 0) {
+                windowEnd = t;
+                endReason = std::to_string(request.steps()) + " steps recorded";
+            }
+        }
+        if (windowStart != kNever && request.duration_ms() > 0) {
+            core::TimestampNs t =
+                windowStart + static_cast<core::TimestampNs>(request.duration_ms()) * core::kNsPerMs;
+            if (t < windowEnd) {
+                windowEnd = t;
+                endReason = std::to_string(request.duration_ms()) + " ms recorded";
+            }
+        }
+    };
+
+    auto collect = [&](core::TraceModel& into) {
+        std::vector<Completed> completed = takeCompleted();
+        updateWindow();  // after taking buffers: their records completed before this check (no race)
+        decoder.setWindow(windowStart, windowEnd);
+        for (const Completed& c : completed) {
+            decoder.decode(c.buffer, c.validBytes, into);
+            m_pool.release(c.buffer);
+        }
+        if ((kinds & control::CAPTURE_KIND_NVTX) != 0) {
+            m_nvtx.drainInto(into, -1, windowStart, windowEnd);
+        }
+        if (host) {
+            host->drainInto(into, windowStart);
+        }
+    };
+
+    for (;;) {
+        core::TimestampNs now = monotonicNowNs();
+        if (useCupti && now - lastFlush >= m_config.flushIntervalMs * core::kNsPerMs) {
+            m_cupti.flushAll(0);  // completed buffers only; never synchronises the GPU
+            lastFlush = now;
+        }
+        if (now - lastAnchor >= m_config.anchorIntervalMs * core::kNsPerMs) {
+            takeAnchor();
+            lastAnchor = now;
+        }
+        bool backlog = false;
+        {
+            std::lock_guard lock(m_mutex);
+            backlog = m_queuedBytes > m_config.maxQueuedChunkBytes;
+        }
+        if (!backlog) {
+            collect(*batch);
+            if (rowCount(*batch) > 200000 ||
+                (rowCount(*batch) > 0 && now - m_lastChunkNs >= m_config.chunkIntervalMs * core::kNsPerMs)) {
+                encodeBatch(*batch, false);
+                batch = std::make_unique<core::TraceModel>();
+            }
+        }
+        bool stop = false;
+        {
+            std::unique_lock lock(m_mutex);
+            stop = m_stopRequested;
+        }
+        if (windowEnd != kNever && monotonicNowNs() >= windowEnd) {
+            stop = true;
+        }
+        if (stop) {
+            break;
+        }
+        std::unique_lock lock(m_mutex);
+        m_cv.wait_for(lock, std::chrono::milliseconds(m_config.loopIntervalMs),
+                      [this] { return m_stopRequested; });
+    }
+
+    // --- Draining ---
+    m_state.store(control::AGENT_STATE_DRAINING);
+    core::TimestampNs stopNs = monotonicNowNs();
+    if (windowEnd == kNever) {
+        windowEnd = stopNs;
+    }
+    if (windowStart == kNever) {
+        endReason = "no step marker was seen, so the window never opened (stopped before the first step)";
+    }
+    if ((kinds & control::CAPTURE_KIND_NVTX) == 0) {
+        m_nvtx.setMode(NvtxMode::Idle);
+    }
+    if (useCupti) {
+        for (CUpti_ActivityKind kind : m_enabledKinds) {
+            m_cupti.disable(kind);
+        }
+        // GPU work launched before the stop may still be running: flush (without forcing) until no
+        // more buffers arrive, bounded by drainTimeoutMs, then force out the partial ones.
+        core::TimestampNs deadline = stopNs + m_config.drainTimeoutMs * core::kNsPerMs;
+        int quiet = 0;
+        while (monotonicNowNs() < deadline && quiet < 3) {
+            m_cupti.flushAll(0);
+            std::size_t before = 0;
+            {
+                std::lock_guard lock(m_completedMutex);
+                before = m_completed.size();
+            }
+            collect(*batch);
+            quiet = before == 0 ? quiet + 1 : 0;
+            std::this_thread::sleep_for(std::chrono::milliseconds(m_config.loopIntervalMs));
+        }
+        m_cupti.flushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    }
+    m_nvtx.setMode(NvtxMode::Idle);
+    if (host) {
+        host->stop();
+    }
+    takeAnchor();
+    collect(*batch);
+    if ((kinds & control::CAPTURE_KIND_NVTX) != 0) {
+        m_nvtx.drainInto(*batch, windowEnd, windowStart, windowEnd);
+    }
+    if (useCupti) {
+        // Drops not yet reported with a completed buffer (records lost while the pool was empty).
+        std::size_t lastDropped = 0;
+        if (m_cupti.droppedRecords(nullptr, 0, &lastDropped) == CUPTI_SUCCESS) {
+            m_cuptiDropped.fetch_add(lastDropped);
+        }
+        disableCupti();
+    }
+    // Buffers CUPTI completes after this point find no engine and are simply not decoded.
+    std::int64_t dropped = static_cast<std::int64_t>(m_cuptiDropped.load());
+    decoder.reportStats(batch->stats);
+    if (dropped > 0) {
+        batch->stats.add("agent.dropped_records", core::Severity::DataLoss, dropped,
+                         "CUPTI dropped records because all " + std::to_string(m_pool.maxBlocks()) +
+                             " activity buffers were in use (consumer too slow); raise CHOKEPOINT_BUFFER_MB");
+    }
+    if (m_pool.exhaustedCount() > 0) {
+        batch->stats.add("agent.buffer_pool_exhausted", core::Severity::DataLoss,
+                         static_cast<std::int64_t>(m_pool.exhaustedCount()),
+                         "CUPTI asked for a buffer while the pool was empty");
+    }
+    if (m_nvtx.droppedEvents() > 0) {
+        batch->stats.add("nvtx.dropped_events", core::Severity::DataLoss,
+                         static_cast<std::int64_t>(m_nvtx.droppedEvents()),
+                         "a thread's NVTX ring was full between two drains");
+    }
+    if (host && host->droppedSamples() > 0) {
+        batch->stats.add("host.dropped_samples", core::Severity::DataLoss,
+                         static_cast<std::int64_t>(host->droppedSamples()),
+                         "host CPU samples over the pending bound");
+    }
+    if (windowStart != kNever) {
+        m_metadata.notes.emplace_back("capture.window_ns",
+                                      std::to_string(windowStart) + ".." + std::to_string(windowEnd));
+    }
+    m_metadata.notes.emplace_back("capture.end_reason", endReason);
+    encodeBatch(*batch, true);
+    emit(m_encoder->encodeFooter(), 0);
+    m_pool.trim();
+
+    control::CaptureDone done;
+    done.set_capture_id(captureId);
+    done.set_ok(windowStart != kNever);
+    done.set_message(endReason);
+    const core::CptraceRowCounts& rows = m_encoder->rowsEncoded();
+    done.set_kernels(static_cast<std::int64_t>(rows.kernels));
+    done.set_api_calls(static_cast<std::int64_t>(rows.apiCalls));
+    done.set_ranges(static_cast<std::int64_t>(rows.ranges));
+    done.set_dropped_records(dropped);
+    std::uint64_t steps = m_nvtx.stepsSeen();
+    done.set_steps(static_cast<std::int64_t>(steps >= stepBase ? steps - stepBase : 0));
+    done.set_duration_ns(windowStart == kNever ? 0 : windowEnd - windowStart);
+    log("capture " + std::to_string(captureId) + " done: " + endReason);
+    {
+        std::lock_guard lock(m_mutex);
+        m_done = done;
+        if (m_sink) {
+            m_state.store(control::AGENT_STATE_DORMANT);  // nobody polls in file mode
+        } else {
+            m_finished = true;
+        }
+    }
+    m_cv.notify_all();
+}
+
+}  // namespace chokepoint::collectors

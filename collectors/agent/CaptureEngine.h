@@ -1,0 +1,159 @@
+#pragma once
+// The capture state machine of the agent, behind the control server's CaptureBackend interface.
+// One engine per process, reused for every capture.
+//
+//   Dormant --startCapture--> Armed (start at next step: CUPTI already on, rows before the first
+//                                    step marker are discarded, so the window starts exactly at
+//                                    the marker and first-enable costs fall before it)
+//                          \-> Capturing --window end / stop / client gone--> Draining --> Dormant
+//
+// While Dormant the engine holds no CUPTI subscription and enables no activity kind; NVTX
+// handlers return after one atomic load. A capture subscribes (cuptiSubscribe_v2, named
+// "Chokepoint"; if another subscriber holds CUPTI the request is refused naming the holder),
+// registers the buffer callbacks, enables the activity kinds and the API allow-list, starts the
+// /proc sampler and records NVTX. A worker thread flushes CUPTI every flushIntervalMs, takes clock
+// anchors, decodes completed buffers, drains NVTX and host samples, and encodes batches into
+// .cptrace chunks (header first, footer last). Draining disables the kinds, flushes (forced at
+// the end), unsubscribes and reports drops.
+//
+// Memory is bounded: activity buffers come from a fixed pool (a full pool makes CUPTI drop records,
+// counted as agent.dropped_records), NVTX rings and host samples are bounded, and when encoded
+// chunks pile up beyond maxQueuedChunkBytes (a slow client) decoding pauses, so the pool fills and
+// CUPTI drops instead of the process growing. Nothing here blocks an application thread: the CUPTI
+// callbacks only take a block from the pool or queue a completed one. No exceptions escape.
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "collectors/agent/ActivityBufferPool.h"
+#include "collectors/agent/ActivityDecoder.h"
+#include "collectors/agent/ClockSync.h"
+#include "collectors/agent/CuptiApi.h"
+#include "collectors/control/ControlServer.h"
+#include "collectors/nvtx/NvtxRecorder.h"
+#include "core/format/CptraceChunkEncoder.h"
+
+namespace chokepoint::collectors {
+
+// Default kinds when StartCapture.kinds is 0.
+constexpr std::uint32_t kDefaultCaptureKinds = control::CAPTURE_KIND_KERNELS | control::CAPTURE_KIND_MEMORY |
+                                               control::CAPTURE_KIND_API | control::CAPTURE_KIND_SYNC |
+                                               control::CAPTURE_KIND_NVTX | control::CAPTURE_KIND_HOST |
+                                               control::CAPTURE_KIND_OVERHEAD;
+
+struct CaptureEngineConfig {
+    std::size_t bufferBytes = 4u << 20;  // CUPTI recommends 1-10 MB per buffer
+    std::size_t maxBuffers = 32;         // 128 MiB cap, like Kineto's default
+    int loopIntervalMs = 50;
+    int flushIntervalMs = 200;    // cuptiActivityFlushAll(0) cadence for live streaming
+    int anchorIntervalMs = 1000;  // clock anchors
+    int chunkIntervalMs = 500;    // encode at least this often when rows are pending
+    int drainTimeoutMs = 2000;    // how long draining waits for in-flight GPU records
+    std::size_t maxQueuedChunkBytes = 256u << 20;
+    std::vector<std::string> defaultStepMarkers = {"ProfilerStep#", "chokepoint:step", "step"};
+    bool cuptiAvailable = true;  // false: the process has no usable CUPTI; host + NVTX only
+    std::int64_t pid = 0;
+    std::vector<std::string> commandLine;
+    std::string hostName;
+    std::string agentVersion = "0.1.0";
+    bool compressChunks = true;
+    std::function<std::vector<std::string>()> gpuNames;  // optional, for Status
+    std::function<void(const std::string&)> log;         // optional diagnostics
+};
+
+class CaptureEngine final : public CaptureBackend {
+public:
+    CaptureEngine(CuptiApi& cupti, NvtxRecorder& nvtx, CaptureEngineConfig config);
+    ~CaptureEngine() override;
+    CaptureEngine(const CaptureEngine&) = delete;
+    CaptureEngine& operator=(const CaptureEngine&) = delete;
+
+    // CaptureBackend (called by the control thread).
+    control::Status status() override;
+    std::optional<control::Error> startCapture(const control::StartCapture& request,
+                                               std::uint64_t captureId) override;
+    void requestStop() override;
+    bool pollCapture(std::vector<control::Chunk>& out, control::CaptureDone* done) override;
+
+    // File mode (chokepoint-cli run): chunks go to `sink` on the worker thread instead of the
+    // queue, and the engine returns to Dormant by itself when the capture ends. Set before start.
+    void setChunkSink(std::function<bool(std::string_view)> sink);
+    // Blocks until the current capture (if any) has ended, at most timeoutMs. True when idle.
+    bool waitIdle(int timeoutMs);
+
+    control::AgentState state() const { return static_cast<control::AgentState>(m_state.load()); }
+    const ActivityBufferPool& pool() const { return m_pool; }
+    std::uint64_t droppedRecords() const { return m_cuptiDropped.load(); }
+
+    // In a forked child: the worker thread does not exist; forget it and stay dormant forever.
+    void abandonAfterFork();
+
+    // CUPTI buffer callbacks (registered at every capture start; CUPTI keeps one global pair).
+    static void CUPTIAPI onBufferRequested(std::uint8_t** buffer, std::size_t* size, std::size_t* maxRecords);
+    static void CUPTIAPI onBufferCompleted(CUcontext context, std::uint32_t streamId, std::uint8_t* buffer,
+                                           std::size_t size, std::size_t validSize);
+
+private:
+    struct Completed {
+        std::uint8_t* buffer;
+        std::size_t validBytes;
+    };
+
+    std::optional<control::Error> enableCupti(std::uint32_t kinds);
+    void disableCupti();
+    void run();
+    void emit(std::string bytes, std::int64_t records);
+    void encodeBatch(core::TraceModel& batch, bool force);
+    void fillBatchContext(core::TraceModel& batch);
+    void noteMetaMarks(const core::TraceModel& batch);
+    void takeAnchor();
+    std::vector<Completed> takeCompleted();
+    void log(const std::string& text) const;
+
+    CuptiApi& m_cupti;
+    NvtxRecorder& m_nvtx;
+    CaptureEngineConfig m_config;
+    ActivityBufferPool m_pool;
+    ClockMap m_clock;
+
+    std::atomic<int> m_state{control::AGENT_STATE_DORMANT};
+    std::thread m_worker;
+    std::mutex m_mutex;  // guards everything below up to m_done
+    std::condition_variable m_cv;
+    bool m_stopRequested = false;
+    control::StartCapture m_request;
+    std::uint64_t m_captureId = 0;
+    std::deque<control::Chunk> m_chunks;
+    std::size_t m_queuedBytes = 0;
+    std::uint64_t m_seq = 0;
+    bool m_finished = false;
+    control::CaptureDone m_done;
+    std::string m_cuptiHolder;
+    std::function<bool(std::string_view)> m_sink;
+
+    std::mutex m_completedMutex;  // CUPTI completion callback <-> worker
+    std::vector<Completed> m_completed;
+    std::atomic<std::uint64_t> m_cuptiDropped{0};
+    std::atomic<std::uint64_t> m_lateBuffers{0};
+
+    // Worker-only state.
+    std::vector<CUpti_ActivityKind> m_enabledKinds;
+    bool m_subscribed = false;
+    bool m_threadIdTypeSet = false;
+    CUpti_ActivityThreadIdType m_previousThreadIdType = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
+    std::unique_ptr<core::CptraceChunkEncoder> m_encoder;
+    core::CaptureMetadata m_metadata;
+    core::TimestampNs m_lastChunkNs = 0;
+    std::int64_t m_pendingRows = 0;
+};
+
+}  // namespace chokepoint::collectors

@@ -1,0 +1,45 @@
+#pragma once
+// The seam between the capture engine and libcupti. RealCuptiApi forwards to CUPTI; tests use a
+// fake that returns chosen errors and calls the buffer callbacks from its own thread. Only the
+// calls the engine makes while capturing go through here; record decoding uses the real
+// cuptiActivityGetNextRecord directly (it works on plain memory, without a driver).
+
+#include <cupti.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace chokepoint::collectors {
+
+class CuptiApi {
+public:
+    virtual ~CuptiApi() = default;
+    // cuptiSubscribe_v2 with our name. On CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, `holder`
+    // receives the current subscriber's name ("CUPTI for PyTorch", an NVIDIA tool...).
+    virtual CUptiResult subscribe(const char* name, std::string* holder) = 0;
+    virtual CUptiResult unsubscribe() = 0;
+    virtual CUptiResult registerCallbacks(CUpti_BuffersCallbackRequestFunc request,
+                                          CUpti_BuffersCallbackCompleteFunc complete) = 0;
+    virtual CUptiResult enable(CUpti_ActivityKind kind) = 0;
+    virtual CUptiResult disable(CUpti_ActivityKind kind) = 0;
+    virtual CUptiResult enableAndDump(CUpti_ActivityKind kind) = 0;
+    virtual CUptiResult enableRuntimeApi(CUpti_CallbackId cbid, bool on) = 0;
+    virtual CUptiResult enableDriverApi(CUpti_CallbackId cbid, bool on) = 0;
+    virtual CUptiResult flushAll(std::uint32_t flags) = 0;
+    virtual CUptiResult timestamp(std::uint64_t* ns) = 0;
+    virtual CUptiResult droppedRecords(CUcontext context, std::uint32_t streamId, std::size_t* dropped) = 0;
+    virtual CUptiResult version(std::uint32_t* version) = 0;
+    // API records carry gettid() with CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM (matching NVTX and /proc).
+    virtual CUptiResult setThreadIdType(CUpti_ActivityThreadIdType type,
+                                        CUpti_ActivityThreadIdType* previous) = 0;
+    virtual std::string resultString(CUptiResult result) = 0;
+};
+
+// The libcupti implementation (linked by SONAME, never dlopen'ed by path: one libcupti per process).
+std::unique_ptr<CuptiApi> makeRealCuptiApi();
+
+// "CUPTI_ERROR_UNKNOWN (999)" style text using cuptiGetResultString when it knows the code.
+std::string describeCuptiResult(CUptiResult result);
+
+}  // namespace chokepoint::collectors

@@ -1,0 +1,291 @@
+// The capture state machine with a fake CUPTI: dormant means no CUPTI calls; subscriber busy and
+// enable failures are refused cleanly and undo what was done; a capture streams a .cptrace that
+// decodes to the delivered records; buffer exhaustion turns into counted drops; step-aligned
+// windows; the real libcupti without a driver is refused without harm.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "collectors/agent/CaptureEngine.h"
+#include "core/format/CptraceReader.h"
+#include "tests/collectors/FakeCuptiApi.h"
+
+namespace chokepoint::collectors {
+namespace {
+
+using testutils::FakeCuptiApi;
+using testutils::SyntheticCupti;
+
+CaptureEngineConfig fastConfig() {
+    CaptureEngineConfig c;
+    c.pid = ::getpid();
+    c.commandLine = {"python", "train.py"};
+    c.hostName = "testhost";
+    c.loopIntervalMs = 5;
+    c.flushIntervalMs = 10;
+    c.chunkIntervalMs = 20;
+    c.drainTimeoutMs = 200;
+    c.bufferBytes = 64 * 1024;
+    c.maxBuffers = 4;
+    return c;
+}
+
+std::uint64_t cuptiNow() {
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+// Runs the capture to completion through the CaptureBackend interface and returns the stream.
+struct Captured {
+    std::string bytes;
+    control::CaptureDone done;
+    std::vector<std::uint64_t> seqs;
+};
+
+Captured drive(CaptureEngine& engine, int maxMs = 5000, std::function<void(int)> tick = {}) {
+    Captured c;
+    auto start = std::chrono::steady_clock::now();
+    for (int i = 0;; ++i) {
+        if (tick) {
+            tick(i);
+        }
+        std::vector<control::Chunk> chunks;
+        bool finished = engine.pollCapture(chunks, &c.done);
+        for (auto& chunk : chunks) {
+            c.bytes += chunk.data();
+            c.seqs.push_back(chunk.seq());
+        }
+        if (finished) {
+            break;
+        }
+        if (std::chrono::steady_clock::now() - start > std::chrono::milliseconds(maxMs)) {
+            ADD_FAILURE() << "capture did not finish";
+            engine.requestStop();
+            maxMs = 1 << 30;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return c;
+}
+
+TEST(CaptureEngineTest, DormantEngineMakesNoCuptiCalls) {
+    FakeCuptiApi cupti;
+    CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
+    control::Status s = engine.status();
+    EXPECT_EQ(s.state(), control::AGENT_STATE_DORMANT);
+    EXPECT_EQ(s.command_line_size(), 2);
+    EXPECT_TRUE(cupti.calls.empty());
+    EXPECT_EQ(NvtxRecorder::instance().mode(), NvtxMode::Idle);
+}
+
+TEST(CaptureEngineTest, SubscriberBusyIsRefusedNamingTheHolder) {
+    FakeCuptiApi cupti;
+    cupti.subscribeResult = CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+    cupti.holderName = "CUPTI for PyTorch";
+    CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
+    auto refused = engine.startCapture(control::StartCapture{}, 1);
+    ASSERT_TRUE(refused.has_value());
+    EXPECT_EQ(refused->code(), control::ERROR_CODE_CUPTI_BUSY);
+    EXPECT_NE(refused->text().find("CUPTI for PyTorch"), std::string::npos);
+    EXPECT_NE(refused->text().find("TEARDOWN_CUPTI=1"), std::string::npos);
+    EXPECT_EQ(cupti.count("enable"), 0);
+    EXPECT_EQ(cupti.count("unsubscribe"), 0);  // we never held it
+    EXPECT_EQ(engine.state(), control::AGENT_STATE_DORMANT);
+    EXPECT_EQ(engine.status().cupti_holder(), "CUPTI for PyTorch");
+}
+
+TEST(CaptureEngineTest, EnableFailureUndoesEverything) {
+    FakeCuptiApi cupti;
+    cupti.enableResults[CUPTI_ACTIVITY_KIND_MEMSET] = CUPTI_ERROR_NOT_COMPATIBLE;
+    CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
+    auto refused = engine.startCapture(control::StartCapture{}, 1);
+    ASSERT_TRUE(refused.has_value());
+    EXPECT_EQ(refused->code(), control::ERROR_CODE_CUPTI_FAILED);
+    EXPECT_NE(refused->text().find("MEMSET"), std::string::npos);
+    EXPECT_TRUE(cupti.enabled.empty());  // kernels and memcpy were disabled again
+    EXPECT_EQ(cupti.subscribed.load(), 0);
+    EXPECT_EQ(cupti.count("unsubscribe"), 1);
+    EXPECT_EQ(engine.state(), control::AGENT_STATE_DORMANT);
+    // The engine is still usable once the problem is gone.
+    cupti.enableResults.clear();
+    control::StartCapture request;
+    request.set_duration_ms(30);
+    ASSERT_FALSE(engine.startCapture(request, 2).has_value());
+    Captured c = drive(engine);
+    EXPECT_TRUE(c.done.ok());
+}
+
+TEST(CaptureEngineTest, VersionMismatchIsRefused) {
+    FakeCuptiApi cupti;
+    cupti.apiVersion = 120000;
+    CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
+    auto refused = engine.startCapture(control::StartCapture{}, 1);
+    ASSERT_TRUE(refused.has_value());
+    EXPECT_NE(refused->text().find("120000"), std::string::npos);
+    EXPECT_EQ(cupti.count("subscribe"), 0);
+}
+
+TEST(CaptureEngineTest, CaptureStreamsADecodableTraceAndUnsubscribes) {
+    FakeCuptiApi cupti;
+    std::atomic<std::uint32_t> correlation{1};
+    cupti.producer = [&](SyntheticCupti& s) {
+        std::uint64_t t = cuptiNow();
+        std::uint32_t id = correlation.fetch_add(1);
+        s.api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, t - 50'000,
+              t - 45'000, id, static_cast<std::uint32_t>(::getpid()), static_cast<std::uint32_t>(::gettid()));
+        s.kernel("_Z6matmulv", t - 40'000, t - 10'000, id);
+    };
+    CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
+    control::StartCapture request;
+    request.set_duration_ms(150);
+    ASSERT_FALSE(engine.startCapture(request, 7).has_value());
+    EXPECT_EQ(cupti.subscribed.load(), 1);
+    EXPECT_EQ(NvtxRecorder::instance().mode(), NvtxMode::Recording);
+    Captured c = drive(engine);
+    EXPECT_TRUE(c.done.ok()) << c.done.message();
+    EXPECT_EQ(c.done.capture_id(), 7u);
+    EXPECT_NE(c.done.message().find("150 ms"), std::string::npos);
+    for (std::size_t i = 0; i < c.seqs.size(); ++i) {
+        EXPECT_EQ(c.seqs[i], i);
+    }
+    // Dormant again: unsubscribed, every kind disabled, NVTX idle.
+    EXPECT_EQ(cupti.subscribed.load(), 0);
+    EXPECT_TRUE(cupti.enabled.empty());
+    EXPECT_EQ(NvtxRecorder::instance().mode(), NvtxMode::Idle);
+    EXPECT_EQ(engine.state(), control::AGENT_STATE_DORMANT);
+    EXPECT_GE(cupti.count("runtimeApi on"), 10);  // the allow-list, not the whole RUNTIME kind
+    EXPECT_EQ(cupti.count("enable 5"), 0);        // CUPTI_ACTIVITY_KIND_RUNTIME never enabled
+
+    auto model = core::readCptraceFromMemory(c.bytes, "capture");
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    EXPECT_EQ(model->metadata.producer, "chokepoint-agent 0.1.0");
+    EXPECT_EQ(model->metadata.hostName, "testhost");
+    ASSERT_GT(model->kernels.size(), 0u);
+    EXPECT_EQ(static_cast<std::int64_t>(model->kernels.size()), c.done.kernels());
+    EXPECT_EQ(model->kernels.size(), model->apiCalls.size());
+    std::size_t joined = 0;
+    for (std::size_t i = 0; i < model->kernels.size(); ++i) {
+        core::KernelRow k = model->kernels.row(core::KernelId(static_cast<std::uint32_t>(i)));
+        EXPECT_EQ(model->text(k.name), "matmul()");
+        joined += k.launchCall.valid() ? 1 : 0;
+    }
+    EXPECT_EQ(joined, model->kernels.size());  // every kernel joined to its launch
+    EXPECT_EQ(model->stats.count("agent.dropped_records"), 0);
+    // Host CPU samples of this process came along.
+    bool hostTrack = false;
+    for (const auto& track : model->counters) {
+        hostTrack = hostTrack || (track.name == "CPU %" && track.pid == ::getpid() && !track.values.empty());
+    }
+    EXPECT_TRUE(hostTrack);
+}
+
+TEST(CaptureEngineTest, ExhaustedBufferPoolCountsDropsAndNeverBlocks) {
+    FakeCuptiApi cupti;
+    cupti.producer = [](SyntheticCupti& s) { s.kernel("k", 1, 2, 1); };
+    cupti.holdBuffers = true;  // the consumer never gets buffers back: the pool runs dry
+    cupti.buffersPerFlush = 3;
+    CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());  // 4 buffers
+    control::StartCapture request;
+    request.set_duration_ms(100);
+    request.set_kinds(control::CAPTURE_KIND_KERNELS);
+    ASSERT_FALSE(engine.startCapture(request, 1).has_value());
+    Captured c = drive(engine);
+    cupti.releaseHeld();
+    EXPECT_GT(c.done.dropped_records(), 0);
+    auto model = core::readCptraceFromMemory(c.bytes, "capture");
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    const core::TraceStat* dropped = model->stats.find("agent.dropped_records");
+    ASSERT_NE(dropped, nullptr);
+    EXPECT_EQ(dropped->severity, core::Severity::DataLoss);
+    EXPECT_EQ(dropped->count, c.done.dropped_records());
+    EXPECT_GT(model->stats.count("agent.buffer_pool_exhausted"), 0);
+    EXPECT_LE(engine.pool().blocksAllocated(), 4u);
+}
+
+TEST(CaptureEngineTest, StepAlignedWindowKeepsOnlyRecordsOfTheRequestedSteps) {
+    FakeCuptiApi cupti;
+    NvtxRecorder& nvtx = NvtxRecorder::instance();
+    // Kernels every ~2 ms of CUPTI time; steps are marked by hand below.
+    cupti.producer = [](SyntheticCupti& s) {
+        std::uint64_t t = cuptiNow();
+        s.kernel("step_kernel", t - 20'000, t - 10'000, 1);
+    };
+    CaptureEngine engine(cupti, nvtx, fastConfig());
+    control::StartCapture request;
+    request.set_steps(2);
+    request.set_start_at_next_step(true);
+    request.set_kinds(control::CAPTURE_KIND_KERNELS);
+    ASSERT_FALSE(engine.startCapture(request, 3).has_value());
+    EXPECT_EQ(engine.state(), control::AGENT_STATE_ARMED);
+    EXPECT_EQ(nvtx.mode(), NvtxMode::Armed);
+    std::int64_t stepTimes[3] = {0, 0, 0};
+    Captured c = drive(engine, 5000, [&](int i) {
+        // Steps begin at ticks 10, 20 and 30 (5 ms apart per tick).
+        if (i == 10 || i == 20 || i == 30) {
+            std::int64_t t = monotonicNowNs();
+            stepTimes[i / 10 - 1] = t;
+            nvtx.noteStep("ProfilerStep#", t);
+        }
+    });
+    EXPECT_TRUE(c.done.ok()) << c.done.message();
+    EXPECT_NE(c.done.message().find("2 steps"), std::string::npos);
+    auto model = core::readCptraceFromMemory(c.bytes, "capture");
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    ASSERT_GT(model->kernels.size(), 0u);
+    for (std::size_t i = 0; i < model->kernels.size(); ++i) {
+        core::TimestampNs start = model->kernels.startNs[i];
+        EXPECT_GE(start, stepTimes[0]);
+        EXPECT_LT(start, stepTimes[2]);
+    }
+    EXPECT_GT(model->stats.count("agent.outside_window"), 0);  // records before step 1 were dropped
+    EXPECT_EQ(c.done.duration_ns(), stepTimes[2] - stepTimes[0]);
+}
+
+TEST(CaptureEngineTest, StopRequestEndsAnOpenEndedCapture) {
+    FakeCuptiApi cupti;
+    CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
+    control::StartCapture request;  // no steps, no duration
+    request.set_kinds(control::CAPTURE_KIND_KERNELS | control::CAPTURE_KIND_HOST);
+    ASSERT_FALSE(engine.startCapture(request, 1).has_value());
+    auto second = engine.startCapture(request, 2);
+    ASSERT_TRUE(second.has_value());
+    EXPECT_EQ(second->code(), control::ERROR_CODE_BUSY);
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+    engine.requestStop();
+    Captured c = drive(engine);
+    EXPECT_EQ(c.done.message(), "stopped by request");
+    auto model = core::readCptraceFromMemory(c.bytes, "capture");
+    ASSERT_TRUE(model.ok()) << model.error().message;
+}
+
+TEST(CaptureEngineTest, GpuMetricsRequestIsRefusedAsUnsupported) {
+    FakeCuptiApi cupti;
+    CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
+    control::StartCapture request;
+    request.set_kinds(control::CAPTURE_KIND_GPU_METRICS);
+    auto refused = engine.startCapture(request, 1);
+    ASSERT_TRUE(refused.has_value());
+    EXPECT_EQ(refused->code(), control::ERROR_CODE_UNSUPPORTED);
+    EXPECT_TRUE(cupti.calls.empty());
+}
+
+TEST(CaptureEngineTest, RealCuptiWithoutADriverIsRefusedWithoutHarm) {
+    auto cupti = makeRealCuptiApi();
+    CaptureEngine engine(*cupti, NvtxRecorder::instance(), fastConfig());
+    auto refused = engine.startCapture(control::StartCapture{}, 1);
+    if (!refused.has_value()) {
+        engine.requestStop();
+        drive(engine);
+        GTEST_SKIP() << "CUPTI accepted the capture: a driver is present on this machine";
+    }
+    EXPECT_EQ(refused->code(), control::ERROR_CODE_CUPTI_FAILED);
+    EXPECT_FALSE(refused->text().empty());
+    EXPECT_EQ(engine.state(), control::AGENT_STATE_DORMANT);
+}
+
+}  // namespace
+}  // namespace chokepoint::collectors

@@ -1,0 +1,175 @@
+#pragma once
+// A scriptable CUPTI for the capture engine tests: chosen results per call, a call log, and buffer
+// delivery through the engine's registered callbacks from a separate thread (as CUPTI does).
+
+#include <cupti.h>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "collectors/agent/CuptiApi.h"
+#include "tests/collectors/SyntheticCupti.h"
+
+namespace chokepoint::testutils {
+
+class FakeCuptiApi : public collectors::CuptiApi {
+public:
+    // Results to return; default success.
+    CUptiResult subscribeResult = CUPTI_SUCCESS;
+    std::string holderName;
+    std::map<CUpti_ActivityKind, CUptiResult> enableResults;
+    std::uint32_t apiVersion = CUPTI_API_VERSION;
+    std::uint64_t clockOffsetNs = 0;  // CUPTI clock = CLOCK_REALTIME + offset
+
+    // Records delivered at the next flushAll (any flag): each entry fills one buffer.
+    std::function<void(SyntheticCupti&)> producer;
+    int buffersPerFlush = 1;
+    bool holdBuffers = false;  // request buffers but never complete them (slow consumer)
+    std::size_t droppedPerNullBuffer = 100;
+
+    std::mutex mutex;
+    std::vector<std::string> calls;
+    std::atomic<int> subscribed{0};
+    std::atomic<std::size_t> dropped{0};
+    std::vector<CUpti_ActivityKind> enabled;
+    std::vector<std::uint8_t*> held;
+
+    int count(const std::string& prefix) {
+        std::lock_guard lock(mutex);
+        int n = 0;
+        for (const auto& c : calls) {
+            n += c.rfind(prefix, 0) == 0 ? 1 : 0;
+        }
+        return n;
+    }
+
+    CUptiResult subscribe(const char*, std::string* holder) override {
+        log("subscribe");
+        if (subscribeResult != CUPTI_SUCCESS) {
+            if (holder) {
+                *holder = holderName;
+            }
+            return subscribeResult;
+        }
+        subscribed = 1;
+        return CUPTI_SUCCESS;
+    }
+    CUptiResult unsubscribe() override {
+        log("unsubscribe");
+        subscribed = 0;
+        return CUPTI_SUCCESS;
+    }
+    CUptiResult registerCallbacks(CUpti_BuffersCallbackRequestFunc request,
+                                  CUpti_BuffersCallbackCompleteFunc complete) override {
+        log("registerCallbacks");
+        m_request = request;
+        m_complete = complete;
+        return CUPTI_SUCCESS;
+    }
+    CUptiResult enable(CUpti_ActivityKind kind) override {
+        log("enable " + std::to_string(kind));
+        auto it = enableResults.find(kind);
+        if (it != enableResults.end() && it->second != CUPTI_SUCCESS) {
+            return it->second;
+        }
+        std::lock_guard lock(mutex);
+        enabled.push_back(kind);
+        return CUPTI_SUCCESS;
+    }
+    CUptiResult disable(CUpti_ActivityKind kind) override {
+        log("disable " + std::to_string(kind));
+        std::lock_guard lock(mutex);
+        std::erase(enabled, kind);
+        return CUPTI_SUCCESS;
+    }
+    CUptiResult enableAndDump(CUpti_ActivityKind kind) override { return enable(kind); }
+    CUptiResult enableRuntimeApi(CUpti_CallbackId, bool on) override {
+        log(on ? "runtimeApi on" : "runtimeApi off");
+        return CUPTI_SUCCESS;
+    }
+    CUptiResult enableDriverApi(CUpti_CallbackId, bool on) override {
+        log(on ? "driverApi on" : "driverApi off");
+        return CUPTI_SUCCESS;
+    }
+    CUptiResult flushAll(std::uint32_t) override {
+        log("flushAll");
+        if (!producer || m_request == nullptr) {
+            return CUPTI_SUCCESS;
+        }
+        // Deliver from another thread, like CUPTI's worker.
+        std::thread t([this] {
+            for (int i = 0; i < buffersPerFlush; ++i) {
+                std::uint8_t* buffer = nullptr;
+                std::size_t size = 0, maxRecords = 0;
+                m_request(&buffer, &size, &maxRecords);
+                if (buffer == nullptr) {
+                    dropped += droppedPerNullBuffer;
+                    continue;
+                }
+                if (holdBuffers) {
+                    std::lock_guard lock(mutex);
+                    held.push_back(buffer);
+                    continue;
+                }
+                SyntheticCupti records;
+                producer(records);
+                std::size_t valid = records.copyTo(buffer, size);
+                m_complete(nullptr, 0, buffer, size, valid);
+            }
+        });
+        t.join();
+        return CUPTI_SUCCESS;
+    }
+    CUptiResult timestamp(std::uint64_t* ns) override {
+        timespec ts{};
+        clock_gettime(CLOCK_REALTIME, &ts);
+        *ns = static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec) +
+              clockOffsetNs;
+        return CUPTI_SUCCESS;
+    }
+    CUptiResult droppedRecords(CUcontext, std::uint32_t, std::size_t* n) override {
+        *n = dropped.exchange(0);
+        return CUPTI_SUCCESS;
+    }
+    CUptiResult version(std::uint32_t* v) override {
+        *v = apiVersion;
+        return CUPTI_SUCCESS;
+    }
+    CUptiResult setThreadIdType(CUpti_ActivityThreadIdType, CUpti_ActivityThreadIdType* previous) override {
+        log("setThreadIdType");
+        if (previous) {
+            *previous = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
+        }
+        return CUPTI_SUCCESS;
+    }
+    std::string resultString(CUptiResult r) override {
+        return "fake error " + std::to_string(static_cast<int>(r));
+    }
+
+    // Completes buffers held back by holdBuffers (empty), as a slow consumer finally catching up.
+    void releaseHeld() {
+        std::vector<std::uint8_t*> buffers;
+        {
+            std::lock_guard lock(mutex);
+            buffers.swap(held);
+        }
+        for (std::uint8_t* b : buffers) {
+            m_complete(nullptr, 0, b, 0, 0);
+        }
+    }
+
+private:
+    void log(const std::string& call) {
+        std::lock_guard lock(mutex);
+        calls.push_back(call);
+    }
+    CUpti_BuffersCallbackRequestFunc m_request = nullptr;
+    CUpti_BuffersCallbackCompleteFunc m_complete = nullptr;
+};
+
+}  // namespace chokepoint::testutils
