@@ -1,0 +1,345 @@
+// `chokepoint-cli info FILE [--json]`: what is in a trace — devices, ranks, time span, steps found
+// by name, event counts per kind, TraceStats warnings — and says so when it has no GPU activity.
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "app/cli/Commands.h"
+#include "app/cli/ExitCodes.h"
+#include "core/base/Format.h"
+#include "core/base/Progress.h"
+#include "core/format/JsonEscape.h"
+#include "core/import/TraceLoader.h"
+
+namespace chokepoint::cli {
+
+namespace {
+
+using namespace chokepoint::core;
+
+constexpr const char* kInfoUsage =
+    "Usage: chokepoint-cli info FILE [--json]\n\n"
+    "Prints what is in a trace: devices (name, SMs, memory, compute capability), ranks, time span,\n"
+    "training steps found by name (ProfilerStep#N, or NVTX/user ranges named like step 12,\n"
+    "iteration_3), event counts per kind and the warnings collected while loading.\n"
+    "FILE may be PyTorch profiler / Kineto JSON (.json, .json.gz), an Nsight Systems SQLite\n"
+    "export or a .cptrace file; the format is detected from the file's first bytes.\n\n"
+    "  --json   machine-readable output on stdout\n\n"
+    "Exit codes: 0 success, 1 unreadable or invalid FILE, 2 wrong arguments, 130 cancelled.\n";
+
+struct StepSummary {
+    std::string rule;  // "ProfilerStep#N" or "step-like range names"
+    std::size_t count = 0;
+    std::string firstName, lastName;
+    DurationNs medianNs = 0;
+    DurationNs minNs = 0, maxNs = 0;
+};
+
+bool iequalsPrefix(std::string_view text, std::string_view prefix) {
+    if (text.size() < prefix.size()) {
+        return false;
+    }
+    for (std::size_t i = 0; i < prefix.size(); ++i) {
+        if (std::tolower(static_cast<unsigned char>(text[i])) != prefix[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// "ProfilerStep#12"
+bool isProfilerStep(std::string_view name) {
+    constexpr std::string_view kPrefix = "ProfilerStep#";
+    if (name.size() <= kPrefix.size() || name.substr(0, kPrefix.size()) != kPrefix) {
+        return false;
+    }
+    return std::all_of(name.begin() + static_cast<std::ptrdiff_t>(kPrefix.size()), name.end(),
+                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+// Names like "step 3", "Step#3", "train_step_3", "training step 3", "iteration 3", "iter-3":
+// one of those words, optional separators, then only digits.
+bool isStepLikeName(std::string_view name) {
+    static constexpr std::string_view kWords[] = {
+        "training_step", "training step", "train_step", "train step", "iteration", "step", "iter"};
+    for (std::string_view word : kWords) {
+        if (!iequalsPrefix(name, word)) {
+            continue;
+        }
+        std::size_t i = word.size();
+        while (i < name.size() && (name[i] == ' ' || name[i] == '#' || name[i] == '_' || name[i] == '-' ||
+                                   name[i] == ':' || name[i] == '=')) {
+            ++i;
+        }
+        if (i == name.size()) {
+            return false;
+        }
+        return std::all_of(name.begin() + static_cast<std::ptrdiff_t>(i), name.end(),
+                           [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+    }
+    return false;
+}
+
+// Host ranges (not the GPU projections of the same annotation) whose names mark training steps.
+StepSummary findSteps(const TraceModel& model) {
+    StepSummary summary;
+    const RangeTable& ranges = model.ranges;
+    for (int pass = 0; pass < 2 && summary.count == 0; ++pass) {
+        std::vector<DurationNs> durations;
+        for (std::size_t i = 0; i < ranges.size(); ++i) {
+            if (ranges.source[i] == RangeSource::GpuUserAnnotation) {
+                continue;
+            }
+            std::string_view name = model.text(ranges.name[i]);
+            if (pass == 0 ? !isProfilerStep(name) : !isStepLikeName(name)) {
+                continue;
+            }
+            if (durations.empty()) {
+                summary.firstName = name;
+            }
+            summary.lastName = name;
+            durations.push_back(ranges.endNs[i] - ranges.startNs[i]);
+        }
+        if (durations.empty()) {
+            continue;
+        }
+        summary.rule = pass == 0 ? "ProfilerStep#N ranges" : "ranges named like steps";
+        summary.count = durations.size();
+        auto [lo, hi] = std::minmax_element(durations.begin(), durations.end());
+        summary.minNs = *lo;
+        summary.maxNs = *hi;
+        std::nth_element(durations.begin(),
+                         durations.begin() + static_cast<std::ptrdiff_t>(durations.size() / 2),
+                         durations.end());
+        summary.medianNs = durations[durations.size() / 2];
+        if (durations.size() % 2 == 0) {
+            DurationNs upper = summary.medianNs;
+            DurationNs lower = *std::max_element(
+                durations.begin(), durations.begin() + static_cast<std::ptrdiff_t>(durations.size() / 2));
+            summary.medianNs = lower + (upper - lower) / 2;
+        }
+    }
+    return summary;
+}
+
+std::size_t counterSamples(const TraceModel& model) {
+    std::size_t n = 0;
+    for (const CounterTrack& t : model.counters) {
+        n += t.timesNs.size();
+    }
+    return n;
+}
+
+std::string deviceLine(const DeviceInfo& d) {
+    std::string line =
+        "GPU " + std::to_string(d.deviceIndex) + ": " + (d.name.empty() ? "(unnamed)" : d.name);
+    std::vector<std::string> facts;
+    if (d.smCount > 0) {
+        facts.push_back(std::to_string(d.smCount) + (d.vendor == "AMD" ? " CUs" : " SMs"));
+    }
+    if (d.totalMemoryBytes > 0) {
+        facts.push_back(formatBytes(static_cast<double>(d.totalMemoryBytes)));
+    }
+    if (d.computeMajor > 0) {
+        facts.push_back("compute " + std::to_string(d.computeMajor) + "." + std::to_string(d.computeMinor));
+    }
+    if (!facts.empty()) {
+        line += " (";
+        for (std::size_t i = 0; i < facts.size(); ++i) {
+            line += (i ? ", " : "") + facts[i];
+        }
+        line += ")";
+    }
+    return line;
+}
+
+void printText(const std::string& path, std::string_view format, const TraceModel& m) {
+    std::printf("%s\n", path.c_str());
+    std::printf("  format:      %.*s", static_cast<int>(format.size()), format.data());
+    if (!m.metadata.sourceFormat.empty() && m.metadata.sourceFormat != format) {
+        std::printf(" (originally %s)", m.metadata.sourceFormat.c_str());
+    }
+    if (m.metadata.synthetic) {
+        std::printf(", synthetic (generated, not captured from a real job)");
+    }
+    std::printf("\n");
+    if (!m.metadata.producer.empty()) {
+        std::printf("  producer:    %s\n", m.metadata.producer.c_str());
+    }
+    if (!m.metadata.hostName.empty()) {
+        std::printf("  host:        %s\n", m.metadata.hostName.c_str());
+    }
+
+    std::printf("\nDevices:\n");
+    if (m.devices.empty()) {
+        std::printf("  none recorded\n");
+    }
+    for (const DeviceInfo& d : m.devices) {
+        std::printf("  %s\n", deviceLine(d).c_str());
+    }
+
+    std::printf("\nRanks:       ");
+    if (m.distributed.present) {
+        std::printf("rank %d of %d", m.distributed.rank, m.distributed.worldSize);
+        if (!m.distributed.backend.empty()) {
+            std::printf(" (%s)", m.distributed.backend.c_str());
+        }
+        std::printf("\n");
+    } else {
+        std::printf("no distributed info recorded (single process)\n");
+    }
+
+    TimeRange span = m.timeSpan();
+    std::printf("Time span:   %s", formatDuration(span.durationNs()).c_str());
+    if (!span.empty()) {
+        std::printf(" (%lld ns to %lld ns on the trace clock)", static_cast<long long>(span.startNs),
+                    static_cast<long long>(span.endNs));
+    }
+    std::printf("\n");
+
+    StepSummary steps = findSteps(m);
+    if (steps.count == 0) {
+        std::printf("Steps:       none found (no ProfilerStep#N or step-named ranges)\n");
+    } else {
+        std::printf("Steps:       %zu %s, %s .. %s, median %s (min %s, max %s)\n", steps.count,
+                    steps.rule.c_str(), steps.firstName.c_str(), steps.lastName.c_str(),
+                    formatDuration(steps.medianNs).c_str(), formatDuration(steps.minNs).c_str(),
+                    formatDuration(steps.maxNs).c_str());
+    }
+
+    std::printf("\nEvents:\n");
+    auto row = [](const char* what, std::size_t n) {
+        std::printf("  %-22s %12s\n", what, formatCount(static_cast<std::int64_t>(n)).c_str());
+    };
+    row("GPU kernels", m.kernels.size());
+    row("memcpys", m.memcpys.size());
+    row("memsets", m.memsets.size());
+    row("CUDA API calls", m.apiCalls.size());
+    row("synchronizations", m.syncs.size());
+    row("ranges (NVTX/user)", m.ranges.size());
+    row("CPU ops", m.cpuOps.size());
+    row("counter samples", counterSamples(m));
+    row("threads", m.threads.size());
+    row("GPU streams", m.streams.size());
+    if (m.gpuEventCount() == 0) {
+        std::printf("\nNo GPU activity: this trace has no kernels, memcpys or memsets.\n");
+    }
+
+    std::printf("\nWarnings:\n");
+    if (m.stats.empty()) {
+        std::printf("  none\n");
+    }
+    for (const TraceStat& s : m.stats.entries()) {
+        std::string_view severity = toString(s.severity);
+        std::printf("  [%.*s] %s: %s%s%s\n", static_cast<int>(severity.size()), severity.data(),
+                    s.name.c_str(), formatCount(s.count).c_str(), s.detail.empty() ? "" : " - ",
+                    s.detail.c_str());
+    }
+}
+
+void printJson(const std::string& path, std::string_view format, const TraceModel& m) {
+    std::string out = "{\"file\":" + jsonString(path) + ",\"format\":" + jsonString(format);
+    out += ",\"sourceFormat\":" + jsonString(m.metadata.sourceFormat);
+    out += ",\"producer\":" + jsonString(m.metadata.producer);
+    out += ",\"host\":" + jsonString(m.metadata.hostName);
+    out += std::string(",\"synthetic\":") + (m.metadata.synthetic ? "true" : "false");
+    out += ",\"devices\":[";
+    for (std::size_t i = 0; i < m.devices.size(); ++i) {
+        const DeviceInfo& d = m.devices[i];
+        out += (i ? "," : "") + std::string("{\"index\":") + std::to_string(d.deviceIndex) +
+               ",\"name\":" + jsonString(d.name) + ",\"vendor\":" + jsonString(d.vendor) +
+               ",\"smCount\":" + std::to_string(d.smCount) +
+               ",\"memoryBytes\":" + std::to_string(d.totalMemoryBytes) + ",\"computeCapability\":" +
+               jsonString(d.computeMajor > 0
+                              ? std::to_string(d.computeMajor) + "." + std::to_string(d.computeMinor)
+                              : std::string()) +
+               "}";
+    }
+    out += "],\"distributed\":";
+    if (m.distributed.present) {
+        out += "{\"rank\":" + std::to_string(m.distributed.rank) +
+               ",\"worldSize\":" + std::to_string(m.distributed.worldSize) +
+               ",\"backend\":" + jsonString(m.distributed.backend) + "}";
+    } else {
+        out += "null";
+    }
+    TimeRange span = m.timeSpan();
+    out += ",\"timeSpan\":{\"startNs\":" + std::to_string(span.startNs) +
+           ",\"endNs\":" + std::to_string(span.endNs) +
+           ",\"durationNs\":" + std::to_string(span.durationNs()) + "}";
+    StepSummary steps = findSteps(m);
+    out += ",\"steps\":{\"count\":" + std::to_string(steps.count) + ",\"rule\":" + jsonString(steps.rule) +
+           ",\"first\":" + jsonString(steps.firstName) + ",\"last\":" + jsonString(steps.lastName) +
+           ",\"medianDurationNs\":" + std::to_string(steps.medianNs) +
+           ",\"minDurationNs\":" + std::to_string(steps.minNs) +
+           ",\"maxDurationNs\":" + std::to_string(steps.maxNs) + "}";
+    out += ",\"events\":{\"kernels\":" + std::to_string(m.kernels.size()) +
+           ",\"memcpys\":" + std::to_string(m.memcpys.size()) +
+           ",\"memsets\":" + std::to_string(m.memsets.size()) +
+           ",\"apiCalls\":" + std::to_string(m.apiCalls.size()) +
+           ",\"syncs\":" + std::to_string(m.syncs.size()) + ",\"ranges\":" + std::to_string(m.ranges.size()) +
+           ",\"cpuOps\":" + std::to_string(m.cpuOps.size()) +
+           ",\"counterSamples\":" + std::to_string(counterSamples(m)) +
+           ",\"threads\":" + std::to_string(m.threads.size()) +
+           ",\"streams\":" + std::to_string(m.streams.size()) + "}";
+    out += std::string(",\"gpuActivity\":") + (m.gpuEventCount() > 0 ? "true" : "false");
+    out += ",\"stats\":[";
+    for (std::size_t i = 0; i < m.stats.entries().size(); ++i) {
+        const TraceStat& s = m.stats.entries()[i];
+        out += (i ? "," : "") + std::string("{\"name\":") + jsonString(s.name) +
+               ",\"severity\":" + jsonString(toString(s.severity)) + ",\"count\":" + std::to_string(s.count) +
+               ",\"detail\":" + jsonString(s.detail) + "}";
+    }
+    out += "]}\n";
+    std::fwrite(out.data(), 1, out.size(), stdout);
+}
+
+}  // namespace
+
+int runInfo(const Args& args) {
+    std::string path;
+    bool json = false;
+    for (const std::string& arg : args) {
+        if (arg == "--help" || arg == "-h") {
+            std::fputs(kInfoUsage, stdout);
+            return kExitOk;
+        }
+        if (arg == "--json") {
+            json = true;
+        } else if (!arg.empty() && arg[0] == '-') {
+            std::fprintf(stderr, "chokepoint-cli info: unknown option '%s'\n\n%s", arg.c_str(), kInfoUsage);
+            return kExitUsage;
+        } else if (path.empty()) {
+            path = arg;
+        } else {
+            std::fprintf(stderr, "chokepoint-cli info: one FILE only ('%s' is extra)\n\n%s", arg.c_str(),
+                         kInfoUsage);
+            return kExitUsage;
+        }
+    }
+    if (path.empty()) {
+        std::fprintf(stderr, "chokepoint-cli info: FILE is missing\n\n%s", kInfoUsage);
+        return kExitUsage;
+    }
+    Result<TraceFormat> format = detectTraceFormat(path);
+    if (!format) {
+        std::fprintf(stderr, "chokepoint-cli info: %s\n", format.error().message.c_str());
+        return kExitBadInput;
+    }
+    Result<TraceModel> model = loadTrace(path);
+    if (!model) {
+        std::fprintf(stderr, "chokepoint-cli info: %s\n", model.error().message.c_str());
+        return model.error().message == kCancelledMessage ? kExitCancelled : kExitBadInput;
+    }
+    if (json) {
+        printJson(path, toString(format.value()), model.value());
+    } else {
+        printText(path, toString(format.value()), model.value());
+    }
+    return kExitOk;
+}
+
+}  // namespace chokepoint::cli
