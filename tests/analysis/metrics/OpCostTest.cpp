@@ -1,0 +1,178 @@
+// FLOP and byte formulas of OpCost, each against a value computed by hand in the comment.
+
+#include "core/analysis/metrics/OpCost.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/testutils/TraceBuilder.h"
+
+namespace chokepoint::analysis {
+namespace {
+
+using testutils::TraceBuilder;
+
+TEST(OpCost, ParsesRecordedShapesAndTypes) {
+    auto shapes = parseShapes("[[8, 1024], [1024, 4096], [], [[1, 2], [3]]]");
+    ASSERT_TRUE(shapes.has_value());
+    ASSERT_EQ(shapes->size(), 4u);
+    EXPECT_EQ((*shapes)[0], (Shape{8, 1024}));
+    EXPECT_EQ((*shapes)[1], (Shape{1024, 4096}));
+    EXPECT_TRUE((*shapes)[2].empty());
+    EXPECT_TRUE((*shapes)[3].empty());  // a tensor list is not one tensor
+    EXPECT_FALSE(parseShapes("[[8, 1024]").has_value());
+    EXPECT_FALSE(parseShapes("[[8, x]]").has_value());
+    EXPECT_FALSE(parseShapes("").has_value());
+    EXPECT_TRUE(parseShapes("[]").has_value());
+    auto types = parseTypes(R"(["float", "c10::BFloat16", "Scalar", ""])");
+    ASSERT_TRUE(types.has_value());
+    ASSERT_EQ(types->size(), 4u);
+    EXPECT_EQ((*types)[1], "c10::BFloat16");
+    EXPECT_FALSE(parseTypes(R"(["float")").has_value());
+}
+
+TEST(OpCost, DtypeSizesAndPrecision) {
+    EXPECT_EQ(dtypeSizeBytes("float"), 4);
+    EXPECT_EQ(dtypeSizeBytes("double"), 8);
+    EXPECT_EQ(dtypeSizeBytes("c10::BFloat16"), 2);
+    EXPECT_EQ(dtypeSizeBytes("c10::Half"), 2);
+    EXPECT_EQ(dtypeSizeBytes("c10::Float8_e4m3fn"), 1);
+    EXPECT_EQ(dtypeSizeBytes("long int"), 8);
+    EXPECT_EQ(dtypeSizeBytes("Scalar"), 0);
+    EXPECT_EQ(precisionOfType("float"), Precision::FP32);
+    EXPECT_EQ(precisionOfType("c10::BFloat16"), Precision::BF16);
+    EXPECT_EQ(precisionOfType("c10::Half"), Precision::FP16);
+    EXPECT_EQ(precisionOfType("c10::Float8_e5m2"), Precision::FP8);
+    EXPECT_FALSE(precisionOfType("long int").has_value());
+}
+
+TEST(OpCost, MatrixMultiplies) {
+    // mm [8,1024]x[1024,4096]: 2·8·4096·1024 = 67,108,864 FLOPs;
+    // bytes (8·1024 + 1024·4096 + 8·4096)·4 = 16,941,056.
+    OpCostEstimate mm = estimateOpCost("aten::mm", "[[8, 1024], [1024, 4096]]", R"(["float", "float"])");
+    ASSERT_TRUE(mm.known);
+    EXPECT_DOUBLE_EQ(mm.flops, 67108864.0);
+    EXPECT_DOUBLE_EQ(mm.bytes, 16941056.0);
+    EXPECT_EQ(mm.precision, Precision::FP32);
+    // addmm bias[4096] + [8,1024]x[1024,4096] in BF16: 67,108,864 + 8·4096 = 67,141,632 FLOPs;
+    // bytes (4096 + 8192 + 4,194,304 + 32,768)·2 = 8,478,720.
+    OpCostEstimate addmm =
+        estimateOpCost("aten::addmm", "[[4096], [8, 1024], [1024, 4096], [], []]",
+                       R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar"])");
+    ASSERT_TRUE(addmm.known);
+    EXPECT_DOUBLE_EQ(addmm.flops, 67141632.0);
+    EXPECT_DOUBLE_EQ(addmm.bytes, 8478720.0);
+    EXPECT_EQ(addmm.precision, Precision::BF16);
+    // bmm [4,64,32]x[4,32,16]: 2·4·64·16·32 = 262,144.
+    EXPECT_DOUBLE_EQ(estimateOpCost("aten::bmm", "[[4, 64, 32], [4, 32, 16]]", "").flops, 262144.0);
+    // baddbmm adds 4·64·16 = 4,096.
+    EXPECT_DOUBLE_EQ(
+        estimateOpCost("aten::baddbmm", "[[4, 64, 16], [4, 64, 32], [4, 32, 16], [], []]", "").flops,
+        262144.0 + 4096.0);
+    // matmul with a broadcast batch: [2,3,64,32]x[32,16] -> 2·6·64·16·32 = 393,216.
+    EXPECT_DOUBLE_EQ(estimateOpCost("aten::matmul", "[[2, 3, 64, 32], [32, 16]]", "").flops, 393216.0);
+    // Seed spec §1.3 (L792): dense 512->1024 at batch 64 = 33.6 M MACs = 67.1 MFLOP.
+    EXPECT_DOUBLE_EQ(estimateOpCost("aten::linear", "[[64, 512], [1024, 512]]", "").flops, 67108864.0);
+    // linear with bias over [2,8,1024] -> rows 16: 2·16·4096·1024 + 16·4096 = 134,283,264.
+    EXPECT_DOUBLE_EQ(estimateOpCost("aten::linear", "[[2, 8, 1024], [4096, 1024], [4096]]", "").flops,
+                     134283264.0);
+}
+
+TEST(OpCost, ConvolutionAndAttention) {
+    // conv2d x[64,3,224,224] w[64,3,7,7], "same" output: 2·64·64·224·224·3·49 = 60,423,143,424.
+    OpCostEstimate conv = estimateOpCost(
+        "aten::cudnn_convolution", "[[64, 3, 224, 224], [64, 3, 7, 7], [], [], []]", R"(["float", "float"])");
+    ASSERT_TRUE(conv.known);
+    EXPECT_DOUBLE_EQ(conv.flops, 60423143424.0);
+    // Seed spec T06: GPT-2 layer, B=32, S=1024, 25 heads, d_head=64: QK^T + A·V = 4·B·H·S²·d = 214.7 GFLOP.
+    OpCostEstimate sdpa = estimateOpCost("aten::scaled_dot_product_attention",
+                                         "[[32, 25, 1024, 64], [32, 25, 1024, 64], [32, 25, 1024, 64]]",
+                                         R"(["c10::Half", "c10::Half", "c10::Half"])");
+    ASSERT_TRUE(sdpa.known);
+    EXPECT_DOUBLE_EQ(sdpa.flops, 214748364800.0);
+    EXPECT_EQ(sdpa.precision, Precision::FP16);
+    // Four [32,25,1024,64] FP16 tensors read/written once: 4·32·25·1024·64·2 bytes.
+    EXPECT_DOUBLE_EQ(sdpa.bytes, 4.0 * 32 * 25 * 1024 * 64 * 2);
+    // The flash kernel op takes [B, S, H, D]: the same FLOPs.
+    EXPECT_DOUBLE_EQ(estimateOpCost("aten::_flash_attention_forward",
+                                    "[[32, 1024, 25, 64], [32, 1024, 25, 64], [32, 1024, 25, 64]]", "")
+                         .flops,
+                     214748364800.0);
+}
+
+TEST(OpCost, NormsSoftmaxAndElementwise) {
+    // layer_norm over [8,1024]: 5·8192 = 40,960 FLOPs; bytes 2·8192·4 + 2·1024·4 = 73,728.
+    OpCostEstimate ln = estimateOpCost("aten::layer_norm", "[[8, 1024], [], [1024], [1024], [], []]",
+                                       R"(["float", "", "float", "float", "Scalar", "bool"])");
+    ASSERT_TRUE(ln.known);
+    EXPECT_DOUBLE_EQ(ln.flops, 40960.0);
+    EXPECT_DOUBLE_EQ(ln.bytes, 73728.0);
+    EXPECT_DOUBLE_EQ(estimateOpCost("aten::_softmax", "[[8, 1024], [], []]", "").flops, 40960.0);
+    // add [8,1024] + [8,1024]: 8192 FLOPs, bytes 3·8192·4 = 98,304 (two reads, one write).
+    OpCostEstimate add =
+        estimateOpCost("aten::add", "[[8, 1024], [8, 1024], []]", R"(["float", "float", "Scalar"])");
+    EXPECT_DOUBLE_EQ(add.flops, 8192.0);
+    EXPECT_DOUBLE_EQ(add.bytes, 98304.0);
+    EXPECT_NEAR(add.flops / add.bytes, 1.0 / 12.0, 1e-12);  // far below any ridge: memory-bound
+    // In-place add_ writes into its first input: 2·8192·4 = 65,536 bytes.
+    EXPECT_DOUBLE_EQ(
+        estimateOpCost("aten::add_", "[[8, 1024], [8, 1024], []]", R"(["float", "float"])").bytes, 65536.0);
+    // Broadcast add [8,1024] + [1024]: output 8192 elements.
+    EXPECT_DOUBLE_EQ(estimateOpCost("aten::mul", "[[8, 1024], [1024]]", "").flops, 8192.0);
+    EXPECT_DOUBLE_EQ(estimateOpCost("aten::gelu", "[[8, 1024]]", "").flops, 4.0 * 8192);
+}
+
+TEST(OpCost, UnknownOpsAndBadInputAreNotCosted) {
+    EXPECT_FALSE(estimateOpCost("aten::index_select", "[[8, 1024], [], [4]]", "").known);
+    EXPECT_FALSE(estimateOpCost("aten::mm", "", "").known);
+    EXPECT_FALSE(estimateOpCost("aten::mm", "[[8, 1024]", "").known);
+    EXPECT_FALSE(estimateOpCost("aten::mm", "[[8, 1024]]", "").known);  // missing second operand
+    EXPECT_FALSE(estimateOpCost("aten::mm", "[[99999999999999999999, 2], [2, 2]]", "").known);
+}
+
+TEST(OpCost, AttributesOpCostToLaunchedKernelsByTime) {
+    TraceBuilder b;
+    // aten::linear (no formula used: its child addmm carries the cost) -> addmm launches two kernels.
+    b.cpuOp("aten::linear", 0, 100, 1, "[[8, 1024], [4096, 1024], [4096]]", R"(["float", "float", "float"])");
+    b.cpuOp("aten::addmm", 5, 95, 1, "[[4096], [8, 1024], [1024, 4096], [], []]",
+            R"(["float", "float", "float"])");
+    b.apiCall("cudaLaunchKernel", 10, 20, 1);
+    b.apiCall("cudaLaunchKernel", 30, 40, 2);
+    b.kernel("ampere_sgemm_128x64_tn", 100, 130, 0, 7, 1);  // 30 ns
+    b.kernel("splitKreduce_kernel", 130, 140, 0, 7, 2);     // 10 ns
+    // Backward: the autograd node launches through aten::mm, which is costed.
+    b.cpuOp("autograd::engine::evaluate_function: AddmmBackward0", 200, 300);
+    b.cpuOp("aten::mm", 210, 290, 1, "[[8, 4096], [4096, 1024]]", R"(["float", "float"])");
+    b.apiCall("cudaLaunchKernel", 220, 230, 3);
+    b.kernel("ampere_sgemm_64x64_nt", 300, 400, 0, 7, 3);
+    // A kernel under an op without any formula gets nothing.
+    b.cpuOp("aten::index_select", 500, 510, 1, "[[8, 1024], [], [4]]", "");
+    b.apiCall("cudaLaunchKernel", 501, 502, 4);
+    b.kernel("indexSelectLargeIndex", 510, 520, 0, 7, 4);
+    core::TraceModel model = b.build();
+    OpCostResult costs = attributeOpCosts(model);
+    EXPECT_EQ(costs.opsWithShapes, 4);
+    EXPECT_EQ(costs.opsCosted, 2);
+    EXPECT_EQ(costs.kernelsCosted, 3);
+    const double addmmFlops = 2.0 * 8 * 4096 * 1024 + 8 * 4096;
+    EXPECT_DOUBLE_EQ(costs.kernelFlops[0], addmmFlops * 0.75);
+    EXPECT_DOUBLE_EQ(costs.kernelFlops[1], addmmFlops * 0.25);
+    EXPECT_DOUBLE_EQ(costs.kernelFlops[2], 2.0 * 8 * 1024 * 4096);
+    EXPECT_DOUBLE_EQ(costs.kernelFlops[3], 0.0);
+    EXPECT_EQ(costs.kernelPrecision[0], static_cast<std::int8_t>(Precision::FP32));
+    EXPECT_DOUBLE_EQ(costs.totalFlops, addmmFlops + 2.0 * 8 * 1024 * 4096);
+}
+
+TEST(OpCost, NoShapesNoCosts) {
+    TraceBuilder b;
+    b.cpuOp("aten::mm", 0, 10);
+    b.apiCall("cudaLaunchKernel", 1, 2, 1);
+    b.kernel("gemm", 5, 10, 0, 7, 1);
+    core::TraceModel model = b.build();
+    OpCostResult costs = attributeOpCosts(model);
+    EXPECT_FALSE(costs.shapesRecorded());
+    EXPECT_EQ(costs.kernelFlops.size(), 1u);
+    EXPECT_EQ(costs.kernelFlops[0], 0.0);
+}
+
+}  // namespace
+}  // namespace chokepoint::analysis

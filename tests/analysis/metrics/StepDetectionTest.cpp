@@ -1,0 +1,157 @@
+#include "core/analysis/metrics/StepDetection.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/testutils/TraceBuilder.h"
+
+namespace chokepoint::analysis {
+namespace {
+
+using testutils::TraceBuilder;
+
+TEST(StepDetection, ProfilerStepRangesWithStretchOverLaunchedGpuWork) {
+    TraceBuilder b;
+    b.range("ProfilerStep#7", 0, 1000);
+    b.range("ProfilerStep#8", 1000, 2000);
+    b.range("ProfilerStep#9", 2000, 3000);
+    b.apiCall("cudaLaunchKernel", 900, 950, /*correlationId=*/1);
+    b.kernel("gemm", 1200, 1800, 0, 7, 1);  // launched in step 7, runs inside step 8's host range
+    b.kernel("unlaunched", 2100, 2200);     // no launch call: assigned by its own start
+    core::TraceModel model = b.build();
+    StepsResult steps = detectSteps(model);
+    EXPECT_EQ(steps.source, StepSource::ProfilerStep);
+    ASSERT_EQ(steps.steps.size(), 3u);
+    EXPECT_EQ(steps.steps[0].number, 7);
+    EXPECT_EQ(steps.steps[2].name, "ProfilerStep#9");
+    EXPECT_EQ(steps.steps[0].cpuRange, (core::TimeRange{0, 1000}));
+    EXPECT_EQ(steps.steps[0].range, (core::TimeRange{0, 1800}));
+    EXPECT_EQ(steps.steps[0].gpuRange, (core::TimeRange{1200, 1800}));
+    EXPECT_EQ(steps.steps[0].kernelCount, 1);
+    EXPECT_EQ(steps.steps[2].kernelCount, 1);
+    ASSERT_EQ(steps.kernelStep.size(), 2u);
+    EXPECT_EQ(steps.kernelStep[0], 0);
+    EXPECT_EQ(steps.kernelStep[1], 2);
+    EXPECT_TRUE(steps.overlapping);  // step 7 now ends inside step 8
+    EXPECT_EQ(steps.span(), (core::TimeRange{0, 3000}));
+}
+
+TEST(StepDetection, NoStretchKeepsHostRanges) {
+    TraceBuilder b;
+    b.range("ProfilerStep#1", 0, 100);
+    b.apiCall("cudaLaunchKernel", 10, 20, 5);
+    b.kernel("k", 50, 500, 0, 7, 5);
+    core::TraceModel model = b.build();
+    StepDetectionOptions options;
+    options.stretchOverGpuWork = false;
+    StepsResult steps = detectSteps(model, options);
+    ASSERT_EQ(steps.steps.size(), 1u);
+    EXPECT_EQ(steps.steps[0].range, (core::TimeRange{0, 100}));
+    EXPECT_FALSE(steps.overlapping);
+}
+
+TEST(StepDetection, NamedRangesMatchPatternsAndSkipNestedOnes) {
+    EXPECT_TRUE(matchesStepPattern("train_step", {"train_step"}));
+    EXPECT_TRUE(matchesStepPattern("Iteration 12", {"iteration"}));
+    EXPECT_TRUE(matchesStepPattern("step_3", {"step"}));
+    EXPECT_FALSE(matchesStepPattern("stepper", {"step"}));
+    EXPECT_FALSE(matchesStepPattern("forward", {"step", "iteration"}));
+
+    TraceBuilder b;
+    b.range("train_step", 0, 100, 1, core::RangeSource::Nvtx);
+    b.range("step", 10, 50, 1, core::RangeSource::Nvtx);  // nested inside train_step: not a step
+    b.range("train_step", 100, 250, 1, core::RangeSource::Nvtx);
+    b.range("forward", 110, 150, 1, core::RangeSource::Nvtx);
+    b.kernel("k", 20, 30);
+    core::TraceModel model = b.build();
+    StepsResult steps = detectSteps(model);
+    EXPECT_EQ(steps.source, StepSource::NamedRange);
+    ASSERT_EQ(steps.steps.size(), 2u);
+    EXPECT_EQ(steps.steps[1].cpuRange, (core::TimeRange{100, 250}));
+    EXPECT_EQ(steps.steps[1].number, 1);
+}
+
+TEST(StepDetection, OptimizerMarkersEndSteps) {
+    TraceBuilder b;
+    b.cpuOp("aten::mm", 0, 50);
+    b.cpuOp("Optimizer.step#Adam.step", 80, 100);
+    b.cpuOp("aten::mm", 110, 150);
+    b.cpuOp("Optimizer.step#Adam.step", 180, 200);
+    b.range("Optimizer.step#Adam.step", 180, 200);  // the same marker as a range: merged
+    b.cpuOp("aten::mm", 210, 250);
+    b.cpuOp("Optimizer.step#Adam.step", 280, 300);
+    core::TraceModel model = b.build();
+    StepsResult steps = detectSteps(model);
+    EXPECT_EQ(steps.source, StepSource::OptimizerMarker);
+    ASSERT_EQ(steps.steps.size(), 3u);
+    EXPECT_EQ(steps.steps[0].cpuRange, (core::TimeRange{0, 100}));
+    EXPECT_EQ(steps.steps[1].cpuRange, (core::TimeRange{100, 200}));
+    EXPECT_EQ(steps.steps[2].cpuRange, (core::TimeRange{200, 300}));
+    EXPECT_TRUE(steps.steps[2].markerOp.valid());
+}
+
+TEST(StepDetection, RepeatingKernelSequenceAfterWarmup) {
+    TraceBuilder b;
+    core::TimestampNs t = 0;
+    b.kernel("warmup_init", t, t + 5);
+    t += 10;
+    const char* iteration[] = {"embed", "gemm", "gelu", "gemm", "softmax", "sgd_update"};
+    for (int rep = 0; rep < 4; ++rep) {
+        for (const char* name : iteration) {
+            b.kernel(name, t, t + 5);
+            t += 10;
+        }
+    }
+    core::TraceModel model = b.build();
+    StepsResult steps = detectSteps(model);
+    EXPECT_EQ(steps.source, StepSource::RepeatingKernels);
+    ASSERT_EQ(steps.steps.size(), 4u);
+    EXPECT_EQ(steps.steps[0].cpuRange.startNs, 10);  // the first "embed"
+    EXPECT_EQ(steps.steps[1].cpuRange.startNs, 70);
+    EXPECT_EQ(steps.steps[3].range.endNs, 240 + 5);  // last kernel's end
+    EXPECT_EQ(steps.steps[1].kernelCount, 6);
+    EXPECT_NE(steps.note.find("period 6"), std::string::npos) << steps.note;
+}
+
+TEST(StepDetection, FallsBackToWholeTraceAndSaysSo) {
+    TraceBuilder b;
+    b.kernel("a", 0, 10);
+    b.kernel("b", 20, 30);
+    b.kernel("c", 40, 50);
+    b.cpuOp("aten::add", 0, 60);
+    core::TraceModel model = b.build();
+    StepsResult steps = detectSteps(model);
+    EXPECT_EQ(steps.source, StepSource::WholeTrace);
+    ASSERT_EQ(steps.steps.size(), 1u);
+    EXPECT_EQ(steps.steps[0].range, (core::TimeRange{0, 60}));
+    EXPECT_NE(steps.note.find("whole trace"), std::string::npos);
+    EXPECT_EQ(steps.steps[0].kernelCount, 3);
+}
+
+TEST(StepDetection, EmptyTraceHasNoSteps) {
+    TraceBuilder b;
+    core::TraceModel model = b.build();
+    StepsResult steps = detectSteps(model);
+    EXPECT_TRUE(steps.steps.empty());
+    EXPECT_EQ(steps.source, StepSource::WholeTrace);
+    EXPECT_FALSE(steps.note.empty());
+    EXPECT_TRUE(steps.span().empty());
+}
+
+TEST(StepDetection, SeveralDevicesShareHostSteps) {
+    TraceBuilder b;
+    b.range("ProfilerStep#1", 0, 100);
+    b.range("ProfilerStep#2", 100, 200);
+    b.apiCall("cudaLaunchKernel", 10, 12, 1);
+    b.apiCall("cudaLaunchKernel", 110, 112, 2);
+    b.kernel("k0", 20, 60, /*device=*/0, 7, 1);
+    b.kernel("k1", 120, 260, /*device=*/1, 7, 2);
+    core::TraceModel model = b.build();
+    StepsResult steps = detectSteps(model);
+    ASSERT_EQ(steps.steps.size(), 2u);
+    EXPECT_EQ(steps.steps[0].kernelCount, 1);
+    EXPECT_EQ(steps.steps[1].kernelCount, 1);
+    EXPECT_EQ(steps.steps[1].range.endNs, 260);
+}
+
+}  // namespace
+}  // namespace chokepoint::analysis
