@@ -10,7 +10,7 @@
 namespace chokepoint::core {
 
 // Bytes that must be readable past the end of the scanned data (vector loads may look ahead).
-inline constexpr std::size_t kJsonScanPadding = 16;
+inline constexpr std::size_t kJsonScanPadding = 64;
 
 enum class ScanStatus {
     Complete,    // the value ends inside the data

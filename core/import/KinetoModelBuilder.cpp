@@ -177,14 +177,6 @@ std::int32_t clampInt32(std::int64_t v) {
 
 }  // namespace
 
-void KinetoEvent::reset() {
-    std::vector<std::pair<std::string_view, double>> keep;
-    keep.swap(counterValues);
-    *this = KinetoEvent{};
-    keep.clear();
-    counterValues.swap(keep);  // reuse the allocation
-}
-
 KinetoModelBuilder::KinetoModelBuilder(TraceModel& model) : m_model(model) {}
 
 KinetoModelBuilder::Kind KinetoModelBuilder::classify(std::string_view c) {
@@ -301,12 +293,31 @@ void KinetoModelBuilder::countIssue(std::string_view statName, Severity severity
 }
 
 StringId KinetoModelBuilder::intern(std::string_view text) {
-    if (m_lastNameId.valid() && text == m_lastName) {
-        return m_lastNameId;
+    const std::size_t n = text.size();
+    std::uint64_t h = n * 0x9E3779B97F4A7C15ull;
+    if (n >= 8) {
+        std::uint64_t head = 0, middle = 0, tail = 0;
+        std::memcpy(&head, text.data(), 8);
+        std::memcpy(&middle, text.data() + n / 2 - 4, 8);
+        std::memcpy(&tail, text.data() + n - 8, 8);
+        h ^= (head * 0xC2B2AE3D27D4EB4Full) ^ (middle * 0x165667B19E3779F9ull) ^
+             (tail * 0x27D4EB2F165667C5ull);
+    } else {
+        for (char c : text) {
+            h = (h ^ static_cast<unsigned char>(c)) * 0x100000001B3ull;
+        }
     }
-    m_lastNameId = m_model.intern(text);
-    m_lastName.assign(text);
-    return m_lastNameId;
+    NameCacheEntry& entry = m_nameCache[(h ^ (h >> 29)) & (kNameCacheSize - 1)];
+    if (entry.id.valid() && entry.length == n) {
+        std::string_view cached = m_model.text(entry.id);
+        if (std::memcmp(cached.data(), text.data(), n) == 0) {
+            return entry.id;
+        }
+    }
+    StringId id = m_model.intern(text);
+    entry.id = id;
+    entry.length = static_cast<std::uint32_t>(n);
+    return id;
 }
 
 std::int64_t KinetoModelBuilder::idNumber(const KinetoId& id) {

@@ -35,8 +35,8 @@ struct OptInt {
     }
 };
 
-// One event of "traceEvents", decoded. String views stay valid until the next event is decoded.
-struct KinetoEvent {
+// The fixed-size part of a decoded event, reset with one assignment per event.
+struct KinetoEventFields {
     std::string_view phase;  // "X", "i", "M", "C", "s", "f", ...
     std::string_view category;
     std::string_view name;
@@ -53,14 +53,21 @@ struct KinetoEvent {
     OptInt device, stream, correlation, externalId, registersPerThread, sharedMemoryBytes, bytes;
     std::array<std::int32_t, 3> grid{}, block{};
     bool hasGrid = false, hasBlock = false;
-    std::string_view inputDims;                                      // raw JSON of "Input Dims"/"Input dims"
-    std::string_view inputTypes;                                     // raw JSON of "Input type"
-    std::string_view argName;                                        // args.name of metadata events
-    std::string_view argLabels;                                      // args.labels of process_labels
-    std::string_view memcpyKindArg;                                  // args.kind on AMD memcpy ("HtoD")
+    std::string_view inputDims;      // raw JSON of "Input Dims"/"Input dims"
+    std::string_view inputTypes;     // raw JSON of "Input type"
+    std::string_view argName;        // args.name of metadata events
+    std::string_view argLabels;      // args.labels of process_labels
+    std::string_view memcpyKindArg;  // args.kind on AMD memcpy ("HtoD")
+};
+
+// One event of "traceEvents", decoded. String views stay valid until the next event is decoded.
+struct KinetoEvent : KinetoEventFields {
     std::vector<std::pair<std::string_view, double>> counterValues;  // args of "C" events
 
-    void reset();
+    void reset() {
+        static_cast<KinetoEventFields&>(*this) = KinetoEventFields{};
+        counterValues.clear();
+    }
 };
 
 class KinetoModelBuilder {
@@ -125,10 +132,14 @@ private:
     // Process names seen in metadata.
     std::unordered_map<std::int64_t, std::size_t> m_processRow;
 
-    // Interning cache keyed by the text's address would be unsafe across events; the pool's own
-    // hash map is used, with a small last-name cache for repeated names.
-    std::string m_lastName;
-    StringId m_lastNameId;
+    // Names repeat millions of times: a direct-mapped cache indexed by a cheap hash of the length
+    // and a few bytes, verified against the pooled text, saves hashing the whole name each time.
+    struct NameCacheEntry {
+        StringId id;
+        std::uint32_t length = 0;
+    };
+    static constexpr std::size_t kNameCacheSize = 4096;
+    std::vector<NameCacheEntry> m_nameCache = std::vector<NameCacheEntry>(kNameCacheSize);
 
     // Flow endpoints, kept to link events that lack a "correlation" arg.
     struct FlowPoint {

@@ -149,44 +149,56 @@ NumberParse scaleToInt64(const Decimal& d, std::int64_t shift, std::int64_t& out
     return NumberParse::Ok;
 }
 
+// Fast path for the forms Kineto writes: [-]digits[.digits] with at most 16 integer digits (epoch
+// microseconds have 16) and at most 3 fraction digits, no exponent. Returns false to fall back to
+// the exact general path.
+bool fastMicrosToNs(std::string_view t, std::int64_t& outNs) {
+    std::size_t i = 0;
+    const bool negative = !t.empty() && t[0] == '-';
+    i += negative ? 1 : 0;
+    const std::size_t intStart = i;
+    std::int64_t whole = 0;
+    while (i < t.size() && isDigit(t[i])) {
+        whole = whole * 10 + (t[i] - '0');
+        ++i;
+        if (i - intStart > 16) {
+            return false;
+        }
+    }
+    const std::size_t intDigits = i - intStart;
+    if (intDigits == 0 || (t[intStart] == '0' && intDigits > 1)) {
+        return false;
+    }
+    std::int64_t frac = 0;
+    if (i < t.size()) {
+        if (t[i] != '.' || t.size() - i - 1 > 3 || t.size() - i - 1 == 0) {
+            return false;
+        }
+        std::size_t fracDigits = 0;
+        for (++i; i < t.size(); ++i, ++fracDigits) {
+            if (!isDigit(t[i])) {
+                return false;
+            }
+            frac = frac * 10 + (t[i] - '0');
+        }
+        for (; fracDigits < 3; ++fracDigits) {
+            frac *= 10;
+        }
+    }
+    if (whole > (std::numeric_limits<std::int64_t>::max() - 999) / 1000) {
+        return false;
+    }
+    const std::int64_t ns = whole * 1000 + frac;
+    outNs = negative ? -ns : ns;
+    return true;
+}
+
 }  // namespace
 
 NumberParse microsToNs(std::string_view text, std::int64_t& outNs) {
-    // Fast path: plain "123456" or "123456.789" with at most 3 fraction digits and no exponent,
-    // which is how Kineto writes every timestamp.
     std::string_view t = trim(text);
-    if (!t.empty() && t.size() <= 19 && isDigit(t[0]) && (t[0] != '0' || t.size() == 1 || t[1] == '.')) {
-        std::int64_t whole = 0;
-        std::size_t i = 0;
-        while (i < t.size() && isDigit(t[i])) {
-            whole = whole * 10 + (t[i] - '0');
-            ++i;
-        }
-        if (i == t.size()) {
-            if (whole <= std::numeric_limits<std::int64_t>::max() / 1000) {
-                outNs = whole * 1000;
-                return NumberParse::Ok;
-            }
-        } else if (t[i] == '.' && i + 1 < t.size() && t.size() - i - 1 <= 3) {
-            std::int64_t frac = 0;
-            std::size_t fracDigits = 0;
-            bool ok = true;
-            for (std::size_t j = i + 1; j < t.size(); ++j) {
-                if (!isDigit(t[j])) {
-                    ok = false;
-                    break;
-                }
-                frac = frac * 10 + (t[j] - '0');
-                ++fracDigits;
-            }
-            if (ok && whole <= std::numeric_limits<std::int64_t>::max() / 1000 - 1) {
-                for (std::size_t k = fracDigits; k < 3; ++k) {
-                    frac *= 10;
-                }
-                outNs = whole * 1000 + frac;
-                return NumberParse::Ok;
-            }
-        }
+    if (fastMicrosToNs(t, outNs)) {
+        return NumberParse::Ok;
     }
     Decimal d;
     NumberParse rc = parseDecimal(text, d);
@@ -197,6 +209,21 @@ NumberParse microsToNs(std::string_view text, std::int64_t& outNs) {
 }
 
 NumberParse parseInt64Token(std::string_view text, std::int64_t& out) {
+    // Fast path: plain integers of up to 18 digits (ids, sizes, counts).
+    std::string_view t = trim(text);
+    if (!t.empty() && t.size() <= 18 && (isDigit(t[0]) || (t[0] == '-' && t.size() > 1))) {
+        const bool negative = t[0] == '-';
+        std::int64_t value = 0;
+        std::size_t i = negative ? 1 : 0;
+        const bool leadingZero = t[i] == '0' && t.size() - i > 1;
+        for (; i < t.size() && isDigit(t[i]); ++i) {
+            value = value * 10 + (t[i] - '0');
+        }
+        if (i == t.size() && !leadingZero) {
+            out = negative ? -value : value;
+            return NumberParse::Ok;
+        }
+    }
     Decimal d;
     NumberParse rc = parseDecimal(text, d);
     if (rc != NumberParse::Ok) {
