@@ -118,8 +118,9 @@ struct GpuTimeAccountingResult {
     // One row per device over its own GPU span (first GPU op start to last GPU op end), without the
     // idle split: the plain "GPU busy %" of a trace.
     std::vector<GpuTimeBreakdown> perDeviceGpuSpan;
-    std::vector<IdleInterval> idleIntervals;  // device then stream level, sorted by (device, start)
-    std::vector<std::int16_t> devices;        // devices with GPU work, ascending
+    // Per device (ascending): its device-level intervals sorted by start, then its stream-level ones.
+    std::vector<IdleInterval> idleIntervals;
+    std::vector<std::int16_t> devices;  // devices with GPU work, ascending
 };
 
 GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, const StepsResult& steps,
