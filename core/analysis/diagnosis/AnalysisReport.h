@@ -33,7 +33,7 @@ namespace chokepoint::analysis {
 inline constexpr int kReportSchemaVersion = 1;
 
 // Which datasheet the analysis used and why.
-struct DeviceMatch {
+struct ReportDevice {
     bool matched = false;
     DeviceSpec spec;                // valid when matched
     std::string method;             // "override", "name", "properties", "none"
@@ -115,7 +115,7 @@ struct AnalysisReport {
     std::shared_ptr<const core::TraceModel> model;  // may be null (see the file comment)
     // Measurements
     TraceMetrics metrics;
-    DeviceMatch device;
+    ReportDevice device;
     core::DistributedInfo distributed;  // rank, world size, backend as the trace recorded them
     MfuReport mfu;
     std::vector<TopKernel> topKernels;  // by total time, at most 20
@@ -128,6 +128,8 @@ struct AnalysisReport {
     FixPlan fixes;         // for the overall verdict
     std::string headline;  // "Data-bound: the GPU waits 38 % of each step for the input pipeline"
     std::vector<ReportWarning> warnings;
+    // Every kernel name by total time (compare matches kernels by name).
+    std::vector<TopKernel> kernelsByName;
 };
 
 }  // namespace chokepoint::analysis

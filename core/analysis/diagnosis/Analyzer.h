@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/analysis/DeviceSpec.h"
+#include "core/analysis/devices/DeviceDatabase.h"
 #include "core/analysis/diagnosis/AnalysisReport.h"
 #include "core/analysis/diagnosis/DiagnosisConfig.h"
 #include "core/analysis/metrics/TraceMetrics.h"
@@ -31,6 +32,10 @@ struct AnalysisOptions {
     // the roofline ceilings are not computed and the report says so.
     std::optional<DeviceSpec> device;
     std::string deviceMethod;
+    // Else, with a device database: `deviceName` (id or name, e.g. "h100-sxm") is looked up, or the
+    // trace's device is matched by name and properties. An unknown `deviceName` is an Error.
+    const DeviceDatabase* devices = nullptr;
+    std::string deviceName;
     std::optional<Precision> precision;  // precision of the peak for MFU; default: dominant op precision
     DiagnosisConfig config;
     MetricsOptions metrics;

@@ -141,6 +141,13 @@ GapCandidate communicationCandidate(const DiagnosisSignals& s, const DiagnosisCo
                                       "exposed communication " + pct(s.exposedCommunicationFraction) +
                                           " + idle waiting on collectives " + pct(s.idleCollectiveFraction)));
     g.passes = g.share >= c.communicationMinFraction;
+    if (s.launchIdleReassignedFraction > 0 && s.hostWaitShareOfStreamIdle) {
+        g.evidence.push_back(makeEvidence(
+            "hostWaitShareOfStreamIdle", *s.hostWaitShareOfStreamIdle, "<", 0.5,
+            "kernels were already queued during " + pct(1.0 - *s.hostWaitShareOfStreamIdle) +
+                " of the busiest stream's idle (HTA 'other'): " + pct(s.launchIdleReassignedFraction) +
+                " of the window counted as waiting on the collective stream, not launch overhead"));
+    }
     // The network wall (L1793): communication takes longer than compute.
     const bool wall = s.communicationFraction > s.computeFraction && s.communicationFraction > 0;
     if (wall) {

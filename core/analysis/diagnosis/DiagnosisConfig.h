@@ -31,8 +31,8 @@ struct DiagnosisConfig {
     double memoryBoundKernelShareHigh = 0.50;
     // --- Gap classes (shares of the window), checked before the busy bands (§2.3 precedence) ---
     double dataWaitMinFraction = 0.10;        // idle waiting for the input pipeline → data-bound
-    double communicationMinFraction = 0.15;   // exposed communication + waiting on collectives
-    double launchOverheadMinFraction = 0.10;  // idle with the CPU dispatching (launch + sync)
+    double communicationMinFraction = 0.25;   // exposed communication + waiting on collectives
+    double launchOverheadMinFraction = 0.20;  // idle with the CPU dispatching (launch + sync)
     double periodicMinStepFraction = 0.50;    // data gaps must recur in this share of steps ("periodic")
     double cpuFullyBusyFraction = 0.80;       // "CPU fully busy during gaps": host activity covers ≥ this
     double shortKernelNs = 10'000;            // "short kernel" for launch-overhead evidence (10 µs)

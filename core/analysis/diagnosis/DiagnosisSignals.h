@@ -40,6 +40,12 @@ struct DiagnosisSignals {
     std::optional<double> cpuBusyDuringIdleFraction;
     // Overall scope: share of steps whose data-wait idle reaches the data-bound threshold ("periodic").
     std::optional<double> stepsWithDataWaitFraction;
+    // HTA's split of the busiest stream's idle: host_wait / (host_wait + other). Low values mean the
+    // next kernel was already queued when the stream idled, i.e. it waited on another stream or a
+    // collective, not on the host launching it.
+    std::optional<double> hostWaitShareOfStreamIdle;
+    // Launch-overhead idle reassigned to collective waits because of the above (share of window).
+    double launchIdleReassignedFraction = 0;
 
     // --- Kernels (shares of summed kernel time unless noted) ---
     std::int64_t kernelCount = 0;

@@ -1,0 +1,434 @@
+#include "core/analysis/diagnosis/Analyzer.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "core/analysis/diagnosis/DamClassifier.h"
+#include "core/analysis/diagnosis/SignalsAdapter.h"
+#include "core/base/Format.h"
+
+namespace chokepoint::analysis {
+
+std::string_view toString(ModelFlopsSource source) {
+    switch (source) {
+        case ModelFlopsSource::None:
+            return "none";
+        case ModelFlopsSource::UserFlopsPerStep:
+            return "user-flops-per-step";
+        case ModelFlopsSource::UserParamsTokens:
+            return "user-6NT";
+        case ModelFlopsSource::ShapeEstimate:
+            return "shape-estimate";
+    }
+    return "none";
+}
+
+namespace {
+
+std::string pct(double f) {
+    return core::formatPercent(f);
+}
+
+void warn(AnalysisReport& r, core::Severity severity, std::string code, std::string message) {
+    r.warnings.push_back({severity, std::move(code), std::move(message)});
+}
+
+// Counted FLOPs per step on the device (from recorded shapes), and the dominant precision by FLOPs.
+struct CountedFlops {
+    double perStep = 0;
+    std::optional<Precision> dominant;
+};
+
+CountedFlops countedFlops(const core::TraceModel& model, const TraceMetrics& m, std::int16_t device) {
+    CountedFlops out;
+    const std::size_t steps = m.steps.steps.size();
+    if (steps == 0 || m.opCosts.kernelFlops.empty()) {
+        return out;
+    }
+    double total = 0;
+    std::array<double, 7> byPrecision{};
+    for (std::size_t k = 0; k < model.kernels.size() && k < m.opCosts.kernelFlops.size(); ++k) {
+        if (model.kernels.deviceIndex[k] != device || k >= m.steps.kernelStep.size() ||
+            m.steps.kernelStep[k] < 0) {
+            continue;
+        }
+        const double flops = m.opCosts.kernelFlops[k];
+        total += flops;
+        const std::int8_t p = m.opCosts.kernelPrecision[k];
+        if (p >= 0 && static_cast<std::size_t>(p) < byPrecision.size()) {
+            byPrecision[static_cast<std::size_t>(p)] += flops;
+        }
+    }
+    out.perStep = total / static_cast<double>(steps);
+    const auto best = std::max_element(byPrecision.begin(), byPrecision.end());
+    if (*best > 0) {
+        out.dominant = static_cast<Precision>(best - byPrecision.begin());
+    }
+    return out;
+}
+
+void computeMfu(AnalysisReport& r, const core::TraceModel& model, const AnalysisOptions& o,
+                std::int16_t device, const DeviceSpec* spec) {
+    MfuReport& mfu = r.mfu;
+    const TraceMetrics& m = r.metrics;
+    // T_step: wall-clock per step = the steps' union span / count (SignalsAdapter uses the same).
+    mfu.stepTimeNs = r.overallSignals.stepTimeNs;
+    mfu.busyFraction = r.overallSignals.busyFraction;
+
+    const CountedFlops counted = countedFlops(model, m, device);
+    mfu.hardwareFlopsPerStep = counted.perStep;
+    if (o.modelFlopsPerStep && *o.modelFlopsPerStep > 0) {
+        mfu.source = ModelFlopsSource::UserFlopsPerStep;
+        mfu.modelFlopsPerStep = *o.modelFlopsPerStep;
+    } else if (o.parameterCount && o.tokensPerStep && *o.parameterCount > 0 && *o.tokensPerStep > 0) {
+        mfu.source = ModelFlopsSource::UserParamsTokens;
+        mfu.modelFlopsPerStep = formulas::trainingFlops(*o.parameterCount, *o.tokensPerStep);
+    } else if (counted.perStep > 0) {
+        mfu.source = ModelFlopsSource::ShapeEstimate;
+        mfu.estimate = true;
+        mfu.modelFlopsPerStep = counted.perStep;
+        mfu.warnings.push_back(
+            "O_model estimated from recorded shapes (FLOPs of the costed ops run in each step); recompute "
+            "and "
+            "padding cannot be separated, so this MFU is an upper estimate. Pass --model-flops or --params "
+            "and "
+            "--tokens-per-step for the definition's 6·N·T.");
+    }
+    if (o.parameterCount.has_value() != o.tokensPerStep.has_value() && !o.modelFlopsPerStep) {
+        mfu.warnings.push_back("MFU from 6·N·T needs both --params and --tokens-per-step");
+    }
+
+    // Precision of the peak.
+    if (o.precision) {
+        mfu.precision = *o.precision;
+        mfu.precisionReason = "requested";
+    } else if (counted.dominant) {
+        mfu.precision = *counted.dominant;
+        mfu.precisionReason = "dominant precision of the costed ops' FLOPs (recorded dtypes)";
+    } else if (r.overallSignals.tensorCoreShare > 0.5) {
+        mfu.precision = Precision::BF16;
+        mfu.precisionReason =
+            "tensor-core kernels dominate and dtypes are not recorded: BF16/FP16 peak assumed";
+    } else {
+        mfu.precision = Precision::FP32;
+        mfu.precisionReason =
+            "no tensor-core kernels dominate and dtypes are not recorded: FP32 peak assumed";
+    }
+    if (spec != nullptr) {
+        mfu.peakFlopsPerSecond = spec->peakFlopsPerSecond(mfu.precision);
+        if (mfu.peakFlopsPerSecond <= 0 && mfu.precision == Precision::FP16) {
+            mfu.peakFlopsPerSecond = spec->peakFlopsPerSecond(Precision::BF16);
+        } else if (mfu.peakFlopsPerSecond <= 0 && mfu.precision == Precision::BF16) {
+            mfu.peakFlopsPerSecond = spec->peakFlopsPerSecond(Precision::FP16);
+        }
+    }
+    const double stepSeconds = mfu.stepTimeNs * 1e-9;
+    if (mfu.peakFlopsPerSecond > 0 && stepSeconds > 0) {
+        if (mfu.modelFlopsPerStep > 0) {
+            mfu.mfu =
+                formulas::modelFlopsUtilization(mfu.modelFlopsPerStep, mfu.peakFlopsPerSecond, stepSeconds);
+        }
+        if (mfu.hardwareFlopsPerStep > 0) {
+            mfu.hfu = formulas::hardwareFlopsUtilization(mfu.hardwareFlopsPerStep, mfu.peakFlopsPerSecond,
+                                                         stepSeconds);
+        }
+    } else if (mfu.modelFlopsPerStep > 0) {
+        mfu.warnings.push_back(spec == nullptr
+                                   ? "MFU not computed: the device is unknown (pass --device NAME)"
+                                   : "MFU not computed: the device's peak for " +
+                                         std::string(toString(mfu.precision)) + " is unknown");
+    }
+    if (mfu.mfu) {
+        mfu.band = formulas::mfuBand(*mfu.mfu);
+        mfu.bandLabel = formulas::toString(mfu.band);
+        // MFU <= HFU <= busy (§9.2, T67).
+        if (mfu.hfu && *mfu.mfu > *mfu.hfu * 1.0001 && mfu.source != ModelFlopsSource::ShapeEstimate) {
+            mfu.warnings.push_back(
+                "MFU " + pct(*mfu.mfu) + " exceeds HFU " + pct(*mfu.hfu) +
+                ": the model FLOPs given exceed the FLOPs counted from shapes (check the input)");
+        }
+        if (*mfu.mfu > mfu.busyFraction && mfu.busyFraction > 0) {
+            mfu.warnings.push_back("MFU " + pct(*mfu.mfu) + " exceeds GPU busy " + pct(mfu.busyFraction) +
+                                   ": MFU <= HFU <= busy is violated; check the FLOPs per step and the peak");
+        }
+        if (mfu.busyFraction >= r.config.healthyBusyFraction && *mfu.mfu < r.config.lowMfu) {
+            mfu.warnings.push_back(
+                "the GPU looks busy (" + pct(mfu.busyFraction) + ") but MFU is only " + pct(*mfu.mfu) +
+                ": busy time is not useful FLOPs (memory stalls, small kernels, FP32 math; "
+                "L969)");
+        }
+    }
+    if (mfu.hfu && *mfu.hfu > mfu.busyFraction && mfu.busyFraction > 0) {
+        mfu.warnings.push_back("HFU " + pct(*mfu.hfu) + " exceeds GPU busy " + pct(mfu.busyFraction) +
+                               ": the shape-based FLOP count or the peak is off");
+    }
+}
+
+std::string headlineOf(const AnalysisReport& r) {
+    const Verdict& v = r.overall;
+    const DiagnosisSignals& s = r.overallSignals;
+    const std::string name(displayName(v.bottleneck));
+    switch (v.bottleneck) {
+        case Bottleneck::NoGpuActivity:
+            return "No GPU activity: the trace has no kernels, copies or memsets (a CPU-only trace?)";
+        case Bottleneck::Data:
+            return name + ": the GPU waits " + pct(s.idleDataWaitFraction) +
+                   " of each step for the input pipeline";
+        case Bottleneck::Compute: {
+            std::string h = name + ": the GPU is busy " + pct(s.busyFraction) + " of each step";
+            if (r.mfu.mfu) {
+                h += ", MFU " + pct(*r.mfu.mfu) + (r.mfu.estimate ? " (estimate)" : "");
+            }
+            return h + (s.busyFraction > r.config.computeBoundMinBusy ? " (the desired end state)" : "");
+        }
+        case Bottleneck::MemoryBandwidth:
+            return name + ": the GPU is busy " + pct(s.busyFraction) + " of each step, " +
+                   pct(s.memoryBoundBusyShare.value_or(0)) + " of it in memory-bound kernels";
+        case Bottleneck::MemoryCapacity:
+            return name + ": the job does not fit in device memory";
+        case Bottleneck::Communication:
+            return name + ": communication that compute does not hide takes " +
+                   pct(s.exposedCommunicationFraction + s.idleCollectiveFraction) + " of each step";
+        case Bottleneck::LaunchOverhead:
+            return name + ": the GPU idles " + pct(s.idleLaunchOverheadFraction + s.idleSyncFraction) +
+                   " of each step while the host launches and synchronizes (" +
+                   std::to_string(s.shortKernelCount) + " of " + std::to_string(s.kernelCount) +
+                   " kernels are short)";
+        case Bottleneck::Undetermined:
+            return name + ": the GPU is idle " + pct(s.idleFraction) +
+                   " of each step and the trace does not show what the host was doing";
+    }
+    return name;
+}
+
+core::Result<std::shared_ptr<const AnalysisReport>> analyze(const core::TraceModel& model,
+                                                            const AnalysisOptions& o,
+                                                            std::shared_ptr<const core::TraceModel> owner) {
+    auto report = std::make_shared<AnalysisReport>();
+    AnalysisReport& r = *report;
+    r.model = std::move(owner);
+    r.sourcePath = model.metadata.sourcePath;
+    r.sourceFormat = model.metadata.sourceFormat;
+    r.synthetic = model.metadata.synthetic;
+    r.distributed = model.distributed;
+    r.config = o.config;
+
+    // The device the verdicts are about, and its datasheet.
+    const DeviceSpec* spec = o.device ? &*o.device : nullptr;
+    std::string method = o.deviceMethod.empty() ? "override" : o.deviceMethod;
+    std::string matchReason;
+    if (spec == nullptr && o.devices != nullptr && !o.deviceName.empty()) {
+        spec = o.devices->find(o.deviceName);
+        if (spec == nullptr) {
+            return core::makeError("unknown device '" + o.deviceName +
+                                   "' (see resources/devices/devices.json)");
+        }
+        method = "override";
+        matchReason = "requested by name";
+    }
+    std::int16_t device = -1;
+    {
+        // The device with the most kernel time, known before the full metrics (one pass); the
+        // accounting's busiest device replaces it below when they differ.
+        std::vector<std::pair<std::int16_t, core::DurationNs>> kernelTime;
+        for (std::size_t i = 0; i < model.kernels.size(); ++i) {
+            const std::int16_t d = model.kernels.deviceIndex[i];
+            auto it = std::find_if(kernelTime.begin(), kernelTime.end(),
+                                   [d](const auto& e) { return e.first == d; });
+            if (it == kernelTime.end()) {
+                kernelTime.emplace_back(d, 0);
+                it = kernelTime.end() - 1;
+            }
+            it->second += std::max<core::DurationNs>(0, model.kernels.durationNs(i));
+        }
+        core::DurationNs best = -1;
+        for (const auto& [d, ns] : kernelTime) {
+            if (ns > best) {
+                best = ns;
+                device = d;
+            }
+        }
+        if (device < 0 && !model.devices.empty()) {
+            device = static_cast<std::int16_t>(model.devices.front().deviceIndex);
+        }
+    }
+    if (spec == nullptr && o.devices != nullptr && device >= 0) {
+        if (const core::DeviceInfo* info = model.device(device)) {
+            const DeviceMatch match = o.devices->matchDevice(*info);
+            spec = match.spec;
+            matchReason = match.reason;
+            method = "match";
+        }
+    }
+    const core::ProgressFn inner = [&o](double f) { return core::reportProgress(o.progress, 0.9 * f); };
+    core::Result<TraceMetrics> metrics = computeTraceMetrics(model, o.metrics, spec, inner);
+    if (!metrics) {
+        return metrics.error();
+    }
+    r.metrics = std::move(metrics.value());
+    const TraceMetrics& m = r.metrics;
+
+    if (const std::int16_t busiest = busiestDevice(m); busiest >= 0) {
+        device = busiest;
+    }
+    r.device.deviceIndex = device;
+    if (const core::DeviceInfo* info = device >= 0 ? model.device(device) : nullptr) {
+        r.device.traceDeviceName = info->name;
+    }
+    if (spec != nullptr) {
+        r.device.matched = true;
+        r.device.spec = *spec;
+        r.device.method = method;
+        r.device.note = "using '" + spec->id + "' (" + spec->name + ")" +
+                        (matchReason.empty() ? std::string(" by ") + method : ": " + matchReason);
+    } else {
+        r.device.method = "none";
+        r.device.note = r.device.traceDeviceName.empty()
+                            ? "no device recorded in the trace and none given"
+                            : "no datasheet for '" + r.device.traceDeviceName + "'" +
+                                  (matchReason.empty() ? std::string() : " (" + matchReason + ")") +
+                                  "; pass --device NAME";
+        if (m.hasGpuWork) {
+            warn(r, core::Severity::Warning, "device.unknown",
+                 "device datasheet unknown: MFU and roofline ceilings are not computed (" + r.device.note +
+                     ")");
+        }
+    }
+
+    // Top kernels with names resolved.
+    r.kernelsByName.reserve(m.kernels.kernels.size());
+    for (const KernelStatsRow& k : m.kernels.kernels) {
+        r.kernelsByName.push_back({std::string(model.text(k.name)), k.kernelClass, k.tensorCore, k.count,
+                                   static_cast<double>(k.totalNs), static_cast<double>(k.meanNs),
+                                   k.shareOfKernelTime});
+    }
+    const std::size_t top = std::min<std::size_t>(20, r.kernelsByName.size());
+    r.topKernels.assign(r.kernelsByName.begin(), r.kernelsByName.begin() + static_cast<std::ptrdiff_t>(top));
+
+    // Signals and verdicts. MFU needs the overall busy share first, then feeds the per-window MFU.
+    SignalsContext context;
+    context.model = &model;
+    context.metrics = &m;
+    context.device = spec;
+    context.deviceIndex = device < 0 ? 0 : device;
+    context.config = o.config;
+    context.parameterCount = o.parameterCount;
+    TraceSignals signals = computeSignals(context);
+    r.overallSignals = signals.overall;
+    computeMfu(r, model, o, context.deviceIndex, spec);
+    if (r.mfu.mfu) {
+        context.modelFlopsPerStep = r.mfu.modelFlopsPerStep;
+        context.peakFlopsPerSecond = r.mfu.peakFlopsPerSecond;
+        signals = computeSignals(context);
+        r.overallSignals = signals.overall;
+    }
+    if (!m.hasGpuWork) {
+        r.overallSignals.hasGpuActivity = false;
+    }
+    if (!core::reportProgress(o.progress, 0.95)) {
+        return core::makeError(core::kCancelledMessage);
+    }
+
+    r.overall = classifyWindow(r.overallSignals, o.config);
+    for (std::size_t i = 0; i < signals.steps.size(); ++i) {
+        const Step& step = m.steps.steps[i];
+        StepDiagnosis d;
+        d.stepIndex = static_cast<std::int32_t>(i);
+        d.name = step.name;
+        d.range = step.range;
+        d.signals = signals.steps[i];
+        d.verdict = classifyWindow(d.signals, o.config);
+        r.steps.push_back(std::move(d));
+    }
+    for (PhaseSignals& p : signals.phases) {
+        PhaseDiagnosis d;
+        d.kind = p.kind;
+        d.occurrences = p.occurrences;
+        d.cpuTimeNs = p.cpuTimeNs;
+        d.gpuTimeNs = p.gpuTimeNs;
+        double stepsNs = 0;
+        for (const Step& s : m.steps.steps) {
+            stepsNs += static_cast<double>(s.durationNs());
+        }
+        d.shareOfStepTime = stepsNs > 0 ? p.cpuTimeNs / stepsNs : 0;
+        d.signals = std::move(p.signals);
+        d.verdict = classifyWindow(d.signals, o.config);
+        r.phases.push_back(std::move(d));
+    }
+    r.fixes = recommendFixes(r.overall, r.overallSignals, o.config);
+    r.headline = headlineOf(r);
+
+    // Warnings.
+    if (!m.hasGpuWork) {
+        warn(r, core::Severity::Info, "gpu.none", "no GPU activity: nothing to diagnose on a device");
+    }
+    if (m.steps.source == StepSource::WholeTrace && m.hasGpuWork) {
+        warn(r, core::Severity::Warning, "steps.whole_trace",
+             "no training steps found: the whole trace is analysed as one window (" + m.steps.note + ")");
+    } else if (!m.steps.note.empty()) {
+        warn(r, core::Severity::Info, "steps.source", m.steps.note);
+    }
+    if (m.steps.steps.size() == 1 && m.hasGpuWork) {
+        warn(r, core::Severity::Info, "steps.single",
+             "only one step: periodicity of gaps cannot be checked; profile several steps");
+    }
+    if (m.accounting.devices.size() > 1) {
+        std::string others;
+        for (const GpuTimeBreakdown& b : m.accounting.perDevice) {
+            others += (others.empty() ? "" : ", ") + std::string("GPU ") + std::to_string(b.deviceIndex) +
+                      " busy " + pct(b.busyFraction());
+        }
+        warn(r, core::Severity::Info, "devices.multiple",
+             "several devices with GPU work; verdicts are for the busiest, GPU " + std::to_string(device) +
+                 " (" + others + ")");
+    }
+    for (const std::string& note : m.notes) {
+        const bool duplicate = std::any_of(r.warnings.begin(), r.warnings.end(), [&](const ReportWarning& w) {
+            return note.find(w.message) != std::string::npos || w.message.find(note) != std::string::npos;
+        });
+        if (!duplicate) {
+            warn(r, core::Severity::Info, "metrics.note", note);
+        }
+    }
+    for (const std::string& w : r.mfu.warnings) {
+        warn(r, core::Severity::Warning, "mfu", w);
+    }
+    if (r.mfu.band == formulas::MfuBand::Impossible) {
+        warn(r, core::Severity::Error, "mfu.impossible",
+             "MFU >= 100 % is impossible: the FLOPs per step or the device peak is wrong");
+    }
+    std::int64_t repaired = 0;
+    for (const core::TraceStat& stat : model.stats.entries()) {
+        if (stat.severity >= core::Severity::Warning) {
+            repaired += stat.count;
+        }
+    }
+    if (repaired > 0) {
+        warn(r, core::Severity::Warning, "trace.repaired",
+             std::to_string(repaired) +
+                 " trace records were repaired or dropped on import (see `chokepoint-cli info`)");
+    }
+    if (!core::reportProgress(o.progress, 1.0)) {
+        return core::makeError(core::kCancelledMessage);
+    }
+    return std::shared_ptr<const AnalysisReport>(std::move(report));
+}
+
+}  // namespace
+
+core::Result<std::shared_ptr<const AnalysisReport>> analyzeTrace(const core::TraceModel& model,
+                                                                 const AnalysisOptions& options) {
+    return analyze(model, options, nullptr);
+}
+
+core::Result<std::shared_ptr<const AnalysisReport>> analyzeTrace(
+    std::shared_ptr<const core::TraceModel> model, const AnalysisOptions& options) {
+    if (!model) {
+        return core::makeError("analyzeTrace: no trace model");
+    }
+    const core::TraceModel& ref = *model;
+    return analyze(ref, options, std::move(model));
+}
+
+}  // namespace chokepoint::analysis

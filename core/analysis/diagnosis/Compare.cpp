@@ -1,0 +1,335 @@
+#include "core/analysis/diagnosis/Compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "core/analysis/diagnosis/ReportWriters.h"
+#include "core/base/Format.h"
+
+namespace chokepoint::analysis {
+
+const MetricDelta* ComparisonReport::metric(const std::string& name) const {
+    for (const MetricDelta& m : metrics) {
+        if (m.name == name) {
+            return &m;
+        }
+    }
+    return nullptr;
+}
+
+namespace {
+
+std::string pct(double f) {
+    return core::formatPercent(f);
+}
+
+std::string dur(double ns) {
+    return core::formatDuration(static_cast<core::DurationNs>(ns));
+}
+
+MetricDelta makeDelta(std::string name, std::string unit, double before, double after, bool lowerIsBetter,
+                      const CompareOptions& o) {
+    MetricDelta d;
+    d.name = std::move(name);
+    d.unit = std::move(unit);
+    d.before = before;
+    d.after = after;
+    d.delta = after - before;
+    d.relative = before != 0 ? d.delta / before : 0;
+    d.lowerIsBetter = lowerIsBetter;
+    const bool fraction = d.unit == "fraction";
+    const bool noticeable =
+        fraction ? std::abs(d.delta) >= o.shareNoiseAbsolute
+                 : std::abs(d.relative) >= o.metricNoiseRelative || (before == 0 && after != 0);
+    if (noticeable) {
+        const bool better = lowerIsBetter ? d.delta < 0 : d.delta > 0;
+        d.improved = better;
+        d.regressed = !better;
+    }
+    return d;
+}
+
+std::string metricText(const MetricDelta& m) {
+    if (m.unit == "ns") {
+        return dur(m.before) + " -> " + dur(m.after) + " (" + (m.delta >= 0 ? "+" : "") +
+               core::formatFixed(100.0 * m.relative, 1) + " %)";
+    }
+    if (m.unit == "fraction") {
+        return pct(m.before) + " -> " + pct(m.after) + " (" + (m.delta >= 0 ? "+" : "") +
+               core::formatFixed(100.0 * m.delta, 1) + " pp)";
+    }
+    return core::formatFixed(m.before, 3) + " -> " + core::formatFixed(m.after, 3);
+}
+
+}  // namespace
+
+ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b, const CompareOptions& o) {
+    ComparisonReport c;
+    c.labelBefore = a.sourcePath;
+    c.labelAfter = b.sourcePath;
+    const DiagnosisSignals& sa = a.overallSignals;
+    const DiagnosisSignals& sb = b.overallSignals;
+
+    c.metrics.push_back(makeDelta("stepTimeNs", "ns", a.mfu.stepTimeNs, b.mfu.stepTimeNs, true, o));
+    c.metrics.push_back(makeDelta("busy", "fraction", sa.busyFraction, sb.busyFraction, false, o));
+    if (a.mfu.mfu && b.mfu.mfu) {
+        c.metrics.push_back(makeDelta("mfu", "fraction", *a.mfu.mfu, *b.mfu.mfu, false, o));
+    }
+    if (a.mfu.hfu && b.mfu.hfu) {
+        c.metrics.push_back(makeDelta("hfu", "fraction", *a.mfu.hfu, *b.mfu.hfu, false, o));
+    }
+    c.metrics.push_back(makeDelta("compute", "fraction", sa.computeFraction, sb.computeFraction, false, o));
+    c.metrics.push_back(
+        makeDelta("communication", "fraction", sa.communicationFraction, sb.communicationFraction, true, o));
+    c.metrics.push_back(makeDelta("exposedCommunication", "fraction", sa.exposedCommunicationFraction,
+                                  sb.exposedCommunicationFraction, true, o));
+    c.metrics.push_back(makeDelta("copy", "fraction", sa.copyFraction, sb.copyFraction, true, o));
+    c.metrics.push_back(makeDelta("idle", "fraction", sa.idleFraction, sb.idleFraction, true, o));
+    c.metrics.push_back(
+        makeDelta("idle.dataWait", "fraction", sa.idleDataWaitFraction, sb.idleDataWaitFraction, true, o));
+    c.metrics.push_back(makeDelta("idle.launchOverhead", "fraction", sa.idleLaunchOverheadFraction,
+                                  sb.idleLaunchOverheadFraction, true, o));
+    c.metrics.push_back(
+        makeDelta("idle.synchronization", "fraction", sa.idleSyncFraction, sb.idleSyncFraction, true, o));
+    c.metrics.push_back(makeDelta("idle.collective", "fraction", sa.idleCollectiveFraction,
+                                  sb.idleCollectiveFraction, true, o));
+    c.metrics.push_back(makeDelta("idle.unexplained", "fraction", sa.idleUnexplainedFraction,
+                                  sb.idleUnexplainedFraction, true, o));
+    c.metrics.push_back(makeDelta("kernelCount", "count", static_cast<double>(sa.kernelCount),
+                                  static_cast<double>(sb.kernelCount), true, o));
+
+    c.overall = {"overall", a.overall.bottleneck, b.overall.bottleneck};
+    for (const PhaseDiagnosis& pa : a.phases) {
+        for (const PhaseDiagnosis& pb : b.phases) {
+            if (pa.kind == pb.kind) {
+                c.phases.push_back({"phase " + std::string(toString(pa.kind)), pa.verdict.bottleneck,
+                                    pb.verdict.bottleneck});
+            }
+        }
+    }
+
+    // Kernels matched by name. Per-step totals keep runs with different step counts comparable.
+    const double stepsA = std::max<double>(1, static_cast<double>(a.metrics.steps.steps.size()));
+    const double stepsB = std::max<double>(1, static_cast<double>(b.metrics.steps.steps.size()));
+    std::unordered_map<std::string, const TopKernel*> byName;
+    for (const TopKernel& k : a.kernelsByName) {
+        byName.emplace(k.name, &k);
+    }
+    std::unordered_map<std::string, bool> seenInB;
+    for (const TopKernel& kb : b.kernelsByName) {
+        seenInB.emplace(kb.name, true);
+        const auto it = byName.find(kb.name);
+        KernelDelta d;
+        d.name = kb.name;
+        d.kernelClass = kb.kernelClass;
+        d.countAfter = kb.count;
+        d.totalNsAfter = kb.totalNs / stepsB;
+        d.meanNsAfter = kb.meanNs;
+        if (it == byName.end()) {
+            if (kb.shareOfKernelTime >= o.kernelMinShareOfTime) {
+                c.appeared.push_back(d);
+            }
+            continue;
+        }
+        const TopKernel& ka = *it->second;
+        d.countBefore = ka.count;
+        d.totalNsBefore = ka.totalNs / stepsA;
+        d.meanNsBefore = ka.meanNs;
+        d.meanRatio = ka.meanNs > 0 ? kb.meanNs / ka.meanNs : 1;
+        const bool relevant = std::max(ka.shareOfKernelTime, kb.shareOfKernelTime) >= o.kernelMinShareOfTime;
+        if (!relevant) {
+            continue;
+        }
+        if (d.meanRatio >= o.kernelChangeMinRatio) {
+            c.slower.push_back(d);
+        } else if (d.meanRatio > 0 && d.meanRatio <= 1.0 / o.kernelChangeMinRatio) {
+            c.faster.push_back(d);
+        }
+    }
+    for (const TopKernel& ka : a.kernelsByName) {
+        if (seenInB.count(ka.name) == 0 && ka.shareOfKernelTime >= o.kernelMinShareOfTime) {
+            KernelDelta d;
+            d.name = ka.name;
+            d.kernelClass = ka.kernelClass;
+            d.countBefore = ka.count;
+            d.totalNsBefore = ka.totalNs / stepsA;
+            d.meanNsBefore = ka.meanNs;
+            c.vanished.push_back(d);
+        }
+    }
+    const auto byIncrease = [](const KernelDelta& x, const KernelDelta& y) {
+        return (x.totalNsAfter - x.totalNsBefore) > (y.totalNsAfter - y.totalNsBefore);
+    };
+    std::sort(c.slower.begin(), c.slower.end(), byIncrease);
+    std::sort(c.faster.begin(), c.faster.end(),
+              [&](const KernelDelta& x, const KernelDelta& y) { return byIncrease(y, x); });
+    std::sort(c.appeared.begin(), c.appeared.end(), byIncrease);
+    std::sort(c.vanished.begin(), c.vanished.end(),
+              [](const KernelDelta& x, const KernelDelta& y) { return x.totalNsBefore > y.totalNsBefore; });
+    for (auto* list : {&c.slower, &c.faster, &c.appeared, &c.vanished}) {
+        if (list->size() > o.maxKernels) {
+            list->resize(o.maxKernels);
+        }
+    }
+
+    // Did the first report's top fix deliver its predicted gain?
+    if (!a.fixes.recommendations.empty() && a.fixes.recommendations.front().gain.computed) {
+        const Recommendation& top = a.fixes.recommendations.front();
+        PredictionCheck& p = c.prediction;
+        p.available = true;
+        p.ruleId = top.ruleId;
+        p.stepNsBefore = a.mfu.stepTimeNs;
+        p.predictedStepNs = top.gain.stepTimeAfterNs;
+        p.actualStepNs = b.mfu.stepTimeNs;
+        const double predictedGain = p.stepNsBefore - p.predictedStepNs;
+        const double actualGain = p.stepNsBefore - p.actualStepNs;
+        p.fractionRealised = predictedGain != 0 ? actualGain / predictedGain : 0;
+        p.verdict = p.fractionRealised >= 0.5   ? "materialised"
+                    : p.fractionRealised >= 0.2 ? "partly materialised"
+                                                : "did not materialise";
+        p.summary = "if " + p.ruleId + " (" + top.title + ") was applied: predicted step time " +
+                    dur(p.predictedStepNs) + ", measured " + dur(p.actualStepNs) + " (" +
+                    core::formatFixed(100.0 * p.fractionRealised, 0) +
+                    " % of the predicted gain: " + p.verdict + ")";
+    }
+
+    const MetricDelta& step = c.metrics.front();
+    std::string s = "step time " + metricText(step);
+    s += c.overall.changed() ? "; verdict " + std::string(toString(c.overall.before)) + " -> " +
+                                   std::string(toString(c.overall.after))
+                             : "; verdict unchanged (" + std::string(toString(c.overall.after)) + ")";
+    c.summary = s;
+    return c;
+}
+
+std::string writeTextComparison(const ComparisonReport& c) {
+    std::string out = "Chokepoint diff\n  A: " + c.labelBefore + "\n  B: " + c.labelAfter + "\n\n";
+    out += "SUMMARY: " + c.summary + "\n\nMETRICS (A -> B)\n";
+    for (const MetricDelta& m : c.metrics) {
+        std::string name = m.name;
+        name.resize(std::max<std::size_t>(name.size(), 24), ' ');
+        out +=
+            "  " + name + metricText(m) + (m.improved ? "  better" : (m.regressed ? "  worse" : "")) + "\n";
+    }
+    out += "\nVERDICTS\n  overall: " + std::string(toString(c.overall.before)) + " -> " +
+           std::string(toString(c.overall.after)) + (c.overall.changed() ? "  (changed)" : "") + "\n";
+    for (const VerdictChange& v : c.phases) {
+        out += "  " + v.scope + ": " + std::string(toString(v.before)) + " -> " +
+               std::string(toString(v.after)) + (v.changed() ? "  (changed)" : "") + "\n";
+    }
+    const auto list = [&](const char* title, const std::vector<KernelDelta>& ks) {
+        if (ks.empty()) {
+            return;
+        }
+        out += std::string("\n") + title + " (per step, mean per call)\n";
+        for (const KernelDelta& k : ks) {
+            std::string name = k.name.size() > 70 ? k.name.substr(0, 67) + "..." : k.name;
+            out += "  " + dur(k.totalNsBefore) + " -> " + dur(k.totalNsAfter) + ", mean " +
+                   dur(k.meanNsBefore) + " -> " + dur(k.meanNsAfter) + "  " + name + "\n";
+        }
+    };
+    list("KERNELS SLOWER", c.slower);
+    list("KERNELS FASTER", c.faster);
+    list("KERNELS ONLY IN B", c.appeared);
+    list("KERNELS ONLY IN A", c.vanished);
+    if (c.prediction.available) {
+        out += "\nPREDICTION CHECK\n  " + c.prediction.summary + "\n";
+    }
+    return out;
+}
+
+std::string writeMarkdownComparison(const ComparisonReport& c) {
+    std::string out =
+        "# Chokepoint diff\n\n- **A:** `" + c.labelBefore + "`\n- **B:** `" + c.labelAfter + "`\n\n";
+    out += "> " + c.summary + "\n\n| metric | A -> B | |\n|---|---|---|\n";
+    for (const MetricDelta& m : c.metrics) {
+        out += "| " + m.name + " | " + metricText(m) + " | " +
+               (m.improved ? "better" : (m.regressed ? "worse" : "")) + " |\n";
+    }
+    out += "\n## Verdicts\n\n- overall: " + std::string(toString(c.overall.before)) + " → " +
+           std::string(toString(c.overall.after)) + "\n";
+    for (const VerdictChange& v : c.phases) {
+        out += "- " + v.scope + ": " + std::string(toString(v.before)) + " → " +
+               std::string(toString(v.after)) + "\n";
+    }
+    const auto list = [&](const char* title, const std::vector<KernelDelta>& ks) {
+        if (ks.empty()) {
+            return;
+        }
+        out +=
+            std::string("\n## ") + title + "\n\n| kernel | per step A -> B | mean A -> B |\n|---|---|---|\n";
+        for (const KernelDelta& k : ks) {
+            out += "| `" + k.name + "` | " + dur(k.totalNsBefore) + " -> " + dur(k.totalNsAfter) + " | " +
+                   dur(k.meanNsBefore) + " -> " + dur(k.meanNsAfter) + " |\n";
+        }
+    };
+    list("Kernels slower", c.slower);
+    list("Kernels faster", c.faster);
+    list("Kernels only in B", c.appeared);
+    list("Kernels only in A", c.vanished);
+    if (c.prediction.available) {
+        out += "\n## Prediction check\n\n" + c.prediction.summary + "\n";
+    }
+    return out;
+}
+
+std::string writeJsonComparison(const ComparisonReport& c) {
+    std::string out = "{\"schema\":\"chokepoint.diff\",\"schemaVersion\":1";
+    out += ",\"before\":" + jsonQuote(c.labelBefore) + ",\"after\":" + jsonQuote(c.labelAfter);
+    out += ",\"summary\":" + jsonQuote(c.summary);
+    const auto num = [](double v) {
+        return std::isfinite(v) ? core::formatFixed(v, 6) : std::string("null");
+    };
+    out += ",\"metrics\":[";
+    for (std::size_t i = 0; i < c.metrics.size(); ++i) {
+        const MetricDelta& m = c.metrics[i];
+        out += std::string(i ? "," : "") + "{\"name\":" + jsonQuote(m.name) +
+               ",\"unit\":" + jsonQuote(m.unit) + ",\"before\":" + num(m.before) +
+               ",\"after\":" + num(m.after) + ",\"delta\":" + num(m.delta) +
+               ",\"relative\":" + num(m.relative) + ",\"improved\":" + (m.improved ? "true" : "false") +
+               ",\"regressed\":" + (m.regressed ? "true" : "false") + "}";
+    }
+    out += "],\"verdicts\":[";
+    std::vector<VerdictChange> all = {c.overall};
+    all.insert(all.end(), c.phases.begin(), c.phases.end());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        out += std::string(i ? "," : "") + "{\"scope\":" + jsonQuote(all[i].scope) +
+               ",\"before\":" + jsonQuote(toString(all[i].before)) +
+               ",\"after\":" + jsonQuote(toString(all[i].after)) +
+               ",\"changed\":" + (all[i].changed() ? "true" : "false") + "}";
+    }
+    out += "]";
+    const auto list = [&](const char* key, const std::vector<KernelDelta>& ks) {
+        out += std::string(",\"") + key + "\":[";
+        for (std::size_t i = 0; i < ks.size(); ++i) {
+            const KernelDelta& k = ks[i];
+            out += std::string(i ? "," : "") + "{\"name\":" + jsonQuote(k.name) +
+                   ",\"class\":" + jsonQuote(toString(k.kernelClass)) +
+                   ",\"countBefore\":" + std::to_string(k.countBefore) +
+                   ",\"countAfter\":" + std::to_string(k.countAfter) +
+                   ",\"perStepNsBefore\":" + num(k.totalNsBefore) +
+                   ",\"perStepNsAfter\":" + num(k.totalNsAfter) + ",\"meanNsBefore\":" + num(k.meanNsBefore) +
+                   ",\"meanNsAfter\":" + num(k.meanNsAfter) + ",\"meanRatio\":" + num(k.meanRatio) + "}";
+        }
+        out += "]";
+    };
+    list("slowerKernels", c.slower);
+    list("fasterKernels", c.faster);
+    list("kernelsOnlyInAfter", c.appeared);
+    list("kernelsOnlyInBefore", c.vanished);
+    out += ",\"prediction\":";
+    if (c.prediction.available) {
+        const PredictionCheck& p = c.prediction;
+        out += "{\"rule\":" + jsonQuote(p.ruleId) + ",\"stepNsBefore\":" + num(p.stepNsBefore) +
+               ",\"predictedStepNs\":" + num(p.predictedStepNs) + ",\"actualStepNs\":" + num(p.actualStepNs) +
+               ",\"fractionRealised\":" + num(p.fractionRealised) + ",\"verdict\":" + jsonQuote(p.verdict) +
+               ",\"summary\":" + jsonQuote(p.summary) + "}";
+    } else {
+        out += "null";
+    }
+    out += "}\n";
+    return out;
+}
+
+}  // namespace chokepoint::analysis

@@ -1,0 +1,84 @@
+#pragma once
+// Compare two analysis reports (before/after a change, or two ranks of one job): per-metric deltas
+// (step time, busy, MFU, idle by cause, shares), verdict changes (overall and per phase), kernels
+// matched by name that got slower or faster, and whether the predicted gain of the first report's
+// top fix materialised in the second. Pure function; linear in kernel names (hash join).
+// Units: ns for times, fractions 0..1 for shares.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/analysis/diagnosis/AnalysisReport.h"
+
+namespace chokepoint::analysis {
+
+struct MetricDelta {
+    std::string name;  // "stepTimeNs", "busy", "mfu", "idle.dataWait", ...
+    std::string unit;  // "ns" or "fraction"
+    double before = 0;
+    double after = 0;
+    double delta = 0;     // after − before
+    double relative = 0;  // delta / before (0 when before is 0)
+    bool lowerIsBetter = true;
+    bool improved = false;  // moved in the better direction by a noticeable amount
+    bool regressed = false;
+};
+
+struct VerdictChange {
+    std::string scope;  // "overall", "phase backward"
+    Bottleneck before = Bottleneck::Undetermined;
+    Bottleneck after = Bottleneck::Undetermined;
+    bool changed() const { return before != after; }
+};
+
+struct KernelDelta {
+    std::string name;
+    KernelClass kernelClass = KernelClass::Other;
+    std::int64_t countBefore = 0, countAfter = 0;
+    double totalNsBefore = 0, totalNsAfter = 0;
+    double meanNsBefore = 0, meanNsAfter = 0;
+    double meanRatio = 1;  // meanAfter / meanBefore
+};
+
+struct PredictionCheck {
+    bool available = false;  // the first report had a fix with a computed gain
+    std::string ruleId;
+    double stepNsBefore = 0;
+    double predictedStepNs = 0;
+    double actualStepNs = 0;
+    double fractionRealised = 0;  // (before − actual) / (before − predicted)
+    std::string verdict;          // "materialised", "partly materialised", "did not materialise"
+    std::string summary;
+};
+
+struct CompareOptions {
+    double kernelChangeMinRatio = 1.10;   // mean time changed by ≥ 10 %
+    double kernelMinShareOfTime = 0.005;  // and the kernel holds ≥ 0.5 % of kernel time on a side
+    std::size_t maxKernels = 15;          // per list
+    double metricNoiseRelative = 0.02;    // changes under 2 % (relative) are "unchanged"
+    double shareNoiseAbsolute = 0.01;     // and under 1 percentage point for fractions
+};
+
+struct ComparisonReport {
+    std::string labelBefore, labelAfter;  // source paths
+    std::vector<MetricDelta> metrics;
+    VerdictChange overall;
+    std::vector<VerdictChange> phases;
+    std::vector<KernelDelta> slower;    // largest time increase first
+    std::vector<KernelDelta> faster;    // largest time decrease first
+    std::vector<KernelDelta> appeared;  // only in the second report
+    std::vector<KernelDelta> vanished;  // only in the first report
+    PredictionCheck prediction;
+    std::string summary;  // one sentence
+    const MetricDelta* metric(const std::string& name) const;
+};
+
+ComparisonReport compareReports(const AnalysisReport& before, const AnalysisReport& after,
+                                const CompareOptions& options = {});
+
+std::string writeTextComparison(const ComparisonReport& comparison);
+std::string writeJsonComparison(const ComparisonReport& comparison);
+std::string writeMarkdownComparison(const ComparisonReport& comparison);
+
+}  // namespace chokepoint::analysis

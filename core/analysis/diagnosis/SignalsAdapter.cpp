@@ -1,0 +1,546 @@
+#include "core/analysis/diagnosis/SignalsAdapter.h"
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <unordered_map>
+
+namespace chokepoint::analysis {
+
+namespace {
+
+using core::DurationNs;
+
+double ratio(double part, double whole) {
+    return whole > 0 ? part / whole : 0.0;
+}
+
+bool containsNoCase(std::string_view text, std::string_view needle) {
+    if (needle.size() > text.size()) {
+        return false;
+    }
+    for (std::size_t i = 0; i + needle.size() <= text.size(); ++i) {
+        bool match = true;
+        for (std::size_t j = 0; j < needle.size(); ++j) {
+            if (std::tolower(static_cast<unsigned char>(text[i + j])) != needle[j]) {
+                match = false;
+                break;
+            }
+        }
+        if (match) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Kernel-time mix of one window.
+struct KernelMix {
+    double totalNs = 0;
+    double gemmNs = 0;  // GEMM + convolution
+    double fp32MatmulNs = 0;
+    double tensorCoreNs = 0;
+    double attentionNs = 0;
+    double softmaxNs = 0;
+    double fusableNs = 0;  // elementwise + normalization + reduction
+    double convolutionNs = 0;
+    std::int64_t count = 0;
+    std::int64_t shortCount = 0;
+
+    void add(const KernelMix& o) {
+        totalNs += o.totalNs;
+        gemmNs += o.gemmNs;
+        fp32MatmulNs += o.fp32MatmulNs;
+        tensorCoreNs += o.tensorCoreNs;
+        attentionNs += o.attentionNs;
+        softmaxNs += o.softmaxNs;
+        fusableNs += o.fusableNs;
+        convolutionNs += o.convolutionNs;
+        count += o.count;
+        shortCount += o.shortCount;
+    }
+};
+
+class Builder {
+public:
+    explicit Builder(const SignalsContext& c) : m_c(c), m_model(*c.model), m_metrics(*c.metrics) {}
+
+    TraceSignals run() {
+        TraceSignals out;
+        const std::size_t stepCount = m_metrics.steps.steps.size();
+        m_stepMix.assign(stepCount, {});
+        collectKernels();
+        collectIdle(stepCount);
+        out.steps.reserve(stepCount);
+        for (std::size_t s = 0; s < stepCount; ++s) {
+            out.steps.push_back(stepSignals(static_cast<std::int32_t>(s)));
+        }
+        out.overall = overall(out.steps);
+        out.phases = phases();
+        return out;
+    }
+
+private:
+    void collectKernels() {
+        const core::KernelTable& k = m_model.kernels;
+        const KernelStatsResult& stats = m_metrics.kernels;
+        std::unordered_map<std::uint32_t, bool> softmaxByName;
+        for (std::size_t i = 0; i < k.size(); ++i) {
+            if (k.deviceIndex[i] != m_c.deviceIndex) {
+                continue;
+            }
+            const double ns = static_cast<double>(std::max<DurationNs>(0, k.durationNs(i)));
+            const KernelClass cls = i < stats.kernelClass.size() ? stats.kernelClass[i] : KernelClass::Other;
+            const bool tc = i < stats.kernelTensorCore.size() && stats.kernelTensorCore[i] != 0;
+            const std::int8_t precision =
+                i < m_metrics.opCosts.kernelPrecision.size() ? m_metrics.opCosts.kernelPrecision[i] : -1;
+            auto [it, inserted] = softmaxByName.try_emplace(k.name[i].index, false);
+            if (inserted) {
+                it->second = containsNoCase(m_model.text(k.name[i]), "softmax");
+            }
+            KernelMix one;
+            one.totalNs = ns;
+            one.count = 1;
+            one.shortCount = ns < m_c.config.shortKernelNs ? 1 : 0;
+            if (cls == KernelClass::Gemm || cls == KernelClass::Convolution) {
+                one.gemmNs = ns;
+                const bool reducedPrecision = precision == static_cast<std::int8_t>(Precision::BF16) ||
+                                              precision == static_cast<std::int8_t>(Precision::FP16) ||
+                                              precision == static_cast<std::int8_t>(Precision::FP8);
+                if (!tc && !reducedPrecision) {
+                    one.fp32MatmulNs = ns;
+                }
+            }
+            if (cls == KernelClass::Convolution) {
+                one.convolutionNs = ns;
+            }
+            if (tc) {
+                one.tensorCoreNs = ns;
+            }
+            if (cls == KernelClass::Attention) {
+                one.attentionNs = ns;
+            }
+            if (it->second) {
+                one.softmaxNs = ns;
+            }
+            if (cls == KernelClass::Elementwise || cls == KernelClass::Normalization ||
+                cls == KernelClass::Reduction) {
+                one.fusableNs = ns;
+            }
+            const std::int32_t step =
+                i < m_metrics.steps.kernelStep.size() ? m_metrics.steps.kernelStep[i] : -1;
+            if (step >= 0 && static_cast<std::size_t>(step) < m_stepMix.size()) {
+                m_stepMix[static_cast<std::size_t>(step)].add(one);
+                m_overallMix.add(one);
+            }
+            const std::int8_t phase =
+                i < m_metrics.phases.kernelPhase.size() ? m_metrics.phases.kernelPhase[i] : std::int8_t{-1};
+            if (phase >= 0 && static_cast<std::size_t>(phase) < kPhaseKindCount) {
+                m_phaseMix[static_cast<std::size_t>(phase)].add(one);
+            }
+        }
+    }
+
+    void collectIdle(std::size_t stepCount) {
+        m_stepIdle.assign(stepCount, {});
+        m_stepCovered.assign(stepCount, 0);
+        m_stepIdleTotal.assign(stepCount, 0);
+        m_stepStreamWait.assign(stepCount, 0);
+        m_stepLaunches.assign(stepCount, 0);
+        for (std::size_t i = 0; i < m_metrics.accounting.idleIntervals.size(); ++i) {
+            const IdleInterval& v = m_metrics.accounting.idleIntervals[i];
+            if (v.deviceIndex != m_c.deviceIndex || v.stepIndex < 0 ||
+                static_cast<std::size_t>(v.stepIndex) >= stepCount) {
+                continue;
+            }
+            const auto s = static_cast<std::size_t>(v.stepIndex);
+            const double ns = static_cast<double>(v.range.durationNs());
+            if (v.streamId >= 0) {
+                m_stepStreamWait[s] += ns;
+                continue;
+            }
+            m_stepIdle[s].push_back(i);
+            m_stepIdleTotal[s] += ns;
+            m_stepLaunches[s] += v.launchCount;
+            if (v.cause != IdleCause::Unexplained) {
+                m_stepCovered[s] += ns * std::clamp(v.coverage, 0.0, 1.0);
+            }
+        }
+    }
+
+    const GpuTimeBreakdown* stepRow(std::int32_t stepIndex) const {
+        for (const GpuTimeBreakdown& b : m_metrics.accounting.perStep) {
+            if (b.stepIndex == stepIndex && b.deviceIndex == m_c.deviceIndex) {
+                return &b;
+            }
+        }
+        return nullptr;
+    }
+
+    const GpuTimeBreakdown* deviceRow() const {
+        for (const GpuTimeBreakdown& b : m_metrics.accounting.perDevice) {
+            if (b.deviceIndex == m_c.deviceIndex) {
+                return &b;
+            }
+        }
+        return nullptr;
+    }
+
+    bool hostActivityRecorded() const {
+        return m_model.apiCalls.size() + m_model.cpuOps.size() + m_model.ranges.size() > 0;
+    }
+
+    void fillCommon(DiagnosisSignals& s) const {
+        s.worldSize = m_model.distributed.present ? std::max(1, m_model.distributed.worldSize) : 1;
+        if (const core::DeviceInfo* info = m_model.device(m_c.deviceIndex)) {
+            s.architecture = architectureOf(*info);
+            if (info->totalMemoryBytes > 0) {
+                s.capacityBytes = static_cast<double>(info->totalMemoryBytes);
+            }
+        }
+        if (!s.capacityBytes && m_c.device != nullptr && m_c.device->memoryCapacityBytes > 0) {
+            s.capacityBytes = m_c.device->memoryCapacityBytes;
+        }
+        s.parameterCount = m_c.parameterCount;
+    }
+
+    void fillBreakdown(DiagnosisSignals& s, const GpuTimeBreakdown& b) const {
+        s.windowNs = static_cast<double>(b.windowNs);
+        s.hasGpuActivity = b.busyNs > 0;
+        s.busyFraction = b.share(b.busyNs);
+        s.computeFraction = b.share(b.computeNs);
+        s.communicationFraction = b.share(b.communicationNs);
+        s.exposedCommunicationFraction = b.share(b.exposedCommunicationNs);
+        s.copyFraction = b.share(b.copyNs);
+        s.exposedCopyFraction = b.share(b.exposedCopyNs);
+        s.memsetFraction = b.share(b.memsetNs);
+        s.idleFraction = b.share(b.idleNs);
+        const auto cause = [&](IdleCause c) { return b.share(b.idleByCauseNs[static_cast<std::size_t>(c)]); };
+        s.idleCausesKnown = hostActivityRecorded();
+        s.idleDataWaitFraction = cause(IdleCause::DataWait);
+        s.idleLaunchOverheadFraction = cause(IdleCause::LaunchOverhead);
+        s.idleSyncFraction = cause(IdleCause::Synchronization);
+        s.idleCollectiveFraction = cause(IdleCause::Collective);
+        s.idleUnexplainedFraction = cause(IdleCause::Unexplained) + cause(IdleCause::OtherStream);
+        s.idleIntervalCount = b.idleIntervalCount;
+        s.collectivesSeen = b.communicationNs > 0;
+        // DtoD copies move HBM bytes; H2D/D2H are PCIe traffic.
+        m_dtodNs =
+            static_cast<double>(b.copyByKindNs[static_cast<std::size_t>(core::MemcpyKind::DeviceToDevice)]);
+    }
+
+    // HTA's busiest-stream split: when most stream idle is "other" (the next kernel was queued
+    // before the gap), the host was not the limiter; with collectives present the gaps are waits on
+    // the communication stream, so that part of the launch-overhead idle is moved to collective.
+    void applyQueuedWaits(DiagnosisSignals& s) const {
+        const HtaBreakdown& hta = m_metrics.hta;
+        if (hta.busiestStream < 0 || static_cast<std::size_t>(hta.busiestStream) >= hta.streams.size()) {
+            return;
+        }
+        const HtaStreamIdle& st = hta.streams[static_cast<std::size_t>(hta.busiestStream)];
+        const double waited = static_cast<double>(st.hostWaitNs + st.otherNs);
+        if (waited <= 0) {
+            return;
+        }
+        const double hostShare = static_cast<double>(st.hostWaitNs) / waited;
+        s.hostWaitShareOfStreamIdle = hostShare;
+        if (hostShare < 0.5 && s.collectivesSeen) {
+            const double moved = s.idleLaunchOverheadFraction * (1.0 - hostShare);
+            s.idleLaunchOverheadFraction -= moved;
+            s.idleCollectiveFraction += moved;
+            s.launchIdleReassignedFraction = moved;
+        }
+    }
+
+    void fillMix(DiagnosisSignals& s, const KernelMix& mix, double busyNs) const {
+        s.kernelCount = mix.count;
+        s.shortKernelCount = mix.shortCount;
+        s.meanKernelNs = ratio(mix.totalNs, static_cast<double>(mix.count));
+        s.gemmShare = ratio(mix.gemmNs, mix.totalNs);
+        s.fp32MatmulShare = ratio(mix.fp32MatmulNs, mix.totalNs);
+        s.tensorCoreShare = ratio(mix.tensorCoreNs, mix.totalNs);
+        s.attentionShare = ratio(mix.attentionNs, mix.totalNs);
+        s.fusedAttentionSeen = mix.attentionNs > 0;
+        s.softmaxShare = ratio(mix.softmaxNs, mix.totalNs);
+        s.elementwiseShare = ratio(mix.fusableNs, mix.totalNs);
+        s.convolutionSeen = mix.convolutionNs > 0;
+        if (busyNs > 0 && mix.totalNs > 0) {
+            // Kernel time is a sum over streams; scale the memory-bound part to the busy union.
+            const double memoryBoundKernel = ratio(mix.fusableNs, mix.totalNs);
+            const double dtodShare = ratio(m_dtodNs, busyNs);
+            s.memoryBoundBusyShare = std::clamp(memoryBoundKernel + dtodShare, 0.0, 1.0);
+        }
+    }
+
+    bool shapeEstimateUsable() const {
+        const double kernels = static_cast<double>(m_model.kernels.size());
+        return kernels > 0 && static_cast<double>(m_metrics.opCosts.kernelsCosted) >= 0.5 * kernels;
+    }
+
+    void fillBandwidth(DiagnosisSignals& s, std::int32_t stepIndex) const {
+        for (const StepBandwidth& b : m_metrics.roofline.steps) {
+            if (b.stepIndex != stepIndex || b.fractionOfPeak < 0) {
+                continue;
+            }
+            if (b.source == BandwidthSource::Counters) {
+                s.hbmBandwidthFraction = b.fractionOfPeak;
+                s.hbmMeasured = true;
+            } else if (b.source == BandwidthSource::ShapeEstimate && shapeEstimateUsable()) {
+                s.hbmBandwidthFraction = b.fractionOfPeak;
+                s.hbmMeasured = false;
+            }
+        }
+    }
+
+    void fillMfu(DiagnosisSignals& s) const {
+        if (m_c.modelFlopsPerStep && m_c.peakFlopsPerSecond > 0 && s.stepTimeNs > 0) {
+            s.mfu = *m_c.modelFlopsPerStep / (m_c.peakFlopsPerSecond * s.stepTimeNs * 1e-9);
+        }
+    }
+
+    double dataLoadingNs(std::int32_t stepIndex) const {
+        double ns = 0;
+        for (const Phase& p : m_metrics.phases.phases) {
+            if (p.kind == PhaseKind::DataLoading && (stepIndex < 0 || p.stepIndex == stepIndex)) {
+                ns += static_cast<double>(p.cpuTimeNs);
+            }
+        }
+        return ns;
+    }
+
+    DiagnosisSignals stepSignals(std::int32_t stepIndex) const {
+        DiagnosisSignals s;
+        const Step& step = m_metrics.steps.steps[static_cast<std::size_t>(stepIndex)];
+        s.scope = "step " + step.name;
+        s.stepCount = 1;
+        m_dtodNs = 0;
+        fillCommon(s);
+        const auto idx = static_cast<std::size_t>(stepIndex);
+        if (const GpuTimeBreakdown* b = stepRow(stepIndex)) {
+            fillBreakdown(s, *b);
+            applyQueuedWaits(s);
+            fillMix(s, m_stepMix[idx], static_cast<double>(b->busyNs));
+        } else {
+            s.windowNs = static_cast<double>(step.durationNs());
+        }
+        s.stepTimeNs = static_cast<double>(step.durationNs());
+        s.streamWaitFraction = ratio(m_stepStreamWait[idx], s.windowNs);
+        s.launchesDuringIdle = m_stepLaunches[idx];
+        if (m_stepIdleTotal[idx] > 0 && s.idleCausesKnown) {
+            s.cpuBusyDuringIdleFraction = m_stepCovered[idx] / m_stepIdleTotal[idx];
+        }
+        s.dataLoadingHostFraction = ratio(dataLoadingNs(stepIndex), s.windowNs);
+        fillBandwidth(s, stepIndex);
+        fillMfu(s);
+        return s;
+    }
+
+    DiagnosisSignals overall(const std::vector<DiagnosisSignals>& steps) const {
+        DiagnosisSignals s;
+        s.scope = "overall";
+        s.stepCount = static_cast<std::int64_t>(steps.size());
+        m_dtodNs = 0;
+        fillCommon(s);
+        const GpuTimeBreakdown* b = deviceRow();
+        if (b != nullptr) {
+            fillBreakdown(s, *b);
+            applyQueuedWaits(s);
+            fillMix(s, m_overallMix, static_cast<double>(b->busyNs));
+        }
+        double stepNs = 0, idle = 0, covered = 0, wait = 0;
+        std::int64_t launches = 0, withData = 0;
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            stepNs += steps[i].stepTimeNs;
+            idle += m_stepIdleTotal[i];
+            covered += m_stepCovered[i];
+            wait += m_stepStreamWait[i];
+            launches += m_stepLaunches[i];
+            if (steps[i].idleDataWaitFraction >= m_c.config.dataWaitMinFraction) {
+                ++withData;
+            }
+        }
+        // Wall-clock per step: the steps' union span over their count (stretched steps may overlap,
+        // so the mean of their durations would overstate it).
+        const core::TimeRange span = m_metrics.steps.span();
+        s.stepTimeNs = steps.empty() || span.empty()
+                           ? s.windowNs
+                           : static_cast<double>(span.durationNs()) / static_cast<double>(steps.size());
+        (void)stepNs;
+        s.streamWaitFraction = ratio(wait, s.windowNs);
+        s.launchesDuringIdle = launches;
+        if (idle > 0 && s.idleCausesKnown) {
+            s.cpuBusyDuringIdleFraction = covered / idle;
+        }
+        if (steps.size() >= 2) {
+            s.stepsWithDataWaitFraction = static_cast<double>(withData) / static_cast<double>(steps.size());
+        }
+        s.dataLoadingHostFraction = ratio(dataLoadingNs(-1), s.windowNs);
+        // Bandwidth: time-weighted mean of the steps' fractions of one source.
+        double weighted = 0, weight = 0;
+        bool measured = true;
+        for (const DiagnosisSignals& st : steps) {
+            if (st.hbmBandwidthFraction) {
+                weighted += *st.hbmBandwidthFraction * st.windowNs;
+                weight += st.windowNs;
+                measured = measured && st.hbmMeasured;
+            }
+        }
+        if (weight > 0) {
+            s.hbmBandwidthFraction = weighted / weight;
+            s.hbmMeasured = measured;
+        }
+        fillMfu(s);
+        return s;
+    }
+
+    std::vector<PhaseSignals> phases() const {
+        std::vector<PhaseSignals> out;
+        for (std::size_t k = 0; k < kPhaseKindCount; ++k) {
+            if (!m_metrics.phases.seen[k]) {
+                continue;
+            }
+            PhaseSignals p;
+            p.kind = static_cast<PhaseKind>(k);
+            DiagnosisSignals& s = p.signals;
+            s.scope = "phase " + std::string(toString(p.kind));
+            fillCommon(s);
+            double window = 0, idle = 0, covered = 0;
+            std::array<double, kIdleCauseCount> byCause{};
+            for (const Phase& ph : m_metrics.phases.phases) {
+                if (ph.kind != p.kind) {
+                    continue;
+                }
+                ++p.occurrences;
+                p.cpuTimeNs += static_cast<double>(ph.cpuTimeNs);
+                p.gpuTimeNs += static_cast<double>(ph.gpuTimeNs);
+                window += static_cast<double>(ph.span.durationNs());
+                if (ph.stepIndex < 0 || static_cast<std::size_t>(ph.stepIndex) >= m_stepIdle.size()) {
+                    continue;
+                }
+                for (std::size_t i : m_stepIdle[static_cast<std::size_t>(ph.stepIndex)]) {
+                    const IdleInterval& v = m_metrics.accounting.idleIntervals[i];
+                    const double overlap = static_cast<double>(v.range.intersect(ph.span).durationNs());
+                    if (overlap <= 0) {
+                        continue;
+                    }
+                    idle += overlap;
+                    byCause[static_cast<std::size_t>(v.cause)] += overlap;
+                    if (v.cause != IdleCause::Unexplained) {
+                        covered += overlap * std::clamp(v.coverage, 0.0, 1.0);
+                    }
+                }
+            }
+            s.stepCount = p.occurrences;
+            s.windowNs = window;
+            s.stepTimeNs = p.occurrences > 0 ? window / static_cast<double>(p.occurrences) : 0;
+            const KernelMix& mix = m_phaseMix[k];
+            const double busy = std::max(0.0, window - idle);
+            s.hasGpuActivity = mix.count > 0 || (p.gpuTimeNs > 0);
+            s.busyFraction = ratio(busy, window);
+            s.idleFraction = ratio(idle, window);
+            const double commShare = p.kind == PhaseKind::Communication ? 1.0 : 0.0;
+            s.communicationFraction = s.busyFraction * commShare;
+            s.exposedCommunicationFraction = p.kind == PhaseKind::Communication ? s.busyFraction : 0.0;
+            s.computeFraction = s.busyFraction - s.communicationFraction;
+            s.collectivesSeen = p.kind == PhaseKind::Communication;
+            s.idleCausesKnown = hostActivityRecorded();
+            s.idleDataWaitFraction = ratio(byCause[static_cast<std::size_t>(IdleCause::DataWait)], window);
+            s.idleLaunchOverheadFraction =
+                ratio(byCause[static_cast<std::size_t>(IdleCause::LaunchOverhead)], window);
+            s.idleSyncFraction = ratio(byCause[static_cast<std::size_t>(IdleCause::Synchronization)], window);
+            s.idleCollectiveFraction =
+                ratio(byCause[static_cast<std::size_t>(IdleCause::Collective)], window);
+            s.idleUnexplainedFraction = ratio(byCause[static_cast<std::size_t>(IdleCause::Unexplained)] +
+                                                  byCause[static_cast<std::size_t>(IdleCause::OtherStream)],
+                                              window);
+            if (idle > 0 && s.idleCausesKnown) {
+                s.cpuBusyDuringIdleFraction = covered / idle;
+            }
+            m_dtodNs = 0;
+            fillMix(s, mix, busy);
+            if (p.kind == PhaseKind::DataLoading) {
+                s.dataLoadingHostFraction = ratio(p.cpuTimeNs, window);
+            }
+            out.push_back(std::move(p));
+        }
+        return out;
+    }
+
+    const SignalsContext& m_c;
+    const core::TraceModel& m_model;
+    const TraceMetrics& m_metrics;
+    std::vector<KernelMix> m_stepMix;
+    KernelMix m_overallMix;
+    std::array<KernelMix, kPhaseKindCount> m_phaseMix{};
+    std::vector<std::vector<std::size_t>> m_stepIdle;  // device-level idle intervals per step
+    std::vector<double> m_stepCovered, m_stepIdleTotal, m_stepStreamWait;
+    std::vector<std::int64_t> m_stepLaunches;
+    mutable double m_dtodNs = 0;  // DtoD copy time of the window being filled
+};
+
+}  // namespace
+
+std::int16_t busiestDevice(const TraceMetrics& metrics) {
+    std::int16_t best = -1;
+    DurationNs bestBusy = -1;
+    for (const GpuTimeBreakdown& b : metrics.accounting.perDevice) {
+        if (b.busyNs > bestBusy) {
+            bestBusy = b.busyNs;
+            best = b.deviceIndex;
+        }
+    }
+    return best;
+}
+
+std::string architectureOf(const core::DeviceInfo& info) {
+    const std::string& name = info.name;
+    if (info.vendor == "AMD" || containsNoCase(name, "amd") || containsNoCase(name, "instinct") ||
+        containsNoCase(name, "radeon")) {
+        return "cdna";
+    }
+    if (info.computeMajor > 0) {
+        switch (info.computeMajor) {
+            case 6:
+                return "pascal";
+            case 7:
+                return info.computeMinor >= 5 ? "turing" : "volta";
+            case 8:
+                return info.computeMinor >= 9 ? "ada" : "ampere";
+            case 9:
+                return "hopper";
+            case 10:
+            case 12:
+                return "blackwell";
+            default:
+                break;
+        }
+    }
+    if (containsNoCase(name, "v100")) {
+        return "volta";
+    }
+    if (containsNoCase(name, "a100") || containsNoCase(name, "a10") || containsNoCase(name, "rtx 30")) {
+        return "ampere";
+    }
+    if (containsNoCase(name, "h100") || containsNoCase(name, "h200") || containsNoCase(name, "gh200")) {
+        return "hopper";
+    }
+    if (containsNoCase(name, "b200") || containsNoCase(name, "b100")) {
+        return "blackwell";
+    }
+    if (containsNoCase(name, "2080") || containsNoCase(name, "t4")) {
+        return "turing";
+    }
+    if (containsNoCase(name, "4090") || containsNoCase(name, "l4") || containsNoCase(name, "l40")) {
+        return "ada";
+    }
+    return "";
+}
+
+TraceSignals computeSignals(const SignalsContext& context) {
+    if (context.model == nullptr || context.metrics == nullptr) {
+        return {};
+    }
+    return Builder(context).run();
+}
+
+}  // namespace chokepoint::analysis

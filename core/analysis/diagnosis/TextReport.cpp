@@ -1,0 +1,297 @@
+// Text and Markdown writers for AnalysisReport: the terminal view of `chokepoint-cli analyze` and a
+// shareable Markdown document with the same content.
+
+#include <cstdio>
+
+#include "core/analysis/diagnosis/ReportWriters.h"
+#include "core/base/Format.h"
+
+namespace chokepoint::analysis {
+
+namespace {
+
+std::string pct(double f) {
+    return core::formatPercent(f);
+}
+
+std::string dur(double ns) {
+    return core::formatDuration(static_cast<core::DurationNs>(ns));
+}
+
+std::string pad(std::string s, std::size_t width) {
+    if (s.size() < width) {
+        s.append(width - s.size(), ' ');
+    }
+    return s;
+}
+
+std::string indent(const std::string& text, const std::string& prefix) {
+    std::string out;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        const std::size_t end = text.find('\n', start);
+        out += prefix + text.substr(start, end == std::string::npos ? std::string::npos : end - start) + "\n";
+        if (end == std::string::npos) {
+            break;
+        }
+        start = end + 1;
+    }
+    return out;
+}
+
+std::string evidenceLine(const Evidence& e) {
+    std::string mark = e.comparison.empty() ? "  " : (e.passed ? "+ " : "- ");
+    std::string line = mark + e.note;
+    if (!e.comparison.empty()) {
+        line += "  [" + e.signal + " " + core::formatFixed(e.value, 3) + " " + e.comparison + " " +
+                core::formatFixed(e.threshold, 3) + (e.passed ? ": yes" : ": no") + "]";
+    }
+    if (e.estimated) {
+        line += " (estimate)";
+    }
+    return line;
+}
+
+std::string sharesLine(const Verdict& v) {
+    std::string out;
+    for (const ConstraintShare& s : v.shares) {
+        out += (out.empty() ? "" : ", ") + std::string(toString(s.bottleneck)) + " " + pct(s.shareOfWindow);
+    }
+    return out;
+}
+
+std::string utilizationLines(const AnalysisReport& r, const std::string& prefix) {
+    const MfuReport& m = r.mfu;
+    std::string out = prefix + "GPU busy " + pct(m.busyFraction) + " (time-based; Table 7 uses this)\n";
+    if (m.mfu) {
+        out += prefix + "MFU " + pct(*m.mfu) + (m.estimate ? " (estimate from shapes)" : "") + ": " +
+               m.bandLabel + "\n";
+    } else {
+        out += prefix + "MFU not computed (" +
+               (m.modelFlopsPerStep > 0 ? "device peak unknown"
+                                        : "pass --model-flops or --params/--tokens-per-step") +
+               ")\n";
+    }
+    if (m.hfu) {
+        out += prefix + "HFU " + pct(*m.hfu) + " (FLOPs counted from recorded shapes)\n";
+    }
+    if (m.peakFlopsPerSecond > 0) {
+        out += prefix + "peak used: " + core::formatFlopsPerSecond(m.peakFlopsPerSecond) + " " +
+               std::string(toString(m.precision)) + " (" + m.precisionReason + ")\n";
+    }
+    if (m.modelFlopsPerStep > 0) {
+        out += prefix + "O_model per step: " + core::formatFixed(m.modelFlopsPerStep / 1e12, 3) + " TFLOP (" +
+               std::string(toString(m.source)) + ")\n";
+    }
+    out +=
+        prefix + "reference: production 30-50 % MFU, practical ceiling 55-65 %; PaLM 46.2 %, GPT-3 ~45 %\n";
+    return out;
+}
+
+std::string accountingLines(const DiagnosisSignals& s, const std::string& prefix) {
+    std::string out = prefix + "busy " + pct(s.busyFraction) + "  compute " + pct(s.computeFraction) +
+                      "  communication " + pct(s.communicationFraction) + " (exposed " +
+                      pct(s.exposedCommunicationFraction) + ")  copy " + pct(s.copyFraction) + "  memset " +
+                      pct(s.memsetFraction) + "  idle " + pct(s.idleFraction) + "\n";
+    out += prefix + "idle by cause: data wait " + pct(s.idleDataWaitFraction) + ", launch overhead " +
+           pct(s.idleLaunchOverheadFraction) + ", synchronization " + pct(s.idleSyncFraction) +
+           ", collective " + pct(s.idleCollectiveFraction) + ", unexplained " +
+           pct(s.idleUnexplainedFraction) + "\n";
+    out += prefix + "kernels: " + std::to_string(s.kernelCount) + " (" + std::to_string(s.shortKernelCount) +
+           " short), mean " + dur(s.meanKernelNs) + "; GEMM/conv " + pct(s.gemmShare) + " (FP32 " +
+           pct(s.fp32MatmulShare) + "), tensor cores " + pct(s.tensorCoreShare) +
+           ", elementwise/norm/reduce " + pct(s.elementwiseShare) + "\n";
+    return out;
+}
+
+}  // namespace
+
+std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& options) {
+    std::string out;
+    out +=
+        "Chokepoint analysis of " + (r.sourcePath.empty() ? std::string("(in-memory trace)") : r.sourcePath);
+    out += r.sourceFormat.empty() ? "\n" : " (" + r.sourceFormat + (r.synthetic ? ", synthetic" : "") + ")\n";
+    out += "Device: " +
+           (r.device.traceDeviceName.empty() ? std::string("none recorded") : r.device.traceDeviceName);
+    out +=
+        r.device.matched ? " -> " + r.device.spec.id + " (" + r.device.method + ")\n" : " (no datasheet)\n";
+    if (r.distributed.present) {
+        out += "Rank " + std::to_string(r.distributed.rank) + " of " +
+               std::to_string(r.distributed.worldSize) + " (" + r.distributed.backend + ")\n";
+    }
+    out += "Steps: " + std::to_string(r.metrics.steps.steps.size()) + " from " +
+           std::string(toString(r.metrics.steps.source)) + ", mean " + dur(r.mfu.stepTimeNs) + "\n\n";
+
+    out += "VERDICT: " + std::string(displayName(r.overall.bottleneck)) + "  (confidence " +
+           std::string(r.overall.confidenceLabel()) + ", " + core::formatFixed(r.overall.confidence, 2) +
+           ")\n";
+    out += "  " + r.headline + "\n";
+    out += "  why: " + r.overall.rationale + "\n";
+    for (const Evidence& e : r.overall.evidence) {
+        out += "    " + evidenceLine(e) + "\n";
+    }
+    if (!r.overall.missingSignals.empty()) {
+        out += "  missing signals:";
+        for (const std::string& m : r.overall.missingSignals) {
+            out += " " + m + ";";
+        }
+        out += "\n";
+    }
+    if (!r.overall.shares.empty()) {
+        out += "  share of the step by constraint: " + sharesLine(r.overall) + "\n";
+    }
+    if (r.overall.bottleneck == Bottleneck::NoGpuActivity) {
+        out += "\nNothing ran on a GPU in this trace; no fixes apply.\n";
+    } else {
+        out += "\nUTILIZATION\n" + utilizationLines(r, "  ");
+        out += "\nTIME PER STEP (share of the window)\n" + accountingLines(r.overallSignals, "  ");
+        if (r.metrics.hta.hasGpuWork) {
+            out += "  HTA-equivalent window " + dur(static_cast<double>(r.metrics.hta.windowNs)) + ": idle " +
+                   core::formatFixed(r.metrics.hta.idlePercent(), 2) + " %, compute " +
+                   core::formatFixed(r.metrics.hta.computePercent(), 2) + " %, non-compute " +
+                   core::formatFixed(r.metrics.hta.nonComputePercent(), 2) + " %\n";
+        }
+        if (!r.steps.empty()) {
+            out += "\nSTEPS\n  " + pad("step", 26) + pad("duration", 11) + pad("busy", 9) +
+                   pad("data wait", 11) + "verdict\n";
+            const std::size_t limit =
+                options.showAllSteps ? r.steps.size() : std::min<std::size_t>(10, r.steps.size());
+            for (std::size_t i = 0; i < limit; ++i) {
+                const StepDiagnosis& s = r.steps[i];
+                out += "  " + pad(s.name, 26) + pad(dur(s.signals.stepTimeNs), 11) +
+                       pad(pct(s.signals.busyFraction), 9) + pad(pct(s.signals.idleDataWaitFraction), 11) +
+                       std::string(toString(s.verdict.bottleneck)) + "\n";
+            }
+            if (limit < r.steps.size()) {
+                out += "  ... " + std::to_string(r.steps.size() - limit) + " more steps\n";
+            }
+        }
+        if (!r.phases.empty()) {
+            out += "\nPHASES (all steps)\n";
+            for (const PhaseDiagnosis& p : r.phases) {
+                out += "  " + pad(std::string(toString(p.kind)), 15) + "host " +
+                       pad(pct(p.shareOfStepTime), 9) + "GPU " + pad(dur(p.gpuTimeNs), 11) +
+                       std::string(toString(p.verdict.bottleneck)) + "\n";
+            }
+        }
+        if (!r.topKernels.empty()) {
+            out += "\nTOP KERNELS\n";
+            for (std::size_t i = 0; i < r.topKernels.size() && i < 8; ++i) {
+                const TopKernel& k = r.topKernels[i];
+                std::string name = k.name.size() > 70 ? k.name.substr(0, 67) + "..." : k.name;
+                out += "  " + pad(pct(k.shareOfKernelTime), 8) +
+                       pad(std::string(toString(k.kernelClass)), 14) + pad(std::to_string(k.count) + "x", 8) +
+                       name + "\n";
+            }
+        }
+        out += "\nRECOMMENDED FIXES\n";
+        if (r.fixes.recommendations.empty()) {
+            out += "  none: no rule's guard holds for this profile\n";
+        }
+        int n = 0;
+        for (const Recommendation& f : r.fixes.recommendations) {
+            out += "  " + std::to_string(++n) + ". [" + f.ruleId + "] " + f.title + "  (targets " +
+                   std::string(toString(f.target)) + "; " + std::string(toString(f.term)) + ")\n";
+            out += "     evidence: " + f.evidence + "\n";
+            out += "     expected: " + f.gain.summary + "\n";
+            out += "       basis: " + f.gain.basis + "\n";
+            out += "     costs: " + f.costs + "\n";
+            out += "     risks: " + f.risks + "\n";
+            for (const std::string& c : f.companions) {
+                out += "     needs: " + c + "\n";
+            }
+            if (options.showSnippets && !f.pytorchChange.empty()) {
+                out += "     PyTorch:\n" + indent(f.pytorchChange, "       ");
+            }
+        }
+        out += "  " + r.fixes.nextStep + "\n";
+        if (options.explainRules) {
+            out += "\nRULES\n" + indent(explain(r.fixes), "  ");
+        }
+    }
+    if (!r.warnings.empty()) {
+        out += "\nWARNINGS\n";
+        for (const ReportWarning& w : r.warnings) {
+            out += "  [" + std::string(core::toString(w.severity)) + "] " + w.message + "\n";
+        }
+    }
+    return out;
+}
+
+std::string writeMarkdownReport(const AnalysisReport& r) {
+    std::string out = "# Chokepoint analysis\n\n";
+    out += "- **Trace:** `" + (r.sourcePath.empty() ? std::string("(in-memory)") : r.sourcePath) + "` (" +
+           r.sourceFormat + ")\n";
+    out +=
+        "- **Device:** " +
+        (r.device.traceDeviceName.empty() ? std::string("none recorded") : r.device.traceDeviceName) +
+        (r.device.matched ? " → `" + r.device.spec.id + "` (" + r.device.method + ")" : " (no datasheet)") +
+        "\n";
+    out += "- **Steps:** " + std::to_string(r.metrics.steps.steps.size()) + " (" +
+           std::string(toString(r.metrics.steps.source)) + "), mean " + dur(r.mfu.stepTimeNs) + "\n\n";
+    out += "## Verdict: " + std::string(displayName(r.overall.bottleneck)) + "\n\n";
+    out += "> " + r.headline + "\n\n";
+    out += "Confidence: " + std::string(r.overall.confidenceLabel()) + " (" +
+           core::formatFixed(r.overall.confidence, 2) + "). " + r.overall.rationale + ".\n\n";
+    if (!r.overall.evidence.empty()) {
+        out += "| evidence | value | test | holds |\n|---|---|---|---|\n";
+        for (const Evidence& e : r.overall.evidence) {
+            out += "| " + e.note + " | " + core::formatFixed(e.value, 3) + " | " +
+                   (e.comparison.empty() ? std::string("-")
+                                         : e.comparison + " " + core::formatFixed(e.threshold, 3)) +
+                   " | " + (e.comparison.empty() ? "-" : (e.passed ? "yes" : "no")) + " |\n";
+        }
+        out += "\n";
+    }
+    if (!r.overall.missingSignals.empty()) {
+        out += "Missing signals:";
+        for (const std::string& m : r.overall.missingSignals) {
+            out += " " + m + ";";
+        }
+        out += "\n\n";
+    }
+    if (r.overall.bottleneck != Bottleneck::NoGpuActivity) {
+        out += "## Utilization\n\n" + utilizationLines(r, "- ") + "\n";
+        out += "## Time per step\n\n" + accountingLines(r.overallSignals, "- ") + "\n";
+        if (!r.steps.empty()) {
+            out += "## Steps\n\n| step | duration | busy | data wait | verdict |\n|---|---|---|---|---|\n";
+            for (const StepDiagnosis& s : r.steps) {
+                out += "| " + s.name + " | " + dur(s.signals.stepTimeNs) + " | " +
+                       pct(s.signals.busyFraction) + " | " + pct(s.signals.idleDataWaitFraction) + " | " +
+                       std::string(toString(s.verdict.bottleneck)) + " |\n";
+            }
+            out += "\n";
+        }
+        out += "## Recommended fixes\n\n";
+        int n = 0;
+        for (const Recommendation& f : r.fixes.recommendations) {
+            out += "### " + std::to_string(++n) + ". " + f.ruleId + " " + f.title + "\n\n";
+            out += "- **Targets:** " + std::string(toString(f.target)) + " (" +
+                   std::string(toString(f.term)) + ")\n";
+            out += "- **Evidence:** " + f.evidence + "\n";
+            out += "- **Expected:** " + f.gain.summary + " — " + f.gain.basis + "\n";
+            out += "- **Costs:** " + f.costs + "\n- **Risks:** " + f.risks + "\n";
+            for (const std::string& c : f.companions) {
+                out += "- **Needs:** " + c + "\n";
+            }
+            out += "\n```python\n" + f.pytorchChange + "```\n\n";
+        }
+        out += r.fixes.nextStep + "\n\n";
+        out += "<details><summary>Why other rules were not shown</summary>\n\n";
+        for (const RuleDecision& d : r.fixes.decisions) {
+            if (!d.shown) {
+                out += "- " + d.ruleId + " " + d.title + ": " + d.reason + "\n";
+            }
+        }
+        out += "\n</details>\n\n";
+    }
+    if (!r.warnings.empty()) {
+        out += "## Warnings\n\n";
+        for (const ReportWarning& w : r.warnings) {
+            out += "- **" + std::string(core::toString(w.severity)) + "** " + w.message + "\n";
+        }
+    }
+    return out;
+}
+
+}  // namespace chokepoint::analysis
