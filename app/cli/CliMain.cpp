@@ -12,11 +12,15 @@ namespace chokepoint::cli {
 // Each command's entry point lives in its own file.
 int runInfo(const Args& args);
 int runConvert(const Args& args);
+int runAnalyze(const Args& args);
+int runDiff(const Args& args);
 
 const std::vector<Command>& commands() {
     static const std::vector<Command> kCommands = {
         {"info", "what is in a trace: devices, ranks, time span, steps, event counts, warnings", runInfo},
         {"convert", "convert any supported trace to .cptrace or Chrome-trace JSON", runConvert},
+        {"analyze", "why the training job is slow: D-A-M verdict, MFU, recommended fixes", runAnalyze},
+        {"diff", "compare two traces (before/after, two ranks): deltas, verdicts, kernels", runDiff},
     };
     return kCommands;
 }

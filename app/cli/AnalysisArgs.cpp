@@ -1,0 +1,219 @@
+#include "app/cli/AnalysisArgs.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include "app/cli/ExitCodes.h"
+
+namespace chokepoint::cli {
+
+std::optional<double> parseScaledNumber(const std::string& text) {
+    if (text.empty()) {
+        return std::nullopt;
+    }
+    std::string body = text;
+    double scale = 1;
+    switch (body.back()) {
+        case 'k':
+        case 'K':
+            scale = 1e3;
+            break;
+        case 'M':
+            scale = 1e6;
+            break;
+        case 'G':
+        case 'B':
+            scale = 1e9;
+            break;
+        case 'T':
+            scale = 1e12;
+            break;
+        default:
+            break;
+    }
+    if (scale != 1) {
+        body.pop_back();
+    }
+    if (body.empty()) {
+        return std::nullopt;
+    }
+    char* end = nullptr;
+    const double value = std::strtod(body.c_str(), &end);
+    if (end == nullptr || *end != '\0' || !std::isfinite(value) || value <= 0) {
+        return std::nullopt;
+    }
+    return value * scale;
+}
+
+bool parseAnalysisArgs(const Args& args, std::size_t fileCount, AnalysisArgs& out, std::string& error) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        const auto next = [&](std::string& value) {
+            if (i + 1 >= args.size()) {
+                error = a + " needs a value";
+                return false;
+            }
+            value = args[++i];
+            return true;
+        };
+        const auto number = [&](std::optional<double>& value) {
+            std::string text;
+            if (!next(text)) {
+                return false;
+            }
+            value = parseScaledNumber(text);
+            if (!value) {
+                error = a + ": '" + text + "' is not a positive number";
+                return false;
+            }
+            return true;
+        };
+        bool ok = true;
+        if (a == "--help" || a == "-h") {
+            out.help = true;
+        } else if (a == "--print-config") {
+            out.printConfig = true;
+        } else if (a == "--model-flops") {
+            ok = number(out.modelFlops);
+        } else if (a == "--params") {
+            ok = number(out.params);
+        } else if (a == "--tokens-per-step") {
+            ok = number(out.tokensPerStep);
+        } else if (a == "--device") {
+            ok = next(out.device);
+        } else if (a == "--precision") {
+            ok = next(out.precision);
+        } else if (a == "--config") {
+            ok = next(out.configPath);
+        } else if (a == "--format") {
+            ok = next(out.format);
+            if (ok && out.format != "text" && out.format != "json" && out.format != "markdown") {
+                error = "--format must be text, json or markdown";
+                ok = false;
+            }
+        } else if (a == "--output" || a == "-o") {
+            ok = next(out.output);
+        } else if (a == "--explain") {
+            out.explain = true;
+        } else if (a == "--all-steps") {
+            out.allSteps = true;
+        } else if (a == "--no-snippets") {
+            out.noSnippets = true;
+        } else if (!a.empty() && a[0] == '-' && a != "-") {
+            error = "unknown option " + a;
+            ok = false;
+        } else {
+            out.files.push_back(a);
+        }
+        if (!ok) {
+            return false;
+        }
+    }
+    if (out.help || out.printConfig) {
+        return true;
+    }
+    if (out.files.size() != fileCount) {
+        error = fileCount == 1 ? "expected one trace file"
+                               : "expected " + std::to_string(fileCount) + " trace files";
+        return false;
+    }
+    if (out.modelFlops && (out.params || out.tokensPerStep)) {
+        error = "give either --model-flops or --params with --tokens-per-step, not both";
+        return false;
+    }
+    if (out.params.has_value() != out.tokensPerStep.has_value() && !out.modelFlops) {
+        error = "--params and --tokens-per-step go together";
+        return false;
+    }
+    return true;
+}
+
+namespace {
+
+std::optional<analysis::Precision> parsePrecision(std::string text) {
+    for (char& c : text) {
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    if (text == "fp64") {
+        return analysis::Precision::FP64;
+    }
+    if (text == "fp32") {
+        return analysis::Precision::FP32;
+    }
+    if (text == "tf32") {
+        return analysis::Precision::TF32;
+    }
+    if (text == "bf16") {
+        return analysis::Precision::BF16;
+    }
+    if (text == "fp16") {
+        return analysis::Precision::FP16;
+    }
+    if (text == "fp8") {
+        return analysis::Precision::FP8;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+int prepareAnalysis(const AnalysisArgs& args, AnalysisSetup& setup) {
+    analysis::AnalysisOptions& o = setup.options;
+    o.modelFlopsPerStep = args.modelFlops;
+    o.parameterCount = args.params;
+    o.tokensPerStep = args.tokensPerStep;
+    if (!args.precision.empty()) {
+        o.precision = parsePrecision(args.precision);
+        if (!o.precision) {
+            std::fprintf(stderr, "chokepoint-cli: --precision must be fp32, tf32, bf16, fp16, fp8 or fp64\n");
+            return kExitUsage;
+        }
+    }
+    if (!args.configPath.empty()) {
+        core::Result<analysis::DiagnosisConfig> config = analysis::loadDiagnosisConfig(args.configPath);
+        if (!config) {
+            std::fprintf(stderr, "chokepoint-cli: %s\n", config.error().message.c_str());
+            return kExitBadInput;
+        }
+        o.config = config.value();
+    }
+    core::Result<analysis::DeviceDatabase> devices = analysis::DeviceDatabase::loadDefault();
+    if (!devices) {
+        std::fprintf(stderr, "chokepoint-cli: device database: %s\n", devices.error().message.c_str());
+        return kExitBadInput;
+    }
+    setup.devices = std::make_unique<analysis::DeviceDatabase>(std::move(devices.value()));
+    o.devices = setup.devices.get();
+    if (!args.device.empty()) {
+        if (setup.devices->find(args.device) == nullptr) {
+            std::fprintf(stderr, "chokepoint-cli: unknown device '%s'; known ids:", args.device.c_str());
+            for (const analysis::DeviceSpec* spec : setup.devices->all()) {
+                std::fprintf(stderr, " %s", spec->id.c_str());
+            }
+            std::fprintf(stderr, "\n");
+            return kExitUsage;
+        }
+        o.deviceName = args.device;
+    }
+    return kExitOk;
+}
+
+int writeOutput(const std::string& path, const std::string& text, const char* command) {
+    if (path.empty() || path == "-") {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        return std::fflush(stdout) == 0 ? kExitOk : kExitFailure;
+    }
+    std::ofstream out(path, std::ios::binary);
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
+    if (!out) {
+        std::fprintf(stderr, "chokepoint-cli %s: cannot write %s\n", command, path.c_str());
+        return kExitFailure;
+    }
+    return kExitOk;
+}
+
+}  // namespace chokepoint::cli

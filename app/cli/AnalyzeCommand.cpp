@@ -1,0 +1,92 @@
+// `chokepoint-cli analyze FILE`: loads a trace, runs the whole analysis (steps, accounting, MFU,
+// D·A·M verdicts, recommended fixes) and prints the report as text, JSON or Markdown.
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "app/cli/AnalysisArgs.h"
+#include "app/cli/Commands.h"
+#include "app/cli/ExitCodes.h"
+#include "core/analysis/diagnosis/Analyzer.h"
+#include "core/analysis/diagnosis/ReportWriters.h"
+#include "core/import/TraceLoader.h"
+
+namespace chokepoint::cli {
+
+namespace {
+
+constexpr const char* kAnalyzeUsage =
+    "Usage: chokepoint-cli analyze FILE [options]\n\n"
+    "Says which resource holds the training job back (D-A-M verdict with evidence), MFU, and the\n"
+    "recommended fixes with the gain expected from this trace.\n"
+    "FILE: PyTorch profiler / Kineto JSON (.json, .json.gz), Nsight Systems SQLite or .cptrace.\n\n"
+    "Options:\n"
+    "  --model-flops F          useful model FLOPs per training step (forward + backward)\n"
+    "  --params N               parameters (with --tokens-per-step: O_model = 6 N T per step)\n"
+    "  --tokens-per-step T      tokens per step over all micro-batches of one rank\n"
+    "  --device NAME            datasheet to use (id or name, e.g. h100-sxm); default: matched\n"
+    "  --precision P            peak precision for MFU: fp32, tf32, bf16, fp16, fp8\n"
+    "  --config FILE            thresholds (JSON object or key = value lines)\n"
+    "  --print-config           print the default thresholds as a config file and exit\n"
+    "  --format text|json|markdown   output format (default text)\n"
+    "  --output FILE            write the report to FILE instead of stdout\n"
+    "  --explain                text: say why each rule was or was not shown\n"
+    "  --all-steps              text: list every step\n"
+    "  --no-snippets            text: omit the PyTorch code of each fix\n\n"
+    "Numbers accept suffixes k, M, G or B (billion), T: --params 7B --tokens-per-step 1024.\n\n"
+    "Exit codes: 0 success, 1 unreadable or invalid FILE or config, 2 wrong arguments,\n"
+    "3 other failure, 130 cancelled.\n";
+
+}  // namespace
+
+int runAnalyze(const Args& args) {
+    AnalysisArgs parsed;
+    std::string error;
+    if (!parseAnalysisArgs(args, 1, parsed, error)) {
+        std::fprintf(stderr, "chokepoint-cli analyze: %s\n\n%s", error.c_str(), kAnalyzeUsage);
+        return kExitUsage;
+    }
+    if (parsed.help) {
+        std::fputs(kAnalyzeUsage, stdout);
+        return kExitOk;
+    }
+    if (parsed.printConfig) {
+        std::fputs(analysis::describeDiagnosisConfig(analysis::DiagnosisConfig{}).c_str(), stdout);
+        return kExitOk;
+    }
+    AnalysisSetup setup;
+    if (const int code = prepareAnalysis(parsed, setup); code != kExitOk) {
+        return code;
+    }
+    core::Result<core::TraceModel> model = core::loadTrace(parsed.files[0]);
+    if (!model) {
+        std::fprintf(stderr, "chokepoint-cli analyze: %s\n", model.error().message.c_str());
+        return model.error().message == core::kCancelledMessage ? kExitCancelled : kExitBadInput;
+    }
+    auto shared = std::make_shared<const core::TraceModel>(std::move(model.value()));
+    core::Result<std::shared_ptr<const analysis::AnalysisReport>> report =
+        analysis::analyzeTrace(shared, setup.options);
+    if (!report) {
+        std::fprintf(stderr, "chokepoint-cli analyze: %s: %s\n", parsed.files[0].c_str(),
+                     report.error().message.c_str());
+        return report.error().message == core::kCancelledMessage ? kExitCancelled : kExitFailure;
+    }
+    std::string text;
+    if (parsed.format == "json") {
+        text = analysis::writeJsonReport(*report.value());
+    } else if (parsed.format == "markdown") {
+        text = analysis::writeMarkdownReport(*report.value());
+    } else {
+        analysis::TextReportOptions textOptions;
+        textOptions.explainRules = parsed.explain;
+        textOptions.showAllSteps = parsed.allSteps;
+        textOptions.showSnippets = !parsed.noSnippets;
+        text = analysis::writeTextReport(*report.value(), textOptions);
+    }
+    return writeOutput(parsed.output, text, "analyze");
+}
+
+}  // namespace chokepoint::cli
