@@ -597,10 +597,10 @@ void KinetoModelBuilder::addComplete(const KinetoEvent& e, Kind kind, std::uint6
             row.category =
                 kind == Kind::PythonFunction ? CpuOpCategory::PythonFunction : CpuOpCategory::Operator;
             if (!e.inputDims.empty()) {
-                row.inputShapes = m_model.intern(e.inputDims);
+                row.inputShapes = intern(e.inputDims);
             }
             if (!e.inputTypes.empty()) {
-                row.inputTypes = m_model.intern(e.inputTypes);
+                row.inputTypes = intern(e.inputTypes);
             }
             row.externalId = e.externalId.present ? e.externalId.value : 0;
             m_model.cpuOps.add(row);
@@ -638,12 +638,18 @@ void KinetoModelBuilder::addMetadata(const KinetoEvent& e) {
         ProcessInfo& process = m_model.processes[it->second];
         if (e.name == "process_name" && !e.argName.empty()) {
             process.name.assign(e.argName);
-        } else if (e.name == "process_labels" && !e.argLabels.empty() && process.name.empty()) {
-            process.name.assign(e.argLabels);
+        } else if (e.name == "process_labels" && !e.argLabels.empty()) {
+            if (startsWith(e.argLabels, "GPU ")) {
+                m_gpuPids[pid] = true;
+            }
+            if (process.name.empty()) {
+                process.name.assign(e.argLabels);
+            }
         }
     } else if (e.name == "thread_name" && !e.argName.empty()) {
-        ThreadIndex t = thread(e.pid, e.tid);
-        m_model.threads[t].name.assign(e.argName);
+        PendingName pending{e.pid, e.tid, std::string(e.pid.text), std::string(e.tid.text),
+                            std::string(e.argName)};
+        m_threadNames.push_back(std::move(pending));
     }
     // process_sort_index, thread_sort_index and other display hints carry no data.
 }
@@ -762,6 +768,27 @@ void KinetoModelBuilder::finish() {
             m_model.syncs.add(row);
         }
     }
+    // Thread names: on a GPU pseudo-process they name streams ("stream 7 "), else host threads.
+    for (PendingName& pending : m_threadNames) {
+        pending.pid.text = pending.pidText;
+        pending.tid.text = pending.tidText;
+        std::int64_t pid = idNumber(pending.pid);
+        if (m_gpuPids.count(pid) > 0) {
+            std::int64_t stream = 0;
+            if (!pending.tid.isText) {
+                stream = pending.tid.number;
+            } else if (!numberInText(pending.tid.text, stream, true)) {
+                continue;
+            }
+            std::size_t row = m_model.streamIndex(
+                static_cast<std::int32_t>(std::clamp<std::int64_t>(pid, 0, INT16_MAX)), clampInt32(stream));
+            m_model.streams[row].name.assign(trimSpaces(pending.name));
+        } else {
+            m_model.threads[thread(pending.pid, pending.tid)].name = std::move(pending.name);
+        }
+    }
+    // GPU pseudo-processes are not host processes.
+    std::erase_if(m_model.processes, [this](const ProcessInfo& p) { return m_gpuPids.count(p.pid) > 0; });
     if (m_sawHip) {
         for (DeviceInfo& d : m_model.devices) {
             if (d.vendor.empty()) {

@@ -131,6 +131,15 @@ private:
     std::unordered_map<std::string, std::int64_t> m_textIds;
     // Process names seen in metadata.
     std::unordered_map<std::int64_t, std::size_t> m_processRow;
+    // Kineto lists each GPU as a pseudo-process ("process_labels": "GPU 0") whose thread_name
+    // entries name its streams. Thread names wait until finish() to know which pids are GPUs.
+    std::unordered_map<std::int64_t, bool> m_gpuPids;  // pid -> labelled "GPU N"
+    struct PendingName {
+        KinetoId pid, tid;
+        std::string pidText, tidText;  // owned copies of text ids
+        std::string name;
+    };
+    std::vector<PendingName> m_threadNames;
 
     // Names repeat millions of times: a direct-mapped cache indexed by a cheap hash of the length
     // and a few bytes, verified against the pooled text, saves hashing the whole name each time.

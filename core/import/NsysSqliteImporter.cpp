@@ -204,7 +204,7 @@ public:
 
 private:
     // Stages, for progress reporting.
-    static constexpr double kStages = 12;
+    static constexpr double kStages = 13;
     bool stage(int index) {
         double fraction = index / kStages;
         m_fraction = fraction;
@@ -248,6 +248,7 @@ private:
     Status readKernels();
     Status readMemcpys();
     Status readMemsets();
+    Status readGraphTraces();
     Status readApiCalls(const std::string& table, ApiDomain defaultDomain);
     Status readSyncs();
     Status readNvtx();
@@ -862,6 +863,64 @@ Status Importer::readMemcpys() {
     });
 }
 
+// With `--cuda-graph-trace=graph` (the default in recent nsys versions) a launched CUDA graph is
+// one row of CUPTI_ACTIVITY_KIND_GRAPH_TRACE instead of one row per kernel. The GPU is busy for
+// that whole span, so each row becomes a kernel named after its graph; the stat says the kernels
+// inside are unknown.
+Status Importer::readGraphTraces() {
+    const std::string table = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
+    Result<std::optional<Query>> q = select(table,
+                                            {{{"start"}, true},
+                                             {{"end"}, true},
+                                             {{"deviceId"}},
+                                             {{"streamId"}},
+                                             {{"correlationId"}},
+                                             {{"graphId"}},
+                                             {{"globalPid"}}},
+                                            {}, false);
+    if (!q.ok()) {
+        return q.error();
+    }
+    if (!q->has_value()) {
+        return Ok{};
+    }
+    std::int64_t graphs = 0;
+    std::unordered_map<std::int64_t, StringId> names;
+    Status s = scan(**q, [&](sqlite3_stmt* st, std::int64_t row) {
+        KernelRow k;
+        if (!readSpan(st, 0, 1, table, row, k.startNs, k.endNs) ||
+            !readDevice(st, 2, table, row, k.deviceIndex)) {
+            return;
+        }
+        k.streamId = static_cast<std::int32_t>(
+            optionalInt(st, 3, table, row, "streamId", 0, std::numeric_limits<std::int32_t>::max()));
+        k.correlationId =
+            optionalInt(st, 4, table, row, "correlationId", 0, std::numeric_limits<std::uint32_t>::max());
+        std::int64_t graphId =
+            optionalInt(st, 5, table, row, "graphId", 0, std::numeric_limits<std::int64_t>::max());
+        auto it = names.find(graphId);
+        if (it == names.end()) {
+            it = names.emplace(graphId, m_model.intern("CUDA graph " + std::to_string(graphId))).first;
+        }
+        k.name = it->second;
+        IntCell pid = readInt(st, 6);
+        std::int64_t p = pid.ok() ? pidOf(pid.value) : 0;
+        if (pid.ok()) {
+            notePid(p);
+        }
+        m_model.kernels.add(k);
+        m_kernelPid.push_back(p);
+        ++graphs;
+    });
+    if (s.ok() && graphs > 0) {
+        m_model.stats.add(
+            "import.nsys_graph_level_trace", Severity::Info, graphs,
+            "CUDA graphs traced as whole launches (nsys --cuda-graph-trace=graph): each is one GPU row "
+            "named \"CUDA graph N\"; the kernels inside are not in the report");
+    }
+    return s;
+}
+
 Status Importer::readMemsets() {
     const std::string table = "CUPTI_ACTIVITY_KIND_MEMSET";
     Result<std::optional<Query>> q = select(table, {{{"start"}, true},
@@ -1218,9 +1277,9 @@ Result<TraceModel> Importer::run() {
             "NVTX_EVENTS, TARGET_INFO_GPU, META_DATA_EXPORT) is present");
     }
     using Step = Status (Importer::*)();
-    const Step steps[] = {&Importer::readMetadata, &Importer::readStrings, &Importer::readThreadNames,
-                          &Importer::readDevices,  &Importer::readKernels, &Importer::readMemcpys,
-                          &Importer::readMemsets};
+    const Step steps[] = {&Importer::readMetadata, &Importer::readStrings,    &Importer::readThreadNames,
+                          &Importer::readDevices,  &Importer::readKernels,    &Importer::readMemcpys,
+                          &Importer::readMemsets,  &Importer::readGraphTraces};
     int stageIndex = 0;
     if (!stage(stageIndex++)) {
         return makeError(kCancelledMessage);

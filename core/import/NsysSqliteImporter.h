@@ -9,6 +9,8 @@
 //   CUPTI_ACTIVITY_KIND_MEMCPY   -> memcpys (copyKind/srcKind/dstKind via ENUM_* tables or the
 //                                   documented numeric values)
 //   CUPTI_ACTIVITY_KIND_MEMSET   -> memsets
+//   CUPTI_ACTIVITY_KIND_GRAPH_TRACE -> kernels named "CUDA graph N" (graph-level tracing: one GPU
+//                                   row per launched graph; the kernels inside are not recorded)
 //   CUPTI_ACTIVITY_KIND_RUNTIME  -> apiCalls (eventClass 0 runtime, 1/13 driver; 67 = backtrace
 //                                   duplicates, skipped and counted); the "_vNNNN" version suffix
 //                                   nsys appends ("cudaMemcpy_v3020") is removed

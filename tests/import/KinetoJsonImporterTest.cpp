@@ -58,6 +58,9 @@ const char* kCurrentTrace = R"JSON({
   {"ph": "C", "name": "GPU Memory", "pid": 0, "ts": 1712195495519002, "args": {"Allocated": 1024}},
   {"name": "process_name", "ph": "M", "ts": 0, "pid": 10, "tid": 0, "args": {"name": "python"}},
   {"name": "thread_name", "ph": "M", "ts": 0, "pid": 10, "tid": 11, "args": {"name": "thread 11 (python)"}},
+  {"name": "process_name", "ph": "M", "ts": 0, "pid": 0, "tid": 0, "args": {"name": "python"}},
+  {"name": "process_labels", "ph": "M", "ts": 0, "pid": 0, "tid": 0, "args": {"labels": "GPU 0"}},
+  {"name": "thread_name", "ph": "M", "ts": 0, "pid": 0, "tid": 7, "args": {"name": "stream 7 "}},
   {"ph": "X", "cat": "Trace", "ts": 1712195495519000, "dur": 13896, "pid": "Traces", "tid": "PyTorch Profiler",
    "name": "PyTorch Profiler (0)", "args": {"Op count": 0}},
   {"name": "Record Window End", "ph": "i", "s": "g", "pid": "", "tid": "", "ts": 1712195495520000}
@@ -165,6 +168,18 @@ TEST(KinetoJsonImporter, CurrentCategories) {
         sawThread = sawThread || (t.pid == 10 && t.tid == 11 && t.name == "thread 11 (python)");
     }
     EXPECT_TRUE(sawThread);
+    // The GPU pseudo-process is not a host process; its thread_name names the stream.
+    for (const ProcessInfo& p : m.processes) {
+        EXPECT_NE(p.pid, 0);
+    }
+    for (const ThreadInfo& t : m.threads) {
+        EXPECT_NE(t.pid, 0);
+    }
+    bool sawStream = false;
+    for (const StreamInfo& s : m.streams) {
+        sawStream = sawStream || (s.deviceIndex == 0 && s.streamId == 7 && s.name == "stream 7");
+    }
+    EXPECT_TRUE(sawStream);
 }
 
 TEST(KinetoJsonImporter, LegacyCategoriesWithAsyncFlowsAndComputeProperties) {

@@ -327,3 +327,26 @@ TEST(RealKinetoTraceDetails, CpuOnlyTraceLoadsAndSaysSo) {
     EXPECT_EQ(stat->severity, Severity::Info);
     EXPECT_EQ(m.distributed.backend, "gloo");
 }
+
+TEST(RealKinetoTraceDetails, PlainAndGzipFilesGiveTheSameModel) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "hta-trace-diff-control__control.json.gz");
+    chokepoint::testutils::TempFile plain(".json");
+    plain.write(readMaybeGzip(path));  // 33 MB: several refills of the reader's window
+    auto fromGzip = loadTrace(path);
+    auto fromPlain = loadTrace(plain.path());
+    ASSERT_TRUE(fromGzip.ok()) << fromGzip.error().message;
+    ASSERT_TRUE(fromPlain.ok()) << fromPlain.error().message;
+    const TraceModel& a = fromGzip.value();
+    const TraceModel& b = fromPlain.value();
+    ASSERT_EQ(a.kernels.size(), b.kernels.size());
+    ASSERT_EQ(a.apiCalls.size(), b.apiCalls.size());
+    ASSERT_EQ(a.cpuOps.size(), b.cpuOps.size());
+    EXPECT_EQ(a.kernels.startNs, b.kernels.startNs);
+    EXPECT_EQ(a.kernels.endNs, b.kernels.endNs);
+    EXPECT_EQ(a.kernels.correlationId, b.kernels.correlationId);
+    EXPECT_EQ(a.cpuOps.startNs, b.cpuOps.startNs);
+    for (std::size_t i = 0; i < a.cpuOps.size(); i += 97) {
+        EXPECT_EQ(a.text(a.cpuOps.name[i]), b.text(b.cpuOps.name[i]));
+        EXPECT_EQ(a.text(a.cpuOps.inputShapes[i]), b.text(b.cpuOps.inputShapes[i]));
+    }
+}
