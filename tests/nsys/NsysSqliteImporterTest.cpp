@@ -294,6 +294,31 @@ INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (30, 40, 0, 7, 1, 200 << 24, 2), (
     EXPECT_EQ(m.processes.size(), 2u);
 }
 
+TEST(NsysSqliteImporter, GraphLevelTraceRowsAreGpuWork) {
+    TempPath file(".sqlite");
+    createDb(file.path(), R"sql(
+CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
+INSERT INTO StringIds VALUES (1, 'cudaGraphLaunch_v10000');
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, eventClass INTEGER, globalTid INTEGER,
+  correlationId INTEGER, nameId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (10, 20, 0, (9 << 24) | 9, 40, 1), (30, 35, 0, (9 << 24) | 9, 41, 1);
+CREATE TABLE CUPTI_ACTIVITY_KIND_GRAPH_TRACE (start INTEGER NOT NULL, end INTEGER NOT NULL, deviceId INTEGER NOT NULL,
+  contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER,
+  globalPid INTEGER, graphId INTEGER NOT NULL, graphExecId INTEGER NOT NULL);
+INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE VALUES (25, 90, 0, 1, NULL, 13, 40, 9 << 24, 3, 1),
+  (95, 150, 0, 1, NULL, 13, 41, 9 << 24, 3, 1);
+)sql");
+    auto result = core::importNsysSqlite(file.path());
+    ASSERT_TRUE(result.ok()) << result.error().message;
+    const TraceModel& m = result.value();
+    ASSERT_EQ(m.kernels.size(), 2u);
+    EXPECT_EQ(m.text(m.kernels.name[0]), "CUDA graph 3");
+    EXPECT_EQ(m.kernels.durationNs(0), 65);
+    EXPECT_EQ(m.kernels.streamId[1], 13);
+    EXPECT_EQ(apiName(m, m.kernels.launchCall[0]), "cudaGraphLaunch");
+    EXPECT_EQ(m.stats.count("import.nsys_graph_level_trace"), 2);
+}
+
 TEST(NsysSqliteImporter, ProgressReachesOneAndCancelStops) {
     TempPath file(".sqlite");
     createDb(file.path(), testutils::newerSchemaSql());
