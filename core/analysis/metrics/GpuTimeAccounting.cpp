@@ -34,8 +34,10 @@ struct Item {
 class InnermostSweeper {
 public:
     explicit InnermostSweeper(std::vector<Item> items) : m_items(std::move(items)) {
-        std::sort(m_items.begin(), m_items.end(),
-                  [](const Item& a, const Item& b) { return a.range.startNs < b.range.startNs; });
+        auto byStart = [](const Item& a, const Item& b) { return a.range.startNs < b.range.startNs; };
+        if (!std::is_sorted(m_items.begin(), m_items.end(), byStart)) {
+            std::sort(m_items.begin(), m_items.end(), byStart);
+        }
     }
     const Item* at(TimestampNs t) {
         while (m_next < m_items.size() && m_items[m_next].range.startNs <= t) {
@@ -87,8 +89,9 @@ struct DeviceSets {
 std::map<std::int16_t, DeviceSets> buildDeviceSets(const core::TraceModel& model,
                                                    const KernelStatsResult& ks) {
     std::map<std::int16_t, DeviceSets> out;
-    std::map<std::int16_t, std::vector<TimeRange>> all;
-    std::map<std::pair<std::int16_t, std::int32_t>, std::vector<TimeRange>> byStream;
+    // Tables are sorted by start, so every per-table subset is built by appending in order and the
+    // subsets are combined with linear merges.
+    std::map<std::pair<std::int16_t, std::int32_t>, std::array<IntervalSet, 3>> byStream;
     auto noteLaunch = [&](DeviceSets& d, core::ApiCallId call) {
         if (call.valid() && call.index < model.apiCalls.size()) {
             d.launchThreads.insert(model.apiCalls.thread[call.index]);
@@ -101,8 +104,7 @@ std::map<std::int16_t, DeviceSets> buildDeviceSets(const core::TraceModel& model
         bool comm = i < ks.kernelClass.size() ? ks.kernelClass[i] == KernelClass::Communication
                                               : isCommunicationKernelName(model.text(kt.name[i]));
         (comm ? d.communication : d.compute).appendSorted(r);
-        all[kt.deviceIndex[i]].push_back(r);
-        byStream[{kt.deviceIndex[i], kt.streamId[i]}].push_back(r);
+        byStream[{kt.deviceIndex[i], kt.streamId[i]}][0].appendSorted(r);
         d.streamTime[kt.streamId[i]] += r.durationNs();
         noteLaunch(d, kt.launchCall[i]);
     }
@@ -115,8 +117,7 @@ std::map<std::int16_t, DeviceSets> buildDeviceSets(const core::TraceModel& model
         if (kind < kCopyKindCount) {
             d.copyByKind[kind].appendSorted(r);
         }
-        all[mt.deviceIndex[i]].push_back(r);
-        byStream[{mt.deviceIndex[i], mt.streamId[i]}].push_back(r);
+        byStream[{mt.deviceIndex[i], mt.streamId[i]}][1].appendSorted(r);
         d.streamTime[mt.streamId[i]] += r.durationNs();
         noteLaunch(d, mt.launchCall[i]);
     }
@@ -125,16 +126,15 @@ std::map<std::int16_t, DeviceSets> buildDeviceSets(const core::TraceModel& model
         DeviceSets& d = out[st.deviceIndex[i]];
         TimeRange r{st.startNs[i], st.endNs[i]};
         d.memset.appendSorted(r);
-        all[st.deviceIndex[i]].push_back(r);
-        byStream[{st.deviceIndex[i], st.streamId[i]}].push_back(r);
+        byStream[{st.deviceIndex[i], st.streamId[i]}][2].appendSorted(r);
         d.streamTime[st.streamId[i]] += r.durationNs();
         noteLaunch(d, st.launchCall[i]);
     }
-    for (auto& [device, ranges] : all) {
-        out[device].busy = IntervalSet::fromUnsorted(std::move(ranges));
+    for (auto& [device, d] : out) {
+        d.busy = d.compute.unionWith(d.communication).unionWith(d.copy).unionWith(d.memset);
     }
-    for (auto& [key, ranges] : byStream) {
-        out[key.first].perStream[key.second] = IntervalSet::fromUnsorted(std::move(ranges));
+    for (auto& [key, sets] : byStream) {
+        out[key.first].perStream[key.second] = sets[0].unionWith(sets[1]).unionWith(sets[2]);
     }
     return out;
 }
@@ -146,62 +146,107 @@ struct HostActivity {
     std::vector<TimestampNs> launchStarts;  // sorted
 };
 
+// Per distinct name: which host-activity categories it belongs to, classified once.
+enum NameBits : std::uint8_t {
+    kSyncApi = 1,
+    kLaunchApi = 2,
+    kDataName = 4,
+    kCollectiveName = 8,
+    kSyncOp = 16
+};
+
+class NameBitsCache {
+public:
+    explicit NameBitsCache(const core::TraceModel& model)
+        : m_model(model), m_bits(model.strings.size(), 0xFF) {}
+    std::uint8_t operator()(core::StringId id) {
+        if (!id.valid() || id.index >= m_bits.size()) {
+            return 0;
+        }
+        std::uint8_t& bits = m_bits[id.index];
+        if (bits == 0xFF) {
+            std::string_view name = m_model.text(id);
+            bits = static_cast<std::uint8_t>(
+                (isSyncApiName(name) ? kSyncApi : 0) | (isLaunchApiName(name) ? kLaunchApi : 0) |
+                (isDataLoadingName(name) ? kDataName : 0) |
+                (isCommunicationOpName(name) ? kCollectiveName : 0) | (isSyncOpName(name) ? kSyncOp : 0));
+        }
+        return bits;
+    }
+
+private:
+    const core::TraceModel& m_model;
+    std::vector<std::uint8_t> m_bits;
+};
+
 HostActivity buildHostActivity(const core::TraceModel& model,
-                               const std::unordered_set<core::ThreadIndex>& threads) {
+                               const std::unordered_set<core::ThreadIndex>& threads, NameBitsCache& bitsOf) {
     HostActivity h;
     auto wanted = [&](core::ThreadIndex t) { return threads.empty() || threads.count(t) > 0; };
+    // Each table is sorted by start, so each category is a few sorted runs: merged below in
+    // linear time instead of sorted again.
+    std::array<std::vector<std::size_t>, kCategoryCount> runs;
+    auto markRun = [&] {
+        for (std::size_t c = 0; c < kCategoryCount; ++c) {
+            runs[c].push_back(h.items[c].size());
+        }
+    };
+    markRun();
     for (std::uint32_t i = 0; i < model.apiCalls.size(); ++i) {
         if (!wanted(model.apiCalls.thread[i])) {
             continue;
         }
-        std::string_view name = model.text(model.apiCalls.name[i]);
+        const std::uint8_t bits = bitsOf(model.apiCalls.name[i]);
         Item item{{model.apiCalls.startNs[i], model.apiCalls.endNs[i]},
                   IdleEvidence::Kind::ApiCall,
                   i,
                   model.apiCalls.name[i]};
-        if (isSyncApiName(name)) {
+        if ((bits & kSyncApi) != 0) {
             h.items[kSync].push_back(item);
         }
-        if (isLaunchApiName(name)) {
+        if ((bits & kLaunchApi) != 0) {
             h.launchStarts.push_back(item.range.startNs);
         }
         h.items[kHost].push_back(item);
     }
+    markRun();
     for (std::uint32_t i = 0; i < model.cpuOps.size(); ++i) {
         if (!wanted(model.cpuOps.thread[i])) {
             continue;
         }
-        std::string_view name = model.text(model.cpuOps.name[i]);
+        const std::uint8_t bits = bitsOf(model.cpuOps.name[i]);
         Item item{{model.cpuOps.startNs[i], model.cpuOps.endNs[i]},
                   IdleEvidence::Kind::CpuOp,
                   i,
                   model.cpuOps.name[i]};
-        if (isDataLoadingName(name)) {
+        if ((bits & kDataName) != 0) {
             h.items[kData].push_back(item);
-        } else if (isCommunicationOpName(name)) {
+        } else if ((bits & kCollectiveName) != 0) {
             h.items[kCollective].push_back(item);
-        } else if (isSyncOpName(name)) {
+        } else if ((bits & kSyncOp) != 0) {
             h.items[kSync].push_back(item);
         }
         h.items[kHost].push_back(item);
     }
+    markRun();
     for (std::uint32_t i = 0; i < model.ranges.size(); ++i) {
         if (model.ranges.source[i] == core::RangeSource::GpuUserAnnotation ||
             !wanted(model.ranges.thread[i])) {
             continue;
         }
-        std::string_view name = model.text(model.ranges.name[i]);
+        const std::uint8_t bits = bitsOf(model.ranges.name[i]);
         Item item{{model.ranges.startNs[i], model.ranges.endNs[i]},
                   IdleEvidence::Kind::Range,
                   i,
                   model.ranges.name[i]};
-        if (isDataLoadingName(name)) {
+        if ((bits & kDataName) != 0) {
             h.items[kData].push_back(item);
-        } else if (isCommunicationOpName(name)) {
+        } else if ((bits & kCollectiveName) != 0) {
             h.items[kCollective].push_back(item);
         }
         // Other ranges (ProfilerStep, "## forward ##") enclose work rather than being work.
     }
+    markRun();
     for (std::uint32_t i = 0; i < model.syncs.size(); ++i) {
         if (model.syncs.thread[i] != core::kNoThread && !wanted(model.syncs.thread[i])) {
             continue;
@@ -209,13 +254,20 @@ HostActivity buildHostActivity(const core::TraceModel& model,
         h.items[kSync].push_back(
             {{model.syncs.startNs[i], model.syncs.endNs[i]}, IdleEvidence::Kind::Sync, i, {}});
     }
+    markRun();
+    auto byStart = [](const Item& a, const Item& b) { return a.range.startNs < b.range.startNs; };
     for (std::size_t c = 0; c < kCategoryCount; ++c) {
-        std::vector<TimeRange> ranges;
-        ranges.reserve(h.items[c].size());
-        for (const Item& item : h.items[c]) {
-            ranges.push_back(item.range);
+        std::vector<Item>& items = h.items[c];
+        for (std::size_t r = 2; r < runs[c].size(); ++r) {
+            std::inplace_merge(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(runs[c][r - 1]),
+                               items.begin() + static_cast<std::ptrdiff_t>(runs[c][r]), byStart);
         }
-        h.sets[c] = IntervalSet::fromUnsorted(std::move(ranges));
+        if (!std::is_sorted(items.begin(), items.end(), byStart)) {  // tables not finalized
+            std::sort(items.begin(), items.end(), byStart);
+        }
+        for (const Item& item : items) {
+            h.sets[c].appendSorted(item.range);
+        }
     }
     std::sort(h.launchStarts.begin(), h.launchStarts.end());
     return h;
@@ -293,6 +345,7 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
     GpuTimeAccountingResult result;
     const TimeRange span = steps.span();
     std::map<std::int16_t, DeviceSets> devices = buildDeviceSets(model, kernels);
+    NameBitsCache nameBits(model);
     if (span.empty()) {
         for (const auto& [device, sets] : devices) {
             result.devices.push_back(device);
@@ -332,10 +385,11 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
         }
 
         // --- Device-level idle intervals over the span, with causes --------------------------------
-        HostActivity host = buildHostActivity(model, d.launchThreads);
+        HostActivity host = buildHostActivity(model, d.launchThreads, nameBits);
         std::array<InnermostSweeper, kCategoryCount> sweepers{
-            InnermostSweeper(host.items[kData]), InnermostSweeper(host.items[kCollective]),
-            InnermostSweeper(host.items[kSync]), InnermostSweeper(host.items[kHost])};
+            InnermostSweeper(std::move(host.items[kData])),
+            InnermostSweeper(std::move(host.items[kCollective])),
+            InnermostSweeper(std::move(host.items[kSync])), InnermostSweeper(std::move(host.items[kHost]))};
         const std::size_t firstInterval = result.idleIntervals.size();
         IntervalSet gaps = d.busy.gapsWithin(span);
         for (const TimeRange& gap : gaps.intervals()) {

@@ -1,6 +1,7 @@
 #include "core/analysis/metrics/OpCost.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <unordered_map>
 
@@ -474,6 +475,29 @@ OpCostResult attributeOpCosts(const core::TraceModel& model) {
     constexpr std::int64_t kUnresolved = -2;
     std::vector<std::int64_t> costedOf(ops.size(), kUnresolved);
     std::unordered_map<std::uint32_t, OpCostEstimate> estimates;
+    // Many calls share (name, shapes, types): estimate each combination once.
+    struct KeyHash {
+        std::size_t operator()(const std::array<std::uint32_t, 3>& k) const {
+            return (std::size_t{k[0]} * 0x9E3779B1u) ^ (std::size_t{k[1]} << 21) ^
+                   (std::size_t{k[2]} * 0x85EBCA77u);
+        }
+    };
+    std::unordered_map<std::array<std::uint32_t, 3>, OpCostEstimate, KeyHash> byKey;
+    auto estimateFor = [&](std::uint32_t op) -> const OpCostEstimate& {
+        std::array<std::uint32_t, 3> key{ops.name[op].index, ops.inputShapes[op].index,
+                                         ops.inputTypes[op].index};
+        auto it = byKey.find(key);
+        if (it == byKey.end()) {
+            OpCostEstimate e =
+                ops.inputShapes[op].valid()
+                    ? estimateOpCost(
+                          model.text(ops.name[op]), model.text(ops.inputShapes[op]),
+                          ops.inputTypes[op].valid() ? model.text(ops.inputTypes[op]) : std::string_view{})
+                    : OpCostEstimate{};
+            it = byKey.emplace(key, std::move(e)).first;
+        }
+        return it->second;
+    };
     auto resolve = [&](std::uint32_t start) {
         std::vector<std::uint32_t> chain;
         std::int64_t found = -1;
@@ -484,14 +508,9 @@ OpCostResult attributeOpCosts(const core::TraceModel& model) {
                 break;
             }
             chain.push_back(cur);
-            OpCostEstimate e =
-                ops.inputShapes[cur].valid()
-                    ? estimateOpCost(
-                          model.text(ops.name[cur]), model.text(ops.inputShapes[cur]),
-                          ops.inputTypes[cur].valid() ? model.text(ops.inputTypes[cur]) : std::string_view{})
-                    : OpCostEstimate{};
+            const OpCostEstimate& e = estimateFor(cur);
             if (e.known) {
-                estimates.emplace(cur, std::move(e));
+                estimates.emplace(cur, e);
                 found = cur;
                 chain.pop_back();
                 costedOf[cur] = cur;

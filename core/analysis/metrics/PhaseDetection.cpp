@@ -139,21 +139,34 @@ PhasesResult detectPhases(const core::TraceModel& model, const StepsResult& step
     }
     std::unordered_map<core::ThreadIndex, std::array<std::vector<TimeRange>, kPhaseKindCount>> byThread;
     std::array<std::vector<TimeRange>, kPhaseKindCount> allHost;
-    auto label = [&](core::ThreadIndex thread, std::string_view name, TimeRange r) {
+    // Each distinct name is classified once (the classifiers lower-case and search the text).
+    constexpr std::int8_t kUnclassified = -2;
+    std::vector<std::int8_t> labelOfName(model.strings.size(), kUnclassified);
+    auto label = [&](core::ThreadIndex thread, core::StringId nameId, TimeRange r) {
         bool autograd = thread < autogradThread.size() && autogradThread[thread];
-        int kind = labelOf(name, autograd);
+        int kind = -1;
+        if (nameId.valid() && nameId.index < labelOfName.size()) {
+            std::int8_t& cached = labelOfName[nameId.index];
+            if (cached == kUnclassified) {
+                cached = static_cast<std::int8_t>(labelOf(model.text(nameId), false));
+            }
+            kind = cached;
+        }
+        if (autograd && kind != static_cast<int>(PhaseKind::Communication) &&
+            kind != static_cast<int>(PhaseKind::Optimizer)) {
+            kind = static_cast<int>(PhaseKind::Backward);
+        }
         if (kind >= 0 && !r.empty()) {
             byThread[thread][static_cast<std::size_t>(kind)].push_back(r);
             allHost[static_cast<std::size_t>(kind)].push_back(r);
         }
     };
     for (std::size_t i = 0; i < model.cpuOps.size(); ++i) {
-        label(model.cpuOps.thread[i], model.text(model.cpuOps.name[i]),
-              {model.cpuOps.startNs[i], model.cpuOps.endNs[i]});
+        label(model.cpuOps.thread[i], model.cpuOps.name[i], {model.cpuOps.startNs[i], model.cpuOps.endNs[i]});
     }
     for (std::size_t i = 0; i < model.ranges.size(); ++i) {
         if (model.ranges.source[i] != core::RangeSource::GpuUserAnnotation) {
-            label(model.ranges.thread[i], model.text(model.ranges.name[i]),
+            label(model.ranges.thread[i], model.ranges.name[i],
                   {model.ranges.startNs[i], model.ranges.endNs[i]});
         }
     }
@@ -241,9 +254,20 @@ PhasesResult detectPhases(const core::TraceModel& model, const StepsResult& step
             ++acc.count;
         }
     };
+    std::vector<std::int8_t> commName(model.strings.size(), -1);
+    auto isCommKernel = [&](core::StringId name) {
+        if (!name.valid() || name.index >= commName.size()) {
+            return false;
+        }
+        std::int8_t& cached = commName[name.index];
+        if (cached < 0) {
+            cached = isCommunicationKernelName(model.text(name)) ? 1 : 0;
+        }
+        return cached == 1;
+    };
     for (std::size_t i = 0; i < model.kernels.size(); ++i) {
         std::int32_t s = i < steps.kernelStep.size() ? steps.kernelStep[i] : -1;
-        int kind = isCommunicationKernelName(model.text(model.kernels.name[i]))
+        int kind = isCommKernel(model.kernels.name[i])
                        ? static_cast<int>(PhaseKind::Communication)
                        : phaseOfLaunch(model.kernels.launchCall[i], model.kernels.startNs[i], s);
         record(result.kernelPhase, i, s, kind, {model.kernels.startNs[i], model.kernels.endNs[i]});
