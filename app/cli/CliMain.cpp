@@ -14,6 +14,11 @@ int runInfo(const Args& args);
 int runConvert(const Args& args);
 int runAnalyze(const Args& args);
 int runDiff(const Args& args);
+int runRun(const Args& args);
+int runLaunch(const Args& args);
+int runList(const Args& args);
+int runAttach(const Args& args);
+int runCalibrate(const Args& args);
 
 const std::vector<Command>& commands() {
     static const std::vector<Command> kCommands = {
@@ -21,6 +26,11 @@ const std::vector<Command>& commands() {
         {"convert", "convert any supported trace to .cptrace or Chrome-trace JSON", runConvert},
         {"analyze", "why the training job is slow: D-A-M verdict, MFU, recommended fixes", runAnalyze},
         {"diff", "compare two traces (before/after, two ranks): deltas, verdicts, kernels", runDiff},
+        {"run", "run a training command with the agent and record it (--steps N | --duration S)", runRun},
+        {"launch", "run a training command with a dormant agent, to attach to later", runLaunch},
+        {"list", "live agents: pid, state, GPU, command", runList},
+        {"attach", "record a window from a launched process into a .cptrace", runAttach},
+        {"calibrate", "measure this machine's GEMM and copy ceilings into a device entry", runCalibrate},
     };
     return kCommands;
 }

@@ -197,6 +197,10 @@ void Agent::startRecordingToFile(const std::string& pattern) {
     request.set_steps(static_cast<std::uint32_t>(envLong("CHOKEPOINT_RECORD_STEPS", 0)));
     request.set_duration_ms(static_cast<std::uint64_t>(envLong("CHOKEPOINT_RECORD_DURATION_MS", 0)));
     request.set_start_at_next_step(envFlag("CHOKEPOINT_RECORD_AT_STEP"));
+    request.set_kinds(static_cast<std::uint32_t>(envLong("CHOKEPOINT_RECORD_KINDS", 0)));
+    if (const char* marker = std::getenv("CHOKEPOINT_RECORD_MARKER"); marker != nullptr && *marker != '\0') {
+        request.set_step_marker(marker);
+    }
     if (auto refused = m_engine->startCapture(request, 1)) {
         log("recording refused: " + refused->text());
         std::string note = "chokepoint-agent: recording refused: " + refused->text() + "\n";

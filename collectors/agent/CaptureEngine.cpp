@@ -369,6 +369,7 @@ std::optional<control::Error> CaptureEngine::startCapture(const control::StartCa
         m_request = request;
         m_request.set_kinds(kinds);
         m_captureId = captureId;
+        m_startNs = monotonicNowNs();  // the window opens now, not when the worker gets scheduled
         m_stopRequested = false;
         m_finished = false;
         m_done.Clear();
@@ -540,13 +541,14 @@ void CaptureEngine::encodeBatch(core::TraceModel& batch, bool force) {
 void CaptureEngine::run() {
     control::StartCapture request;
     std::uint64_t captureId = 0;
+    core::TimestampNs startedNs = 0;
     {
         std::lock_guard lock(m_mutex);
         request = m_request;
         captureId = m_captureId;
+        startedNs = m_startNs;
     }
     const std::uint32_t kinds = request.kinds();
-    const core::TimestampNs startedNs = monotonicNowNs();
     core::TimestampNs windowStart = request.start_at_next_step() ? kNever : startedNs;
     core::TimestampNs windowEnd = kNever;
     std::uint64_t stepBase = 0;  // step markers counted before the window opened

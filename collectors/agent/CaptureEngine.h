@@ -132,6 +132,7 @@ private:
     bool m_stopRequested = false;
     control::StartCapture m_request;
     std::uint64_t m_captureId = 0;
+    core::TimestampNs m_startNs = 0;
     std::deque<control::Chunk> m_chunks;
     std::size_t m_queuedBytes = 0;
     std::uint64_t m_seq = 0;

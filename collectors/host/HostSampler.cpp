@@ -162,7 +162,46 @@ void HostSampler::loop() {
 }
 
 std::vector<pid_t> HostSampler::descendants(pid_t root) const {
-    // One pass over /proc/*/stat for parent links; cheap at the rescan rate (~1 Hz).
+    // Cheap path: each task's "children" file (CONFIG_PROC_CHILDREN) lists the processes it forked.
+    std::vector<pid_t> out{root};
+    bool childrenFiles = true;
+    for (std::size_t i = 0; i < out.size() && out.size() < 4096; ++i) {
+        std::string taskDir = m_options.procRoot + "/" + std::to_string(out[i]) + "/task";
+        for (pid_t tid : numericEntries(taskDir)) {
+            int fd =
+                ::open((taskDir + "/" + std::to_string(tid) + "/children").c_str(), O_RDONLY | O_CLOEXEC);
+            if (fd < 0) {
+                childrenFiles = childrenFiles && errno != ENOENT;
+                continue;
+            }
+            char buf[4096];
+            ssize_t n = ::read(fd, buf, sizeof buf - 1);
+            ::close(fd);
+            if (n <= 0) {
+                continue;
+            }
+            buf[n] = '\0';
+            char* p = buf;
+            while (*p != '\0') {
+                char* end = nullptr;
+                long v = std::strtol(p, &end, 10);
+                if (end == p) {
+                    break;
+                }
+                if (v > 0) {
+                    out.push_back(static_cast<pid_t>(v));
+                }
+                p = end;
+            }
+        }
+        if (!childrenFiles) {
+            break;
+        }
+    }
+    if (childrenFiles) {
+        return out;
+    }
+    // Fallback: one pass over /proc/*/stat for parent links.
     std::map<pid_t, std::vector<pid_t>> children;
     for (pid_t pid : numericEntries(m_options.procRoot)) {
         std::string stat;
@@ -172,7 +211,7 @@ std::vector<pid_t> HostSampler::descendants(pid_t root) const {
             children[ppid].push_back(pid);
         }
     }
-    std::vector<pid_t> out{root};
+    out.assign(1, root);
     for (std::size_t i = 0; i < out.size() && out.size() < 4096; ++i) {
         auto it = children.find(out[i]);
         if (it != children.end()) {

@@ -5,7 +5,8 @@
 // Per thread it reads /proc/<pid>/task/<tid>/schedstat (ns on CPU, ns waiting on a run queue;
 // falls back to stat utime+stime in clock ticks when schedstat is missing) through cached file
 // descriptors, and turns two consecutive reads into "CPU %" (100 = one core busy) over the
-// interval. Threads and child processes are rescanned every `rescanIntervalMs`. Costs a few µs
+// interval. Threads and child processes are rescanned every `rescanIntervalMs` (children from
+// /proc/<pid>/task/<tid>/children, or a /proc scan of parent pids where that file does not exist). Costs a few µs
 // per thread per sample (guide §6.1). Timestamps are CLOCK_MONOTONIC nanoseconds.
 //
 // Output: drainInto() appends one CounterTrack per thread ("CPU %", unit "%", pid/tid set) holding
@@ -34,7 +35,7 @@ public:
         pid_t rootPid = 0;  // 0 = this process
         int hz = 50;        // clamped to [1, 1000]
         bool includeChildren = true;
-        int rescanIntervalMs = 1000;
+        int rescanIntervalMs = 250;  // new threads and child processes show up within this
         std::size_t maxPendingSamples = 1u << 20;
         std::string procRoot = "/proc";
     };

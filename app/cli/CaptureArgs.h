@@ -1,0 +1,83 @@
+#pragma once
+// Shared option parsing of the collector commands (run, attach): the capture window.
+//   --steps N      stop after N training steps (steps come from NVTX step markers)
+//   --duration S   stop after S seconds (decimals allowed)
+//   --at-step      start at the next step boundary instead of at once
+//   --marker TEXT  NVTX name prefix that marks a step (default: ProfilerStep#, chokepoint:step, step)
+//   --host-only    record host CPU and NVTX only, no CUPTI (jobs where CUPTI is unavailable)
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "app/cli/Commands.h"
+
+namespace chokepoint::cli {
+
+struct CaptureWindowArgs {
+    std::uint32_t steps = 0;
+    std::uint64_t durationMs = 0;
+    bool atStep = false;
+    bool hostOnly = false;
+    std::string marker;
+};
+
+// Consumes the window option at args[i] (and its value). Returns 1 when consumed, 0 when args[i]
+// is not a window option, -1 on a bad value (with *error set).
+inline int parseWindowOption(const Args& args, std::size_t& i, CaptureWindowArgs& out, std::string* error) {
+    const std::string& a = args[i];
+    auto value = [&](const char* name) -> const std::string* {
+        if (i + 1 >= args.size()) {
+            *error = std::string(name) + " needs a value";
+            return nullptr;
+        }
+        return &args[++i];
+    };
+    if (a == "--steps") {
+        const std::string* v = value("--steps");
+        if (v == nullptr) {
+            return -1;
+        }
+        char* end = nullptr;
+        long n = std::strtol(v->c_str(), &end, 10);
+        if (*end != '\0' || n <= 0 || n > 1000000) {
+            *error = "--steps takes a positive whole number, not '" + *v + "'";
+            return -1;
+        }
+        out.steps = static_cast<std::uint32_t>(n);
+        return 1;
+    }
+    if (a == "--duration") {
+        const std::string* v = value("--duration");
+        if (v == nullptr) {
+            return -1;
+        }
+        char* end = nullptr;
+        double s = std::strtod(v->c_str(), &end);
+        if (*end != '\0' || !(s > 0) || s > 86400) {
+            *error = "--duration takes seconds (> 0), not '" + *v + "'";
+            return -1;
+        }
+        out.durationMs = static_cast<std::uint64_t>(s * 1000.0 + 0.5);
+        return 1;
+    }
+    if (a == "--at-step") {
+        out.atStep = true;
+        return 1;
+    }
+    if (a == "--host-only") {
+        out.hostOnly = true;
+        return 1;
+    }
+    if (a == "--marker") {
+        const std::string* v = value("--marker");
+        if (v == nullptr) {
+            return -1;
+        }
+        out.marker = *v;
+        return 1;
+    }
+    return 0;
+}
+
+}  // namespace chokepoint::cli

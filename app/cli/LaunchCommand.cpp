@@ -1,0 +1,97 @@
+// chokepoint-cli launch: start a command with a dormant agent, to attach to later.
+
+#include <signal.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "app/cli/Commands.h"
+#include "app/cli/ExitCodes.h"
+#include "collectors/control/AgentLauncher.h"
+#include "collectors/control/RuntimeDir.h"
+
+namespace chokepoint::cli {
+
+namespace {
+
+void printLaunchUsage(std::FILE* out) {
+    std::fprintf(out,
+                 "Usage: chokepoint-cli launch [--socket-dir DIR] -- COMMAND [ARGS...]\n\n"
+                 "Runs COMMAND with the Chokepoint agent loaded but dormant: no CUPTI, no tracing, only a\n"
+                 "control socket per CUDA process. Record a window at any time from another terminal with\n"
+                 "  chokepoint-cli list\n"
+                 "  chokepoint-cli attach PID --steps 10 -o trace.cptrace\n"
+                 "launch returns when COMMAND exits, with its exit status.\n");
+}
+
+}  // namespace
+
+int runLaunch(const Args& args) {
+    std::vector<std::string> command;
+    std::string socketDir = collectors::defaultRuntimeDir();
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--") {
+            command.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+            break;
+        }
+        if (a == "--help" || a == "-h") {
+            printLaunchUsage(stdout);
+            return kExitOk;
+        }
+        if (a == "--socket-dir" && i + 1 < args.size()) {
+            socketDir = args[++i];
+            continue;
+        }
+        std::fprintf(stderr,
+                     "chokepoint-cli launch: unexpected argument '%s' (the command goes after --)\n\n",
+                     a.c_str());
+        printLaunchUsage(stderr);
+        return kExitUsage;
+    }
+    if (command.empty()) {
+        std::fprintf(stderr, "chokepoint-cli launch: no command given\n\n");
+        printLaunchUsage(stderr);
+        return kExitUsage;
+    }
+    core::Result<std::string> agent = collectors::findAgentLibrary(collectors::selfExecutablePath());
+    if (!agent.ok()) {
+        std::fprintf(stderr, "chokepoint-cli launch: %s\n", agent.error().message.c_str());
+        return kExitFailure;
+    }
+    if (core::Status dir = collectors::ensureRuntimeDir(socketDir, true); !dir.ok()) {
+        std::fprintf(stderr, "chokepoint-cli launch: %s\n", dir.error().message.c_str());
+        return kExitFailure;
+    }
+    auto env = collectors::injectionEnvironment(collectors::currentEnvironment(), agent.value(),
+                                                {{"CHOKEPOINT_SOCKET_DIR", socketDir}});
+    if (!env.ok()) {
+        std::fprintf(stderr, "chokepoint-cli launch: %s\n", env.error().message.c_str());
+        return kExitFailure;
+    }
+    struct sigaction ignore {
+    }, oldInt{}, oldQuit{};
+    ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGINT, &ignore, &oldInt);
+    ::sigaction(SIGQUIT, &ignore, &oldQuit);
+    core::Result<pid_t> child = collectors::spawnProcess(command, env.value());
+    if (!child.ok()) {
+        ::sigaction(SIGINT, &oldInt, nullptr);
+        ::sigaction(SIGQUIT, &oldQuit, nullptr);
+        std::fprintf(stderr, "chokepoint-cli launch: %s\n", child.error().message.c_str());
+        return kExitFailure;
+    }
+    std::fprintf(stderr,
+                 "chokepoint-cli launch: started %s (pid %d) with a dormant agent.\n"
+                 "  Each process that initialises CUDA opens %s/<pid>.sock.\n"
+                 "  From another terminal: chokepoint-cli list; chokepoint-cli attach PID --steps 10 -o "
+                 "trace.cptrace\n",
+                 command[0].c_str(), static_cast<int>(child.value()), socketDir.c_str());
+    int status = collectors::waitForExit(child.value());
+    ::sigaction(SIGINT, &oldInt, nullptr);
+    ::sigaction(SIGQUIT, &oldQuit, nullptr);
+    return status;
+}
+
+}  // namespace chokepoint::cli

@@ -1,0 +1,181 @@
+// chokepoint-cli run: start a command with the agent recording from the start.
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "app/cli/CaptureArgs.h"
+#include "app/cli/Commands.h"
+#include "app/cli/ExitCodes.h"
+#include "collectors/control/AgentLauncher.h"
+#include "collectors/control/RuntimeDir.h"
+
+namespace chokepoint::cli {
+
+namespace {
+
+void printRunUsage(std::FILE* out) {
+    std::fprintf(
+        out,
+        "Usage: chokepoint-cli run [--steps N | --duration S] [--at-step] [--marker TEXT] [--host-only]\n"
+        "                          [-o FILE] -- COMMAND [ARGS...]\n\n"
+        "Runs COMMAND with the Chokepoint agent and records every process that initialises CUDA,\n"
+        "from its first CUDA call (or from the next step with --at-step) until the window ends or\n"
+        "the process exits. Without --steps/--duration the whole run is recorded.\n"
+        "  -o FILE   output .cptrace (default chokepoint-run.cptrace); with several CUDA\n"
+        "            processes each gets FILE's name plus its pid.\n");
+}
+
+// "dir/trace.cptrace" -> ("dir/trace.", ".cptrace")
+std::pair<std::string, std::string> splitOutput(const std::string& out) {
+    std::filesystem::path p(out);
+    std::string ext = p.has_extension() ? p.extension().string() : std::string(".cptrace");
+    std::string stem = (p.parent_path() / p.stem()).string();
+    return {stem + ".", ext};
+}
+
+std::vector<std::string> recordedFiles(const std::string& prefix, const std::string& ext) {
+    std::vector<std::string> out;
+    std::filesystem::path dir = std::filesystem::path(prefix).parent_path();
+    std::string namePrefix = std::filesystem::path(prefix).filename().string();
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir.empty() ? "." : dir, ec)) {
+        std::string name = e.path().filename().string();
+        if (name.size() <= namePrefix.size() + ext.size() ||
+            name.compare(0, namePrefix.size(), namePrefix) != 0 ||
+            name.compare(name.size() - ext.size(), ext.size(), ext) != 0) {
+            continue;
+        }
+        std::string middle = name.substr(namePrefix.size(), name.size() - namePrefix.size() - ext.size());
+        if (!middle.empty() && middle.find_first_not_of("0123456789") == std::string::npos) {
+            out.push_back(e.path().string());
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+int runRun(const Args& args) {
+    CaptureWindowArgs window;
+    std::string output = "chokepoint-run.cptrace";
+    std::vector<std::string> command;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--") {
+            command.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+            break;
+        }
+        if (a == "--help" || a == "-h") {
+            printRunUsage(stdout);
+            return kExitOk;
+        }
+        std::string error;
+        int consumed = parseWindowOption(args, i, window, &error);
+        if (consumed < 0) {
+            std::fprintf(stderr, "chokepoint-cli run: %s\n", error.c_str());
+            return kExitUsage;
+        }
+        if (consumed > 0) {
+            continue;
+        }
+        if ((a == "-o" || a == "--output") && i + 1 < args.size()) {
+            output = args[++i];
+            continue;
+        }
+        std::fprintf(stderr, "chokepoint-cli run: unexpected argument '%s' (the command goes after --)\n\n",
+                     a.c_str());
+        printRunUsage(stderr);
+        return kExitUsage;
+    }
+    if (command.empty()) {
+        std::fprintf(stderr, "chokepoint-cli run: no command given\n\n");
+        printRunUsage(stderr);
+        return kExitUsage;
+    }
+    core::Result<std::string> agent = collectors::findAgentLibrary(collectors::selfExecutablePath());
+    if (!agent.ok()) {
+        std::fprintf(stderr, "chokepoint-cli run: %s\n", agent.error().message.c_str());
+        return kExitFailure;
+    }
+    auto [prefix, ext] = splitOutput(output);
+    for (const auto& stale : recordedFiles(prefix, ext)) {
+        std::filesystem::remove(stale);  // leftovers of an earlier run would be mistaken for ours
+    }
+    std::vector<std::pair<std::string, std::string>> extra = {
+        {"CHOKEPOINT_RECORD_FILE", prefix + "%p" + ext},
+        {"CHOKEPOINT_SOCKET_DIR", collectors::defaultRuntimeDir()},
+    };
+    if (window.steps > 0) {
+        extra.emplace_back("CHOKEPOINT_RECORD_STEPS", std::to_string(window.steps));
+    }
+    if (window.durationMs > 0) {
+        extra.emplace_back("CHOKEPOINT_RECORD_DURATION_MS", std::to_string(window.durationMs));
+    }
+    if (window.atStep) {
+        extra.emplace_back("CHOKEPOINT_RECORD_AT_STEP", "1");
+    }
+    if (window.hostOnly) {
+        extra.emplace_back("CHOKEPOINT_RECORD_KINDS", "48");  // CAPTURE_KIND_HOST | CAPTURE_KIND_NVTX
+    }
+    if (!window.marker.empty()) {
+        extra.emplace_back("CHOKEPOINT_RECORD_MARKER", window.marker);
+    }
+    auto env = collectors::injectionEnvironment(collectors::currentEnvironment(), agent.value(), extra);
+    if (!env.ok()) {
+        std::fprintf(stderr, "chokepoint-cli run: %s\n", env.error().message.c_str());
+        return kExitFailure;
+    }
+    // Ctrl-C reaches the child (same process group); we wait for it to finish writing.
+    struct sigaction ignore {
+    }, oldInt{}, oldQuit{};
+    ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGINT, &ignore, &oldInt);
+    ::sigaction(SIGQUIT, &ignore, &oldQuit);
+    core::Result<pid_t> child = collectors::spawnProcess(command, env.value());
+    if (!child.ok()) {
+        ::sigaction(SIGINT, &oldInt, nullptr);
+        ::sigaction(SIGQUIT, &oldQuit, nullptr);
+        std::fprintf(stderr, "chokepoint-cli run: %s\n", child.error().message.c_str());
+        return kExitFailure;
+    }
+    std::fprintf(stderr, "chokepoint-cli run: started %s (pid %d) with the agent %s\n", command[0].c_str(),
+                 static_cast<int>(child.value()), agent.value().c_str());
+    int status = collectors::waitForExit(child.value());
+    ::sigaction(SIGINT, &oldInt, nullptr);
+    ::sigaction(SIGQUIT, &oldQuit, nullptr);
+
+    std::vector<std::string> files = recordedFiles(prefix, ext);
+    if (files.empty()) {
+        std::fprintf(stderr,
+                     "chokepoint-cli run: %s exited with status %d and nothing was recorded: no process "
+                     "initialised CUDA, so the agent was never loaded (or it refused; run with "
+                     "CHOKEPOINT_AGENT_LOG=stderr to see why).\n",
+                     command[0].c_str(), status);
+        return kExitFailure;
+    }
+    if (files.size() == 1) {
+        std::error_code ec;
+        std::filesystem::rename(files[0], output, ec);
+        if (ec) {
+            std::fprintf(stderr, "chokepoint-cli run: cannot rename %s to %s: %s\n", files[0].c_str(),
+                         output.c_str(), ec.message().c_str());
+            return kExitFailure;
+        }
+        std::fprintf(stderr, "chokepoint-cli run: wrote %s (command exit status %d)\n", output.c_str(),
+                     status);
+    } else {
+        std::fprintf(stderr, "chokepoint-cli run: %zu CUDA processes recorded (command exit status %d):\n",
+                     files.size(), status);
+        for (const auto& f : files) {
+            std::fprintf(stderr, "  %s\n", f.c_str());
+        }
+    }
+    return kExitOk;
+}
+
+}  // namespace chokepoint::cli

@@ -1,0 +1,162 @@
+#include "collectors/control/AgentLauncher.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+extern char** environ;
+
+#ifndef CHOKEPOINT_AGENT_BUILD_PATH
+#define CHOKEPOINT_AGENT_BUILD_PATH ""
+#endif
+
+namespace chokepoint::collectors {
+
+namespace {
+
+bool isFile(const std::string& path) {
+    std::error_code ec;
+    return !path.empty() && std::filesystem::is_regular_file(path, ec);
+}
+
+std::string envValue(const std::vector<std::string>& env, const std::string& name) {
+    std::string prefix = name + "=";
+    for (const auto& e : env) {
+        if (e.compare(0, prefix.size(), prefix) == 0) {
+            return e.substr(prefix.size());
+        }
+    }
+    return {};
+}
+
+void setEnv(std::vector<std::string>& env, const std::string& name, const std::string& value) {
+    std::string prefix = name + "=";
+    for (auto& e : env) {
+        if (e.compare(0, prefix.size(), prefix) == 0) {
+            e = prefix + value;
+            return;
+        }
+    }
+    env.push_back(prefix + value);
+}
+
+}  // namespace
+
+std::string selfExecutablePath() {
+    std::error_code ec;
+    auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string() : p.string();
+}
+
+core::Result<std::string> findAgentLibrary(const std::string& executablePath) {
+    constexpr const char* kName = "libchokepoint_agent.so";
+    if (const char* env = std::getenv("CHOKEPOINT_AGENT_PATH"); env != nullptr && *env != '\0') {
+        if (isFile(env)) {
+            return std::string(env);
+        }
+        return core::makeError(std::string("CHOKEPOINT_AGENT_PATH=") + env + ": no such file");
+    }
+    std::vector<std::string> tried;
+    if (!executablePath.empty()) {
+        std::filesystem::path dir = std::filesystem::path(executablePath).parent_path();
+        for (const auto& candidate : {dir / kName, dir / ".." / "lib" / kName, dir / ".." / "bin" / kName,
+                                      dir / ".." / "lib" / "chokepoint" / kName}) {
+            std::string path = candidate.lexically_normal().string();
+            if (isFile(path)) {
+                return path;
+            }
+            tried.push_back(path);
+        }
+    }
+    std::string built = CHOKEPOINT_AGENT_BUILD_PATH;
+    if (isFile(built)) {
+        return built;
+    }
+    if (built.empty()) {
+        return core::makeError(
+            "the Chokepoint CUDA agent (libchokepoint_agent.so) is not part of this build: it was configured "
+            "without the CUDA toolkit/CUPTI (CHOKEPOINT_HAVE_CUPTI is OFF). Rebuild on a machine with the "
+            "CUDA "
+            "toolkit, or point CHOKEPOINT_AGENT_PATH at an agent built elsewhere.");
+    }
+    std::string list;
+    for (const auto& t : tried) {
+        list += "\n  " + t;
+    }
+    return core::makeError("libchokepoint_agent.so not found; looked in:" + list + "\n  " + built +
+                           "\nSet CHOKEPOINT_AGENT_PATH to its location.");
+}
+
+std::vector<std::string> currentEnvironment() {
+    std::vector<std::string> env;
+    for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+        env.emplace_back(*e);
+    }
+    return env;
+}
+
+core::Result<std::vector<std::string>> injectionEnvironment(
+    const std::vector<std::string>& base, const std::string& agentPath,
+    const std::vector<std::pair<std::string, std::string>>& extra) {
+    std::vector<std::string> env = base;
+    std::string existing = envValue(env, "CUDA_INJECTION64_PATH");
+    if (!existing.empty() && existing != agentPath && existing != "none") {
+        return core::makeError(
+            "CUDA_INJECTION64_PATH is already set to '" + existing +
+            "' (Nsight Systems or Nsight Compute?). Only one CUDA injection library can be "
+            "loaded; run the job without that tool, or unset the variable.");
+    }
+    setEnv(env, "CUDA_INJECTION64_PATH", agentPath);
+    setEnv(env, "NVTX_INJECTION64_PATH", agentPath);
+    for (const auto& [name, value] : extra) {
+        setEnv(env, name, value);
+    }
+    return env;
+}
+
+core::Result<pid_t> spawnProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+    if (argv.empty()) {
+        return core::makeError("no command to run");
+    }
+    std::vector<char*> args;
+    std::vector<std::string> argCopy = argv;
+    for (auto& a : argCopy) {
+        args.push_back(a.data());
+    }
+    args.push_back(nullptr);
+    std::vector<std::string> envCopy = env;
+    std::vector<char*> envp;
+    for (auto& e : envCopy) {
+        envp.push_back(e.data());
+    }
+    envp.push_back(nullptr);
+    // PATH lookup must use the child's PATH, which posix_spawnp takes from our environment.
+    pid_t pid = 0;
+    int rc = ::posix_spawnp(&pid, argCopy[0].c_str(), nullptr, nullptr, args.data(), envp.data());
+    if (rc != 0) {
+        return core::makeError("cannot start '" + argv[0] + "': " + std::strerror(rc));
+    }
+    return pid;
+}
+
+int waitForExit(pid_t pid) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            return 127;
+        }
+    }
+    if (WIFEXITED(status)) {
+        return WEXITSTATUS(status);
+    }
+    if (WIFSIGNALED(status)) {
+        return 128 + WTERMSIG(status);
+    }
+    return 1;
+}
+
+}  // namespace chokepoint::collectors

@@ -1,0 +1,215 @@
+// The collector commands of chokepoint-cli, run as a user would: run and launch + attach against a
+// stand-in training process (no GPU: host CPU and NVTX only), list, the explanations for a process
+// without the agent, refusal under another injector, calibrate without a GPU.
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "core/format/CptraceReader.h"
+
+extern char** environ;
+
+namespace {
+
+struct Outcome {
+    int exitCode = -1;
+    std::string output;  // stdout + stderr
+};
+
+std::string tempDir(const char* name) {
+    std::string tmpl = std::string("/tmp/") + name + "-XXXXXX";
+    std::string dir = ::mkdtemp(tmpl.data());
+    ::chmod(dir.c_str(), 0700);
+    return dir;
+}
+
+// Runs chokepoint-cli with `args`; extra environment entries are added.
+pid_t startCli(const std::vector<std::string>& args, const std::vector<std::string>& extraEnv,
+               const std::string& outputFile) {
+    std::vector<std::string> argv = {CHOKEPOINT_CLI};
+    argv.insert(argv.end(), args.begin(), args.end());
+    std::vector<std::string> env;
+    for (char** e = environ; *e != nullptr; ++e) {
+        if (std::strncmp(*e, "CUDA_INJECTION64_PATH=", 22) != 0 &&
+            std::strncmp(*e, "NVTX_INJECTION64_PATH=", 22) != 0) {
+            env.emplace_back(*e);
+        }
+    }
+    env.push_back(std::string("CHOKEPOINT_AGENT_PATH=") + CHOKEPOINT_AGENT);
+    env.insert(env.end(), extraEnv.begin(), extraEnv.end());
+    std::vector<char*> a, e;
+    for (auto& s : argv) {
+        a.push_back(s.data());
+    }
+    a.push_back(nullptr);
+    for (auto& s : env) {
+        e.push_back(s.data());
+    }
+    e.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, outputFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    pid_t pid = -1;
+    posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, a.data(), e.data());
+    posix_spawn_file_actions_destroy(&actions);
+    return pid;
+}
+
+Outcome finish(pid_t pid, const std::string& outputFile) {
+    Outcome o;
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    o.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    std::ifstream in(outputFile);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    o.output = ss.str();
+    return o;
+}
+
+Outcome cli(const std::vector<std::string>& args, const std::vector<std::string>& extraEnv = {}) {
+    std::string out = "/tmp/cp-cli-out-" + std::to_string(::getpid()) + ".txt";
+    Outcome o = finish(startCli(args, extraEnv, out), out);
+    ::unlink(out.c_str());
+    return o;
+}
+
+TEST(CollectorCliTest, RunRecordsAStandInTrainingProcessFromTheStart) {
+    std::string dir = tempDir("cp-run");
+    std::string trace = dir + "/job.cptrace";
+    Outcome o = cli({"run", "--host-only", "--steps", "3", "-o", trace, "--", FAKE_CUDA_APP, "8", "200"},
+                    {"CHOKEPOINT_SOCKET_DIR=" + dir});
+    ASSERT_EQ(o.exitCode, 0) << o.output;
+    EXPECT_NE(o.output.find("wrote " + trace), std::string::npos) << o.output;
+    auto model = chokepoint::core::readCptrace(trace);
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    EXPECT_EQ(model->metadata.producer.rfind("chokepoint-agent", 0), 0u);
+    bool stepsNote = false, paramNote = false;
+    for (const auto& [key, value] : model->metadata.notes) {
+        stepsNote = stepsNote || (key == "capture.end_reason" && value == "3 steps recorded");
+        paramNote = paramNote || (key == "model.parameter_count" && value == "124000000");
+    }
+    EXPECT_TRUE(stepsNote) << "the window should end after 3 step markers";
+    EXPECT_TRUE(paramNote) << "the helper's chokepoint:meta mark should land in the metadata notes";
+    std::size_t stepRanges = 0;
+    for (std::size_t i = 0; i < model->ranges.size(); ++i) {
+        stepRanges += model->text(model->ranges.name[i]) == "step" ? 1 : 0;
+    }
+    EXPECT_GE(stepRanges, 2u);
+    EXPECT_LE(stepRanges, 3u);
+    // Host CPU of the main thread and of the forked worker process.
+    std::set<std::int64_t> pids;
+    for (const auto& track : model->counters) {
+        if (track.name == "CPU %" && !track.values.empty()) {
+            pids.insert(track.pid);
+        }
+    }
+    EXPECT_GE(pids.size(), 2u);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(CollectorCliTest, LaunchThenAttachRecordsAWindow) {
+    std::string dir = tempDir("cp-launch");
+    std::string launchOut = dir + "/launch.txt";
+    pid_t launcher =
+        startCli({"launch", "--", FAKE_CUDA_APP, "0", "10"}, {"CHOKEPOINT_SOCKET_DIR=" + dir}, launchOut);
+    // Wait for the stand-in's agent socket.
+    std::string socket;
+    for (int i = 0; i < 200 && socket.empty(); ++i) {
+        for (const auto& e : std::filesystem::directory_iterator(dir)) {
+            if (e.path().extension() == ".sock") {
+                socket = e.path().string();
+            }
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_FALSE(socket.empty()) << "no agent socket appeared";
+    std::string pid = std::filesystem::path(socket).stem().string();
+
+    Outcome list = cli({"list"}, {"CHOKEPOINT_SOCKET_DIR=" + dir});
+    EXPECT_EQ(list.exitCode, 0);
+    EXPECT_NE(list.output.find(pid), std::string::npos) << list.output;
+    EXPECT_NE(list.output.find("dormant"), std::string::npos) << list.output;
+
+    std::string trace = dir + "/window.cptrace";
+    Outcome attach = cli({"attach", pid, "--host-only", "--at-step", "--steps", "4", "-o", trace},
+                         {"CHOKEPOINT_SOCKET_DIR=" + dir});
+    EXPECT_EQ(attach.exitCode, 0) << attach.output;
+    EXPECT_NE(attach.output.find("4 steps recorded"), std::string::npos) << attach.output;
+    ::kill(static_cast<pid_t>(std::stol(pid)), SIGTERM);  // end the stand-in job
+    Outcome launched = finish(launcher, launchOut);
+    EXPECT_EQ(launched.exitCode, 0) << launched.output;
+    EXPECT_NE(launched.output.find("dormant agent"), std::string::npos);
+
+    auto model = chokepoint::core::readCptrace(trace);
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    std::size_t stepRanges = 0;
+    for (std::size_t i = 0; i < model->ranges.size(); ++i) {
+        stepRanges += model->text(model->ranges.name[i]) == "step" ? 1 : 0;
+    }
+    EXPECT_EQ(stepRanges, 4u);  // aligned window: exactly the 4 requested steps
+    // After the process ended its socket is gone; list cleans anything stale.
+    Outcome after = cli({"list"}, {"CHOKEPOINT_SOCKET_DIR=" + dir});
+    EXPECT_NE(after.output.find("No live Chokepoint agents"), std::string::npos) << after.output;
+    std::filesystem::remove_all(dir);
+}
+
+TEST(CollectorCliTest, AttachToAProcessWithoutTheAgentExplainsHowToStartIt) {
+    std::string dir = tempDir("cp-noagent");
+    Outcome o = cli({"attach", std::to_string(::getpid()), "-o", dir + "/x.cptrace"},
+                    {"CHOKEPOINT_SOCKET_DIR=" + dir});
+    EXPECT_EQ(o.exitCode, 4);
+    EXPECT_NE(o.output.find("without the Chokepoint agent"), std::string::npos) << o.output;
+    EXPECT_NE(o.output.find("chokepoint-cli launch --"), std::string::npos) << o.output;
+    Outcome gone = cli({"attach", "4194000", "-o", dir + "/x.cptrace"}, {"CHOKEPOINT_SOCKET_DIR=" + dir});
+    EXPECT_EQ(gone.exitCode, 4);
+    EXPECT_NE(gone.output.find("no process"), std::string::npos) << gone.output;
+    std::filesystem::remove_all(dir);
+}
+
+TEST(CollectorCliTest, RunWithoutACudaProcessSaysNothingWasRecorded) {
+    std::string dir = tempDir("cp-nocuda");
+    Outcome o = cli({"run", "-o", dir + "/t.cptrace", "--", "/bin/true"}, {"CHOKEPOINT_SOCKET_DIR=" + dir});
+    EXPECT_EQ(o.exitCode, 3);
+    EXPECT_NE(o.output.find("no process initialised CUDA"), std::string::npos) << o.output;
+    std::filesystem::remove_all(dir);
+}
+
+TEST(CollectorCliTest, RunRefusesWhenAnotherInjectorIsSet) {
+    Outcome o = cli({"run", "--", "/bin/true"}, {"CUDA_INJECTION64_PATH=/opt/nsys/libToolsInjection64.so"});
+    EXPECT_EQ(o.exitCode, 3);
+    EXPECT_NE(o.output.find("Nsight"), std::string::npos) << o.output;
+}
+
+TEST(CollectorCliTest, UsageErrors) {
+    EXPECT_EQ(cli({"run"}).exitCode, 2);
+    EXPECT_EQ(cli({"run", "--steps", "zero", "--", "/bin/true"}).exitCode, 2);
+    EXPECT_EQ(cli({"attach", "123"}).exitCode, 2);  // no -o
+    EXPECT_EQ(cli({"launch"}).exitCode, 2);
+}
+
+TEST(CollectorCliTest, CalibrateFailsClearlyWithoutAGpu) {
+    Outcome o = cli({"calibrate", "-o", "/tmp/cp-calibration-never.json"});
+    if (o.exitCode == 0) {
+        GTEST_SKIP() << "a GPU is present: calibrate ran for real";
+    }
+    EXPECT_EQ(o.exitCode, 3);
+    EXPECT_FALSE(o.output.empty());
+    EXPECT_FALSE(std::filesystem::exists("/tmp/cp-calibration-never.json"));
+}
+
+}  // namespace
