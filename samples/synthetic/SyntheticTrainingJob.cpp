@@ -419,7 +419,7 @@ core::TraceModel makeSyntheticTrainingTrace(const SyntheticOptions& options) {
                        shapeList({{static_cast<long>(n), tokens}, {tokens, static_cast<long>(k)}}),
                        "[" + dtype + ", " + dtype + "]", gemmKernel, gemmNs(n, k, tokens), gridFor(n, k),
                        384);
-                job.addCpuOp(autograd, "autograd::engine::evaluate_function: AddmmBackward0", outer - 2'000,
+                job.addCpuOp(autograd, "autograd::engine::evaluate_function: AddmmBackward0", outer,
                              bwd + 2'000);
                 bwd += 4'000;
             }
