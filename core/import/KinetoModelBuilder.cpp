@@ -223,6 +223,9 @@ KinetoModelBuilder::Kind KinetoModelBuilder::classify(std::string_view c) {
             if (equalsLower(c, "operator")) {
                 return Kind::CpuOp;
             }
+            if (equalsLower(c, "overhead")) {
+                return Kind::ProfilerOverhead;
+            }
             break;
         case 9:
             if (equalsLower(c, "cuda_sync")) {
@@ -241,10 +244,16 @@ KinetoModelBuilder::Kind KinetoModelBuilder::classify(std::string_view c) {
             if (equalsLower(c, "cuda_driver")) {
                 return Kind::Driver;
             }
+            if (equalsLower(c, "xpu_runtime")) {
+                return Kind::OtherRuntime;
+            }
             break;
         case 12:
             if (equalsLower(c, "cuda_runtime")) {
                 return Kind::Runtime;
+            }
+            if (equalsLower(c, "mtia_runtime")) {
+                return Kind::OtherRuntime;
             }
             break;
         case 15:
@@ -268,6 +277,12 @@ KinetoModelBuilder::Kind KinetoModelBuilder::classify(std::string_view c) {
         case 19:
             if (equalsLower(c, "gpu_user_annotation")) {
                 return Kind::GpuUserAnnotation;
+            }
+            if (equalsLower(c, "privateuse1_runtime")) {
+                return Kind::OtherRuntime;
+            }
+            if (equalsLower(c, "cuda_profiler_range")) {
+                return Kind::TraceSpan;
             }
             break;
         default:
@@ -446,6 +461,11 @@ void KinetoModelBuilder::addComplete(const KinetoEvent& e, Kind kind, std::uint6
         kind == Kind::OtherFlow) {
         return;  // the profiler's own span and stray markers carry no work
     }
+    if (kind == Kind::ProfilerOverhead) {
+        count("import.profiler_overhead_events", Severity::Info,
+              "CUPTI/profiler overhead intervals (cat \"overhead\") counted, not imported as work");
+        return;
+    }
     if (!e.hasTs) {
         count("import.missing_timestamp", Severity::DataLoss,
               "event #" + std::to_string(eventIndex) + " has no \"ts\"; skipped");
@@ -544,13 +564,16 @@ void KinetoModelBuilder::addComplete(const KinetoEvent& e, Kind kind, std::uint6
             return;
         }
         case Kind::Runtime:
+        case Kind::OtherRuntime:
         case Kind::Driver: {
             ApiCallRow row;
             row.startNs = start;
             row.endNs = end;
             row.thread = thread(e.pid, e.tid);
             row.name = intern(e.name);
-            row.domain = kind == Kind::Driver ? ApiDomain::Driver : ApiDomain::Runtime;
+            row.domain = kind == Kind::Driver         ? ApiDomain::Driver
+                         : kind == Kind::OtherRuntime ? ApiDomain::Other
+                                                      : ApiDomain::Runtime;
             row.correlationId = correlation;
             if (!m_sawHip && startsWith(e.name, "hip")) {
                 m_sawHip = true;

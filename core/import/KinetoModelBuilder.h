@@ -100,6 +100,8 @@ private:
         OtherFlow,
         Instant,
         TraceSpan,
+        ProfilerOverhead,
+        OtherRuntime,  // xpu_runtime, mtia_runtime, privateuse1_runtime
         Unknown,
     };
     static Kind classify(std::string_view category);

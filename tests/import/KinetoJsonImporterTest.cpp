@@ -369,3 +369,22 @@ TEST(KinetoJsonImporter, ProgressIsReportedAndCancelStops) {
     ASSERT_FALSE(cancelled.ok());
     EXPECT_EQ(cancelled.error().message, kCancelledMessage);
 }
+
+TEST(KinetoJsonImporter, OtherKinetoCategories) {
+    const char* json = R"JSON({"traceEvents": [
+  {"ph": "X", "cat": "overhead", "name": "CUPTI Overhead", "pid": 1, "tid": 1, "ts": 1, "dur": 2},
+  {"ph": "X", "cat": "xpu_runtime", "name": "urEnqueueKernelLaunch", "pid": 1, "tid": 1, "ts": 3, "dur": 2,
+   "args": {"correlation": 4}},
+  {"ph": "X", "cat": "CUDA_RUNTIME", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 6, "dur": 2,
+   "args": {"correlation": 5}},
+  {"ph": "X", "cat": "cuda_profiler_range", "name": "range", "pid": 1, "tid": 1, "ts": 1, "dur": 20},
+  {"ph": "B", "name": "begin", "pid": 1, "tid": 1, "ts": 1}
+]})JSON";
+    TraceModel m = importOk(json);
+    EXPECT_EQ(m.stats.count("import.profiler_overhead_events"), 1);
+    ASSERT_EQ(m.apiCalls.size(), 2u);
+    EXPECT_EQ(m.apiCalls.domain[0], ApiDomain::Other);
+    EXPECT_EQ(m.apiCalls.domain[1], ApiDomain::Runtime);  // categories match case-insensitively
+    EXPECT_EQ(m.stats.count("import.unknown_category"), 0);
+    EXPECT_EQ(m.stats.count("import.unsupported_phase"), 1);
+}
