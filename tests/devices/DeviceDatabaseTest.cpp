@@ -63,9 +63,27 @@ std::string tempFile(const std::string& content) {
 TEST(DeviceDatabase, BuiltinIsCompleteAndSourced) {
     const DeviceDatabase& db = builtin();
     ASSERT_GE(db.size(), 20u);
-    for (const char* id : {"v100-sxm2-16gb", "v100-sxm2-32gb", "a100-sxm4-40gb", "a100-sxm4-80gb", "h100-sxm",
-                           "h100-pcie", "h200-sxm", "b200", "l4", "l40s", "rtx-2080-ti", "rtx-3090",
-                           "rtx-4090", "mi250", "mi250x", "mi250-gcd", "mi250x-gcd", "mi300x"}) {
+    for (const char* id : {"v100-sxm2-16gb",
+                           "v100-sxm2-32gb",
+                           "a100-sxm4-40gb",
+                           "a100-sxm4-80gb",
+                           "h100-sxm",
+                           "h100-pcie",
+                           "h200-sxm",
+                           "b200",
+                           "l4",
+                           "l40s",
+                           "rtx-2080-ti",
+                           "rtx-3090",
+                           "rtx-4090",
+                           "mi250",
+                           "mi250x",
+                           "mi250-gcd",
+                           "mi250x-gcd",
+                           "mi300x",
+                           "h100-nvl",
+                           "t4",
+                           "a10"}) {
         const DeviceSpec* spec = db.find(id);
         ASSERT_NE(spec, nullptr) << id;
         EXPECT_FALSE(spec->name.empty()) << id;
@@ -151,6 +169,11 @@ TEST(DeviceDatabase, MatchesOtherCommonNames) {
     EXPECT_EQ(matchedId(device("NVIDIA A100-PCIE-40GB", 108, 39.4)), "a100-pcie-40gb");
     EXPECT_EQ(matchedId(device("Tesla V100-PCIE-32GB", 80, 31.7)), "v100-pcie-32gb");
     EXPECT_EQ(matchedId(device("AMD Instinct MI300X", 304, 191.98)), "mi300x");
+    EXPECT_EQ(matchedId(device("NVIDIA H100 NVL", 132, 93.6)), "h100-nvl");
+    EXPECT_EQ(matchedId(device("Tesla T4", 40, 14.75)), "t4");
+    EXPECT_EQ(matchedId(device("NVIDIA A10", 72, 22.1)), "a10");
+    // An A10G (AWS, 80 SMs) is neither an A10 nor an A100, and no 80-SM entry has 22 GiB.
+    EXPECT_EQ(builtin().matchDevice(device("NVIDIA A10G", 80, 22.3)).spec, nullptr);
     // ROCm's combined marketing name: the CU count decides.
     EXPECT_EQ(matchedId(device("AMD Instinct MI250X / MI250", 110, 64)), "mi250x-gcd");
     EXPECT_EQ(matchedId(device("AMD Instinct MI250X / MI250", 104, 64)), "mi250-gcd");
