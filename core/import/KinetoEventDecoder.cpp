@@ -51,6 +51,10 @@ error_code readMicros(value& v, bool& has, std::int64_t& outNs, const char* fiel
     NumberParse rc = microsToNs(text, outNs);
     if (rc == NumberParse::Ok) {
         has = true;
+    } else if (rc == NumberParse::NotANumber) {
+        issues.countIssue("import.malformed_number", Severity::Warning,
+                          std::string("\"") + field + "\" = " + std::string(text.substr(0, 40)) +
+                              " is not valid JSON number syntax; treated as missing");
     } else {
         issues.countIssue("import.value_out_of_range", Severity::Warning,
                           std::string("\"") + field + "\" = " + std::string(text.substr(0, 40)) +
@@ -89,6 +93,10 @@ error_code readInt(value& v, OptInt& out, const char* field, KinetoModelBuilder&
     NumberParse rc = parseInt64Token(text, n);
     if (rc == NumberParse::Ok) {
         out.set(n);
+    } else if (rc == NumberParse::NotANumber) {
+        issues.countIssue("import.malformed_number", Severity::Warning,
+                          std::string("arg \"") + field + "\" = " + std::string(text.substr(0, 40)) +
+                              " is not valid JSON number syntax; ignored");
     } else {
         issues.countIssue("import.value_out_of_range", Severity::Warning,
                           std::string("arg \"") + field + "\" = " + std::string(text.substr(0, 40)) +

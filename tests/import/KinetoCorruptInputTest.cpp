@@ -224,6 +224,17 @@ TEST(KinetoCorruptInput, HugeNumbersAreCountedNotFatal) {
     }
 }
 
+TEST(KinetoCorruptInput, MalformedNumbersAreCounted) {
+    const char* json = R"JSON({"traceEvents": [
+  {"ph": "X", "cat": "kernel", "name": "a", "pid": 0, "tid": 7, "ts": 1e, "dur": 1},
+  {"ph": "X", "cat": "kernel", "name": "b", "pid": 0, "tid": 7, "ts": 2, "dur": -, "args": {"stream": 01}}
+]})JSON";
+    auto result = importKinetoJsonFromMemory(json, "num.json");
+    ASSERT_TRUE(result.ok()) << result.error().message;
+    EXPECT_EQ(result->stats.count("import.malformed_number"), 3);
+    EXPECT_EQ(result->kernels.size(), 1u);  // "a" has no usable ts
+}
+
 TEST(KinetoCorruptInput, ZeroByteFileDirectoryAndMissingFile) {
     TempFile empty(".json");
     empty.write("");
