@@ -310,10 +310,15 @@ TEST_F(ControlProtocolTest, ForeignUidIsRefused) {
     startServer(::geteuid() + 4242);  // the agent serves someone else: we are the foreign peer
     auto client = ControlClient::connect(path);
     ASSERT_TRUE(client.ok());
-    auto status = client->hello("intruder");
-    ASSERT_FALSE(status.ok());
-    EXPECT_NE(status.error().message.find("uid"), std::string::npos);
+    // The agent refuses right after accept, before reading anything.
+    auto reply = client->next(2000);
+    ASSERT_TRUE(reply.ok()) << reply.error().message;
+    ASSERT_TRUE(reply->has_error());
+    EXPECT_EQ(reply->error().code(), control::ERROR_CODE_PERMISSION);
+    EXPECT_NE(reply->error().text().find("uid"), std::string::npos);
     EXPECT_EQ(server->refusedConnections(), 1u);
+    std::lock_guard lock(backend.m);
+    EXPECT_EQ(backend.starts, 0);
 }
 
 TEST_F(ControlProtocolTest, SilentClientTimesOutAndServerKeepsServing) {
