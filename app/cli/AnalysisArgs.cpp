@@ -82,6 +82,10 @@ bool parseAnalysisArgs(const Args& args, std::size_t fileCount, AnalysisArgs& ou
             ok = number(out.params);
         } else if (a == "--tokens-per-step") {
             ok = number(out.tokensPerStep);
+        } else if (a == "--peak-memory") {
+            ok = number(out.peakMemory);
+        } else if (a == "--oom") {
+            out.outOfMemory = true;
         } else if (a == "--device") {
             ok = next(out.device);
         } else if (a == "--precision") {
@@ -165,6 +169,8 @@ int prepareAnalysis(const AnalysisArgs& args, AnalysisSetup& setup) {
     o.modelFlopsPerStep = args.modelFlops;
     o.parameterCount = args.params;
     o.tokensPerStep = args.tokensPerStep;
+    o.peakMemoryBytes = args.peakMemory;
+    o.outOfMemoryObserved = args.outOfMemory;
     if (!args.precision.empty()) {
         o.precision = parsePrecision(args.precision);
         if (!o.precision) {

@@ -18,6 +18,8 @@ struct AnalysisArgs {
     std::optional<double> modelFlops;
     std::optional<double> params;
     std::optional<double> tokensPerStep;
+    std::optional<double> peakMemory;
+    bool outOfMemory = false;
     std::string device;
     std::string precision;
     std::string configPath;

@@ -29,6 +29,8 @@ constexpr const char* kAnalyzeUsage =
     "  --tokens-per-step T      tokens per step over all micro-batches of one rank\n"
     "  --device NAME            datasheet to use (id or name, e.g. h100-sxm); default: matched\n"
     "  --precision P            peak precision for MFU: fp32, tf32, bf16, fp16, fp8\n"
+    "  --peak-memory BYTES      peak device memory the job needs (torch.cuda.max_memory_allocated())\n"
+    "  --oom                    the run hit an out-of-memory error (memory-capacity check)\n"
     "  --config FILE            thresholds (JSON object or key = value lines)\n"
     "  --print-config           print the default thresholds as a config file and exit\n"
     "  --format text|json|markdown   output format (default text)\n"

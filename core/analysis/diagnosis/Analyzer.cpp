@@ -314,6 +314,8 @@ core::Result<std::shared_ptr<const AnalysisReport>> analyze(const core::TraceMod
     context.deviceIndex = device < 0 ? 0 : device;
     context.config = o.config;
     context.parameterCount = o.parameterCount;
+    context.peakMemoryBytes = o.peakMemoryBytes;
+    context.outOfMemoryObserved = o.outOfMemoryObserved;
     TraceSignals signals = computeSignals(context);
     r.overallSignals = signals.overall;
     computeMfu(r, model, o, context.deviceIndex, spec);

@@ -36,6 +36,11 @@ struct AnalysisOptions {
     // trace's device is matched by name and properties. An unknown `deviceName` is an Error.
     const DeviceDatabase* devices = nullptr;
     std::string deviceName;
+    // Memory capacity check (§2.3 step 0): the peak device memory the job needs (for example
+    // torch.cuda.max_memory_allocated()), when the trace has no memory counter; and whether it hit
+    // an out-of-memory error.
+    std::optional<double> peakMemoryBytes;
+    bool outOfMemoryObserved = false;
     std::optional<Precision> precision;  // precision of the peak for MFU; default: dominant op precision
     DiagnosisConfig config;
     MetricsOptions metrics;

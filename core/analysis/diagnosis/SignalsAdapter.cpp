@@ -69,6 +69,7 @@ public:
         TraceSignals out;
         const std::size_t stepCount = m_metrics.steps.steps.size();
         m_stepMix.assign(stepCount, {});
+        m_counterPeakBytes = counterPeakBytes();
         collectKernels();
         collectIdle(stepCount);
         out.steps.reserve(stepCount);
@@ -202,6 +203,30 @@ private:
             s.capacityBytes = m_c.device->memoryCapacityBytes;
         }
         s.parameterCount = m_c.parameterCount;
+        s.outOfMemoryObserved = m_c.outOfMemoryObserved;
+        if (m_c.peakMemoryBytes) {
+            s.peakMemoryBytes = m_c.peakMemoryBytes;
+        } else if (m_counterPeakBytes > 0) {
+            s.peakMemoryBytes = m_counterPeakBytes;
+        }
+    }
+
+    // Peak of the device's memory-use counter (bytes), 0 when the trace has none.
+    double counterPeakBytes() const {
+        double peak = 0;
+        for (const core::CounterTrack& t : m_model.counters) {
+            if (t.deviceIndex != m_c.deviceIndex || !containsNoCase(t.unit, "byte")) {
+                continue;
+            }
+            if (!containsNoCase(t.name, "alloc") && !containsNoCase(t.name, "reserved") &&
+                !containsNoCase(t.name, "memory used") && !containsNoCase(t.name, "memory usage")) {
+                continue;
+            }
+            for (double v : t.values) {
+                peak = std::max(peak, v);
+            }
+        }
+        return peak;
     }
 
     void fillBreakdown(DiagnosisSignals& s, const GpuTimeBreakdown& b) const {
@@ -476,6 +501,7 @@ private:
     std::vector<double> m_stepCovered, m_stepIdleTotal, m_stepStreamWait;
     std::vector<std::int64_t> m_stepLaunches;
     mutable double m_dtodNs = 0;  // DtoD copy time of the window being filled
+    double m_counterPeakBytes = 0;
 };
 
 }  // namespace

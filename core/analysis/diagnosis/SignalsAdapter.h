@@ -8,6 +8,8 @@
 //   HBM bandwidth                       roofline step bandwidth (counters = measured; shape
 //                                       estimate when ≥ half the kernels are costed), else the
 //                                       share of busy time in memory-bound kernel classes
+//   peak memory                         user value, else the peak of a bytes counter on the device
+//                                       named like allocated/reserved/used memory
 //   phases                              each phase's host span: device idle intervals inside it
 //                                       and the kernels attributed to the phase
 // Pure functions; linear in kernels + idle intervals.
@@ -33,6 +35,8 @@ struct SignalsContext {
     std::optional<double> modelFlopsPerStep;  // for per-window MFU
     double peakFlopsPerSecond = 0;
     std::optional<double> parameterCount;
+    std::optional<double> peakMemoryBytes;  // user-given; else the device's memory counter peak
+    bool outOfMemoryObserved = false;
 };
 
 // The device the verdicts are about: the one with the most busy time (-1 when none).

@@ -1,0 +1,310 @@
+// analyzeTrace on synthetic traces: each bottleneck class gets its verdict and the expected first
+// fix; rule guards; edge cases (no steps, one step, no GPU events, several devices, negative
+// durations); the JSON report parses and has the documented fields.
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <algorithm>
+
+#include "core/analysis/diagnosis/Analyzer.h"
+#include "core/analysis/diagnosis/ReportWriters.h"
+#include "tests/analysis/diagnosis/SyntheticTraces.h"
+
+using namespace chokepoint;
+using namespace chokepoint::analysis;
+using chokepoint::testutils::SyntheticJob;
+
+namespace {
+
+std::shared_ptr<const AnalysisReport> analyze(const core::TraceModel& model, AnalysisOptions options = {}) {
+    static const DeviceDatabase* kDevices = [] {
+        auto db = DeviceDatabase::loadBuiltin();
+        return db ? new DeviceDatabase(std::move(db.value())) : nullptr;
+    }();
+    if (options.devices == nullptr) {
+        options.devices = kDevices;
+    }
+    core::Result<std::shared_ptr<const AnalysisReport>> r = analyzeTrace(model, options);
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+    return r.ok() ? r.value() : nullptr;
+}
+
+std::string firstFix(const AnalysisReport& r) {
+    return r.fixes.recommendations.empty() ? "none" : r.fixes.recommendations.front().ruleId;
+}
+
+bool hasWarning(const AnalysisReport& r, const std::string& code) {
+    return std::any_of(r.warnings.begin(), r.warnings.end(),
+                       [&](const ReportWarning& w) { return w.code == code; });
+}
+
+}  // namespace
+
+TEST(Analyzer, DataBoundTraceGetsDataVerdictAndPrefetchFirst) {
+    const core::TraceModel model = testutils::dataBoundJob();
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::Data) << r->headline;
+    EXPECT_EQ(firstFix(*r), "R1");
+    EXPECT_NE(r->headline.find("input pipeline"), std::string::npos);
+    // The expected gain comes from this trace: removing ~40 % data wait from a 10 ms step.
+    const ExpectedGain& g = r->fixes.recommendations.front().gain;
+    EXPECT_TRUE(g.computed);
+    EXPECT_NEAR(g.stepTimeBeforeNs, 10e6, 0.3e6);
+    EXPECT_LT(g.stepTimeAfterNs, 0.7 * g.stepTimeBeforeNs);
+    EXPECT_GT(g.stepTimeAfterNs, 0.5 * g.stepTimeBeforeNs);
+    for (const StepDiagnosis& s : r->steps) {
+        EXPECT_EQ(s.verdict.bottleneck, Bottleneck::Data) << s.name;
+    }
+}
+
+TEST(Analyzer, ComputeBoundTraceGetsComputeVerdictAndMixedPrecisionFirst) {
+    const core::TraceModel model = testutils::computeBoundJob();
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::Compute) << r->headline;
+    EXPECT_TRUE(r->overall.desiredEndState);
+    EXPECT_EQ(firstFix(*r), "R4");
+    EXPECT_EQ(r->fixes.find("R4")->term, IronLawTerm::PeakThroughput);
+    EXPECT_TRUE(r->device.matched);
+    EXPECT_EQ(r->device.spec.id.rfind("v100", 0), 0u) << r->device.spec.id;
+}
+
+TEST(Analyzer, MemoryBoundTraceGetsMemoryVerdictAndFusionFirst) {
+    const core::TraceModel model = testutils::memoryBoundJob();
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::MemoryBandwidth) << r->headline;
+    EXPECT_EQ(r->overall.axis, DamAxis::Machine);
+    EXPECT_EQ(firstFix(*r), "R6");
+    EXPECT_FALSE(r->fixes.find("R13"));  // no faster hardware for a memory-bound job
+}
+
+TEST(Analyzer, CommunicationBoundTraceGetsCommVerdictAndOverlapFirst) {
+    const core::TraceModel model = testutils::communicationBoundJob();
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::Communication) << r->headline;
+    EXPECT_EQ(firstFix(*r), "R12");
+    EXPECT_FALSE(r->fixes.find("R4"));  // no precision reduction for communication-bound (L1989)
+    EXPECT_NE(r->fixes.decision("R4")->reason.find("communication"), std::string::npos);
+}
+
+TEST(Analyzer, LaunchBoundTraceGetsOverheadVerdictAndFusionFirst) {
+    const core::TraceModel model = testutils::launchBoundJob();
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::LaunchOverhead) << r->headline;
+    EXPECT_EQ(firstFix(*r), "R6");
+    EXPECT_GT(r->overallSignals.shortKernelCount, r->overallSignals.kernelCount / 2);
+}
+
+TEST(Analyzer, CapacityBoundTraceGetsCapacityVerdictAndMixedPrecisionFirst) {
+    const core::TraceModel model = testutils::capacityBoundJob();
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::MemoryCapacity) << r->headline;
+    EXPECT_EQ(firstFix(*r), "R4");
+    EXPECT_TRUE(r->fixes.find("R8"));   // checkpointing is offered when capacity binds
+    EXPECT_TRUE(r->fixes.find("R11"));  // and optimizer-state savings
+    // The same job with the peak given by the user below capacity is compute-bound again.
+    AnalysisOptions fits;
+    fits.peakMemoryBytes = 10e9;
+    auto r2 = analyze(model, fits);
+    ASSERT_TRUE(r2);
+    EXPECT_EQ(r2->overall.bottleneck, Bottleneck::Compute);
+}
+
+TEST(Analyzer, GuardsHideRulesAndExplainWhy) {
+    const core::TraceModel model = testutils::computeBoundJob();
+    AnalysisOptions tiny;
+    tiny.parameterCount = 5e6;  // R4 guard: under 10M parameters
+    tiny.tokensPerStep = 1024;
+    auto r = analyze(model, tiny);
+    ASSERT_TRUE(r);
+    EXPECT_FALSE(r->fixes.find("R4"));
+    ASSERT_NE(r->fixes.decision("R4"), nullptr);
+    EXPECT_FALSE(r->fixes.decision("R4")->shown);
+    EXPECT_NE(r->fixes.decision("R4")->reason.find("10M"), std::string::npos);
+    // Every rule R1..R14 has a decision, and every hidden one a reason.
+    EXPECT_EQ(r->fixes.decisions.size(), 14u);
+    for (const RuleDecision& d : r->fixes.decisions) {
+        EXPECT_FALSE(d.reason.empty()) << d.ruleId;
+    }
+    // Compute-bound: prefetching and checkpointing are not shown.
+    EXPECT_FALSE(r->fixes.find("R1"));
+    EXPECT_FALSE(r->fixes.find("R8"));
+    EXPECT_NE(explain(r->fixes).find("R8"), std::string::npos);
+}
+
+TEST(Analyzer, TensorCoreComputeJobDoesNotGetMixedPrecision) {
+    const core::TraceModel model = testutils::computeBoundJob(4, testutils::kTensorCoreGemm);
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::Compute);
+    EXPECT_FALSE(r->fixes.find("R4"));
+    EXPECT_NE(r->fixes.decision("R4")->reason.find("reduced precision"), std::string::npos);
+}
+
+TEST(Analyzer, MfuFromParamsAndTokens) {
+    const core::TraceModel model = testutils::computeBoundJob();
+    AnalysisOptions o;
+    o.parameterCount = 100e6;
+    o.tokensPerStep = 2048;
+    o.precision = Precision::FP32;
+    auto r = analyze(model, o);
+    ASSERT_TRUE(r);
+    ASSERT_TRUE(r->mfu.mfu.has_value());
+    EXPECT_EQ(r->mfu.source, ModelFlopsSource::UserParamsTokens);
+    const double expected = 6 * 100e6 * 2048 / (r->mfu.peakFlopsPerSecond * r->mfu.stepTimeNs * 1e-9);
+    EXPECT_NEAR(*r->mfu.mfu, expected, 1e-12);
+    EXPECT_GT(r->mfu.peakFlopsPerSecond, 0);
+    // 1.2e12 FLOPs in ~10 ms on a 15.7 TFLOP/s FP32 V100 would be ~780 %: flagged impossible.
+    EXPECT_EQ(r->mfu.band, formulas::MfuBand::Impossible);
+    EXPECT_TRUE(hasWarning(*r, "mfu.impossible"));
+}
+
+TEST(Analyzer, NoGpuEventsIsHandledGracefully) {
+    testutils::TraceBuilder b;
+    b.range("ProfilerStep#1", 0, 1'000'000);
+    b.cpuOp("aten::add", 10, 500);
+    const core::TraceModel model = b.build();
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::NoGpuActivity);
+    EXPECT_TRUE(r->fixes.recommendations.empty());
+    EXPECT_NE(r->headline.find("No GPU activity"), std::string::npos);
+    EXPECT_FALSE(writeTextReport(*r).empty());
+}
+
+TEST(Analyzer, EmptyModel) {
+    testutils::TraceBuilder b;
+    const core::TraceModel model = b.build();
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::NoGpuActivity);
+}
+
+TEST(Analyzer, NoStepsFallsBackAndSaysSo) {
+    testutils::TraceBuilder b;
+    b.device(0, "NVIDIA H100 80GB HBM3", 132);
+    b.kernel("a_kernel", 0, 1'000'000);
+    b.kernel("b_other", 3'000'000, 3'500'000);
+    const core::TraceModel model = b.build();
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_GE(r->metrics.steps.steps.size(), 1u);
+    EXPECT_TRUE(hasWarning(*r, "steps.whole_trace") || hasWarning(*r, "steps.source")) << r->headline;
+    EXPECT_NE(r->overall.bottleneck, Bottleneck::NoGpuActivity);
+}
+
+TEST(Analyzer, OneStepWarnsAboutPeriodicity) {
+    const core::TraceModel model = testutils::dataBoundJob(1);
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->steps.size(), 1u);
+    EXPECT_TRUE(hasWarning(*r, "steps.single"));
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::Data);
+}
+
+TEST(Analyzer, SeveralDevicesDiagnosesTheBusiest) {
+    SyntheticJob job;
+    job.builder().device(1, "NVIDIA A100-SXM4-80GB", 108, 80'000'000'000);
+    for (int s = 0; s < 3; ++s) {
+        const core::TimestampNs t = SyntheticJob::stepStart(s);
+        job.step(s);
+        job.launched(testutils::kTensorCoreGemm, t + 100'000, t + 1'000'000, 7, 50'000, 0);
+        job.launched(testutils::kTensorCoreGemm, t + 100'000, t + 9'800'000, 7, 50'000, 1);
+    }
+    const core::TraceModel model = job.build();
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->device.deviceIndex, 1);
+    EXPECT_TRUE(hasWarning(*r, "devices.multiple"));
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::Compute);
+}
+
+TEST(Analyzer, NegativeAndOverlappingDurationsDoNotBreakIt) {
+    SyntheticJob job;
+    job.step(0);
+    job.launched(testutils::kFp32Gemm, 1'000'000, 500'000);  // end before start
+    job.launched(testutils::kFp32Gemm, 2'000'000, 6'000'000, 7);
+    job.launched(testutils::kElementwise, 3'000'000, 8'000'000, 9);  // overlapping stream
+    const core::TraceModel model = job.build();
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_GE(r->overallSignals.busyFraction, 0.0);
+    EXPECT_LE(r->overallSignals.busyFraction, 1.0);
+}
+
+TEST(Analyzer, CancelReturnsCancelled) {
+    const core::TraceModel model = testutils::dataBoundJob();
+    AnalysisOptions o;
+    o.progress = [](double) { return false; };
+    core::Result<std::shared_ptr<const AnalysisReport>> r = analyzeTrace(model, o);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().message, core::kCancelledMessage);
+}
+
+TEST(Analyzer, UnknownDeviceNameIsAnError) {
+    const core::TraceModel model = testutils::dataBoundJob();
+    auto db = DeviceDatabase::loadBuiltin();
+    ASSERT_TRUE(db.ok());
+    AnalysisOptions o;
+    o.devices = &db.value();
+    o.deviceName = "no-such-gpu-9000";
+    core::Result<std::shared_ptr<const AnalysisReport>> r = analyzeTrace(model, o);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("no-such-gpu-9000"), std::string::npos);
+}
+
+TEST(Analyzer, JsonReportParsesAndHasTheDocumentedFields) {
+    const core::TraceModel model = testutils::dataBoundJob();
+    AnalysisOptions o;
+    o.modelFlopsPerStep = 1e12;
+    auto r = analyze(model, o);
+    ASSERT_TRUE(r);
+    const std::string json = writeJsonReport(*r);
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    ASSERT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS) << json.substr(0, 400);
+    EXPECT_EQ(std::string_view(doc["schema"]), "chokepoint.analysis");
+    EXPECT_EQ(int64_t(doc["schemaVersion"]), kReportSchemaVersion);
+    EXPECT_EQ(std::string_view(doc["verdict"]["class"]), "data-bound");
+    EXPECT_EQ(std::string_view(doc["verdict"]["axis"]), "Data");
+    EXPECT_GT(double(doc["verdict"]["confidence"]), 0.0);
+    EXPECT_GT(simdjson::dom::array(doc["verdict"]["evidence"]).size(), 1u);
+    EXPECT_FALSE(std::string_view(doc["headline"]).empty());
+    EXPECT_EQ(std::string_view(doc["mfu"]["source"]), "user-flops-per-step");
+    EXPECT_TRUE(doc["mfu"]["mfu"].is_double());
+    EXPECT_TRUE(doc["signals"]["idleByCause"]["dataWait"].is_double());
+    simdjson::dom::array fixes = doc["fixes"];
+    ASSERT_GT(fixes.size(), 0u);
+    simdjson::dom::element first = fixes.at(0);
+    EXPECT_EQ(std::string_view(first["rule"]), "R1");
+    EXPECT_TRUE(first["gain"]["stepTimeAfterNs"].is_double());
+    EXPECT_TRUE(first["gain"]["mfuAfter"].is_double());
+    EXPECT_FALSE(std::string_view(first["pytorch"]).empty());
+    EXPECT_EQ(simdjson::dom::array(doc["ruleDecisions"]).size(), 14u);
+    EXPECT_EQ(simdjson::dom::array(doc["stepVerdicts"]).size(), r->steps.size());
+    EXPECT_TRUE(doc["phaseVerdicts"].is_array());
+    EXPECT_TRUE(doc["topKernels"].is_array());
+    EXPECT_TRUE(doc["warnings"].is_array());
+    EXPECT_TRUE(doc["config"]["computeBoundMinBusy"].is_double());
+    EXPECT_TRUE(doc["device"]["matched"].is_bool());
+    EXPECT_TRUE(doc["hta"]["idlePercent"].is_double());
+}
+
+TEST(Analyzer, TextAndMarkdownCarryVerdictFixesAndSnippets) {
+    const core::TraceModel model = testutils::dataBoundJob();
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    const std::string text = writeTextReport(*r);
+    EXPECT_NE(text.find("VERDICT: Data-bound"), std::string::npos);
+    EXPECT_NE(text.find("[R1]"), std::string::npos);
+    EXPECT_NE(text.find("num_workers"), std::string::npos);
+    const std::string md = writeMarkdownReport(*r);
+    EXPECT_NE(md.find("## Verdict: Data-bound"), std::string::npos);
+    EXPECT_NE(md.find("```python"), std::string::npos);
+}

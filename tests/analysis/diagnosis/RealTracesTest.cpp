@@ -1,0 +1,111 @@
+// The verdicts the shared traces' README expects (../shared/traces/README.md). Each test skips when
+// the trace is absent (a user's clone has no ../shared).
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "core/analysis/diagnosis/Analyzer.h"
+#include "core/analysis/diagnosis/ReportWriters.h"
+#include "core/import/TraceLoader.h"
+#include "tests/testutils/SharedTraces.h"
+
+using namespace chokepoint;
+using namespace chokepoint::analysis;
+
+namespace {
+
+std::shared_ptr<const AnalysisReport> analyzeFile(const std::string& path) {
+    static const DeviceDatabase* kDevices = [] {
+        auto db = DeviceDatabase::loadBuiltin();
+        return db ? new DeviceDatabase(std::move(db.value())) : nullptr;
+    }();
+    core::Result<core::TraceModel> model = core::loadTrace(path);
+    EXPECT_TRUE(model.ok()) << (model.ok() ? "" : model.error().message);
+    if (!model.ok()) {
+        return nullptr;
+    }
+    auto shared = std::make_shared<const core::TraceModel>(std::move(model.value()));
+    AnalysisOptions options;
+    options.devices = kDevices;
+    core::Result<std::shared_ptr<const AnalysisReport>> r = analyzeTrace(shared, options);
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+    return r.ok() ? r.value() : nullptr;
+}
+
+}  // namespace
+
+TEST(RealTraces, ControlIsBusyComputeNotDataBound) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "hta-trace-diff-control__control.json.gz");
+    auto r = analyzeFile(path);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::Compute) << r->headline;
+    EXPECT_NE(r->overall.bottleneck, Bottleneck::Data);
+    EXPECT_GT(r->overallSignals.busyFraction, 0.8);
+    // Communication is present and listed as a secondary constraint, with its fix.
+    EXPECT_NE(std::find(r->overall.secondary.begin(), r->overall.secondary.end(), Bottleneck::Communication),
+              r->overall.secondary.end());
+    EXPECT_TRUE(r->fixes.find("R12"));
+    EXPECT_TRUE(r->device.matched);
+}
+
+TEST(RealTraces, TestTraceIsComputeBoundAndCommCopyHeavy) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "hta-trace-diff-test__test.json.gz");
+    auto r = analyzeFile(path);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::Compute) << r->headline;
+    EXPECT_GT(r->overallSignals.communicationFraction + r->overallSignals.copyFraction, 0.2);
+}
+
+TEST(RealTraces, NsResolutionIsComputeBound) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "hta-ns-resolution__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
+    auto r = analyzeFile(path);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::Compute) << r->headline;
+    EXPECT_TRUE(r->overall.desiredEndState);
+    // volta_sgemm in FP32 on a V100: mixed precision is the first fix.
+    ASSERT_FALSE(r->fixes.recommendations.empty());
+    EXPECT_EQ(r->fixes.recommendations.front().ruleId, "R4");
+    // The step period the README quotes (~96 ms steady).
+    EXPECT_NEAR(r->mfu.stepTimeNs / 1e6, 96, 5);
+}
+
+TEST(RealTraces, NegativeQueueIsCommunicationBound) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "hta-negative-queue__rank0.json.gz");
+    auto r = analyzeFile(path);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::Communication) << r->headline;
+    ASSERT_FALSE(r->fixes.recommendations.empty());
+    EXPECT_EQ(r->fixes.recommendations.front().ruleId, "R12");
+}
+
+TEST(RealTraces, ParamLinearIsLaunchBound) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "param-linear__linear_kineto.json.gz");
+    auto r = analyzeFile(path);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::LaunchOverhead) << r->headline;
+}
+
+TEST(RealTraces, TraceLensH100BertIsLaunchBound) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "tracelens-h100__gaunernst_bert-small-uncased__1016001.json.gz");
+    auto r = analyzeFile(path);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::LaunchOverhead) << r->headline;
+    EXPECT_EQ(r->steps.size(), 1u);
+}
+
+TEST(RealTraces, AmdMi250ToyIsLaunchBound) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "hta-amd-mi250__mi250_minitoy_train_ROCm6_2_kineto.json.gz");
+    auto r = analyzeFile(path);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::LaunchOverhead) << r->headline;
+}
+
+TEST(RealTraces, CpuOnlyReportsNoGpuActivity) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "hta-cpu-only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz");
+    auto r = analyzeFile(path);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::NoGpuActivity);
+    EXPECT_TRUE(r->fixes.recommendations.empty());
+    EXPECT_FALSE(writeJsonReport(*r).empty());
+}
