@@ -247,6 +247,22 @@ HostActivity buildHostActivity(const core::TraceModel& model,
         // Other ranges (ProfilerStep, "## forward ##") enclose work rather than being work.
     }
     markRun();
+    // A blocking host-to-device copy call (pageable memory, cudaMemcpy) is the batch upload: data.
+    for (std::uint32_t i = 0; i < model.memcpys.size(); ++i) {
+        core::ApiCallId call = model.memcpys.launchCall[i];
+        if (model.memcpys.kind[i] != core::MemcpyKind::HostToDevice || !call.valid() ||
+            call.index >= model.apiCalls.size() || !wanted(model.apiCalls.thread[call.index])) {
+            continue;
+        }
+        core::StringId name = model.apiCalls.name[call.index];
+        if ((bitsOf(name) & kSyncApi) != 0 || model.memcpys.srcKind[i] == core::MemoryKind::Pageable) {
+            h.items[kData].push_back({{model.apiCalls.startNs[call.index], model.apiCalls.endNs[call.index]},
+                                      IdleEvidence::Kind::ApiCall,
+                                      call.index,
+                                      name});
+        }
+    }
+    markRun();
     for (std::uint32_t i = 0; i < model.syncs.size(); ++i) {
         if (model.syncs.thread[i] != core::kNoThread && !wanted(model.syncs.thread[i])) {
             continue;

@@ -15,7 +15,8 @@
 // explained by what the host threads that launch this device's work were doing during the gap.
 // Coverage of the gap by each kind of host activity is measured; the first cause in this
 // precedence whose coverage reaches AccountingOptions::minCoverage wins:
-//   DataWait         data-loading ranges/ops (DataLoader __next__ and similar) on those threads
+//   DataWait         data-loading ranges/ops (DataLoader __next__ and similar) on those threads, and
+//                    blocking or pageable host-to-device copy calls (the batch upload)
 //   Collective       host-side collectives (c10d::, nccl:, gloo, barrier, record_param_comms)
 //   Synchronization  sync records, cudaStreamSynchronize / cudaDeviceSynchronize / cudaEventSynchronize
 //                    / blocking cudaMemcpy (and hip*/cu* forms), aten::item / _local_scalar_dense ops

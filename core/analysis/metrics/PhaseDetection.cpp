@@ -134,8 +134,13 @@ PhasesResult detectPhases(const core::TraceModel& model, const StepsResult& step
 
     // Labelled host intervals per thread and kind.
     std::vector<bool> autogradThread(model.threads.size(), false);
+    std::vector<bool> dataThread(model.threads.size(), false);  // DataLoader worker / pin-memory threads
     for (std::size_t t = 0; t < model.threads.size(); ++t) {
         autogradThread[t] = startsWith(model.threads[t].name, "pt_autograd");
+        std::string name = lower(model.threads[t].name);
+        dataThread[t] = name.find("dataloader") != std::string::npos ||
+                        name.find("data_worker") != std::string::npos ||
+                        name.find("pin_memory") != std::string::npos;
     }
     std::unordered_map<core::ThreadIndex, std::array<std::vector<TimeRange>, kPhaseKindCount>> byThread;
     std::array<std::vector<TimeRange>, kPhaseKindCount> allHost;
@@ -155,6 +160,9 @@ PhasesResult detectPhases(const core::TraceModel& model, const StepsResult& step
         if (autograd && kind != static_cast<int>(PhaseKind::Communication) &&
             kind != static_cast<int>(PhaseKind::Optimizer)) {
             kind = static_cast<int>(PhaseKind::Backward);
+        }
+        if (thread < dataThread.size() && dataThread[thread]) {
+            kind = static_cast<int>(PhaseKind::DataLoading);
         }
         if (kind >= 0 && !r.empty()) {
             byThread[thread][static_cast<std::size_t>(kind)].push_back(r);

@@ -1,8 +1,9 @@
 #pragma once
 // Phases inside each step, where the trace allows:
-//   DataLoading   `enumerate(DataLoader)#..__next__` ranges/ops (and other DataLoader ranges on the
-//                 launching threads), plus the batch's host-to-device copies (H2D copies launched
-//                 inside a data-loading range or before the step's first non-H2D GPU work),
+//   DataLoading   `enumerate(DataLoader)#..__next__` ranges/ops (and other DataLoader ranges), work
+//                 on DataLoader worker / pin-memory threads (thread names containing "dataloader",
+//                 "data_worker", "pin_memory"), plus the batch's host-to-device copies (H2D copies
+//                 launched inside a data-loading range or before the step's first non-H2D GPU work),
 //   Forward       host time from the end of data loading to the first backward op of the step on
 //                 the launching threads,
 //   Backward      `autograd::engine::evaluate_function`, `*Backward*` ops, ops on autograd threads

@@ -53,6 +53,15 @@ TEST(IdleCause, WaitingForData) {
     EXPECT_EQ(s.name(idle.evidence.name), "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
 }
 
+TEST(IdleCause, BlockingBatchUploadIsWaitingForData) {
+    Scenario s;
+    s.b.apiCall("cudaMemcpy", 100, 590, 77);
+    s.b.memcpy(core::MemcpyKind::HostToDevice, 1 << 20, 600, 610, 0, 8, 77, core::MemoryKind::Pageable);
+    IdleInterval idle = s.gap();
+    EXPECT_EQ(idle.cause, IdleCause::DataWait);
+    EXPECT_EQ(s.name(idle.evidence.name), "cudaMemcpy");
+}
+
 TEST(IdleCause, Synchronization) {
     Scenario s;
     s.b.cpuOp("aten::item", 100, 590);

@@ -69,6 +69,19 @@ TEST(PhaseDetection, FindsDataForwardBackwardOptimizerAndCommunication) {
     EXPECT_EQ(phases.kernelPhase.size(), model.kernels.size());
 }
 
+TEST(PhaseDetection, DataLoaderWorkerThreadsAreDataLoading) {
+    TraceBuilder b;
+    b.model().threadIndex(1, 5, "DataLoader worker 0");
+    b.range("ProfilerStep#1", 0, 1000);
+    b.cpuOp("aten::stack", 100, 400, 5);
+    b.kernel("gemm", 500, 900);
+    core::TraceModel model = b.build();
+    PhasesResult phases = detectPhases(model, detectSteps(model));
+    const Phase* data = find(phases, 0, PhaseKind::DataLoading);
+    ASSERT_NE(data, nullptr);
+    EXPECT_EQ(data->cpuTimeNs, 300);
+}
+
 TEST(PhaseDetection, WithoutBackwardMarkersForwardIsNotSplit) {
     TraceBuilder b;
     b.range("ProfilerStep#1", 0, 100);
