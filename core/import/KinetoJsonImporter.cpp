@@ -2,6 +2,10 @@
 
 #include <simdjson.h>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -20,7 +24,7 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-constexpr std::size_t kInitialBufferBytes = std::size_t{8} << 20;
+constexpr std::size_t kInitialBufferBytes = std::size_t{2} << 20;
 constexpr std::size_t kPadding = std::max<std::size_t>(simdjson::SIMDJSON_PADDING, kJsonScanPadding);
 // One top-level value other than traceEvents (or one event) may not exceed this; a larger one is
 // not a profiler trace, and refusing it bounds memory on hostile input.
@@ -655,8 +659,16 @@ private:
 Result<TraceModel> importFromSource(ByteSource& source, std::string name, std::string_view sourcePath,
                                     const LoadOptions& options) {
     TraceModel model;
-    KinetoJsonReader reader(source, std::move(name), options, model);
-    Status status = reader.run();
+    Status status = Ok{};
+    {
+        KinetoJsonReader reader(source, std::move(name), options, model);
+        status = reader.run();
+    }
+#if defined(__GLIBC__)
+    // The read window, the parser's index and the builder's scratch are freed now; glibc keeps
+    // freed heap pages unless asked, which would count against the memory the trace costs.
+    malloc_trim(0);
+#endif
     if (!status.ok()) {
         return status.error();
     }
