@@ -192,7 +192,9 @@ Result<SqliteDb> SqliteDb::openBytes(const void* bytes, std::size_t size, const 
 
 Status SqliteDb::initialise() {
     // Limits well above anything a real export needs, far below what an attack needs.
-    sqlite3_limit(m_db, SQLITE_LIMIT_LENGTH, 16 * 1024 * 1024);
+    // Strings and blobs: nsys stores whole captured stdout streams in StringIds, so allow large
+    // values; a file cannot make SQLite hold more than it contains anyway.
+    sqlite3_limit(m_db, SQLITE_LIMIT_LENGTH, 256 * 1024 * 1024);
     sqlite3_limit(m_db, SQLITE_LIMIT_SQL_LENGTH, 64 * 1024);
     sqlite3_limit(m_db, SQLITE_LIMIT_COLUMN, 2000);
     sqlite3_limit(m_db, SQLITE_LIMIT_EXPR_DEPTH, 100);

@@ -262,6 +262,7 @@ private:
 
     std::unordered_map<std::int64_t, std::uint32_t> m_stringIndex;  // StringIds.id -> m_rawStrings
     std::vector<std::string> m_rawStrings;
+    std::optional<Statement> m_stringLookup;  // set when StringIds.id is the primary key
     std::unordered_map<std::int64_t, StringId> m_internedStrings;
     std::unordered_map<std::int64_t, ThreadIndex> m_threadByGlobalTid;
     std::unordered_map<std::int64_t, std::string> m_memcpyEnum, m_memKindEnum, m_syncEnum;
@@ -414,9 +415,34 @@ StringId Importer::stringFor(std::int64_t id) {
         return it->second;
     }
     StringId result;
-    if (auto it = m_stringIndex.find(id); it != m_stringIndex.end()) {
+    bool found = false;
+    if (m_stringLookup) {
+        sqlite3_stmt* st = m_stringLookup->get();
+        sqlite3_reset(st);
+        sqlite3_bind_int64(st, 1, id);
+        bool failed = false;
+        if (m_stringLookup->step(failed)) {
+            CellState state = CellState::Null;
+            std::string_view value = readText(st, 0, state);
+            if (state == CellState::WrongType) {
+                badValue("StringIds", id, "value", "is not text");
+            }
+            result = m_model.intern(value);
+            found = true;
+        } else if (failed) {
+            // A value SQLite refuses to read (damaged, or beyond the length limit): named, counted.
+            m_model.stats.add(
+                "import.nsys_unreadable_string", Severity::Warning, 1,
+                m_db.displayName() + ": table StringIds: id " + std::to_string(id) + ": " + m_db.lastError());
+            result = m_model.intern("<unreadable string " + std::to_string(id) + ">");
+            found = true;
+        }
+        sqlite3_reset(st);
+    } else if (auto it = m_stringIndex.find(id); it != m_stringIndex.end()) {
         result = m_model.intern(m_rawStrings[it->second]);
-    } else {
+        found = true;
+    }
+    if (!found) {
         ++m_unknownStringIds;
         result = m_model.intern("<unknown string " + std::to_string(id) + ">");
     }
@@ -510,7 +536,40 @@ Status Importer::readMetadata() {
     return Ok{};
 }
 
+// StringIds also holds callchain symbols and whole captured stdout/stderr streams, which the
+// model never needs. When `id` is the table's integer primary key (as nsys writes it), names are
+// looked up one id at a time, so only the strings the events use are read. Otherwise (an unusual
+// or hand-made file, where a lookup would be a full scan) the table is read once.
 Status Importer::readStrings() {
+    if (!m_db.hasTable("StringIds")) {
+        m_model.stats.add("import.nsys_missing_table", Severity::Info, 1,
+                          "table not in this export, its events are absent: StringIds");
+        return Ok{};
+    }
+    Result<Statement> pk = Statement::prepare(
+        m_db,
+        "SELECT COUNT(*), SUM(name = 'id' AND upper(type) = 'INTEGER') FROM pragma_table_info('StringIds') "
+        "WHERE pk > 0");
+    if (!pk.ok()) {
+        return pk.error();
+    }
+    bool failed = false;
+    bool indexed = false;
+    if (pk->step(failed)) {
+        indexed = readInt(pk->get(), 0).value == 1 && readInt(pk->get(), 1).value == 1;
+    }
+    if (failed) {
+        return makeError(m_db.displayName() +
+                         ": table StringIds: cannot read its columns: " + m_db.lastError());
+    }
+    if (indexed) {
+        Result<Statement> lookup = Statement::prepare(m_db, "SELECT value FROM StringIds WHERE id = ?1");
+        if (!lookup.ok()) {
+            return lookup.error();
+        }
+        m_stringLookup = std::move(lookup.value());
+        return Ok{};
+    }
     Result<std::optional<Query>> q = select("StringIds", {{{"id"}, true}, {{"value"}, true}});
     if (!q.ok()) {
         return q.error();

@@ -319,6 +319,34 @@ INSERT INTO CUPTI_ACTIVITY_KIND_GRAPH_TRACE VALUES (25, 90, 0, 1, NULL, 13, 40, 
     EXPECT_EQ(m.stats.count("import.nsys_graph_level_trace"), 2);
 }
 
+TEST(NsysSqliteImporter, StringIdsWithAndWithoutPrimaryKey) {
+    // nsys writes StringIds(id INTEGER PRIMARY KEY): names are looked up per id, and a large
+    // string nothing refers to (like a captured stdout stream) is never read. Without the key the table
+    // is read once; both give the same names.
+    for (const char* idColumn : {"id INTEGER NOT NULL PRIMARY KEY", "id INTEGER"}) {
+        TempPath file(".sqlite");
+        createDb(file.path(),
+                 "CREATE TABLE StringIds (" + std::string(idColumn) + ", value TEXT NOT NULL);" + R"sql(
+INSERT INTO StringIds VALUES (1, 'kernel_a'), (2, printf('%.*c', 4000000, 'x')), (3, 'cudaLaunchKernel_v7000');
+CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid INTEGER, correlationId INTEGER,
+  nameId INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (1, 2, (5 << 24) | 5, 9, 3);
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, correlationId INTEGER,
+  demangledName INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (3, 4, 0, 9, 1), (5, 6, 0, 0, 44);
+)sql");
+        auto result = core::importNsysSqlite(file.path());
+        ASSERT_TRUE(result.ok()) << idColumn << ": " << result.error().message;
+        const TraceModel& m = result.value();
+        ASSERT_EQ(m.kernels.size(), 2u);
+        EXPECT_EQ(m.text(m.kernels.name[0]), "kernel_a") << idColumn;
+        EXPECT_EQ(m.text(m.kernels.name[1]), "<unknown string 44>") << idColumn;
+        EXPECT_EQ(apiName(m, m.kernels.launchCall[0]), "cudaLaunchKernel") << idColumn;
+        EXPECT_EQ(m.stats.count("import.nsys_unknown_string_id"), 1) << idColumn;
+        EXPECT_LT(m.memoryBytes(), 3'000'000u) << idColumn;  // the 4 MB string is not in the model
+    }
+}
+
 TEST(NsysSqliteImporter, ProgressReachesOneAndCancelStops) {
     TempPath file(".sqlite");
     createDb(file.path(), testutils::newerSchemaSql());
