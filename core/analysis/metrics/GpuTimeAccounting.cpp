@@ -41,7 +41,9 @@ public:
     }
     const Item* at(TimestampNs t) {
         while (m_next < m_items.size() && m_items[m_next].range.startNs <= t) {
-            m_heap.push({m_items[m_next].range.startNs, m_next});
+            if (m_items[m_next].range.endNs > t) {  // items already over never enter the heap
+                m_heap.push({m_items[m_next].range.startNs, m_next});
+            }
             ++m_next;
         }
         while (!m_heap.empty() && m_items[m_heap.top().second].range.endNs <= t) {
@@ -291,11 +293,14 @@ HostActivity buildHostActivity(const core::TraceModel& model,
 
 // The longest piece of `set` inside `window` (empty when none).
 TimeRange longestPiece(const IntervalSet& set, TimeRange window) {
+    const std::vector<TimeRange>& v = set.intervals();
+    auto it = std::lower_bound(v.begin(), v.end(), window.startNs,
+                               [](const TimeRange& r, TimestampNs t) { return r.endNs <= t; });
     TimeRange best;
-    const IntervalSet clipped = set.clippedTo(window);
-    for (const TimeRange& r : clipped.intervals()) {
-        if (r.durationNs() > best.durationNs()) {
-            best = r;
+    for (; it != v.end() && it->startNs < window.endNs; ++it) {
+        TimeRange piece = it->intersect(window);
+        if (piece.durationNs() > best.durationNs()) {
+            best = piece;
         }
     }
     return best;

@@ -107,10 +107,12 @@ HtaBreakdown computeHtaBreakdown(const core::TraceModel& model, const HtaOptions
             model.kernels.deviceIndex[i], model.kernels.streamId[i],
             kernelType(model.text(model.kernels.name[i])));
     }
+    const std::size_t kernelOps = ops.size();
     for (std::size_t i = 0; i < model.memcpys.size(); ++i) {
         add(model.memcpys.startNs[i], model.memcpys.endNs[i], model.memcpys.launchCall[i],
             model.memcpys.deviceIndex[i], model.memcpys.streamId[i], HtaType::Memory);
     }
+    const std::size_t copyOps = ops.size();
     for (std::size_t i = 0; i < model.memsets.size(); ++i) {
         add(model.memsets.startNs[i], model.memsets.endNs[i], model.memsets.launchCall[i],
             model.memsets.deviceIndex[i], model.memsets.streamId[i], HtaType::Memory);
@@ -119,8 +121,14 @@ HtaBreakdown computeHtaBreakdown(const core::TraceModel& model, const HtaOptions
         return result;
     }
     result.hasGpuWork = true;
-    std::sort(ops.begin(), ops.end(),
-              [](const Op& a, const Op& b) { return a.range.startNs < b.range.startNs; });
+    // Kernels, memcpys and memsets each arrive sorted by start (rounding keeps the order): merge.
+    auto byStart = [](const Op& a, const Op& b) { return a.range.startNs < b.range.startNs; };
+    std::inplace_merge(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(kernelOps),
+                       ops.begin() + static_cast<std::ptrdiff_t>(copyOps), byStart);
+    std::inplace_merge(ops.begin(), ops.begin() + static_cast<std::ptrdiff_t>(copyOps), ops.end(), byStart);
+    if (!std::is_sorted(ops.begin(), ops.end(), byStart)) {  // a model that was not finalized
+        std::stable_sort(ops.begin(), ops.end(), byStart);
+    }
 
     IntervalSet all;
     IntervalSet compute;

@@ -527,8 +527,16 @@ OpCostResult attributeOpCosts(const core::TraceModel& model) {
         }
         return found;
     };
-    // Kernels per costed op, with their durations.
-    std::unordered_map<std::uint32_t, std::vector<std::uint32_t>> kernelsOf;
+    // Costed op of every kernel, then each op's total kernel time, then each kernel's share.
+    std::vector<std::int64_t> kernelOp(kernelCount, -1);
+    struct OpTotals {
+        double kernelNs = 0;
+        std::int64_t kernels = 0;
+    };
+    std::unordered_map<std::uint32_t, OpTotals> totals;
+    auto durationOf = [&](std::uint32_t k) {
+        return static_cast<double>(std::max<core::DurationNs>(0, model.kernels.durationNs(k)));
+    };
     for (std::uint32_t k = 0; k < kernelCount; ++k) {
         core::CpuOpId op = launchingOp(model, core::KernelId{k});
         if (!op.valid()) {
@@ -536,27 +544,27 @@ OpCostResult attributeOpCosts(const core::TraceModel& model) {
         }
         std::int64_t costed = resolve(op.index);
         if (costed >= 0) {
-            kernelsOf[static_cast<std::uint32_t>(costed)].push_back(k);
+            kernelOp[k] = costed;
+            OpTotals& t = totals[static_cast<std::uint32_t>(costed)];
+            t.kernelNs += durationOf(k);
+            ++t.kernels;
         }
     }
-    for (const auto& [opIndex, kernels] : kernelsOf) {
+    for (std::uint32_t k = 0; k < kernelCount; ++k) {
+        if (kernelOp[k] < 0) {
+            continue;
+        }
+        const auto opIndex = static_cast<std::uint32_t>(kernelOp[k]);
         const OpCostEstimate& e = estimates.at(opIndex);
-        double totalNs = 0;
-        for (std::uint32_t k : kernels) {
-            totalNs += static_cast<double>(std::max<core::DurationNs>(0, model.kernels.durationNs(k)));
-        }
-        for (std::uint32_t k : kernels) {
-            double share =
-                totalNs > 0
-                    ? static_cast<double>(std::max<core::DurationNs>(0, model.kernels.durationNs(k))) /
-                          totalNs
-                    : 1.0 / static_cast<double>(kernels.size());
-            result.kernelFlops[k] = e.flops * share;
-            result.kernelBytes[k] = e.bytes * share;
-            result.kernelPrecision[k] =
-                e.precision ? static_cast<std::int8_t>(*e.precision) : std::int8_t{-1};
-        }
-        result.kernelsCosted += static_cast<std::int64_t>(kernels.size());
+        const OpTotals& t = totals.at(opIndex);
+        double share = t.kernelNs > 0 ? durationOf(k) / t.kernelNs : 1.0 / static_cast<double>(t.kernels);
+        result.kernelFlops[k] = e.flops * share;
+        result.kernelBytes[k] = e.bytes * share;
+        result.kernelPrecision[k] = e.precision ? static_cast<std::int8_t>(*e.precision) : std::int8_t{-1};
+        ++result.kernelsCosted;
+    }
+    for (const auto& [opIndex, t] : totals) {
+        const OpCostEstimate& e = estimates.at(opIndex);
         result.totalFlops += e.flops;
         result.totalBytes += e.bytes;
         ++result.opsCosted;

@@ -79,9 +79,13 @@ RooflinePoint makePoint(Accum& acc, RooflinePoint::Kind kind, std::string label,
             p.attainableFlopsPerSecond > 0 ? p.achievedFlopsPerSecond / p.attainableFlopsPerSecond : 0;
         p.memoryBound = p.arithmeticIntensity < peak / bandwidth;
     }
-    std::sort(acc.kernels.begin(), acc.kernels.end(),
-              [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (std::size_t i = 0; i < acc.kernels.size() && i < maxIds; ++i) {
+    // Only the longest maxIds are kept: a partial sort keeps this linear in the class size.
+    const std::size_t keep = std::min(maxIds, acc.kernels.size());
+    std::partial_sort(acc.kernels.begin(), acc.kernels.begin() + static_cast<std::ptrdiff_t>(keep),
+                      acc.kernels.end(), [](const auto& a, const auto& b) {
+                          return a.first != b.first ? a.first > b.first : a.second < b.second;
+                      });
+    for (std::size_t i = 0; i < keep; ++i) {
         p.kernels.push_back(core::KernelId{acc.kernels[i].second});
     }
     for (std::size_t i = 0; i < acc.ops.size() && i < maxIds; ++i) {
