@@ -69,6 +69,7 @@ public:
         TraceSignals out;
         const std::size_t stepCount = m_metrics.steps.steps.size();
         m_stepMix.assign(stepCount, {});
+        indexSteps(stepCount);
         m_counterPeakBytes = counterPeakBytes();
         collectKernels();
         collectIdle(stepCount);
@@ -169,13 +170,36 @@ private:
         }
     }
 
-    const GpuTimeBreakdown* stepRow(std::int32_t stepIndex) const {
+    // Per-step lookups built once, so the per-step pass stays linear.
+    void indexSteps(std::size_t stepCount) {
+        m_stepRows.assign(stepCount, nullptr);
         for (const GpuTimeBreakdown& b : m_metrics.accounting.perStep) {
-            if (b.stepIndex == stepIndex && b.deviceIndex == m_c.deviceIndex) {
-                return &b;
+            if (b.deviceIndex == m_c.deviceIndex && b.stepIndex >= 0 &&
+                static_cast<std::size_t>(b.stepIndex) < stepCount) {
+                m_stepRows[static_cast<std::size_t>(b.stepIndex)] = &b;
             }
         }
-        return nullptr;
+        m_stepBandwidth.assign(stepCount, nullptr);
+        for (const StepBandwidth& b : m_metrics.roofline.steps) {
+            if (b.stepIndex >= 0 && static_cast<std::size_t>(b.stepIndex) < stepCount) {
+                m_stepBandwidth[static_cast<std::size_t>(b.stepIndex)] = &b;
+            }
+        }
+        m_stepDataLoadingNs.assign(stepCount, 0);
+        for (const Phase& p : m_metrics.phases.phases) {
+            if (p.kind != PhaseKind::DataLoading) {
+                continue;
+            }
+            m_dataLoadingNs += static_cast<double>(p.cpuTimeNs);
+            if (p.stepIndex >= 0 && static_cast<std::size_t>(p.stepIndex) < stepCount) {
+                m_stepDataLoadingNs[static_cast<std::size_t>(p.stepIndex)] +=
+                    static_cast<double>(p.cpuTimeNs);
+            }
+        }
+    }
+
+    const GpuTimeBreakdown* stepRow(std::int32_t stepIndex) const {
+        return m_stepRows[static_cast<std::size_t>(stepIndex)];
     }
 
     const GpuTimeBreakdown* deviceRow() const {
@@ -303,17 +327,16 @@ private:
     }
 
     void fillBandwidth(DiagnosisSignals& s, std::int32_t stepIndex) const {
-        for (const StepBandwidth& b : m_metrics.roofline.steps) {
-            if (b.stepIndex != stepIndex || b.fractionOfPeak < 0) {
-                continue;
-            }
-            if (b.source == BandwidthSource::Counters) {
-                s.hbmBandwidthFraction = b.fractionOfPeak;
-                s.hbmMeasured = true;
-            } else if (b.source == BandwidthSource::ShapeEstimate && shapeEstimateUsable()) {
-                s.hbmBandwidthFraction = b.fractionOfPeak;
-                s.hbmMeasured = false;
-            }
+        const StepBandwidth* b = m_stepBandwidth[static_cast<std::size_t>(stepIndex)];
+        if (b == nullptr || b->fractionOfPeak < 0) {
+            return;
+        }
+        if (b->source == BandwidthSource::Counters) {
+            s.hbmBandwidthFraction = b->fractionOfPeak;
+            s.hbmMeasured = true;
+        } else if (b->source == BandwidthSource::ShapeEstimate && shapeEstimateUsable()) {
+            s.hbmBandwidthFraction = b->fractionOfPeak;
+            s.hbmMeasured = false;
         }
     }
 
@@ -324,13 +347,7 @@ private:
     }
 
     double dataLoadingNs(std::int32_t stepIndex) const {
-        double ns = 0;
-        for (const Phase& p : m_metrics.phases.phases) {
-            if (p.kind == PhaseKind::DataLoading && (stepIndex < 0 || p.stepIndex == stepIndex)) {
-                ns += static_cast<double>(p.cpuTimeNs);
-            }
-        }
-        return ns;
+        return stepIndex < 0 ? m_dataLoadingNs : m_stepDataLoadingNs[static_cast<std::size_t>(stepIndex)];
     }
 
     DiagnosisSignals stepSignals(std::int32_t stepIndex) const {
@@ -460,14 +477,19 @@ private:
             s.stepTimeNs = p.occurrences > 0 ? window / static_cast<double>(p.occurrences) : 0;
             const KernelMix& mix = m_phaseMix[k];
             const double busy = std::max(0.0, window - idle);
-            s.hasGpuActivity = mix.count > 0 || (p.gpuTimeNs > 0);
+            // A host-only phase (no GPU work of its own) is still judged by what the device did meanwhile.
+            s.hasGpuActivity = mix.count > 0 || p.gpuTimeNs > 0 || busy > 0;
             s.busyFraction = ratio(busy, window);
             s.idleFraction = ratio(idle, window);
-            const double commShare = p.kind == PhaseKind::Communication ? 1.0 : 0.0;
-            s.communicationFraction = s.busyFraction * commShare;
-            s.exposedCommunicationFraction = p.kind == PhaseKind::Communication ? s.busyFraction : 0.0;
-            s.computeFraction = s.busyFraction - s.communicationFraction;
-            s.collectivesSeen = p.kind == PhaseKind::Communication;
+            // The communication phase's GPU time is its collective kernels; per-phase overlap with
+            // compute is not measured, so all of it counts as exposed within the phase's span.
+            const double comm = p.kind == PhaseKind::Communication
+                                    ? std::min(s.busyFraction, ratio(p.gpuTimeNs, window))
+                                    : 0.0;
+            s.communicationFraction = comm;
+            s.exposedCommunicationFraction = comm;
+            s.computeFraction = s.busyFraction - comm;
+            s.collectivesSeen = comm > 0;
             s.idleCausesKnown = hostActivityRecorded();
             s.idleDataWaitFraction = ratio(byCause[static_cast<std::size_t>(IdleCause::DataWait)], window);
             s.idleLaunchOverheadFraction =
@@ -502,6 +524,10 @@ private:
     std::vector<std::int64_t> m_stepLaunches;
     mutable double m_dtodNs = 0;  // DtoD copy time of the window being filled
     double m_counterPeakBytes = 0;
+    std::vector<const GpuTimeBreakdown*> m_stepRows;
+    std::vector<const StepBandwidth*> m_stepBandwidth;
+    std::vector<double> m_stepDataLoadingNs;
+    double m_dataLoadingNs = 0;
 };
 
 }  // namespace
