@@ -308,3 +308,30 @@ TEST(Golden, T53_SmallBatchDebugRunIsOverheadNotPeak) {
     EXPECT_TRUE(hasRule(plan, "R1"));  // the data wait is a secondary constraint
     EXPECT_TRUE(hasRule(plan, "R6"));
 }
+
+TEST(Golden, T60_ScaleOutGate) {
+    // 62 % busy with nothing else binding: "util > 60 %" alone is not a reason to scale out; the
+    // engine never recommends more devices from one trace and says why.
+    DiagnosisSignals s = baseSignals(0.62);
+    s.idleUnexplainedFraction = 0.38;
+    s.fp32MatmulShare = 0.5;
+    s.gemmShare = 0.5;
+    const Verdict v = classifyWindow(s);
+    const FixPlan plan = recommendFixes(v, s);
+    EXPECT_FALSE(hasRule(plan, "R12"));
+    const RuleDecision* r12 = plan.decision("R12");
+    ASSERT_NE(r12, nullptr);
+    EXPECT_NE(r12->reason.find("only after mixed precision"), std::string::npos) << r12->reason;
+}
+
+TEST(Golden, T68_WorkflowProfileIdentifyFixReprofile) {
+    // One targeted fix first, then re-profile (L2204): the plan names the first fix and the loop.
+    DiagnosisSignals s = baseSignals(0.45);
+    s.idleDataWaitFraction = 0.40;
+    s.cpuBusyDuringIdleFraction = 0.9;
+    const FixPlan plan = recommendFixes(classifyWindow(s), s);
+    ASSERT_FALSE(plan.recommendations.empty());
+    EXPECT_EQ(plan.nextStep.rfind("Apply " + plan.recommendations.front().ruleId + ", then re-profile", 0),
+              0u)
+        << plan.nextStep;
+}
