@@ -379,21 +379,30 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
         }
         return result;
     }
-    // Per-step kernel counts per device (short kernels are launch-overhead evidence).
-    std::map<std::pair<std::int32_t, std::int16_t>, std::array<std::int64_t, 4>> counts;
+    // Per-step kernel counts per device (short kernels are launch-overhead evidence); slot 0 holds
+    // the rows outside every step, slot s + 1 step s.
+    using Counts = std::array<std::int64_t, 4>;  // kernels, memcpys, memsets, short kernels
+    std::map<std::int16_t, std::vector<Counts>> counts;
+    auto slot = [&](const std::vector<std::int32_t>& stepOf, std::size_t i, std::int16_t device) -> Counts& {
+        std::vector<Counts>& v = counts[device];
+        if (v.empty()) {
+            v.resize(steps.steps.size() + 1, Counts{});
+        }
+        std::int32_t s = i < stepOf.size() ? stepOf[i] : -1;
+        return v[static_cast<std::size_t>(s + 1)];
+    };
     for (std::size_t i = 0; i < model.kernels.size(); ++i) {
-        std::int32_t s = i < steps.kernelStep.size() ? steps.kernelStep[i] : -1;
-        auto& c = counts[{s, model.kernels.deviceIndex[i]}];
+        Counts& c = slot(steps.kernelStep, i, model.kernels.deviceIndex[i]);
         ++c[0];
         if (model.kernels.durationNs(i) < options.shortKernelNs) {
             ++c[3];
         }
     }
     for (std::size_t i = 0; i < model.memcpys.size(); ++i) {
-        ++counts[{i < steps.memcpyStep.size() ? steps.memcpyStep[i] : -1, model.memcpys.deviceIndex[i]}][1];
+        ++slot(steps.memcpyStep, i, model.memcpys.deviceIndex[i])[1];
     }
     for (std::size_t i = 0; i < model.memsets.size(); ++i) {
-        ++counts[{i < steps.memsetStep.size() ? steps.memsetStep[i] : -1, model.memsets.deviceIndex[i]}][2];
+        ++slot(steps.memsetStep, i, model.memsets.deviceIndex[i])[2];
     }
 
     for (auto& [device, d] : devices) {
@@ -473,25 +482,22 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
         for (std::size_t s = 0; s < steps.steps.size(); ++s) {
             GpuTimeBreakdown b = breakdown(d, exposedComm, exposedCopy, steps.steps[s].range, device,
                                            static_cast<std::int32_t>(s));
-            auto it = counts.find({static_cast<std::int32_t>(s), device});
-            if (it != counts.end()) {
-                b.kernelCount = it->second[0];
-                b.memcpyCount = it->second[1];
-                b.memsetCount = it->second[2];
-                b.shortKernelCount = it->second[3];
-            }
+            const Counts& c = counts[device][s + 1];
+            b.kernelCount = c[0];
+            b.memcpyCount = c[1];
+            b.memsetCount = c[2];
+            b.shortKernelCount = c[3];
             addCauses(b);
             result.perStep.push_back(b);
         }
         // --- Whole span row -----------------------------------------------------------------------
         GpuTimeBreakdown total = breakdown(d, exposedComm, exposedCopy, span, device, -1);
-        for (const auto& [key, c] : counts) {
-            if (key.second == device && key.first >= 0) {
-                total.kernelCount += c[0];
-                total.memcpyCount += c[1];
-                total.memsetCount += c[2];
-                total.shortKernelCount += c[3];
-            }
+        const std::vector<Counts>& perStepCounts = counts[device];
+        for (std::size_t s = 1; s < perStepCounts.size(); ++s) {
+            total.kernelCount += perStepCounts[s][0];
+            total.memcpyCount += perStepCounts[s][1];
+            total.memsetCount += perStepCounts[s][2];
+            total.shortKernelCount += perStepCounts[s][3];
         }
         addCauses(total);
         result.perDevice.push_back(total);

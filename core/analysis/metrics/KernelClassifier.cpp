@@ -283,12 +283,11 @@ KernelStatsResult computeKernelStats(const core::TraceModel& model) {
     // Classify each distinct (kernel name, launching op name) pair once.
     std::unordered_map<std::uint64_t, KernelClassification> cache;
     std::unordered_map<std::uint32_t, std::size_t> rowOfName;
-    struct OpAccum {
-        std::int64_t kernels = 0;
-        core::DurationNs gpuNs = 0;
-        std::array<core::DurationNs, kKernelClassCount> byClass{};
-    };
-    std::unordered_map<std::uint32_t, OpAccum> perOpCall;
+    // Per op call (dense arrays over the op table): GPU time and kernels it launched. The class
+    // split is accumulated per op name directly, since names are few.
+    std::vector<core::DurationNs> callGpuNs(model.cpuOps.size(), 0);
+    std::vector<std::int32_t> callKernels(model.cpuOps.size(), 0);
+    std::unordered_map<std::uint32_t, std::array<core::DurationNs, kKernelClassCount>> classByOpName;
 
     for (std::size_t i = 0; i < n; ++i) {
         core::DurationNs d = std::max<core::DurationNs>(0, kt.endNs[i] - kt.startNs[i]);
@@ -332,10 +331,9 @@ KernelStatsResult computeKernelStats(const core::TraceModel& model) {
         }
         if (op.valid()) {
             ++result.kernelsWithOp;
-            OpAccum& acc = perOpCall[op.index];
-            ++acc.kernels;
-            acc.gpuNs += d;
-            acc.byClass[static_cast<std::size_t>(c.kernelClass)] += d;
+            callGpuNs[op.index] += d;
+            ++callKernels[op.index];
+            classByOpName[model.cpuOps.name[op.index].index][static_cast<std::size_t>(c.kernelClass)] += d;
         }
     }
     const double total = static_cast<double>(std::max<core::DurationNs>(1, result.totalKernelTimeNs));
@@ -354,23 +352,24 @@ KernelStatsResult computeKernelStats(const core::TraceModel& model) {
         std::array<core::DurationNs, kKernelClassCount> byClass{};
     };
     std::unordered_map<std::uint32_t, NameAccum> perName;
-    for (const auto& [opIndex, acc] : perOpCall) {
+    for (std::uint32_t opIndex = 0; opIndex < callKernels.size(); ++opIndex) {
+        if (callKernels[opIndex] == 0) {
+            continue;
+        }
+        const core::DurationNs gpuNs = callGpuNs[opIndex];
         core::StringId name = model.cpuOps.name[opIndex];
         NameAccum& na = perName[name.index];
         na.row.name = name;
         ++na.row.count;
-        na.row.kernelCount += acc.kernels;
-        na.row.gpuTimeNs += acc.gpuNs;
-        if (acc.gpuNs > na.row.maxGpuTimeNs || !na.row.example.valid() ||
-            (acc.gpuNs == na.row.maxGpuTimeNs && opIndex < na.row.example.index)) {
-            if (acc.gpuNs >= na.row.maxGpuTimeNs) {
-                na.row.maxGpuTimeNs = acc.gpuNs;
-                na.row.example = core::CpuOpId{opIndex};
-            }
+        na.row.kernelCount += callKernels[opIndex];
+        na.row.gpuTimeNs += gpuNs;
+        if (!na.row.example.valid() || gpuNs > na.row.maxGpuTimeNs) {  // ascending index: first longest wins
+            na.row.maxGpuTimeNs = gpuNs;
+            na.row.example = core::CpuOpId{opIndex};
         }
-        for (std::size_t c = 0; c < kKernelClassCount; ++c) {
-            na.byClass[c] += acc.byClass[c];
-        }
+    }
+    for (auto& [nameIndex, na] : perName) {
+        na.byClass = classByOpName[nameIndex];
     }
     result.ops.reserve(perName.size());
     for (auto& [nameIndex, na] : perName) {

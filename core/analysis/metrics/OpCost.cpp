@@ -474,7 +474,7 @@ OpCostResult attributeOpCosts(const core::TraceModel& model) {
     // Costed op for each op: itself when a formula applies, else its nearest costed ancestor.
     constexpr std::int64_t kUnresolved = -2;
     std::vector<std::int64_t> costedOf(ops.size(), kUnresolved);
-    std::unordered_map<std::uint32_t, OpCostEstimate> estimates;
+    std::vector<const OpCostEstimate*> estimates(ops.size(), nullptr);  // set for costed ops
     // Many calls share (name, shapes, types): estimate each combination once.
     struct KeyHash {
         std::size_t operator()(const std::array<std::uint32_t, 3>& k) const {
@@ -510,7 +510,7 @@ OpCostResult attributeOpCosts(const core::TraceModel& model) {
             chain.push_back(cur);
             const OpCostEstimate& e = estimateFor(cur);
             if (e.known) {
-                estimates.emplace(cur, e);
+                estimates[cur] = &e;
                 found = cur;
                 chain.pop_back();
                 costedOf[cur] = cur;
@@ -529,11 +529,8 @@ OpCostResult attributeOpCosts(const core::TraceModel& model) {
     };
     // Costed op of every kernel, then each op's total kernel time, then each kernel's share.
     std::vector<std::int64_t> kernelOp(kernelCount, -1);
-    struct OpTotals {
-        double kernelNs = 0;
-        std::int64_t kernels = 0;
-    };
-    std::unordered_map<std::uint32_t, OpTotals> totals;
+    std::vector<double> opKernelNs(ops.size(), 0.0);
+    std::vector<std::int32_t> opKernels(ops.size(), 0);
     auto durationOf = [&](std::uint32_t k) {
         return static_cast<double>(std::max<core::DurationNs>(0, model.kernels.durationNs(k)));
     };
@@ -545,9 +542,8 @@ OpCostResult attributeOpCosts(const core::TraceModel& model) {
         std::int64_t costed = resolve(op.index);
         if (costed >= 0) {
             kernelOp[k] = costed;
-            OpTotals& t = totals[static_cast<std::uint32_t>(costed)];
-            t.kernelNs += durationOf(k);
-            ++t.kernels;
+            opKernelNs[static_cast<std::size_t>(costed)] += durationOf(k);
+            ++opKernels[static_cast<std::size_t>(costed)];
         }
     }
     for (std::uint32_t k = 0; k < kernelCount; ++k) {
@@ -555,16 +551,19 @@ OpCostResult attributeOpCosts(const core::TraceModel& model) {
             continue;
         }
         const auto opIndex = static_cast<std::uint32_t>(kernelOp[k]);
-        const OpCostEstimate& e = estimates.at(opIndex);
-        const OpTotals& t = totals.at(opIndex);
-        double share = t.kernelNs > 0 ? durationOf(k) / t.kernelNs : 1.0 / static_cast<double>(t.kernels);
+        const OpCostEstimate& e = *estimates[opIndex];
+        double share = opKernelNs[opIndex] > 0 ? durationOf(k) / opKernelNs[opIndex]
+                                               : 1.0 / static_cast<double>(opKernels[opIndex]);
         result.kernelFlops[k] = e.flops * share;
         result.kernelBytes[k] = e.bytes * share;
         result.kernelPrecision[k] = e.precision ? static_cast<std::int8_t>(*e.precision) : std::int8_t{-1};
         ++result.kernelsCosted;
     }
-    for (const auto& [opIndex, t] : totals) {
-        const OpCostEstimate& e = estimates.at(opIndex);
+    for (std::size_t opIndex = 0; opIndex < ops.size(); ++opIndex) {
+        if (opKernels[opIndex] == 0) {
+            continue;
+        }
+        const OpCostEstimate& e = *estimates[opIndex];
         result.totalFlops += e.flops;
         result.totalBytes += e.bytes;
         ++result.opsCosted;
