@@ -31,9 +31,8 @@ void onInterrupt(int) {
 
 void printAttachUsage(std::FILE* out) {
     std::fprintf(out,
-                 "Usage: chokepoint-cli attach PID [--steps N | --duration S] [--at-step] [--marker TEXT] "
-                 "[--host-only]\n"
-                 "                             -o FILE [--socket-dir DIR]\n\n"
+                 "Usage: chokepoint-cli attach PID [--steps N | --duration S] [--at-step] [--marker TEXT]\n"
+                 "                             [--host-only | --gpu-metrics] -o FILE [--socket-dir DIR]\n\n"
                  "Records a window from process PID, which must run with the Chokepoint agent\n"
                  "(`chokepoint-cli launch -- COMMAND`). Without --steps/--duration it records until Ctrl-C.\n"
                  "Steps are counted from NVTX ranges or marks (ProfilerStep#N, chokepoint:step, step).\n");
@@ -152,9 +151,7 @@ int runAttach(const Args& args) {
     request.set_duration_ms(window.durationMs);
     request.set_start_at_next_step(window.atStep);
     request.set_step_marker(window.marker);
-    if (window.hostOnly) {
-        request.set_kinds(control::CAPTURE_KIND_HOST | control::CAPTURE_KIND_NVTX);
-    }
+    request.set_kinds(captureKinds(window));
     if (core::Status sent = client->startCapture(request); !sent.ok()) {
         std::fprintf(stderr, "chokepoint-cli attach: %s\n", sent.error().message.c_str());
         return kExitFailure;

@@ -5,6 +5,8 @@
 //   --at-step      start at the next step boundary instead of at once
 //   --marker TEXT  NVTX name prefix that marks a step (default: ProfilerStep#, chokepoint:step, step)
 //   --host-only    record host CPU and NVTX only, no CUPTI (jobs where CUPTI is unavailable)
+//   --gpu-metrics  also sample GPU metrics (CUPTI PM sampling: DRAM, SM, tensor activity); needs
+//                  GPU counter access (else the trace says why they are missing)
 
 #include <cstdint>
 #include <cstdlib>
@@ -19,6 +21,7 @@ struct CaptureWindowArgs {
     std::uint64_t durationMs = 0;
     bool atStep = false;
     bool hostOnly = false;
+    bool gpuMetrics = false;
     std::string marker;
 };
 
@@ -65,6 +68,10 @@ inline int parseWindowOption(const Args& args, std::size_t& i, CaptureWindowArgs
         out.atStep = true;
         return 1;
     }
+    if (a == "--gpu-metrics") {
+        out.gpuMetrics = true;
+        return 1;
+    }
     if (a == "--host-only") {
         out.hostOnly = true;
         return 1;
@@ -78,6 +85,18 @@ inline int parseWindowOption(const Args& args, std::size_t& i, CaptureWindowArgs
         return 1;
     }
     return 0;
+}
+
+// CaptureKind bits (control.proto) for the options: 0 = the agent's defaults.
+inline std::uint32_t captureKinds(const CaptureWindowArgs& w) {
+    constexpr std::uint32_t kHostAndNvtx = 16 | 32;  // NVTX | HOST
+    constexpr std::uint32_t kDefaults =
+        1 | 2 | 4 | 8 | kHostAndNvtx | 256;  // + KERNELS MEMORY API SYNC OVERHEAD
+    constexpr std::uint32_t kGpuMetrics = 64;
+    if (w.hostOnly) {
+        return kHostAndNvtx;
+    }
+    return w.gpuMetrics ? kDefaults | kGpuMetrics : 0;
 }
 
 }  // namespace chokepoint::cli

@@ -19,15 +19,15 @@ namespace chokepoint::cli {
 namespace {
 
 void printRunUsage(std::FILE* out) {
-    std::fprintf(
-        out,
-        "Usage: chokepoint-cli run [--steps N | --duration S] [--at-step] [--marker TEXT] [--host-only]\n"
-        "                          [-o FILE] -- COMMAND [ARGS...]\n\n"
-        "Runs COMMAND with the Chokepoint agent and records every process that initialises CUDA,\n"
-        "from its first CUDA call (or from the next step with --at-step) until the window ends or\n"
-        "the process exits. Without --steps/--duration the whole run is recorded.\n"
-        "  -o FILE   output .cptrace (default chokepoint-run.cptrace); with several CUDA\n"
-        "            processes each gets FILE's name plus its pid.\n");
+    std::fprintf(out,
+                 "Usage: chokepoint-cli run [--steps N | --duration S] [--at-step] [--marker TEXT]\n"
+                 "                          [--host-only | --gpu-metrics]\n"
+                 "                          [-o FILE] -- COMMAND [ARGS...]\n\n"
+                 "Runs COMMAND with the Chokepoint agent and records every process that initialises CUDA,\n"
+                 "from its first CUDA call (or from the next step with --at-step) until the window ends or\n"
+                 "the process exits. Without --steps/--duration the whole run is recorded.\n"
+                 "  -o FILE   output .cptrace (default chokepoint-run.cptrace); with several CUDA\n"
+                 "            processes each gets FILE's name plus its pid.\n");
 }
 
 // "dir/trace.cptrace" -> ("dir/trace.", ".cptrace")
@@ -119,8 +119,8 @@ int runRun(const Args& args) {
     if (window.atStep) {
         extra.emplace_back("CHOKEPOINT_RECORD_AT_STEP", "1");
     }
-    if (window.hostOnly) {
-        extra.emplace_back("CHOKEPOINT_RECORD_KINDS", "48");  // CAPTURE_KIND_HOST | CAPTURE_KIND_NVTX
+    if (std::uint32_t kinds = captureKinds(window); kinds != 0) {
+        extra.emplace_back("CHOKEPOINT_RECORD_KINDS", std::to_string(kinds));
     }
     if (!window.marker.empty()) {
         extra.emplace_back("CHOKEPOINT_RECORD_MARKER", window.marker);

@@ -346,14 +346,7 @@ std::optional<control::Error> CaptureEngine::startCapture(const control::StartCa
     constexpr std::uint32_t kCuptiKinds = control::CAPTURE_KIND_KERNELS | control::CAPTURE_KIND_MEMORY |
                                           control::CAPTURE_KIND_API | control::CAPTURE_KIND_SYNC |
                                           control::CAPTURE_KIND_GRAPHS | control::CAPTURE_KIND_OVERHEAD;
-    if ((kinds & control::CAPTURE_KIND_GPU_METRICS) != 0) {
-        busy.set_code(control::ERROR_CODE_UNSUPPORTED);
-        busy.set_text(
-            "GPU metrics (CUPTI PM sampling) are not implemented in this agent yet; request a capture "
-            "without them");
-        return busy;
-    }
-    if ((kinds & kCuptiKinds) != 0 && !m_config.cuptiAvailable) {
+    if ((kinds & (kCuptiKinds | control::CAPTURE_KIND_GPU_METRICS)) != 0 && !m_config.cuptiAvailable) {
         busy.set_code(control::ERROR_CODE_CUPTI_FAILED);
         busy.set_text("CUPTI is not usable in this process; ask for NVTX and host kinds only");
         return busy;
@@ -362,6 +355,27 @@ std::optional<control::Error> CaptureEngine::startCapture(const control::StartCa
     if ((kinds & kCuptiKinds) != 0) {
         if (auto refused = enableCupti(kinds & kCuptiKinds)) {
             return refused;
+        }
+    }
+    // GPU metrics are best effort: without counter access the capture goes on and says why.
+    m_pm.reset();
+    m_pmProblem.clear();
+    if ((kinds & control::CAPTURE_KIND_GPU_METRICS) != 0) {
+        PmSampler::Options pmOptions;
+        pmOptions.deviceIndex = m_config.pmDeviceIndex;
+        if (pmOptions.deviceIndex < 0) {
+            const char* localRank = std::getenv("LOCAL_RANK");
+            const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+            bool oneVisible = visible != nullptr && std::strchr(visible, ',') == nullptr && *visible != '\0';
+            pmOptions.deviceIndex = (localRank != nullptr && !oneVisible) ? std::atoi(localRank) : 0;
+        }
+        auto pm = std::make_unique<PmSampler>();
+        core::Status started = pm->start(pmOptions);
+        if (started.ok()) {
+            m_pm = std::move(pm);
+        } else {
+            m_pmProblem = started.error().message;
+            log("GPU metrics unavailable: " + m_pmProblem);
         }
     }
     {
@@ -629,6 +643,9 @@ void CaptureEngine::run() {
         if (host) {
             host->drainInto(into, windowStart);
         }
+        if (m_pm) {
+            m_pm->decodeInto(into, m_clock, windowStart, windowEnd);
+        }
     };
 
     for (;;) {
@@ -709,6 +726,14 @@ void CaptureEngine::run() {
     }
     takeAnchor();
     collect(*batch);
+    if (m_pm) {
+        m_pm->stop(*batch, m_clock, windowStart, windowEnd);
+        m_metadata.notes.emplace_back("capture.gpu_metrics_samples", std::to_string(m_pm->samples()));
+        m_pm.reset();
+    }
+    if (!m_pmProblem.empty()) {
+        batch->stats.add("agent.gpu_metrics_unavailable", core::Severity::Warning, 1, m_pmProblem);
+    }
     if ((kinds & control::CAPTURE_KIND_NVTX) != 0) {
         m_nvtx.drainInto(*batch, windowEnd, windowStart, windowEnd);
     }

@@ -38,6 +38,7 @@
 #include "collectors/agent/ActivityDecoder.h"
 #include "collectors/agent/ClockSync.h"
 #include "collectors/agent/CuptiApi.h"
+#include "collectors/agent/PmSampler.h"
 #include "collectors/control/ControlServer.h"
 #include "collectors/nvtx/NvtxRecorder.h"
 #include "core/format/CptraceChunkEncoder.h"
@@ -61,6 +62,7 @@ struct CaptureEngineConfig {
     std::size_t maxQueuedChunkBytes = 256u << 20;
     std::vector<std::string> defaultStepMarkers = {"ProfilerStep#", "chokepoint:step", "step"};
     bool cuptiAvailable = true;  // false: the process has no usable CUPTI; host + NVTX only
+    int pmDeviceIndex = -1;      // device for GPU metrics; -1: LOCAL_RANK (or 0) of this process
     std::int64_t pid = 0;
     std::vector<std::string> commandLine;
     std::string hostName;
@@ -153,6 +155,8 @@ private:
     CUpti_ActivityThreadIdType m_previousThreadIdType = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
     std::unique_ptr<core::CptraceChunkEncoder> m_encoder;
     core::CaptureMetadata m_metadata;
+    std::unique_ptr<PmSampler> m_pm;
+    std::string m_pmProblem;  // why GPU metrics could not be sampled
     core::TimestampNs m_lastChunkNs = 0;
     std::int64_t m_pendingRows = 0;
 };

@@ -1,0 +1,397 @@
+#include "collectors/agent/PmSampler.h"
+
+#include <cupti.h>
+#include <cupti_pmsampling.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_target.h>
+
+#include <cmath>
+#include <map>
+
+#include "collectors/agent/CuptiApi.h"
+
+namespace chokepoint::collectors {
+
+namespace {
+
+// CUPTI parameter structs: zeroed, with the size CUPTI checks.
+template <class Params>
+Params params(std::size_t structSize) {
+    Params p{};
+    p.structSize = structSize;
+    return p;
+}
+
+std::string describe(const char* call, CUptiResult r) {
+    return std::string(call) + " failed: " + describeCuptiResult(r);
+}
+
+// Owns a host object for the duration of a config build.
+struct HostObject {
+    CUpti_Profiler_Host_Object* object = nullptr;
+    ~HostObject() {
+        if (object != nullptr) {
+            auto p = params<CUpti_Profiler_Host_Deinitialize_Params>(
+                CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+            p.pHostObject = object;
+            cuptiProfilerHostDeinitialize(&p);
+        }
+    }
+};
+
+core::Result<CUpti_Profiler_Host_Object*> initHost(const std::string& chip,
+                                                   const std::vector<std::uint8_t>& availability) {
+    auto p = params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+    p.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
+    p.pChipName = chip.c_str();
+    p.pCounterAvailabilityImage = availability.empty() ? nullptr : availability.data();
+    CUptiResult r = cuptiProfilerHostInitialize(&p);
+    if (r != CUPTI_SUCCESS) {
+        return core::makeError(describe(("cuptiProfilerHostInitialize(" + chip + ")").c_str(), r));
+    }
+    return p.pHostObject;
+}
+
+core::Result<PmConfig> configure(CUpti_Profiler_Host_Object* host, const std::vector<PmMetric>& metrics) {
+    // All metrics in one call: each ConfigAddMetrics call is scheduled as its own pass.
+    std::vector<const char*> names;
+    for (const PmMetric& m : metrics) {
+        names.push_back(m.name);
+    }
+    auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+        CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+    add.pHostObject = host;
+    add.ppMetricNames = names.data();
+    add.numMetrics = names.size();
+    if (CUptiResult r = cuptiProfilerHostConfigAddMetrics(&add); r != CUPTI_SUCCESS) {
+        return core::makeError("PM sampling metric set rejected: " + describeCuptiResult(r));
+    }
+    auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(
+        CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+    size.pHostObject = host;
+    if (CUptiResult r = cuptiProfilerHostGetConfigImageSize(&size); r != CUPTI_SUCCESS) {
+        return core::makeError(describe("cuptiProfilerHostGetConfigImageSize", r));
+    }
+    PmConfig config;
+    config.image.resize(size.configImageSize);
+    auto image = params<CUpti_Profiler_Host_GetConfigImage_Params>(
+        CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+    image.pHostObject = host;
+    image.configImageSize = config.image.size();
+    image.pConfigImage = config.image.data();
+    if (CUptiResult r = cuptiProfilerHostGetConfigImage(&image); r != CUPTI_SUCCESS) {
+        return core::makeError(describe("cuptiProfilerHostGetConfigImage", r));
+    }
+    auto passes = params<CUpti_Profiler_Host_GetNumOfPasses_Params>(
+        CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
+    passes.configImageSize = config.image.size();
+    passes.pConfigImage = config.image.data();
+    if (CUptiResult r = cuptiProfilerHostGetNumOfPasses(&passes); r != CUPTI_SUCCESS) {
+        return core::makeError(describe("cuptiProfilerHostGetNumOfPasses", r));
+    }
+    config.passes = passes.numOfPasses;
+    if (config.passes != 1) {
+        return core::makeError("the PM sampling metric set needs " + std::to_string(config.passes) +
+                               " passes; PM sampling can only record a single-pass set");
+    }
+    return config;
+}
+
+}  // namespace
+
+const std::vector<PmMetric>& defaultPmMetrics() {
+    static const std::vector<PmMetric> kMetrics = {
+        {"gpc__cycles_elapsed.avg.per_second", "GPC clock", "Hz"},
+        {"gr__cycles_active.avg.pct_of_peak_sustained_elapsed", "GR active", "%"},
+        {"sm__cycles_active.avg.pct_of_peak_sustained_elapsed", "SM active", "%"},
+        {"sm__inst_executed_realtime.sum", "SM instructions", "inst"},
+        {"sm__warps_active_realtime.avg.pct_of_peak_sustained_elapsed", "Warp occupancy", "%"},
+        {"sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed", "Tensor pipe active",
+         "%"},
+        {"TPC.TriageCompute.sm__pipe_tensor_op_hmma_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed",
+         "HMMA pipe active", "%"},
+        {"TriageCompute.sm__throughput.avg.pct_of_peak_sustained_elapsed", "SM throughput", "%"},
+        {"gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "DRAM throughput", "%"},
+        {"dram__read_throughput.avg.pct_of_peak_sustained_elapsed", "DRAM read throughput", "%"},
+        {"dram__write_throughput.avg.pct_of_peak_sustained_elapsed", "DRAM write throughput", "%"},
+        {"dram__bytes_read.sum", "DRAM bytes read", "bytes"},
+        {"dram__bytes_write.sum", "DRAM bytes written", "bytes"},
+        {"pcie__read_bytes.sum", "PCIe bytes read", "bytes"},
+        {"pcie__write_bytes.sum", "PCIe bytes written", "bytes"},
+        {"nvlrx__bytes.sum", "NVLink bytes received", "bytes"},
+        {"nvltx__bytes.sum", "NVLink bytes sent", "bytes"},
+    };
+    return kMetrics;
+}
+
+core::Result<PmConfig> buildPmSamplingConfig(const std::string& chip,
+                                             const std::vector<std::uint8_t>& availability,
+                                             const std::vector<PmMetric>& metrics) {
+    core::Result<CUpti_Profiler_Host_Object*> host = initHost(chip, availability);
+    if (!host.ok()) {
+        return host.error();
+    }
+    HostObject owner{host.value()};
+    core::Result<PmConfig> config = configure(owner.object, metrics);
+    if (config.ok() || metrics.size() < 2) {
+        return config;
+    }
+    // Name the metric at fault: try each alone on a fresh host object.
+    for (const PmMetric& m : metrics) {
+        core::Result<CUpti_Profiler_Host_Object*> single = initHost(chip, availability);
+        if (!single.ok()) {
+            break;
+        }
+        HostObject singleOwner{single.value()};
+        const char* name = m.name;
+        auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
+            CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+        add.pHostObject = singleOwner.object;
+        add.ppMetricNames = &name;
+        add.numMetrics = 1;
+        if (CUptiResult r = cuptiProfilerHostConfigAddMetrics(&add); r != CUPTI_SUCCESS) {
+            return core::makeError(std::string("metric '") + name + "' is not available for PM sampling on " +
+                                   chip + ": " + describeCuptiResult(r));
+        }
+    }
+    return config;
+}
+
+PmSampler::~PmSampler() {
+    release();
+}
+
+void PmSampler::release() {
+    if (m_object != nullptr) {
+        auto d = params<CUpti_PmSampling_Disable_Params>(CUpti_PmSampling_Disable_Params_STRUCT_SIZE);
+        d.pPmSamplingObject = m_object;
+        cuptiPmSamplingDisable(&d);
+        m_object = nullptr;
+    }
+    if (m_host != nullptr) {
+        auto p = params<CUpti_Profiler_Host_Deinitialize_Params>(
+            CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+        p.pHostObject = m_host;
+        cuptiProfilerHostDeinitialize(&p);
+        m_host = nullptr;
+    }
+}
+
+core::Status PmSampler::start(const Options& options) {
+    m_options = options;
+    auto init = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+    if (CUptiResult r = cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) {
+        return core::makeError(describe("cuptiProfilerInitialize", r));
+    }
+    auto chip = params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+    chip.deviceIndex = static_cast<std::size_t>(options.deviceIndex);
+    if (CUptiResult r = cuptiDeviceGetChipName(&chip); r != CUPTI_SUCCESS) {
+        return core::makeError(describe("cuptiDeviceGetChipName", r));
+    }
+    auto avail = params<CUpti_PmSampling_GetCounterAvailability_Params>(
+        CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE);
+    avail.deviceIndex = static_cast<std::size_t>(options.deviceIndex);
+    std::vector<std::uint8_t> availability;
+    if (cuptiPmSamplingGetCounterAvailability(&avail) == CUPTI_SUCCESS &&
+        avail.counterAvailabilityImageSize > 0) {
+        availability.resize(avail.counterAvailabilityImageSize);
+        avail.pCounterAvailabilityImage = availability.data();
+        if (cuptiPmSamplingGetCounterAvailability(&avail) != CUPTI_SUCCESS) {
+            availability.clear();
+        }
+    }
+    core::Result<CUpti_Profiler_Host_Object*> host = initHost(chip.pChipName, availability);
+    if (!host.ok()) {
+        return host.error();
+    }
+    m_host = host.value();
+    core::Result<PmConfig> config = configure(m_host, defaultPmMetrics());
+    if (!config.ok()) {
+        release();
+        return config.error();
+    }
+    auto enable = params<CUpti_PmSampling_Enable_Params>(CUpti_PmSampling_Enable_Params_STRUCT_SIZE);
+    enable.deviceIndex = static_cast<std::size_t>(options.deviceIndex);
+    CUptiResult r = cuptiPmSamplingEnable(&enable);
+    if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) {
+        release();
+        return core::makeError(
+            "GPU performance counters are restricted to administrators on this machine (ERR_NVGPUCTRPERM). "
+            "Ask an administrator to set `options nvidia NVreg_RestrictProfilingToAdminUsers=0` (modprobe.d, "
+            "then reload the driver), or run the job as root / with CAP_SYS_ADMIN. Kernel timelines still "
+            "work.");
+    }
+    if (r == CUPTI_ERROR_INVALID_OPERATION || r == CUPTI_ERROR_HARDWARE_BUSY) {
+        release();
+        return core::makeError(
+            "GPU " + std::to_string(options.deviceIndex) +
+            " counters are in use by another profiler (another rank's agent, Nsight, or DCGM "
+            "profiling metrics: pause those with `dcgmi profile --pause`): " +
+            describeCuptiResult(r));
+    }
+    if (r != CUPTI_SUCCESS) {
+        release();
+        return core::makeError(describe("cuptiPmSamplingEnable", r));
+    }
+    m_object = enable.pPmSamplingObject;
+    auto set = params<CUpti_PmSampling_SetConfig_Params>(CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE);
+    set.pPmSamplingObject = m_object;
+    set.configSize = config->image.size();
+    set.pConfig = config->image.data();
+    set.hardwareBufferSize = options.hardwareBufferBytes;
+    set.samplingInterval = options.intervalNs;
+    set.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
+    set.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_LATEST;
+    if ((r = cuptiPmSamplingSetConfig(&set)) != CUPTI_SUCCESS) {
+        release();
+        return core::makeError(describe("cuptiPmSamplingSetConfig", r));
+    }
+    m_metricNames.clear();
+    for (const PmMetric& m : defaultPmMetrics()) {
+        m_metricNames.push_back(m.name);
+    }
+    auto size = params<CUpti_PmSampling_GetCounterDataSize_Params>(
+        CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE);
+    size.pPmSamplingObject = m_object;
+    size.pMetricNames = m_metricNames.data();
+    size.numMetrics = m_metricNames.size();
+    size.maxSamples = options.maxSamplesPerDecode;
+    if ((r = cuptiPmSamplingGetCounterDataSize(&size)) != CUPTI_SUCCESS) {
+        release();
+        return core::makeError(describe("cuptiPmSamplingGetCounterDataSize", r));
+    }
+    m_counterData.assign(size.counterDataSize, 0);
+    auto image = params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
+        CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+    image.pPmSamplingObject = m_object;
+    image.counterDataSize = m_counterData.size();
+    image.pCounterData = m_counterData.data();
+    if ((r = cuptiPmSamplingCounterDataImageInitialize(&image)) != CUPTI_SUCCESS) {
+        release();
+        return core::makeError(describe("cuptiPmSamplingCounterDataImageInitialize", r));
+    }
+    auto startParams = params<CUpti_PmSampling_Start_Params>(CUpti_PmSampling_Start_Params_STRUCT_SIZE);
+    startParams.pPmSamplingObject = m_object;
+    if ((r = cuptiPmSamplingStart(&startParams)) != CUPTI_SUCCESS) {
+        release();
+        return core::makeError(describe("cuptiPmSamplingStart", r));
+    }
+    m_firstSampleSeen = false;
+    return core::Ok{};
+}
+
+void PmSampler::decodeInto(core::TraceModel& batch, const ClockMap& clock, core::TimestampNs windowStartNs,
+                           core::TimestampNs windowEndNs) {
+    if (m_object == nullptr) {
+        return;
+    }
+    const auto& metrics = defaultPmMetrics();
+    std::map<std::size_t, std::size_t> trackOf;  // metric index -> batch.counters index
+    std::vector<double> values(metrics.size());
+    // Decode until the hardware buffer is empty; a full image is evaluated and reset in between.
+    for (int round = 0; round < 64; ++round) {
+        auto decode =
+            params<CUpti_PmSampling_DecodeData_Params>(CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE);
+        decode.pPmSamplingObject = m_object;
+        decode.pCounterDataImage = m_counterData.data();
+        decode.counterDataImageSize = m_counterData.size();
+        CUptiResult r = cuptiPmSamplingDecodeData(&decode);
+        if (decode.overflow != 0) {
+            ++m_overflows;
+        }
+        if (r != CUPTI_SUCCESS && r != CUPTI_ERROR_OUT_OF_MEMORY) {
+            return;
+        }
+        auto info = params<CUpti_PmSampling_GetCounterDataInfo_Params>(
+            CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE);
+        info.pCounterDataImage = m_counterData.data();
+        info.counterDataImageSize = m_counterData.size();
+        if (cuptiPmSamplingGetCounterDataInfo(&info) != CUPTI_SUCCESS) {
+            return;
+        }
+        for (std::size_t i = 0; i < info.numCompletedSamples; ++i) {
+            auto sample = params<CUpti_PmSampling_CounterData_GetSampleInfo_Params>(
+                CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE);
+            sample.pPmSamplingObject = m_object;
+            sample.pCounterDataImage = m_counterData.data();
+            sample.counterDataImageSize = m_counterData.size();
+            sample.sampleIndex = i;
+            if (cuptiPmSamplingCounterDataGetSampleInfo(&sample) != CUPTI_SUCCESS) {
+                continue;
+            }
+            if (!m_firstSampleSeen) {
+                m_firstSampleSeen = true;  // CUPTI: the first sample may be an outlier
+                continue;
+            }
+            // Sample timestamps are in the CUPTI clock domain (to be confirmed on a GPU, guide §4.1).
+            core::TimestampNs t = clock.toMonotonic(sample.startTimestamp / 2 + sample.endTimestamp / 2);
+            if (t < windowStartNs || t >= windowEndNs) {
+                continue;
+            }
+            auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
+                CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
+            eval.pHostObject = m_host;
+            eval.pCounterDataImage = m_counterData.data();
+            eval.counterDataImageSize = m_counterData.size();
+            eval.rangeIndex = i;
+            eval.ppMetricNames = m_metricNames.data();
+            eval.numMetrics = m_metricNames.size();
+            eval.pMetricValues = values.data();
+            if (cuptiProfilerHostEvaluateToGpuValues(&eval) != CUPTI_SUCCESS) {
+                continue;
+            }
+            ++m_samples;
+            for (std::size_t m = 0; m < metrics.size(); ++m) {
+                if (!std::isfinite(values[m])) {
+                    ++m_nonFinite;
+                    continue;
+                }
+                auto it = trackOf.find(m);
+                if (it == trackOf.end()) {
+                    core::CounterTrack track;
+                    track.name = metrics[m].label;
+                    track.unit = metrics[m].unit;
+                    track.deviceIndex = static_cast<std::int16_t>(m_options.deviceIndex);
+                    batch.counters.push_back(std::move(track));
+                    it = trackOf.emplace(m, batch.counters.size() - 1).first;
+                }
+                batch.counters[it->second].timesNs.push_back(t);
+                batch.counters[it->second].values.push_back(values[m]);
+            }
+        }
+        auto reset = params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
+            CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
+        reset.pPmSamplingObject = m_object;
+        reset.counterDataSize = m_counterData.size();
+        reset.pCounterData = m_counterData.data();
+        cuptiPmSamplingCounterDataImageInitialize(&reset);
+        if (decode.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) {
+            break;
+        }
+    }
+}
+
+void PmSampler::stop(core::TraceModel& batch, const ClockMap& clock, core::TimestampNs windowStartNs,
+                     core::TimestampNs windowEndNs) {
+    if (m_object == nullptr) {
+        return;
+    }
+    auto stopParams = params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
+    stopParams.pPmSamplingObject = m_object;
+    cuptiPmSamplingStop(&stopParams);
+    decodeInto(batch, clock, windowStartNs, windowEndNs);
+    if (m_overflows > 0) {
+        batch.stats.add("agent.gpu_metrics_overflow", core::Severity::DataLoss,
+                        static_cast<std::int64_t>(m_overflows),
+                        "the PM sampling hardware buffer overflowed; the oldest samples were lost");
+    }
+    if (m_nonFinite > 0) {
+        batch.stats.add("agent.gpu_metrics_non_finite", core::Severity::Warning,
+                        static_cast<std::int64_t>(m_nonFinite),
+                        "PM sampling metric values that were not finite were left out");
+    }
+    release();
+}
+
+}  // namespace chokepoint::collectors

@@ -1,0 +1,88 @@
+#pragma once
+// GPU metrics over time through CUPTI PM sampling (guide §4): the GPU's performance monitors sample
+// a fixed single-pass counter configuration every `intervalNs`; we decode the hardware buffer on
+// the engine's worker thread and append one counter track per metric (device-wide values).
+//
+// The metric configuration is built with the CUPTI profiler host API, which works offline for a
+// chip name ("GH100") without a GPU; buildPmSamplingConfig() is tested that way. The sampling
+// itself needs a GPU and permission to read its counters: without it cuptiPmSamplingEnable
+// returns CUPTI_ERROR_INSUFFICIENT_PRIVILEGES and start() explains ERR_NVGPUCTRPERM and the fix.
+// One PM sampling user per device: a second one (another rank, DCGM profiling) is reported.
+// Not thread-safe: start/decode/stop from one thread.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "collectors/agent/ClockSync.h"
+#include "core/base/Result.h"
+#include "core/model/TraceModel.h"
+
+struct CUpti_Profiler_Host_Object;
+struct CUpti_PmSampling_Object;
+
+namespace chokepoint::collectors {
+
+struct PmMetric {
+    const char* name;   // CUPTI metric
+    const char* label;  // counter track name
+    const char* unit;
+};
+
+// The 17-metric GH100 set of guide §4.2 (validated there as one pass on GH100 with CUDA 13.0).
+const std::vector<PmMetric>& defaultPmMetrics();
+
+struct PmConfig {
+    std::vector<std::uint8_t> image;
+    std::size_t passes = 0;
+};
+
+// Builds the PM sampling configuration image for `chip` (optionally restricted by a counter
+// availability image from the device). Fails, naming the metric or the pass count, when a metric
+// does not exist for the chip or the set needs more than one pass (PM sampling allows only one).
+core::Result<PmConfig> buildPmSamplingConfig(const std::string& chip,
+                                             const std::vector<std::uint8_t>& availability,
+                                             const std::vector<PmMetric>& metrics);
+
+class PmSampler {
+public:
+    struct Options {
+        int deviceIndex = 0;
+        std::uint64_t intervalNs = 1'000'000;  // 1 kHz: enough to classify step phases
+        std::size_t hardwareBufferBytes = 64u << 20;
+        std::uint32_t maxSamplesPerDecode = 1024;
+    };
+
+    PmSampler() = default;
+    ~PmSampler();
+    PmSampler(const PmSampler&) = delete;
+    PmSampler& operator=(const PmSampler&) = delete;
+
+    // Enables, configures and starts sampling. The error says why (permission, device busy...).
+    core::Status start(const Options& options);
+    // Decodes what the hardware buffer holds and appends samples whose (monotonic) time lies in
+    // [windowStartNs, windowEndNs) to `batch`.
+    void decodeInto(core::TraceModel& batch, const ClockMap& clock, core::TimestampNs windowStartNs,
+                    core::TimestampNs windowEndNs);
+    // Stops, decodes the rest, disables. Safe to call when not started.
+    void stop(core::TraceModel& batch, const ClockMap& clock, core::TimestampNs windowStartNs,
+              core::TimestampNs windowEndNs);
+    bool running() const { return m_object != nullptr; }
+    std::uint64_t samples() const { return m_samples; }
+    std::uint64_t overflows() const { return m_overflows; }
+
+private:
+    void release();
+
+    Options m_options;
+    CUpti_PmSampling_Object* m_object = nullptr;
+    CUpti_Profiler_Host_Object* m_host = nullptr;
+    std::vector<std::uint8_t> m_counterData;
+    std::vector<const char*> m_metricNames;
+    bool m_firstSampleSeen = false;
+    std::uint64_t m_samples = 0;
+    std::uint64_t m_overflows = 0;
+    std::uint64_t m_nonFinite = 0;
+};
+
+}  // namespace chokepoint::collectors
