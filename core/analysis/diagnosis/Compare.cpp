@@ -59,7 +59,8 @@ std::string metricText(const MetricDelta& m) {
         return pct(m.before) + " -> " + pct(m.after) + " (" + (m.delta >= 0 ? "+" : "") +
                core::formatFixed(100.0 * m.delta, 1) + " pp)";
     }
-    return core::formatFixed(m.before, 3) + " -> " + core::formatFixed(m.after, 3);
+    return core::formatCount(static_cast<std::int64_t>(std::llround(m.before))) + " -> " +
+           core::formatCount(static_cast<std::int64_t>(std::llround(m.after)));
 }
 
 }  // namespace

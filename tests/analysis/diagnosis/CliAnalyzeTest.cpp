@@ -1,0 +1,100 @@
+// chokepoint-cli analyze / diff end to end: exit codes, formats and error messages.
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/testutils/SharedTraces.h"
+
+namespace {
+
+struct CliResult {
+    int exitCode = -1;
+    std::string out;  // stdout and stderr together
+};
+
+CliResult runCli(const std::string& arguments) {
+    const std::string cli = std::string(CHOKEPOINT_BINARY_DIR) + "/app/chokepoint-cli";
+    CliResult result;
+    FILE* pipe = popen((cli + " " + arguments + " 2>&1").c_str(), "r");
+    if (pipe == nullptr) {
+        return result;
+    }
+    std::array<char, 4096> buffer{};
+    while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) {
+        result.out.append(buffer.data(), n);
+    }
+    const int status = pclose(pipe);
+    result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return result;
+}
+
+bool cliBuilt() {
+    return std::filesystem::exists(std::string(CHOKEPOINT_BINARY_DIR) + "/app/chokepoint-cli");
+}
+
+std::string writeTemp(const char* name, const std::string& text) {
+    const std::string path = (std::filesystem::temp_directory_path() / name).string();
+    std::ofstream(path) << text;
+    return path;
+}
+
+}  // namespace
+
+TEST(CliAnalyze, ErrorsHaveTheDocumentedExitCodes) {
+    if (!cliBuilt()) {
+        GTEST_SKIP() << "chokepoint-cli not built";
+    }
+    CliResult missing = runCli("analyze /nonexistent/trace.json");
+    EXPECT_EQ(missing.exitCode, 1);
+    EXPECT_NE(missing.out.find("/nonexistent/trace.json"), std::string::npos);
+    EXPECT_EQ(runCli("analyze").exitCode, 2);
+    EXPECT_EQ(runCli("analyze a.json --format xml").exitCode, 2);
+    EXPECT_EQ(runCli("analyze a.json --params 7B").exitCode, 2);  // needs --tokens-per-step
+    EXPECT_EQ(runCli("analyze a.json --model-flops -3").exitCode, 2);
+    EXPECT_EQ(runCli("diff only-one.json").exitCode, 2);
+    const std::string truncated = writeTemp("chokepoint-d2-truncated.json", "{\"traceEvents\": [");
+    CliResult bad = runCli("analyze " + truncated);
+    EXPECT_EQ(bad.exitCode, 1);
+    EXPECT_NE(bad.out.find(truncated), std::string::npos);
+    std::remove(truncated.c_str());
+    EXPECT_EQ(runCli("analyze --help").exitCode, 0);
+    CliResult config = runCli("analyze --print-config");
+    EXPECT_EQ(config.exitCode, 0);
+    EXPECT_NE(config.out.find("computeBoundMinBusy = 0.9"), std::string::npos);
+}
+
+TEST(CliAnalyze, AnalyzesASharedTraceInEveryFormat) {
+    if (!cliBuilt()) {
+        GTEST_SKIP() << "chokepoint-cli not built";
+    }
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "hta-amd-mi250__mi250_minitoy_train_ROCm6_2_kineto.json.gz");
+    CliResult text = runCli("analyze " + path + " --explain");
+    EXPECT_EQ(text.exitCode, 0) << text.out;
+    EXPECT_NE(text.out.find("VERDICT: Launch-overhead-bound"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("RULES"), std::string::npos);
+    CliResult json = runCli("analyze " + path + " --format json");
+    ASSERT_EQ(json.exitCode, 0);
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    ASSERT_EQ(parser.parse(json.out).get(doc), simdjson::SUCCESS);
+    EXPECT_EQ(std::string_view(doc["verdict"]["class"]), "launch-overhead-bound");
+    CliResult md = runCli("analyze " + path + " --format markdown");
+    EXPECT_EQ(md.exitCode, 0);
+    EXPECT_NE(md.out.find("## Verdict"), std::string::npos);
+    const std::string badConfig = writeTemp("chokepoint-d2-bad.conf", "noSuchThreshold = 1\n");
+    CliResult configError = runCli("analyze " + path + " --config " + badConfig);
+    EXPECT_EQ(configError.exitCode, 1);
+    EXPECT_NE(configError.out.find("line 1"), std::string::npos);
+    std::remove(badConfig.c_str());
+    EXPECT_EQ(runCli("analyze " + path + " --device no-such-device").exitCode, 2);
+    CliResult diff = runCli("diff " + path + " " + path + " --format json");
+    ASSERT_EQ(diff.exitCode, 0) << diff.out;
+    ASSERT_EQ(parser.parse(diff.out).get(doc), simdjson::SUCCESS);
+    EXPECT_EQ(std::string_view(doc["schema"]), "chokepoint.diff");
+}
