@@ -182,7 +182,8 @@ private:
 };
 
 HostActivity buildHostActivity(const core::TraceModel& model,
-                               const std::unordered_set<core::ThreadIndex>& threads, NameBitsCache& bitsOf) {
+                               const std::unordered_set<core::ThreadIndex>& threads, NameBitsCache& bitsOf,
+                               core::DurationNs blockingCallNs) {
     HostActivity h;
     auto wanted = [&](core::ThreadIndex t) { return threads.empty() || threads.count(t) > 0; };
     // Each table is sorted by start, so each category is a few sorted runs: merged below in
@@ -249,20 +250,27 @@ HostActivity buildHostActivity(const core::TraceModel& model,
         // Other ranges (ProfilerStep, "## forward ##") enclose work rather than being work.
     }
     markRun();
-    // A blocking host-to-device copy call (pageable memory, cudaMemcpy) is the batch upload: data.
+    // Copy calls that block the host: cudaMemcpy (no Async), pageable host memory (the runtime then
+    // copies synchronously even for cudaMemcpyAsync), or an "async" call that lasted long enough to
+    // have waited for the stream. A blocking host-to-device copy is the batch upload (data); any
+    // other blocking copy is a synchronization.
     for (std::uint32_t i = 0; i < model.memcpys.size(); ++i) {
         core::ApiCallId call = model.memcpys.launchCall[i];
-        if (model.memcpys.kind[i] != core::MemcpyKind::HostToDevice || !call.valid() ||
-            call.index >= model.apiCalls.size() || !wanted(model.apiCalls.thread[call.index])) {
+        if (!call.valid() || call.index >= model.apiCalls.size() ||
+            !wanted(model.apiCalls.thread[call.index])) {
             continue;
         }
+        const TimeRange callRange{model.apiCalls.startNs[call.index], model.apiCalls.endNs[call.index]};
         core::StringId name = model.apiCalls.name[call.index];
-        if ((bitsOf(name) & kSyncApi) != 0 || model.memcpys.srcKind[i] == core::MemoryKind::Pageable) {
-            h.items[kData].push_back({{model.apiCalls.startNs[call.index], model.apiCalls.endNs[call.index]},
-                                      IdleEvidence::Kind::ApiCall,
-                                      call.index,
-                                      name});
+        const bool blocking = (bitsOf(name) & kSyncApi) != 0 ||
+                              model.memcpys.srcKind[i] == core::MemoryKind::Pageable ||
+                              model.memcpys.dstKind[i] == core::MemoryKind::Pageable ||
+                              callRange.durationNs() >= blockingCallNs;
+        if (!blocking) {
+            continue;
         }
+        const Category category = model.memcpys.kind[i] == core::MemcpyKind::HostToDevice ? kData : kSync;
+        h.items[category].push_back({callRange, IdleEvidence::Kind::ApiCall, call.index, name});
     }
     markRun();
     for (std::uint32_t i = 0; i < model.syncs.size(); ++i) {
@@ -415,7 +423,7 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
         }
 
         // --- Device-level idle intervals over the span, with causes --------------------------------
-        HostActivity host = buildHostActivity(model, d.launchThreads, nameBits);
+        HostActivity host = buildHostActivity(model, d.launchThreads, nameBits, options.blockingCopyCallNs);
         std::array<InnermostSweeper, kCategoryCount> sweepers{
             InnermostSweeper(std::move(host.items[kData])),
             InnermostSweeper(std::move(host.items[kCollective])),

@@ -16,10 +16,12 @@
 // Coverage of the gap by each kind of host activity is measured; the first cause in this
 // precedence whose coverage reaches AccountingOptions::minCoverage wins:
 //   DataWait         data-loading ranges/ops (DataLoader __next__ and similar) on those threads, and
-//                    blocking or pageable host-to-device copy calls (the batch upload)
+//                    blocking host-to-device copy calls (the batch upload; blocking = cudaMemcpy
+//                    without Async, pageable host memory, or a call >= blockingCopyCallNs)
 //   Collective       host-side collectives (c10d::, nccl:, gloo, barrier, record_param_comms)
 //   Synchronization  sync records, cudaStreamSynchronize / cudaDeviceSynchronize / cudaEventSynchronize
-//                    / blocking cudaMemcpy (and hip*/cu* forms), aten::item / _local_scalar_dense ops
+//                    / blocking cudaMemcpy (and hip*/cu* forms), other blocking copy calls (as above),
+//                    aten::item / _local_scalar_dense / nonzero ops
 //   LaunchOverhead   any other framework op / Python function / runtime call (the CPU is busy
 //                    dispatching work; launchCount says how many launches fell in the gap)
 //   Unexplained      none reaches the threshold (no recorded host activity)
@@ -111,6 +113,8 @@ struct AccountingOptions {
     double minCoverage = 0.5;                 // share of a gap a cause must cover to explain it
     core::DurationNs shortKernelNs = 10'000;  // "short kernel" for launch-overhead evidence (10 us)
     core::DurationNs minIdleNs = 0;           // shorter gaps are still counted but not listed
+    // A copy call at least this long blocked the host (an enqueue takes a few us): 50 us.
+    core::DurationNs blockingCopyCallNs = 50'000;
 };
 
 struct GpuTimeAccountingResult {

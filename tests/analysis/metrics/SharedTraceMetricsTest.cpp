@@ -108,3 +108,76 @@ TEST(SharedTraceMetrics, CpuOnlyTraceReportsNoGpuActivity) {
 
 }  // namespace
 }  // namespace chokepoint::analysis
+
+namespace chokepoint::analysis {
+namespace {
+
+core::DurationNs cause(const GpuTimeBreakdown& b, IdleCause c) {
+    return b.idleByCauseNs[static_cast<std::size_t>(c)];
+}
+
+core::DurationNs streamWaits(const TraceMetrics& m, IdleCause c) {
+    core::DurationNs total = 0;
+    for (const IdleInterval& idle : m.accounting.idleIntervals) {
+        if (idle.streamId >= 0 && idle.cause == c) {
+            total += idle.range.durationNs();
+        }
+    }
+    return total;
+}
+
+TraceMetrics analyse(const std::string& path) {
+    core::Result<core::TraceModel> model = core::loadTrace(path);
+    EXPECT_TRUE(model.ok()) << model.error().message;
+    core::Result<TraceMetrics> metrics = computeTraceMetrics(*model, {}, nullptr);
+    EXPECT_TRUE(metrics.ok());
+    return std::move(metrics).value();
+}
+
+// The README's expected regimes, as the idle attribution sees them.
+TEST(SharedTraceIdleCauses, LaunchBoundTracesIdleInLaunchOverhead) {
+    for (const char* file : {"param-linear__linear_kineto.json.gz",
+                             "tracelens-h100__gaunernst_bert-small-uncased__1016001.json.gz",
+                             "hta-amd-mi250__mi250_minitoy_train_ROCm6_2_kineto.json.gz"}) {
+        if (!testutils::sharedTraceExists(file)) {
+            GTEST_SKIP() << "shared trace " << file << " not found";
+        }
+        TraceMetrics m = analyse(testutils::sharedTracePath(file));
+        ASSERT_EQ(m.accounting.perDevice.size(), 1u) << file;
+        const GpuTimeBreakdown& d = m.accounting.perDevice[0];
+        EXPECT_LT(d.busyFraction(), 0.4) << file;
+        EXPECT_GT(static_cast<double>(cause(d, IdleCause::LaunchOverhead)),
+                  0.9 * static_cast<double>(d.idleNs))
+            << file;
+        EXPECT_EQ(cause(d, IdleCause::DataWait), 0) << file;
+    }
+}
+
+TEST(SharedTraceIdleCauses, CommunicationBoundTraceWaitsOnCollectives) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "hta-negative-queue__rank0.json.gz");
+    TraceMetrics m = analyse(path);
+    ASSERT_EQ(m.accounting.perDevice.size(), 1u);
+    const GpuTimeBreakdown& d = m.accounting.perDevice[0];
+    // NCCL SendRecv is ~47 % of kernel time and almost all of it is exposed.
+    EXPECT_NEAR(
+        static_cast<double>(m.kernels.timeByClassNs[static_cast<std::size_t>(KernelClass::Communication)]) /
+            static_cast<double>(m.kernels.totalKernelTimeNs),
+        0.47, 0.02);
+    EXPECT_GT(static_cast<double>(d.exposedCommunicationNs), 0.9 * static_cast<double>(d.communicationNs));
+    // The host sits in blocking copies behind the collectives; the compute stream waits on them.
+    EXPECT_GT(cause(d, IdleCause::Synchronization), cause(d, IdleCause::LaunchOverhead));
+    EXPECT_GT(streamWaits(m, IdleCause::Collective), 4 * streamWaits(m, IdleCause::OtherStream));
+}
+
+TEST(SharedTraceIdleCauses, ComputeBoundTraceIsBusy) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "hta-ns-resolution__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
+    TraceMetrics m = analyse(path);
+    ASSERT_EQ(m.accounting.perDevice.size(), 1u);
+    EXPECT_GT(m.accounting.perDevice[0].busyFraction(), 0.97);
+    EXPECT_EQ(m.steps.source, StepSource::ProfilerStep);
+    EXPECT_EQ(m.steps.steps.size(), 5u);
+    EXPECT_TRUE(m.phases.seen[static_cast<std::size_t>(PhaseKind::Backward)]);
+}
+
+}  // namespace
+}  // namespace chokepoint::analysis
