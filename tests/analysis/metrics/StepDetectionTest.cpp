@@ -127,6 +127,20 @@ TEST(StepDetection, FallsBackToWholeTraceAndSaysSo) {
     EXPECT_EQ(steps.steps[0].kernelCount, 3);
 }
 
+TEST(StepDetection, OverlappingHostStepsKeepBothAndAssignToTheLatest) {
+    TraceBuilder b;
+    b.range("ProfilerStep#1", 0, 100);
+    b.range("ProfilerStep#2", 50, 150, /*tid=*/2);  // another thread: not nested, overlapping
+    b.kernel("a", 20, 30);
+    b.kernel("b", 60, 70);
+    b.kernel("c", 120, 130);
+    core::TraceModel model = b.build();
+    StepsResult steps = detectSteps(model);
+    ASSERT_EQ(steps.steps.size(), 2u);
+    EXPECT_TRUE(steps.overlapping);
+    EXPECT_EQ(steps.kernelStep, (std::vector<std::int32_t>{0, 1, 1}));
+}
+
 TEST(StepDetection, EmptyTraceHasNoSteps) {
     TraceBuilder b;
     core::TraceModel model = b.build();
