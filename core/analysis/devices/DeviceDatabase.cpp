@@ -542,9 +542,12 @@ Status DeviceDatabase::loadJson(std::string_view json, const std::string& source
             spec.smCount = *patch.smCount;
         if (patch.measured)
             spec.measured = *patch.measured;
-        for (const auto& [precision, tflops] : patch.peaksTflops) {
+        for (const auto& peakEntry : patch.peaksTflops) {
+            // Plain locals, not structured bindings: clang before 16 cannot capture those.
+            const Precision precision = peakEntry.first;
+            const double tflops = peakEntry.second;
             auto it = std::find_if(spec.peaks.begin(), spec.peaks.end(),
-                                   [&](const PeakFlops& p) { return p.precision == precision; });
+                                   [precision](const PeakFlops& p) { return p.precision == precision; });
             if (it == spec.peaks.end()) {
                 spec.peaks.push_back(PeakFlops{precision, tflops * kTera, false});
             } else {
