@@ -29,6 +29,8 @@ constexpr std::size_t kPadding = std::max<std::size_t>(simdjson::SIMDJSON_PADDIN
 // One top-level value other than traceEvents (or one event) may not exceed this; a larger one is
 // not a profiler trace, and refusing it bounds memory on hostile input.
 constexpr std::size_t kMaxValueBytes = std::size_t{1} << 30;
+// Device lists are looked up linearly; real machines have at most a few dozen GPUs.
+constexpr std::int32_t kMaxDevices = 1024;
 
 std::string vendorFromName(std::string_view name) {
     auto has = [&](std::string_view s) { return name.find(s) != std::string_view::npos; };
@@ -353,6 +355,12 @@ private:
         }
         std::int32_t position = 0;
         for (auto element : array) {
+            if (position >= kMaxDevices) {
+                m_builder.countIssue("import.too_many_devices", Severity::DataLoss,
+                                     "more than " + std::to_string(kMaxDevices) + " entries in \"" + key +
+                                         "\"; the rest are ignored");
+                break;
+            }
             od::object object;
             auto err = element.get_object().get(object);
             if (err == simdjson::INCORRECT_TYPE) {

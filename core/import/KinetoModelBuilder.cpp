@@ -691,20 +691,15 @@ void KinetoModelBuilder::addCounter(const KinetoEvent& e) {
             }
             trackName.append(key);
         }
-        CounterTrack* track = nullptr;
-        for (CounterTrack& t : m_model.counters) {
-            if (t.pid == pid && t.name == trackName) {
-                track = &t;
-                break;
-            }
-        }
-        if (track == nullptr) {
+        std::string trackKey = std::to_string(pid) + '\n' + trackName;
+        auto [it, inserted] = m_counterRow.try_emplace(std::move(trackKey), m_model.counters.size());
+        if (inserted) {
             CounterTrack t;
             t.name = trackName;
             t.pid = pid;
             m_model.counters.push_back(std::move(t));
-            track = &m_model.counters.back();
         }
+        CounterTrack* track = &m_model.counters[it->second];
         track->timesNs.push_back(e.tsNs);
         track->values.push_back(value);
     }

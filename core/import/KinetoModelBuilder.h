@@ -142,6 +142,8 @@ private:
         std::string name;
     };
     std::vector<PendingName> m_threadNames;
+    // Counter tracks by "pid\nname".
+    std::unordered_map<std::string, std::size_t> m_counterRow;
 
     // Names repeat millions of times: a direct-mapped cache indexed by a cheap hash of the length
     // and a few bytes, verified against the pooled text, saves hashing the whole name each time.

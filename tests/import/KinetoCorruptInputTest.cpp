@@ -353,3 +353,22 @@ TEST(KinetoCorruptInput, CpuOnlyTraceLoadsAndSaysSo) {
     EXPECT_EQ(result->cpuOps.size(), 1u);
     EXPECT_EQ(result->ranges.size(), 1u);
 }
+
+TEST(KinetoCorruptInput, OversizedListsStayBounded) {
+    // Thousands of device entries and of distinct counter series: bounded work, loss counted.
+    std::string json = "{\"deviceProperties\": [";
+    for (int i = 0; i < 1100; ++i) {
+        json += std::string(i ? "," : "") + "{\"id\": " + std::to_string(i) + ", \"name\": \"GPU\"}";
+    }
+    json += "], \"traceEvents\": [";
+    for (int i = 0; i < 20000; ++i) {
+        json += std::string(i ? "," : "") + "{\"ph\": \"C\", \"name\": \"c" + std::to_string(i) +
+                "\", \"pid\": 1, \"ts\": 1, \"args\": {\"v\": 1}}";
+    }
+    json += "]}";
+    auto result = importKinetoJsonFromMemory(json, "big.json");
+    ASSERT_TRUE(result.ok()) << result.error().message;
+    EXPECT_EQ(result->devices.size(), 1024u);
+    EXPECT_EQ(result->stats.count("import.too_many_devices"), 1);
+    EXPECT_EQ(result->counters.size(), 20000u);
+}
