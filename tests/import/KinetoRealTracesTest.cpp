@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <map>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -31,6 +32,11 @@ struct ReadmeFigures {
     int rank, worldSize;  // -1 when the README says "no distributedInfo"
     const char* gpuName;  // nullptr when no device properties
 };
+
+// gtest prints parameters in test names and failures; the file name says it all.
+void PrintTo(const ReadmeFigures& figures, std::ostream* os) {
+    *os << figures.file;
+}
 
 const ReadmeFigures kTraces[] = {
     {"hta-trace-diff-control__control.json.gz", 8568, 228, 654, 24692, 0, 40506, 288, 0, 0, 6, 3, 8,
