@@ -7,7 +7,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 
 #include "collectors/control/Framing.h"
@@ -252,8 +254,14 @@ void ControlServer::handleConnection(int fd) {
         ::close(fd);
         return;
     }
+    // One deadline for the whole exchange, so a slow client holds the server thread (and delays
+    // process exit) for at most ioTimeoutMs.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(m_options.ioTimeoutMs);
     for (int message = 0; message < kMaxMessagesPerConnection; ++message) {
-        FrameReadResult frame = readFrame(fd, kMaxRequestFrameBytes, m_options.ioTimeoutMs);
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
+                                                                          std::chrono::steady_clock::now());
+        int timeoutMs = static_cast<int>(std::max<std::int64_t>(1, left.count()));
+        FrameReadResult frame = readFrame(fd, kMaxRequestFrameBytes, timeoutMs);
         if (!frame.ok()) {
             if (frame.error == FrameError::BadMagic || frame.error == FrameError::Malformed) {
                 refuse(fd, control::ERROR_CODE_MALFORMED, frame.detail);

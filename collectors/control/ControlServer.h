@@ -7,7 +7,8 @@
 // with CaptureDone, then closes. While a capture runs, other clients can still ask for Status;
 // a second StartCapture gets Error(BUSY).
 //
-// Safety: every peer's uid is checked with SO_PEERCRED; every read has a deadline; frames with a
+// Safety: every peer's uid is checked with SO_PEERCRED; every read has a deadline (one deadline of
+// ioTimeoutMs covers a connection's whole exchange before a capture starts); frames with a
 // foreign magic, over the size limit, or not parsing as an Envelope get an Error reply and the
 // connection is closed. Nothing here throws or aborts; problems are counted and logged through the
 // optional log callback. The backend is called only from the server thread.
