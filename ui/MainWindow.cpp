@@ -375,8 +375,10 @@ void MainWindow::onLoadFailed(const QString& message) {
 
 void MainWindow::onCancelled() {
     setBusyUi(false);
-    setWindowTitle(tr("Chokepoint"));
-    showWelcome(true);
+    if (!m_document->model()) {
+        setWindowTitle(tr("Chokepoint"));
+        showWelcome(true);
+    }
 }
 
 void MainWindow::setBusyUi(bool busy) {

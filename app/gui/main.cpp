@@ -63,7 +63,7 @@ int runScreenshot(chokepoint::ui::MainWindow& window, const QString& out, const 
         exitCode = kExitFailure;
         QApplication::exit(exitCode);
     });
-    QObject::connect(document, &chokepoint::ui::TraceDocument::analysisAvailable, &window, [&] {
+    auto render = [&] {
         window.showPage(pageId);
         // Let layouts settle and pending updates run before grabbing.
         QTimer::singleShot(50, &window, [&] {
@@ -79,7 +79,14 @@ int runScreenshot(chokepoint::ui::MainWindow& window, const QString& out, const 
             }
             QApplication::exit(exitCode);
         });
-    });
+    };
+    QObject::connect(document, &chokepoint::ui::TraceDocument::analysisAvailable, &window, render);
+    // Without a report the pages still draw what they can (the timeline, the trace's warnings).
+    QObject::connect(document, &chokepoint::ui::TraceDocument::analysisFailed, &window,
+                     [&](const QString& message) {
+                         std::fprintf(stderr, "chokepoint: analysis failed: %s\n", qPrintable(message));
+                         render();
+                     });
     window.openFile(file);
     QApplication::exec();
     return exitCode;

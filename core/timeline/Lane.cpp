@@ -42,6 +42,10 @@ void Lane::finish() {
             m_maxEndNs[i] = running;
         }
     }
+    m_coarseStartNs.clear();
+    for (std::size_t i = 0; i < n; i += kCoarseStride) {
+        m_coarseStartNs.push_back(m_startNs[i]);
+    }
     m_startNs.shrink_to_fit();
     m_endNs.shrink_to_fit();
     m_rows.shrink_to_fit();
@@ -55,10 +59,36 @@ std::size_t Lane::firstEndingAfter(core::TimestampNs timeNs) const {
 }
 
 std::size_t Lane::firstStartingAtOrAfter(core::TimestampNs timeNs, std::size_t from) const {
-    from = std::min(from, m_startNs.size());
-    return static_cast<std::size_t>(
-        std::lower_bound(m_startNs.begin() + static_cast<std::ptrdiff_t>(from), m_startNs.end(), timeNs) -
-        m_startNs.begin());
+    const std::size_t n = m_startNs.size();
+    from = std::min(from, n);
+    if (from == n || m_startNs[from] >= timeNs) {
+        return from;
+    }
+    // Gallop over the coarse index (every kCoarseStride-th start) from the block after `from`:
+    // callers mostly look a pixel ahead, so the probes stay in a few nearby cache lines of a small
+    // array, then one short binary search inside the block finds the event.
+    const std::size_t blocks = m_coarseStartNs.size();
+    const std::size_t firstBlock = from / kCoarseStride + 1;
+    std::size_t low = firstBlock;
+    std::size_t high = firstBlock;
+    std::size_t step = 1;
+    while (high < blocks && m_coarseStartNs[high] < timeNs) {
+        low = high + 1;
+        high = firstBlock + step;
+        step *= 2;
+    }
+    high = std::min(high, blocks);
+    const auto block = static_cast<std::size_t>(
+        std::lower_bound(m_coarseStartNs.begin() + static_cast<std::ptrdiff_t>(low),
+                         m_coarseStartNs.begin() + static_cast<std::ptrdiff_t>(high), timeNs) -
+        m_coarseStartNs.begin());
+    // The answer lies after the previous block's first start and at or before this block's first.
+    const std::size_t lo = std::max(from, (block - 1) * kCoarseStride);
+    const std::size_t hi = block < blocks ? block * kCoarseStride : n;
+    return static_cast<std::size_t>(std::lower_bound(m_startNs.begin() + static_cast<std::ptrdiff_t>(lo),
+                                                     m_startNs.begin() + static_cast<std::ptrdiff_t>(hi),
+                                                     timeNs) -
+                                    m_startNs.begin());
 }
 
 std::size_t Lane::find(EventRef ref) const {
@@ -78,7 +108,8 @@ core::TimeRange Lane::span() const {
 }
 
 std::size_t Lane::memoryBytes() const {
-    return (m_startNs.capacity() + m_endNs.capacity() + m_maxEndNs.capacity()) * sizeof(core::TimestampNs) +
+    return (m_startNs.capacity() + m_endNs.capacity() + m_maxEndNs.capacity() + m_coarseStartNs.capacity()) *
+               sizeof(core::TimestampNs) +
            m_rows.capacity() * sizeof(std::uint32_t) + m_kinds.capacity() * sizeof(EventKind);
 }
 

@@ -33,7 +33,8 @@ public:
     // Index of the first event whose span could reach past `timeNs` (its end, or an earlier
     // event's end, is > timeNs); size() when none. O(log n).
     std::size_t firstEndingAfter(core::TimestampNs timeNs) const;
-    // Index of the first event starting at or after `timeNs`, searching from `from`. O(log n).
+    // Index of the first event starting at or after `timeNs`, searching from `from` (galloping
+    // over a coarse index: O(log d) where d is the distance from `from` to the answer).
     std::size_t firstStartingAtOrAfter(core::TimestampNs timeNs, std::size_t from = 0) const;
     // Index of the lane's event (in this lane) with this reference, or size(). O(n).
     std::size_t find(EventRef ref) const;
@@ -44,6 +45,8 @@ public:
 private:
     std::vector<core::TimestampNs> m_startNs, m_endNs;
     std::vector<core::TimestampNs> m_maxEndNs;  // empty when ends are already non-decreasing
+    static constexpr std::size_t kCoarseStride = 64;
+    std::vector<core::TimestampNs> m_coarseStartNs;  // startNs of every kCoarseStride-th event
     std::vector<std::uint32_t> m_rows;
     std::vector<EventKind> m_kinds;
 };

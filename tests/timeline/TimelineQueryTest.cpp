@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "core/timeline/TimelineQuery.h"
@@ -272,6 +273,30 @@ TEST(TimelineQueryTest, ItemCountIsBoundedByPixelsAtEveryZoom) {
         EXPECT_LE(out.size(), static_cast<std::size_t>(widthPx) + 2) << "fraction " << fraction;
         EXPECT_EQ(memberCount(out), countOverlapping(lane, window)) << "fraction " << fraction;
         expectWellFormed(out);
+    }
+}
+
+TEST(TimelineQueryTest, IndexedSearchAgreesWithPlainBinarySearch) {
+    // Starts with duplicates and gaps; every (from, time) pair must match std::lower_bound.
+    Lane lane;
+    std::vector<core::TimestampNs> starts;
+    std::uint64_t state = 7;
+    core::TimestampNs t = 0;
+    for (std::uint32_t i = 0; i < 5'000; ++i) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        t += static_cast<core::TimestampNs>((state >> 40) % 3);  // 0, 1 or 2: many equal starts
+        lane.add(t, t + 1, kernelRef(i));
+        starts.push_back(t);
+    }
+    lane.finish();
+    for (std::size_t from : {std::size_t{0}, std::size_t{1}, std::size_t{63}, std::size_t{64},
+                             std::size_t{65}, std::size_t{1000}, std::size_t{4999}, std::size_t{5000}}) {
+        for (core::TimestampNs q = -1; q <= t + 2; q += 7) {
+            const auto expected = static_cast<std::size_t>(
+                std::lower_bound(starts.begin() + static_cast<std::ptrdiff_t>(from), starts.end(), q) -
+                starts.begin());
+            ASSERT_EQ(lane.firstStartingAtOrAfter(q, from), expected) << "from " << from << " time " << q;
+        }
     }
 }
 

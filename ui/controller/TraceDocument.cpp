@@ -4,6 +4,14 @@
 #include <QFuture>
 #include <QtConcurrent/QtConcurrentRun>
 
+// Qt's `signals` keyword macro would rewrite the report's `signals` fields: suspend it while core's
+// analysis headers are read (ui/models/AnalysisReportQt.h does the same for the pages).
+#pragma push_macro("signals")
+#undef signals
+#include "core/analysis/devices/DeviceDatabase.h"
+#include "core/analysis/diagnosis/Analyzer.h"
+#pragma pop_macro("signals")
+
 #include "core/base/Progress.h"
 #include "core/import/TraceLoader.h"
 
@@ -70,23 +78,10 @@ void TraceDocument::open(const QString& path) {
     auto job = std::make_shared<Job>();
     job->path = path;
     m_job = job;
-    auto postPercent = [this, job](int percent) {
-        if (job->lastPercent.exchange(percent) == percent) {
-            return;
-        }
-        QMetaObject::invokeMethod(
-            this,
-            [this, job, percent] {
-                if (m_job == job) {
-                    emit progress(percent);
-                }
-            },
-            Qt::QueuedConnection);
-    };
-    job->future = QtConcurrent::run([job, postPercent] {
+    job->future = QtConcurrent::run([this, job] {
         core::LoadOptions options;
-        options.progress = [job, postPercent](double fraction) {
-            postPercent(static_cast<int>(std::clamp(fraction, 0.0, 1.0) * kLoadPercent));
+        options.progress = [this, job](double fraction) {
+            postProgress(job, static_cast<int>(std::clamp(fraction, 0.0, 1.0) * kLoadPercent));
             return !job->cancel.load();
         };
         core::Result<core::TraceModel> loaded = core::loadTrace(job->path.toStdString(), options);
@@ -159,14 +154,75 @@ void TraceDocument::setModel(std::shared_ptr<const core::TraceModel> model, cons
     startAnalysis();
 }
 
+void TraceDocument::postProgress(const std::shared_ptr<Job>& job, int percent) {
+    if (job->lastPercent.exchange(percent) == percent) {
+        return;
+    }
+    QMetaObject::invokeMethod(
+        this,
+        [this, job, percent] {
+            if (m_job == job) {
+                emit progress(percent);
+            }
+        },
+        Qt::QueuedConnection);
+}
+
 void TraceDocument::startAnalysis() {
-    // The analyzer (core/analysis/diagnosis) is wired here once it exists; until then a document
-    // is complete once its model is loaded and report() stays null.
-    m_busy = false;
-    m_analysisDone = true;
-    emit progress(100);
-    emit statusMessage(tr("%1 loaded").arg(m_displayName));
-    emit analysisAvailable();
+    auto job = std::make_shared<Job>();
+    job->model = m_model;
+    job->analysisStage = true;
+    m_job = job;
+    m_busy = true;
+    emit statusMessage(tr("Analyzing %1…").arg(m_displayName));
+    job->future = QtConcurrent::run([this, job] {
+        // The device database is read once per process; without it the analysis still runs but
+        // has no peaks (no MFU, no roofline ceilings) and says so in its report.
+        static const core::Result<analysis::DeviceDatabase> kDevices =
+            analysis::DeviceDatabase::loadDefault();
+        analysis::AnalysisOptions options;
+        options.devices = kDevices.ok() ? &kDevices.value() : nullptr;
+        options.progress = [this, job](double fraction) {
+            postProgress(
+                job, kLoadPercent + static_cast<int>(std::clamp(fraction, 0.0, 1.0) * (100 - kLoadPercent)));
+            return !job->cancel.load();
+        };
+        core::Result<std::shared_ptr<const analysis::AnalysisReport>> result =
+            analysis::analyzeTrace(job->model, options);
+        if (job->cancel) {
+            job->wasCancelled = true;
+        } else if (!result.ok()) {
+            job->wasCancelled = result.error().message == core::kCancelledMessage;
+            job->error = QString::fromStdString(result.error().message);
+        } else {
+            job->report = result.value();
+        }
+    });
+    auto* watcher = new QFutureWatcher<void>(this);
+    connect(watcher, &QFutureWatcher<void>::finished, this, [this, job, watcher] {
+        watcher->deleteLater();
+        if (m_job != job) {
+            return;
+        }
+        m_job.reset();
+        m_busy = false;
+        m_analysisDone = true;
+        if (job->wasCancelled) {
+            emit statusMessage(tr("Analysis cancelled: the timeline shows the trace without diagnosis"));
+            emit cancelled();
+            return;
+        }
+        if (!job->report) {
+            emit statusMessage(tr("Analysis failed: %1").arg(job->error));
+            emit analysisFailed(job->error);
+            return;
+        }
+        m_report = job->report;
+        emit progress(100);
+        emit statusMessage(tr("%1 analyzed").arg(m_displayName));
+        emit analysisAvailable();
+    });
+    watcher->setFuture(job->future);
 }
 
 }  // namespace chokepoint::ui

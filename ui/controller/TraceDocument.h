@@ -6,8 +6,9 @@
 //
 // Signal order for a successful open(): loadStarted, progress (0..100, repeatedly),
 // modelAvailable, then analysisAvailable (or analysisFailed). A failed load emits loadFailed with
-// a message naming the file and the problem; a cancelled one emits cancelled. All signals are
-// emitted on the GUI thread.
+// a message naming the file and the problem; a cancelled load or analysis emits cancelled (after
+// a cancelled analysis the model stays available, without a report). All signals are emitted on
+// the GUI thread.
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -73,6 +74,8 @@ signals:
 private:
     struct Job;
     void startAnalysis();
+    // Posts a progress value from a worker thread; dropped when `job` is no longer current.
+    void postProgress(const std::shared_ptr<Job>& job, int percent);
 
     QString m_filePath;
     QString m_displayName;

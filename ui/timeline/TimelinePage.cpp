@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 
 #include "core/base/Format.h"
+#include "ui/timeline/ReportOverlays.h"
 #include "ui/timeline/TimelineLegend.h"
 #include "ui/timeline/TimelineWidget.h"
 #include "ui/widgets/DetailsPanel.h"
@@ -150,6 +151,9 @@ void TimelinePage::refreshModel() {
 
 void TimelinePage::refreshOverlays() {
     TimelineOverlays overlays;
+    if (m_document && m_document->report()) {
+        overlays = overlaysFromReport(*m_document->report());
+    }
     m_timeline->setOverlays(overlays);
     m_legend->setOverlayEntries(overlays.legend);
 }

@@ -405,9 +405,13 @@ void TimelineWidget::paintRuler(QPainter& p, const QRect& rect) {
         p.setPen(QColor(0x8a, 0x94, 0x9e));
         p.drawLine(QPointF(x, rect.bottom() - (tick.major ? 8 : 4)), QPointF(x, rect.bottom()));
         if (tick.major) {
+            const QString label = qs(tick.label);
+            if (x + 3 + p.fontMetrics().horizontalAdvance(label) > m_labelWidth + plotWidth()) {
+                continue;  // would be cut at the right edge
+            }
             p.setPen(kTextColor);
             p.drawText(QRectF(x + 3, rect.top() + 2, 200, rect.height() - 10),
-                       Qt::AlignLeft | Qt::AlignVCenter, qs(tick.label));
+                       Qt::AlignLeft | Qt::AlignVCenter, label);
         }
     }
     // Scale and window width in the label column.

@@ -29,7 +29,7 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
                         this);
     m_hint->setWordWrap(true);
     m_hint->setStyleSheet(QStringLiteral("color: #5c6670;"));
-    layout->addWidget(m_hint);
+    layout->addWidget(m_hint, 1, Qt::AlignTop);
     m_table = new QTableView(this);
     m_table->setModel(m_model);
     m_table->verticalHeader()->hide();

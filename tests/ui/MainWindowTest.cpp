@@ -1,0 +1,187 @@
+// MainWindow: pages by id, recent files, samples lookup, welcome page state, and the chokepoint
+// executable's --screenshot option end to end.
+#include <gtest/gtest.h>
+
+#include <QFile>
+#include <QListWidget>
+#include <QProcess>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "tests/testutils/SharedTraces.h"
+#include "tests/ui/PageTestSupport.h"
+#include "tests/ui/UiTestModels.h"
+#include "ui/MainWindow.h"
+#include "ui/timeline/TimelinePage.h"
+#include "ui/widgets/WelcomePage.h"
+
+namespace chokepoint::ui {
+namespace {
+
+void isolateSettings() {
+    testutils::guiApp();
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("ChokepointTests"));
+    QCoreApplication::setApplicationName(QStringLiteral("MainWindowTest"));
+    QSettings().clear();
+}
+
+TEST(MainWindowTest, HostsPagesByIdAndStartsOnTheWelcomePage) {
+    isolateSettings();
+    MainWindow window;
+    EXPECT_TRUE(window.welcomeVisible());
+    EXPECT_TRUE(window.pageIds().contains(QStringLiteral("timeline")));
+    EXPECT_NE(window.page(QStringLiteral("timeline")), nullptr);
+    EXPECT_EQ(window.page(QStringLiteral("nope")), nullptr);
+    EXPECT_FALSE(window.showPage(QStringLiteral("nope")));
+    EXPECT_TRUE(window.showPage(QStringLiteral("timeline")));
+    EXPECT_FALSE(window.welcomeVisible());
+    EXPECT_EQ(window.currentPageId(), QStringLiteral("timeline"));
+    for (auto id : {MainWindow::MenuId::File, MainWindow::MenuId::Export, MainWindow::MenuId::View,
+                    MainWindow::MenuId::Go, MainWindow::MenuId::Review, MainWindow::MenuId::Help}) {
+        EXPECT_NE(window.menu(id), nullptr);
+    }
+    const QImage image = testutils::renderWidget(window, {1200, 800});
+    EXPECT_GT(testutils::distinctColours(image), 10);
+}
+
+TEST(MainWindowTest, NavigationRequestsSwitchToTheTimeline) {
+    isolateSettings();
+    MainWindow window;
+    window.document()->setModel(testutils::timelineTestModel(), QStringLiteral("test"));
+    window.showWelcome(true);
+    window.document()->selectKernel(core::KernelId{2});
+    EXPECT_EQ(window.currentPageId(), QStringLiteral("timeline"));
+    window.showWelcome(true);
+    window.document()->showPage(QStringLiteral("timeline"));
+    EXPECT_EQ(window.currentPageId(), QStringLiteral("timeline"));
+    QTest::qWait(50);
+}
+
+TEST(MainWindowTest, RecentFilesAreRememberedMostRecentFirstWithoutDuplicates) {
+    isolateSettings();
+    for (int i = 0; i < 12; ++i) {
+        MainWindow::addRecentFile(QStringLiteral("/traces/t%1.json").arg(i));
+    }
+    MainWindow::addRecentFile(QStringLiteral("/traces/t5.json"));
+    const QStringList recent = MainWindow::recentFiles();
+    ASSERT_EQ(recent.size(), 10);
+    EXPECT_EQ(recent.first(), QStringLiteral("/traces/t5.json"));
+    EXPECT_EQ(recent.count(QStringLiteral("/traces/t5.json")), 1);
+    MainWindow window;
+    auto* welcome = window.findChild<WelcomePage*>();
+    ASSERT_NE(welcome, nullptr);
+    EXPECT_EQ(welcome->recentList()->count(), 10);
+    QSettings().clear();
+}
+
+TEST(MainWindowTest, SamplesComeFromTheEnvironmentVariableFirst) {
+    isolateSettings();
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    QFile sample(dir.filePath(QStringLiteral("b-sample.cptrace")));
+    ASSERT_TRUE(sample.open(QIODevice::WriteOnly));
+    sample.close();
+    QFile other(dir.filePath(QStringLiteral("a-sample.json")));
+    ASSERT_TRUE(other.open(QIODevice::WriteOnly));
+    other.close();
+    qputenv("CHOKEPOINT_SAMPLES_DIR", dir.path().toLocal8Bit());
+    EXPECT_EQ(MainWindow::samplesDirectory(), QDir(dir.path()).absolutePath());
+    const QStringList files = MainWindow::sampleFiles();
+    ASSERT_EQ(files.size(), 2);
+    EXPECT_TRUE(files[0].endsWith(QStringLiteral("a-sample.json")));
+    MainWindow window;
+    auto* welcome = window.findChild<WelcomePage*>();
+    ASSERT_NE(welcome, nullptr);
+    EXPECT_TRUE(welcome->sampleButton()->isEnabled());
+    qunsetenv("CHOKEPOINT_SAMPLES_DIR");
+}
+
+TEST(MainWindowTest, LoadFailureReturnsToTheWelcomePage) {
+    isolateSettings();
+    MainWindow window;
+    window.setInteractive(false);  // no modal dialog in tests
+    QSignalSpy failed(window.document(), &TraceDocument::loadFailed);
+    window.openFile(QStringLiteral("/nonexistent/trace.json"));
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10'000);
+    EXPECT_TRUE(window.welcomeVisible());
+    EXPECT_TRUE(MainWindow::recentFiles().isEmpty());  // failures are not remembered
+}
+
+// --- The executable -------------------------------------------------------------------------
+
+QString guiBinary() {
+    return QStringLiteral(CHOKEPOINT_BINARY_DIR "/bin/chokepoint");
+}
+
+int runGui(const QStringList& args, QString* errors = nullptr) {
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    process.setProcessEnvironment(env);
+    process.start(guiBinary(), args);
+    if (!process.waitForFinished(60'000)) {
+        process.kill();
+        return -1;
+    }
+    if (errors) {
+        *errors = QString::fromLocal8Bit(process.readAllStandardError());
+    }
+    return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
+}
+
+TEST(MainWindowTest, ScreenshotRendersTheTimelineOfASharedTrace) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "hta-ns-resolution__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
+    if (!QFile::exists(guiBinary())) {
+        GTEST_SKIP() << "chokepoint executable not built";
+    }
+    testutils::guiApp();
+    QTemporaryDir dir;
+    for (const QString& size : {QStringLiteral("1280x800"), QStringLiteral("1920x1080")}) {
+        const QString out = dir.filePath(QStringLiteral("timeline-%1.png").arg(size));
+        QString errors;
+        ASSERT_EQ(
+            runGui({QStringLiteral("--screenshot"), out, QStringLiteral("--page"), QStringLiteral("timeline"),
+                    QStringLiteral("--size"), size, QString::fromStdString(path)},
+                   &errors),
+            0)
+            << errors.toStdString();
+        QImage image(out);
+        ASSERT_FALSE(image.isNull());
+        EXPECT_EQ(QStringLiteral("%1x%2").arg(image.width()).arg(image.height()), size);
+        EXPECT_GT(testutils::distinctColours(image), 40);
+        EXPECT_GT(testutils::inkFraction(image), 0.1);
+    }
+}
+
+TEST(MainWindowTest, ScreenshotFailsClearlyOnBadInput) {
+    if (!QFile::exists(guiBinary())) {
+        GTEST_SKIP() << "chokepoint executable not built";
+    }
+    testutils::guiApp();
+    QTemporaryDir dir;
+    const QString out = dir.filePath(QStringLiteral("x.png"));
+    QString errors;
+    EXPECT_EQ(runGui({QStringLiteral("--screenshot"), out, QStringLiteral("--page"),
+                      QStringLiteral("timeline"), QStringLiteral("/nonexistent/trace.json")},
+                     &errors),
+              1);
+    EXPECT_TRUE(errors.contains(QStringLiteral("/nonexistent/trace.json"))) << errors.toStdString();
+    EXPECT_FALSE(QFile::exists(out));
+    EXPECT_EQ(runGui({QStringLiteral("--screenshot"), out, QStringLiteral("--page"),
+                      QStringLiteral("no-such-page"), QStringLiteral("/nonexistent/trace.json")},
+                     &errors),
+              2);
+    EXPECT_TRUE(errors.contains(QStringLiteral("no-such-page")));
+    EXPECT_EQ(runGui({QStringLiteral("--screenshot"), out, QStringLiteral("--size"), QStringLiteral("huge"),
+                      QStringLiteral("/nonexistent/trace.json")},
+                     &errors),
+              2);
+}
+
+}  // namespace
+}  // namespace chokepoint::ui

@@ -1,0 +1,136 @@
+// The timeline page with a document: search with next/previous (keys and buttons), the details
+// panel's model under QAbstractItemModelTester, and navigation requests from other pages.
+#include <gtest/gtest.h>
+
+#include <QAbstractItemModelTester>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QTest>
+
+#include "core/base/Format.h"
+#include "tests/ui/PageTestSupport.h"
+#include "tests/ui/UiTestModels.h"
+#include "ui/controller/TraceDocument.h"
+#include "ui/timeline/TimelinePage.h"
+#include "ui/timeline/TimelineWidget.h"
+#include "ui/widgets/DetailsPanel.h"
+#include "ui/widgets/EventDetailsModel.h"
+#include "ui/widgets/SearchBar.h"
+
+namespace chokepoint::ui {
+namespace {
+
+using timeline::EventKind;
+using timeline::EventRef;
+
+struct PageFixture {
+    bool appReady = (testutils::guiApp(), true);  // before any widget member
+    TraceDocument document;
+    TimelinePage page;
+    std::shared_ptr<const core::TraceModel> model = testutils::timelineTestModel();
+
+    PageFixture() {
+        testutils::guiApp();
+        page.resize(1400, 800);
+        page.setDocument(&document);
+        page.show();
+        QSignalSpy done(&document, &TraceDocument::analysisAvailable);
+        QSignalSpy failed(&document, &TraceDocument::analysisFailed);
+        document.setModel(model, QStringLiteral("test model"));
+        // The analysis runs on a worker thread; either outcome ends the wait.
+        for (int i = 0; i < 200 && done.isEmpty() && failed.isEmpty(); ++i) {
+            QTest::qWait(25);
+        }
+    }
+};
+
+TEST(TimelinePageTest, SearchFindsMatchesAndWalksThemWithF3AndShiftF3) {
+    PageFixture f;
+    ASSERT_EQ(f.page.timeline()->model(), f.model.get());
+    f.page.search(QStringLiteral("SGEMM"));
+    const timeline::SearchResults& hits = f.page.searchResults();
+    ASSERT_EQ(hits.size(), 15u);  // 5 per step, case-insensitive
+    EXPECT_EQ(f.page.timeline()->selectedEvent(), hits[0].ref);
+
+    QTest::keyClick(f.page.timeline(), Qt::Key_F3);
+    EXPECT_EQ(f.page.timeline()->selectedEvent(), hits[1].ref);
+    QTest::keyClick(f.page.timeline(), Qt::Key_F3);
+    EXPECT_EQ(f.page.timeline()->selectedEvent(), hits[2].ref);
+    QTest::keyClick(f.page.timeline(), Qt::Key_F3, Qt::ShiftModifier);
+    EXPECT_EQ(f.page.timeline()->selectedEvent(), hits[1].ref);
+    // Previous from the first wraps to the last.
+    f.page.findPrevious();
+    f.page.findPrevious();
+    EXPECT_EQ(f.page.timeline()->selectedEvent(), hits[hits.size() - 1].ref);
+    f.page.findNext();
+    EXPECT_EQ(f.page.timeline()->selectedEvent(), hits[0].ref);
+    // The selected match is visible and in the details panel.
+    EXPECT_TRUE(f.page.timeline()->visibleRange().overlaps(timeline::eventTimes(*f.model, hits[0].ref)));
+    EXPECT_EQ(f.page.details()->detailsModel()->title(), QStringLiteral("ampere_sgemm_128x64_tn"));
+
+    f.page.search(QStringLiteral("no such kernel"));
+    EXPECT_TRUE(f.page.searchResults().empty());
+}
+
+TEST(TimelinePageTest, TypingInTheSearchFieldSearchesAfterAPause) {
+    PageFixture f;
+    auto* edit = f.page.searchBar()->findChild<QLineEdit*>();
+    ASSERT_NE(edit, nullptr);
+    QTest::keyClicks(edit, QStringLiteral("relu"));
+    QTRY_COMPARE_WITH_TIMEOUT(f.page.searchResults().size(), std::size_t{15}, 3000);
+    const EventRef first = f.page.timeline()->selectedEvent();
+    EXPECT_EQ(first.kind, EventKind::Kernel);
+    QTest::keyClick(edit, Qt::Key_Return);  // Enter on an unchanged query = next match
+    EXPECT_NE(f.page.timeline()->selectedEvent(), first);
+}
+
+TEST(TimelinePageTest, DetailsModelPassesTheModelTesterForEveryKind) {
+    PageFixture f;
+    EventDetailsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    for (EventKind kind :
+         {EventKind::Kernel, EventKind::Memcpy, EventKind::Range, EventKind::CpuOp, EventKind::ApiCall}) {
+        model.setEvent(f.model, {kind, 0});
+        EXPECT_GT(model.rowCount(), 4) << timeline::toString(kind);
+        EXPECT_EQ(model.columnCount(), 2);
+        EXPECT_FALSE(model.data(model.index(0, 1)).toString().isEmpty());
+    }
+    // A kernel shows its launch call and the op around it.
+    model.setEvent(f.model, {EventKind::Kernel, 0});
+    EXPECT_EQ(model.value(QStringLiteral("Name")), QStringLiteral("ampere_sgemm_128x64_tn"));
+    EXPECT_TRUE(model.value(QStringLiteral("Launched by")).startsWith(QStringLiteral("cudaLaunchKernel")));
+    EXPECT_EQ(model.value(QStringLiteral("Launching op")), QStringLiteral("aten::linear"));
+    EXPECT_EQ(model.value(QStringLiteral("Duration")), QStringLiteral("20.0 µs"));
+    // A copy shows its size and bandwidth.
+    const core::MemcpyRow copy = f.model->memcpys.row(core::MemcpyId{0});
+    model.setEvent(f.model, {EventKind::Memcpy, 0});
+    EXPECT_EQ(model.value(QStringLiteral("Size")),
+              QString::fromStdString(core::formatBytes(static_cast<double>(copy.sizeBytes))));
+    EXPECT_FALSE(model.value(QStringLiteral("Bandwidth")).isEmpty());
+    // Invalid rows and null models give an empty table.
+    model.setEvent(f.model, {EventKind::Kernel, 1'000'000});
+    EXPECT_EQ(model.rowCount(), 0);
+    model.setEvent(nullptr, {EventKind::Kernel, 0});
+    EXPECT_EQ(model.rowCount(), 0);
+}
+
+TEST(TimelinePageTest, NavigationRequestsMoveTheTimeline) {
+    PageFixture f;
+    f.document.showRange({1'000'000, 1'900'000}, QStringLiteral("evidence"));
+    const core::TimeRange view = f.page.timeline()->visibleRange();
+    EXPECT_LE(view.startNs, 1'000'000);
+    EXPECT_GE(view.endNs, 1'900'000);
+    EXPECT_LT(view.durationNs(), 1'100'000);
+    ASSERT_TRUE(f.page.timeline()->rangeSelection().has_value());
+
+    f.document.selectKernel(core::KernelId{5});
+    EXPECT_EQ(f.page.timeline()->selectedEvent(), (EventRef{EventKind::Kernel, 5}));
+    EXPECT_EQ(f.page.details()->detailsModel()->event(), (EventRef{EventKind::Kernel, 5}));
+
+    const QImage image = testutils::renderWidget(f.page, {1400, 800});
+    testutils::saveIfRequested(image, QStringLiteral("timeline-page"));
+    EXPECT_GT(testutils::distinctColours(image), 30);
+}
+
+}  // namespace
+}  // namespace chokepoint::ui

@@ -1,0 +1,28 @@
+#pragma once
+// Turns an AnalysisReport into what the timeline draws over the events: one band per step
+// coloured by its D·A·M verdict, and the device-level GPU idle intervals coloured by their
+// attributed cause, with legend entries for the colours in use. Only a mapping to colours; the
+// verdicts and causes come from core.
+
+#include <QColor>
+
+// Qt's `signals` macro would rewrite the report's `signals` fields: suspended while it is read.
+#pragma push_macro("signals")
+#undef signals
+#include "core/analysis/diagnosis/AnalysisReport.h"
+#pragma pop_macro("signals")
+
+#include "ui/timeline/TimelineOverlays.h"
+
+namespace chokepoint::ui {
+
+// The timeline's colours for verdicts and idle causes (the same RGB values as the analysis pages'
+// palette in ui/pages/ReportViews, so a class has one colour everywhere).
+QColor stepVerdictColor(analysis::Bottleneck bottleneck);
+QColor idleGapColor(analysis::IdleCause cause);
+// "Waiting for data" (capitalised core wording).
+QString idleCauseLabel(analysis::IdleCause cause);
+
+TimelineOverlays overlaysFromReport(const analysis::AnalysisReport& report);
+
+}  // namespace chokepoint::ui
