@@ -179,5 +179,43 @@ TEST(SharedTraceIdleCauses, ComputeBoundTraceIsBusy) {
     EXPECT_TRUE(m.phases.seen[static_cast<std::size_t>(PhaseKind::Backward)]);
 }
 
+TEST(SharedTraceRoofline, ShapeEstimatesOnARealTracePlaceGemmsAboveElementwise) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "hta-trace-diff-control__control.json.gz");
+    core::Result<core::TraceModel> model = core::loadTrace(path);
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    // A100 figures as the seed spec quotes them (§1.4, T14/T15); the test checks the mechanics.
+    DeviceSpec a100;
+    a100.peaks = {
+        {Precision::FP32, 19.5e12, false}, {Precision::TF32, 156e12, true}, {Precision::BF16, 312e12, true}};
+    a100.memoryBandwidthBytesPerSecond = 2.039e12;
+    core::Result<TraceMetrics> m = computeTraceMetrics(*model, {}, &a100);
+    ASSERT_TRUE(m.ok());
+    EXPECT_GT(m->opCosts.opsCosted, 1000);
+    const RooflinePoint* gemm = nullptr;
+    const RooflinePoint* elementwise = nullptr;
+    for (const RooflinePoint& p : m->roofline.points) {
+        if (p.kind == RooflinePoint::Kind::KernelClass && p.kernelClass == KernelClass::Gemm) {
+            gemm = &p;
+        }
+        if (p.kind == RooflinePoint::Kind::KernelClass && p.kernelClass == KernelClass::Elementwise) {
+            elementwise = &p;
+        }
+        // An estimate above the roof would mean the FLOP or byte accounting is off.
+        ASSERT_TRUE(p.precision.has_value()) << p.label;
+        EXPECT_LE(p.achievedFlopsPerSecond, a100.peakFlopsPerSecond(*p.precision)) << p.label;
+        EXPECT_FALSE(p.kernels.empty()) << p.label;
+    }
+    ASSERT_NE(gemm, nullptr);
+    ASSERT_NE(elementwise, nullptr);
+    EXPECT_GT(gemm->arithmeticIntensity, 10 * elementwise->arithmeticIntensity);
+    EXPECT_TRUE(elementwise->memoryBound);
+    ASSERT_EQ(m->roofline.steps.size(), 6u);
+    for (const StepBandwidth& s : m->roofline.steps) {
+        EXPECT_EQ(s.source, BandwidthSource::ShapeEstimate);
+        EXPECT_GT(s.fractionOfPeak, 0.0);
+        EXPECT_LT(s.fractionOfPeak, 1.0);
+    }
+}
+
 }  // namespace
 }  // namespace chokepoint::analysis
