@@ -67,6 +67,8 @@ struct MfuReport {
     formulas::MfuBand band = formulas::MfuBand::Unknown;
     std::string bandLabel;
     std::vector<std::string> warnings;  // ordering violations, busy-healthy-but-MFU-low, ...
+    // Share of the device's kernel time whose FLOPs the shapes account for (HFU covers only that).
+    double countedKernelTimeShare = 0;
 };
 
 // Verdict of one step.

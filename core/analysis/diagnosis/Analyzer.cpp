@@ -37,6 +37,7 @@ void warn(AnalysisReport& r, core::Severity severity, std::string code, std::str
 // Counted FLOPs per step on the device (from recorded shapes), and the dominant precision by FLOPs.
 struct CountedFlops {
     double perStep = 0;
+    double kernelTimeShare = 0;  // share of the device's in-step kernel time with a FLOP count
     std::optional<Precision> dominant;
 };
 
@@ -46,7 +47,7 @@ CountedFlops countedFlops(const core::TraceModel& model, const TraceMetrics& m, 
     if (steps == 0 || m.opCosts.kernelFlops.empty()) {
         return out;
     }
-    double total = 0;
+    double total = 0, kernelNs = 0, costedNs = 0;
     std::array<double, 7> byPrecision{};
     for (std::size_t k = 0; k < model.kernels.size() && k < m.opCosts.kernelFlops.size(); ++k) {
         if (model.kernels.deviceIndex[k] != device || k >= m.steps.kernelStep.size() ||
@@ -54,6 +55,11 @@ CountedFlops countedFlops(const core::TraceModel& model, const TraceMetrics& m, 
             continue;
         }
         const double flops = m.opCosts.kernelFlops[k];
+        const double ns = static_cast<double>(std::max<core::DurationNs>(0, model.kernels.durationNs(k)));
+        kernelNs += ns;
+        if (flops > 0) {
+            costedNs += ns;
+        }
         total += flops;
         const std::int8_t p = m.opCosts.kernelPrecision[k];
         if (p >= 0 && static_cast<std::size_t>(p) < byPrecision.size()) {
@@ -61,6 +67,7 @@ CountedFlops countedFlops(const core::TraceModel& model, const TraceMetrics& m, 
         }
     }
     out.perStep = total / static_cast<double>(steps);
+    out.kernelTimeShare = kernelNs > 0 ? costedNs / kernelNs : 0;
     const auto best = std::max_element(byPrecision.begin(), byPrecision.end());
     if (*best > 0) {
         out.dominant = static_cast<Precision>(best - byPrecision.begin());
@@ -78,6 +85,7 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
 
     const CountedFlops counted = countedFlops(model, m, device);
     mfu.hardwareFlopsPerStep = counted.perStep;
+    mfu.countedKernelTimeShare = counted.kernelTimeShare;
     if (o.modelFlopsPerStep && *o.modelFlopsPerStep > 0) {
         mfu.source = ModelFlopsSource::UserFlopsPerStep;
         mfu.modelFlopsPerStep = *o.modelFlopsPerStep;
@@ -143,7 +151,9 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
         mfu.band = formulas::mfuBand(*mfu.mfu);
         mfu.bandLabel = formulas::toString(mfu.band);
         // MFU <= HFU <= busy (§9.2, T67).
-        if (mfu.hfu && *mfu.mfu > *mfu.hfu * 1.0001 && mfu.source != ModelFlopsSource::ShapeEstimate) {
+        // Only meaningful when the shapes account for (nearly) all kernel time.
+        if (mfu.hfu && *mfu.mfu > *mfu.hfu * 1.0001 && mfu.source != ModelFlopsSource::ShapeEstimate &&
+            mfu.countedKernelTimeShare >= 0.9) {
             mfu.warnings.push_back(
                 "MFU " + pct(*mfu.mfu) + " exceeds HFU " + pct(*mfu.hfu) +
                 ": the model FLOPs given exceed the FLOPs counted from shapes (check the input)");
@@ -158,6 +168,10 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
                 ": busy time is not useful FLOPs (memory stalls, small kernels, FP32 math; "
                 "L969)");
         }
+    }
+    if (mfu.hfu && mfu.countedKernelTimeShare < 0.9) {
+        mfu.warnings.push_back("HFU counts the FLOPs of only " + pct(mfu.countedKernelTimeShare) +
+                               " of the kernel time (ops without recorded shapes or formulas are missing)");
     }
     if (mfu.hfu && *mfu.hfu > mfu.busyFraction && mfu.busyFraction > 0) {
         mfu.warnings.push_back("HFU " + pct(*mfu.hfu) + " exceeds GPU busy " + pct(mfu.busyFraction) +

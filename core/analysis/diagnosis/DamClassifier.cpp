@@ -146,7 +146,7 @@ GapCandidate communicationCandidate(const DiagnosisSignals& s, const DiagnosisCo
             "hostWaitShareOfStreamIdle", *s.hostWaitShareOfStreamIdle, "<", 0.5,
             "kernels were already queued during " + pct(1.0 - *s.hostWaitShareOfStreamIdle) +
                 " of the busiest stream's idle (HTA 'other'): " + pct(s.launchIdleReassignedFraction) +
-                " of the window counted as waiting on the collective stream, not launch overhead"));
+                " of the window counted as waiting on the collective stream, not launch or sync overhead"));
     }
     // The network wall (L1793): communication takes longer than compute.
     const bool wall = s.communicationFraction > s.computeFraction && s.communicationFraction > 0;

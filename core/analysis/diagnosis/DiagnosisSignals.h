@@ -44,7 +44,7 @@ struct DiagnosisSignals {
     // next kernel was already queued when the stream idled, i.e. it waited on another stream or a
     // collective, not on the host launching it.
     std::optional<double> hostWaitShareOfStreamIdle;
-    // Launch-overhead idle reassigned to collective waits because of the above (share of window).
+    // Launch-overhead and sync idle reassigned to collective waits because of the above (share).
     double launchIdleReassignedFraction = 0;
 
     // --- Kernels (shares of summed kernel time unless noted) ---

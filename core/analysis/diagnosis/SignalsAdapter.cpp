@@ -280,7 +280,8 @@ private:
 
     // HTA's busiest-stream split: when most stream idle is "other" (the next kernel was queued
     // before the gap), the host was not the limiter; with collectives present the gaps are waits on
-    // the communication stream, so that part of the launch-overhead idle is moved to collective.
+    // the communication stream, so that part of the launch-overhead and sync idle is moved to
+    // collective.
     void applyQueuedWaits(DiagnosisSignals& s) const {
         const HtaBreakdown& hta = m_metrics.hta;
         if (hta.busiestStream < 0 || static_cast<std::size_t>(hta.busiestStream) >= hta.streams.size()) {
@@ -294,10 +295,14 @@ private:
         const double hostShare = static_cast<double>(st.hostWaitNs) / waited;
         s.hostWaitShareOfStreamIdle = hostShare;
         if (hostShare < 0.5 && s.collectivesSeen) {
-            const double moved = s.idleLaunchOverheadFraction * (1.0 - hostShare);
-            s.idleLaunchOverheadFraction -= moved;
-            s.idleCollectiveFraction += moved;
-            s.launchIdleReassignedFraction = moved;
+            // A host blocked in a synchronization while the device idles is waiting for the same
+            // queued, blocked work, so that idle moves too.
+            const double fromLaunch = s.idleLaunchOverheadFraction * (1.0 - hostShare);
+            const double fromSync = s.idleSyncFraction * (1.0 - hostShare);
+            s.idleLaunchOverheadFraction -= fromLaunch;
+            s.idleSyncFraction -= fromSync;
+            s.idleCollectiveFraction += fromLaunch + fromSync;
+            s.launchIdleReassignedFraction = fromLaunch + fromSync;
         }
     }
 
