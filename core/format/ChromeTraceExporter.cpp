@@ -133,7 +133,9 @@ public:
     ChromeTraceWriter(const TraceModel& model, JsonOut& out) : m_model(model), m_out(out) {}
 
     void write() {
-        m_out.raw("{\"schemaVersion\":1,\"displayTimeUnit\":\"ns\"");
+        // No "displayTimeUnit": it is only a display hint, and some Perfetto releases read "ns" as
+        // "timestamps are nanoseconds" (google/perfetto#274); "ts" is microseconds for every reader.
+        m_out.raw("{\"schemaVersion\":1");
         writeDeviceProperties();
         writeDistributedInfo();
         m_out.raw(",\"traceEvents\":[");
