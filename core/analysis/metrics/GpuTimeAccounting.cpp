@@ -194,6 +194,7 @@ HostActivity buildHostActivity(const core::TraceModel& model,
             runs[c].push_back(h.items[c].size());
         }
     };
+    h.items[kHost].reserve(model.apiCalls.size() + model.cpuOps.size());
     markRun();
     for (std::uint32_t i = 0; i < model.apiCalls.size(); ++i) {
         if (!wanted(model.apiCalls.thread[i])) {
@@ -430,6 +431,7 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
             InnermostSweeper(std::move(host.items[kSync])), InnermostSweeper(std::move(host.items[kHost]))};
         const std::size_t firstInterval = result.idleIntervals.size();
         IntervalSet gaps = d.busy.gapsWithin(span);
+        result.idleIntervals.reserve(result.idleIntervals.size() + gaps.size() + d.perStream.size() * 16);
         for (const TimeRange& gap : gaps.intervals()) {
             IdleInterval idle;
             idle.deviceIndex = device;
