@@ -1,6 +1,6 @@
 """A small real PyTorch training loop for the GPU tests of the collector (ctest label `gpu`).
 
-    python3 train_loop.py STEPS        (STEPS 0: run until SIGTERM)
+    python3 train_loop.py STEPS [--torch-profiler K]     (STEPS 0: run until SIGTERM)
 
 MLP with AdamW, bf16 autocast, a DataLoader with two workers that sleep a little per batch (a
 data-bound phase), steps marked with chokepoint_helper. Prints one line per step: "step N ms".
@@ -37,6 +37,8 @@ class Synthetic(Dataset):
 def main():
     signal.signal(signal.SIGTERM, on_term)
     steps = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    profile_steps = int(sys.argv[sys.argv.index("--torch-profiler") + 1]) if "--torch-profiler" in sys.argv else 0
+    profiler = None
     device = torch.device("cuda")
     model = nn.Sequential(nn.Linear(1024, 4096), nn.GELU(), nn.Linear(4096, 4096), nn.GELU(),
                           nn.Linear(4096, 10)).to(device)
@@ -47,6 +49,9 @@ def main():
     for x, y in cp.data_loading(loader):
         if stop or (steps and step >= steps):
             break
+        if profile_steps and step == 10:
+            profiler = torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA])
+            profiler.__enter__()
         t0 = time.perf_counter()
         with cp.step(step):
             x, y = x.to(device, non_blocking=True), y.to(device, non_blocking=True)
@@ -58,8 +63,15 @@ def main():
                 optimizer.step()
                 optimizer.zero_grad(set_to_none=True)
             torch.cuda.synchronize()
-        print("step %d %.3f ms" % (step, (time.perf_counter() - t0) * 1e3), flush=True)
+        print("step %d %.3f ms %.6f" % (step, (time.perf_counter() - t0) * 1e3, time.time()), flush=True)
         step += 1
+        if profiler is not None and step == 10 + profile_steps:
+            profiler.__exit__(None, None, None)
+            kernels = sum(1 for e in profiler.events()
+                          if e.device_type == torch.autograd.DeviceType.CUDA
+                          and not e.name.startswith(("Memcpy", "Memset")))  # kernels only, like the agent's count
+            print("torch_profiler_kernels_per_step %.1f" % (kernels / profile_steps), flush=True)
+            profiler = None
     return 0
 
 
