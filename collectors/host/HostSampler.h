@@ -6,8 +6,8 @@
 // falls back to stat utime+stime in clock ticks when schedstat is missing) through cached file
 // descriptors, and turns two consecutive reads into "CPU %" (100 = one core busy) over the
 // interval. Threads and child processes are rescanned every `rescanIntervalMs` (children from
-// /proc/<pid>/task/<tid>/children, or a /proc scan of parent pids where that file does not exist). Costs a few µs
-// per thread per sample (guide §6.1). Timestamps are CLOCK_MONOTONIC nanoseconds.
+// /proc/<pid>/task/<tid>/children, or a /proc scan of parent pids where that file does not exist). Costs a
+// few µs per thread per sample (guide §6.1). Timestamps are CLOCK_MONOTONIC nanoseconds.
 //
 // Output: drainInto() appends one CounterTrack per thread ("CPU %", unit "%", pid/tid set) holding
 // only the samples since the previous drain, and registers the threads with their names. Memory
