@@ -53,11 +53,11 @@ CounterKind classifyCounterName(const std::string& name) {
     if (has("dram") || has("hbm") || has("memory bandwidth") || has("mem bw") || has("memory throughput")) {
         return CounterKind::DramThroughput;
     }
-    if (has("tensor")) {
+    if (has("tensor") || has("hmma") || has("mma pipe")) {
         return CounterKind::TensorActivity;
     }
     if (has("sm active") || has("sm efficiency") || has("sm__") || has("sm occupancy") ||
-        has("sm activity") || has("gpu utilization")) {
+        has("sm activity") || has("sm throughput") || has("gpu utilization")) {
         return CounterKind::SmActivity;
     }
     return CounterKind::Other;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <string>
 #include <unordered_map>
 
 namespace chokepoint::analysis {
@@ -212,14 +214,32 @@ RooflineResult computeRoofline(const core::TraceModel& model, const KernelStatsR
         sb.stepIndex = static_cast<std::int32_t>(s);
         sb.stepNs = steps.steps[s].durationNs();
         const double seconds = static_cast<double>(sb.stepNs) * 1e-9;
+        // Prefer a total DRAM throughput in % of peak ("DRAM throughput", gpu__dram_throughput), then
+        // any other DRAM % or B/s track; byte-count tracks ("DRAM bytes read") are not rates.
         const CounterAverage* dram = nullptr;
+        int bestRank = 0;
         for (const CounterAverage& c : counters) {
-            if (c.kind == CounterKind::DramThroughput && c.stepIndex == static_cast<std::int32_t>(s)) {
+            if (c.kind != CounterKind::DramThroughput || c.stepIndex != static_cast<std::int32_t>(s)) {
+                continue;
+            }
+            std::string name = c.name;
+            for (char& ch : name) {
+                ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+            }
+            const bool directional =
+                name.find("read") != std::string::npos || name.find("write") != std::string::npos;
+            int rank = 0;
+            if (c.unit == "%") {
+                rank = directional ? 2 : 3;
+            } else if (c.unit.find("B/s") != std::string::npos) {
+                rank = 1;
+            }
+            if (rank > bestRank) {
+                bestRank = rank;
                 dram = &c;
-                break;
             }
         }
-        if (dram != nullptr && (dram->unit == "%" || dram->unit.empty())) {
+        if (dram != nullptr && dram->unit == "%") {
             sb.source = BandwidthSource::Counters;
             sb.fractionOfPeak = dram->mean / 100.0;
             sb.achievedBytesPerSecond = bandwidth > 0 ? sb.fractionOfPeak * bandwidth : 0;

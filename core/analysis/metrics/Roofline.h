@@ -5,7 +5,8 @@
 //   ridge(precision) = peak(precision) / BW          (seed spec §1.4; A100 312e12 / 2.0e12 = 156).
 // FLOPs/bytes come from OpCost's shape estimates; points without estimates are not drawn.
 // Also each step's achieved HBM bandwidth fraction = bytes moved / step time / peak BW, with the
-// source: hardware counters (DRAM throughput tracks) when the trace has them, else shape estimates.
+// source: hardware counters when the trace has them (a total DRAM throughput track in % of peak,
+// else a read/write one, else a B/s track; byte-count tracks are not rates), else shape estimates.
 // A null DeviceSpec gives points without ceilings (hasDevice = false). Units: FLOPs, bytes, seconds.
 
 #include <cstdint>
