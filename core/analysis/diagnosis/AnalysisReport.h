@@ -71,6 +71,19 @@ struct MfuReport {
     double countedKernelTimeShare = 0;
 };
 
+// The mean step decomposed with the iron law's three terms (§1.1 general form, §9.3):
+// T ≈ D_vol/BW + O/(R_peak·η_hw) + L_lat. Shares of the step add up to 1.
+struct IronLawReport {
+    double stepTimeNs = 0;
+    double dataShare = 0;     // data movement: data-wait idle + copies not hidden by compute
+    double computeShare = 0;  // compute: busy time minus exposed copies and exposed communication
+    double latencyShare = 0;  // fixed latency: launch/sync/collective/unexplained idle + exposed comm
+    // The simplified form T = O / (R_peak·η_hw) holds only when data movement and communication are
+    // overlapped (L97): both exposed shares below 5 %.
+    bool simplifiedLawValid = false;
+    std::string note;
+};
+
 // Verdict of one step.
 struct StepDiagnosis {
     std::int32_t stepIndex = 0;
@@ -132,6 +145,7 @@ struct AnalysisReport {
     std::vector<ReportWarning> warnings;
     // Every kernel name by total time (compare matches kernels by name).
     std::vector<TopKernel> kernelsByName;
+    IronLawReport ironLaw;
 };
 
 }  // namespace chokepoint::analysis

@@ -179,6 +179,31 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
     }
 }
 
+IronLawReport ironLawOf(const DiagnosisSignals& s) {
+    IronLawReport law;
+    law.stepTimeNs = s.stepTimeNs;
+    if (!s.hasGpuActivity || s.windowNs <= 0) {
+        law.note = "no GPU activity";
+        return law;
+    }
+    const double exposedComm = std::min(s.exposedCommunicationFraction, s.busyFraction);
+    const double exposedCopy = std::min(s.exposedCopyFraction, s.busyFraction - exposedComm);
+    law.dataShare = s.idleDataWaitFraction + exposedCopy;
+    law.computeShare = std::max(0.0, s.busyFraction - exposedCopy - exposedComm);
+    law.latencyShare = std::max(0.0, s.idleFraction - s.idleDataWaitFraction) + exposedComm;
+    const double exposedCommunication = exposedComm + s.idleCollectiveFraction;
+    law.simplifiedLawValid = law.dataShare < 0.05 && exposedCommunication < 0.05;
+    law.note =
+        law.simplifiedLawValid
+            ? "data movement and communication are hidden: T = O / (R_peak x eta_hw) applies"
+            : "the simplified iron law does not apply: " +
+                  std::string(law.dataShare >= 0.05 ? "data movement (" + pct(law.dataShare) + ")" : "") +
+                  (law.dataShare >= 0.05 && exposedCommunication >= 0.05 ? " and " : "") +
+                  (exposedCommunication >= 0.05 ? "communication (" + pct(exposedCommunication) + ")" : "") +
+                  " is exposed (L97)";
+    return law;
+}
+
 std::string headlineOf(const AnalysisReport& r) {
     const Verdict& v = r.overall;
     const DiagnosisSignals& s = r.overallSignals;
@@ -374,6 +399,7 @@ core::Result<std::shared_ptr<const AnalysisReport>> analyze(const core::TraceMod
     }
     r.fixes = recommendFixes(r.overall, r.overallSignals, o.config);
     r.headline = headlineOf(r);
+    r.ironLaw = ironLawOf(r.overallSignals);
 
     // Warnings.
     if (!m.hasGpuWork) {

@@ -286,6 +286,7 @@ std::string writeJsonReport(const AnalysisReport& r) {
     j.key("stepTimeNs").num(r.mfu.stepTimeNs);
     j.key("mfu").optional(r.mfu.mfu);
     j.key("hfu").optional(r.mfu.hfu);
+    j.key("countedKernelTimeShare").num(r.mfu.countedKernelTimeShare);
     j.key("busy").num(r.mfu.busyFraction);
     j.key("band").str(r.mfu.bandLabel);
     j.key("warnings").beginArray();
@@ -297,6 +298,15 @@ std::string writeJsonReport(const AnalysisReport& r) {
 
     j.key("signals");
     writeSignals(j, r.overallSignals);
+
+    j.key("ironLaw").beginObject();
+    j.key("stepTimeNs").num(r.ironLaw.stepTimeNs);
+    j.key("dataShare").num(r.ironLaw.dataShare);
+    j.key("computeShare").num(r.ironLaw.computeShare);
+    j.key("latencyShare").num(r.ironLaw.latencyShare);
+    j.key("simplifiedLawValid").boolean(r.ironLaw.simplifiedLawValid);
+    j.key("note").str(r.ironLaw.note);
+    j.endObject();
 
     j.key("hta").beginObject();
     j.key("hasGpuWork").boolean(r.metrics.hta.hasGpuWork);

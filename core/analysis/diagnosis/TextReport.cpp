@@ -145,6 +145,9 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
     } else {
         out += "\nUTILIZATION\n" + utilizationLines(r, "  ");
         out += "\nTIME PER STEP (share of the window)\n" + accountingLines(r.overallSignals, "  ");
+        out += "  iron law (L100): data movement " + pct(r.ironLaw.dataShare) + " + compute " +
+               pct(r.ironLaw.computeShare) + " + fixed latency " + pct(r.ironLaw.latencyShare) + " of " +
+               dur(r.ironLaw.stepTimeNs) + "; " + r.ironLaw.note + "\n";
         if (r.metrics.hta.hasGpuWork) {
             out += "  HTA-equivalent window " + dur(static_cast<double>(r.metrics.hta.windowNs)) + ": idle " +
                    core::formatFixed(r.metrics.hta.idlePercent(), 2) + " %, compute " +

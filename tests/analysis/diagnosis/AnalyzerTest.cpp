@@ -308,3 +308,19 @@ TEST(Analyzer, TextAndMarkdownCarryVerdictFixesAndSnippets) {
     EXPECT_NE(md.find("## Verdict: Data-bound"), std::string::npos);
     EXPECT_NE(md.find("```python"), std::string::npos);
 }
+
+TEST(Analyzer, IronLawDecompositionAddsUpAndFlagsExposedDataMovement) {
+    const core::TraceModel data = testutils::dataBoundJob();
+    auto r = analyze(data);
+    ASSERT_TRUE(r);
+    const IronLawReport& law = r->ironLaw;
+    EXPECT_NEAR(law.dataShare + law.computeShare + law.latencyShare, 1.0, 1e-9);
+    EXPECT_NEAR(law.dataShare, r->overallSignals.idleDataWaitFraction, 0.05);
+    EXPECT_FALSE(law.simplifiedLawValid);
+    EXPECT_NE(law.note.find("data movement"), std::string::npos);
+    const core::TraceModel compute = testutils::computeBoundJob();
+    auto c = analyze(compute);
+    ASSERT_TRUE(c);
+    EXPECT_TRUE(c->ironLaw.simplifiedLawValid) << c->ironLaw.note;
+    EXPECT_GT(c->ironLaw.computeShare, 0.9);
+}
