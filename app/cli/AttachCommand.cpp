@@ -30,12 +30,13 @@ void onInterrupt(int) {
 }
 
 void printAttachUsage(std::FILE* out) {
-    std::fprintf(out,
-                 "Usage: chokepoint-cli attach PID [--steps N | --duration S] [--at-step] [--marker TEXT]\n"
-                 "                             [--host-only | --gpu-metrics] -o FILE [--socket-dir DIR]\n\n"
-                 "Records a window from process PID, which must run with the Chokepoint agent\n"
-                 "(`chokepoint-cli launch -- COMMAND`). Without --steps/--duration it records until Ctrl-C.\n"
-                 "Steps are counted from NVTX ranges or marks (ProfilerStep#N, chokepoint:step, step).\n");
+    std::fprintf(
+        out,
+        "Usage: chokepoint-cli attach PID [--steps N | --duration S] [--at-step] [--marker TEXT]\n"
+        "                             [--host-only | --gpu-metrics] [--graphs] -o FILE [--socket-dir DIR]\n\n"
+        "Records a window from process PID, which must run with the Chokepoint agent\n"
+        "(`chokepoint-cli launch -- COMMAND`). Without --steps/--duration it records until Ctrl-C.\n"
+        "Steps are counted from NVTX ranges or marks (ProfilerStep#N, chokepoint:step, step).\n");
 }
 
 std::string commandLineOf(long pid) {

@@ -5,6 +5,8 @@
 //   --at-step      start at the next step boundary instead of at once
 //   --marker TEXT  NVTX name prefix that marks a step (default: ProfilerStep#, chokepoint:step, step)
 //   --host-only    record host CPU and NVTX only, no CUPTI (jobs where CUPTI is unavailable)
+//   --graphs       one record per CUDA graph launch (CUPTI GRAPH_TRACE; cheaper for many-node graphs,
+//                  whether node kernel records stop is to be confirmed on a GPU)
 //   --gpu-metrics  also sample GPU metrics (CUPTI PM sampling: DRAM, SM, tensor activity); needs
 //                  GPU counter access (else the trace says why they are missing)
 
@@ -22,6 +24,7 @@ struct CaptureWindowArgs {
     bool atStep = false;
     bool hostOnly = false;
     bool gpuMetrics = false;
+    bool graphs = false;
     std::string marker;
 };
 
@@ -68,6 +71,10 @@ inline int parseWindowOption(const Args& args, std::size_t& i, CaptureWindowArgs
         out.atStep = true;
         return 1;
     }
+    if (a == "--graphs") {
+        out.graphs = true;
+        return 1;
+    }
     if (a == "--gpu-metrics") {
         out.gpuMetrics = true;
         return 1;
@@ -93,10 +100,14 @@ inline std::uint32_t captureKinds(const CaptureWindowArgs& w) {
     constexpr std::uint32_t kDefaults =
         1 | 2 | 4 | 8 | kHostAndNvtx | 256;  // + KERNELS MEMORY API SYNC OVERHEAD
     constexpr std::uint32_t kGpuMetrics = 64;
+    constexpr std::uint32_t kGraphs = 128;
     if (w.hostOnly) {
         return kHostAndNvtx;
     }
-    return w.gpuMetrics ? kDefaults | kGpuMetrics : 0;
+    if (!w.gpuMetrics && !w.graphs) {
+        return 0;
+    }
+    return kDefaults | (w.gpuMetrics ? kGpuMetrics : 0) | (w.graphs ? kGraphs : 0);
 }
 
 }  // namespace chokepoint::cli

@@ -21,7 +21,7 @@ namespace {
 void printRunUsage(std::FILE* out) {
     std::fprintf(out,
                  "Usage: chokepoint-cli run [--steps N | --duration S] [--at-step] [--marker TEXT]\n"
-                 "                          [--host-only | --gpu-metrics]\n"
+                 "                          [--host-only | --gpu-metrics] [--graphs]\n"
                  "                          [-o FILE] -- COMMAND [ARGS...]\n\n"
                  "Runs COMMAND with the Chokepoint agent and records every process that initialises CUDA,\n"
                  "from its first CUDA call (or from the next step with --at-step) until the window ends or\n"

@@ -8,6 +8,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -18,6 +19,7 @@
 #include <thread>
 
 #include "collectors/control/AgentDirectory.h"
+#include "collectors/control/AgentLauncher.h"
 #include "collectors/control/ControlClient.h"
 #include "collectors/control/ControlServer.h"
 #include "collectors/control/Framing.h"
@@ -470,6 +472,58 @@ TEST(FramingTest, RoundTripAndHeaderChecks) {
     FrameReadResult c = readFrame(sv[1], kMaxReplyFrameBytes, 50);
     EXPECT_EQ(c.error, FrameError::Closed);
     ::close(sv[1]);
+}
+
+TEST(AgentLauncherTest, InjectionEnvironmentSetsBothVariablesAndRefusesAnotherInjector) {
+    auto env = injectionEnvironment({"PATH=/usr/bin", "NVTX_INJECTION64_PATH=/old.so"},
+                                    "/opt/cp/libchokepoint_agent.so", {{"CHOKEPOINT_SOCKET_DIR", "/tmp/x"}});
+    ASSERT_TRUE(env.ok()) << env.error().message;
+    auto has = [&](const std::string& kv) { return std::find(env->begin(), env->end(), kv) != env->end(); };
+    EXPECT_TRUE(has("PATH=/usr/bin"));
+    EXPECT_TRUE(has("CUDA_INJECTION64_PATH=/opt/cp/libchokepoint_agent.so"));
+    EXPECT_TRUE(has("NVTX_INJECTION64_PATH=/opt/cp/libchokepoint_agent.so"));  // replaced, not duplicated
+    EXPECT_FALSE(has("NVTX_INJECTION64_PATH=/old.so"));
+    EXPECT_TRUE(has("CHOKEPOINT_SOCKET_DIR=/tmp/x"));
+    auto nsys = injectionEnvironment({"CUDA_INJECTION64_PATH=/opt/nsys/libToolsInjection64.so"}, "/a.so", {});
+    ASSERT_FALSE(nsys.ok());
+    EXPECT_NE(nsys.error().message.find("libToolsInjection64.so"), std::string::npos);
+    EXPECT_TRUE(injectionEnvironment({"CUDA_INJECTION64_PATH=none"}, "/a.so", {}).ok());
+}
+
+TEST(AgentLauncherTest, AgentLookupHonoursTheEnvironmentAndNamesMissingFiles) {
+    const char* old = std::getenv("CHOKEPOINT_AGENT_PATH");
+    std::string saved = old ? old : "";
+    ::setenv("CHOKEPOINT_AGENT_PATH", "/nonexistent/libchokepoint_agent.so", 1);
+    auto missing = findAgentLibrary("/usr/bin/chokepoint-cli");
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.error().message.find("/nonexistent/libchokepoint_agent.so"), std::string::npos);
+    char tmpl[] = "/tmp/cp-agentlib-XXXXXX";
+    std::string dir = ::mkdtemp(tmpl);
+    std::string lib = dir + "/libchokepoint_agent.so";
+    {
+        std::FILE* f = std::fopen(lib.c_str(), "w");
+        std::fclose(f);
+    }
+    ::unsetenv("CHOKEPOINT_AGENT_PATH");
+    auto beside = findAgentLibrary(dir + "/chokepoint-cli");  // next to the executable
+    ASSERT_TRUE(beside.ok()) << beside.error().message;
+    EXPECT_EQ(beside.value(), lib);
+    if (old) {
+        ::setenv("CHOKEPOINT_AGENT_PATH", saved.c_str(), 1);
+    }
+    std::filesystem::remove_all(dir);
+}
+
+TEST(AgentLauncherTest, SpawnReportsMissingProgramsAndExitCodes) {
+    auto missing = spawnProcess({"/nonexistent/program"}, currentEnvironment());
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.error().message.find("/nonexistent/program"), std::string::npos);
+    auto sh = spawnProcess({"/bin/sh", "-c", "exit 7"}, currentEnvironment());
+    ASSERT_TRUE(sh.ok()) << sh.error().message;
+    EXPECT_EQ(waitForExit(sh.value()), 7);
+    auto killed = spawnProcess({"/bin/sh", "-c", "kill -9 $$"}, currentEnvironment());
+    ASSERT_TRUE(killed.ok());
+    EXPECT_EQ(waitForExit(killed.value()), 128 + 9);
 }
 
 }  // namespace
