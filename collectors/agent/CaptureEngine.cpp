@@ -342,6 +342,16 @@ std::optional<control::Error> CaptureEngine::startCapture(const control::StartCa
     if (m_worker.joinable()) {
         m_worker.join();  // the previous capture's worker has finished
     }
+    // Requests come from another process: bound what they can ask for.
+    constexpr std::uint64_t kMaxDurationMs = 7ull * 24 * 3600 * 1000;
+    constexpr std::uint32_t kMaxSteps = 1000000;
+    if (request.duration_ms() > kMaxDurationMs || request.steps() > kMaxSteps ||
+        request.step_marker().size() > 63) {
+        busy.set_code(control::ERROR_CODE_MALFORMED);
+        busy.set_text(
+            "capture window out of range: at most 7 days, 1,000,000 steps and a 63-byte step marker");
+        return busy;
+    }
     std::uint32_t kinds = request.kinds() != 0 ? request.kinds() : kDefaultCaptureKinds;
     constexpr std::uint32_t kCuptiKinds = control::CAPTURE_KIND_KERNELS | control::CAPTURE_KIND_MEMORY |
                                           control::CAPTURE_KIND_API | control::CAPTURE_KIND_SYNC |

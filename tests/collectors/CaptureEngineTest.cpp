@@ -281,6 +281,20 @@ TEST(CaptureEngineTest, GpuMetricsWithoutCounterAccessAreReportedNotFatal) {
     EXPECT_FALSE(why->detail.empty());
 }
 
+TEST(CaptureEngineTest, OutOfRangeWindowsAreRefusedBeforeTouchingCupti) {
+    FakeCuptiApi cupti;
+    CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
+    control::StartCapture huge;
+    huge.set_duration_ms(~0ull);  // would overflow the nanosecond window end
+    auto refused = engine.startCapture(huge, 1);
+    ASSERT_TRUE(refused.has_value());
+    EXPECT_EQ(refused->code(), control::ERROR_CODE_MALFORMED);
+    control::StartCapture marker;
+    marker.set_step_marker(std::string(200, 'x'));
+    EXPECT_TRUE(engine.startCapture(marker, 2).has_value());
+    EXPECT_TRUE(cupti.calls.empty());
+}
+
 TEST(CaptureEngineTest, RealCuptiWithoutADriverIsRefusedWithoutHarm) {
     auto cupti = makeRealCuptiApi();
     CaptureEngine engine(*cupti, NvtxRecorder::instance(), fastConfig());

@@ -295,6 +295,44 @@ TEST_F(ControlProtocolTest, GarbagePayloadAndTruncatedFrameAreRefused) {
     EXPECT_TRUE(client->hello("after").ok());
 }
 
+TEST_F(ControlProtocolTest, RandomFramesNeverHarmTheServer) {
+    startServer();
+    std::uint32_t seed = 12345;
+    auto next = [&seed] {
+        seed = seed * 1664525u + 1013904223u;  // fixed LCG: the same frames every run
+        return seed >> 8;
+    };
+    for (int i = 0; i < 150; ++i) {
+        int fd = rawConnect();
+        std::string bytes = "CPC1";
+        std::uint32_t len = next() % 200;
+        for (int b = 0; b < 4; ++b) {
+            bytes.push_back(static_cast<char>((len >> (8 * b)) & 0xFF));
+        }
+        for (std::uint32_t k = 0; k < len; ++k) {
+            bytes.push_back(static_cast<char>(next() & 0xFF));
+        }
+        ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+        ::shutdown(fd, SHUT_WR);
+        // Whatever the agent answers must be a well-formed frame (Status or Error), then EOF.
+        FrameReadResult reply = readFrame(fd, kMaxReplyFrameBytes, 2000);
+        if (reply.ok()) {
+            EXPECT_TRUE(reply.envelope.has_error() || reply.envelope.has_status()) << "frame " << i;
+        }
+        ::close(fd);
+    }
+    {
+        std::lock_guard lock(backend.m);
+        if (backend.capturing) {  // a random frame may have been a valid StartCapture
+            backend.stopRequested = true;
+        }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    auto client = ControlClient::connect(path);
+    ASSERT_TRUE(client.ok());
+    EXPECT_TRUE(client->hello("after the noise").ok());
+}
+
 TEST_F(ControlProtocolTest, AgentOnlyMessagesFromClientAreProtocolErrors) {
     startServer();
     auto client = ControlClient::connect(path);
