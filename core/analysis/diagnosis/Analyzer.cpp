@@ -179,7 +179,7 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
     }
 }
 
-IronLawReport ironLawOf(const DiagnosisSignals& s) {
+IronLawReport ironLawOf(const DiagnosisSignals& s, const DiagnosisConfig& config) {
     IronLawReport law;
     law.stepTimeNs = s.stepTimeNs;
     if (!s.hasGpuActivity || s.windowNs <= 0) {
@@ -192,15 +192,28 @@ IronLawReport ironLawOf(const DiagnosisSignals& s) {
     law.computeShare = std::max(0.0, s.busyFraction - exposedCopy - exposedComm);
     law.latencyShare = std::max(0.0, s.idleFraction - s.idleDataWaitFraction) + exposedComm;
     const double exposedCommunication = exposedComm + s.idleCollectiveFraction;
-    law.simplifiedLawValid = law.dataShare < 0.05 && exposedCommunication < 0.05;
-    law.note =
-        law.simplifiedLawValid
-            ? "data movement and communication are hidden: T = O / (R_peak x eta_hw) applies"
-            : "the simplified iron law does not apply: " +
-                  std::string(law.dataShare >= 0.05 ? "data movement (" + pct(law.dataShare) + ")" : "") +
-                  (law.dataShare >= 0.05 && exposedCommunication >= 0.05 ? " and " : "") +
-                  (exposedCommunication >= 0.05 ? "communication (" + pct(exposedCommunication) + ")" : "") +
-                  " is exposed (L97)";
+    const double overhead = s.idleLaunchOverheadFraction + s.idleSyncFraction;
+    std::vector<std::string> reasons;
+    if (law.dataShare >= 0.05) {
+        reasons.push_back("data movement (" + pct(law.dataShare) + ") is exposed (L97)");
+    }
+    if (exposedCommunication >= 0.05) {
+        reasons.push_back("communication (" + pct(exposedCommunication) + ") is exposed (L97)");
+    }
+    if (overhead >= config.launchOverheadMinFraction) {
+        reasons.push_back("launch/sync overhead (" + pct(overhead) +
+                          ") binds, as in small-batch runs (L2049)");
+    }
+    law.simplifiedLawValid = reasons.empty();
+    if (law.simplifiedLawValid) {
+        law.note =
+            "data movement, communication and launch overhead are small: T = O / (R_peak x eta_hw) applies";
+    } else {
+        law.note = "the simplified iron law does not apply: ";
+        for (std::size_t i = 0; i < reasons.size(); ++i) {
+            law.note += (i ? "; " : "") + reasons[i];
+        }
+    }
     return law;
 }
 
@@ -399,7 +412,7 @@ core::Result<std::shared_ptr<const AnalysisReport>> analyze(const core::TraceMod
     }
     r.fixes = recommendFixes(r.overall, r.overallSignals, o.config);
     r.headline = headlineOf(r);
-    r.ironLaw = ironLawOf(r.overallSignals);
+    r.ironLaw = ironLawOf(r.overallSignals, o.config);
 
     // Warnings.
     if (!m.hasGpuWork) {

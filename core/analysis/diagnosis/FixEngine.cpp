@@ -165,9 +165,16 @@ private:
             g.mfuBefore = *m_s.mfu;
             g.mfuAfter = *m_s.mfu * g.speedup;  // same model FLOPs in a shorter step
         }
+        const bool mfuImpossible = g.mfuAfter && *g.mfuAfter >= 1.0;
         g.summary = std::string(upperBound ? "at most: " : "") + "step time " + duration(g.stepTimeBeforeNs) +
                     " -> " + duration(g.stepTimeAfterNs);
-        if (g.mfuBefore) {
+        if (mfuImpossible) {
+            // The model FLOPs given cannot fit the shorter step on this peak: do not print an MFU
+            // above 100 %, say what is inconsistent instead.
+            g.mfuAfter.reset();
+            g.summary +=
+                ", MFU " + pct(*g.mfuBefore) + " -> over 100 % (the model FLOPs or the peak are off)";
+        } else if (g.mfuBefore) {
             g.summary += ", MFU " + pct(*g.mfuBefore) + " -> " + pct(*g.mfuAfter);
         }
         g.summary += " (" + core::formatFixed(g.speedup, 2) + "x)";

@@ -183,7 +183,7 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
                 const TopKernel& k = r.topKernels[i];
                 std::string name = k.name.size() > 70 ? k.name.substr(0, 67) + "..." : k.name;
                 out += "  " + pad(pct(k.shareOfKernelTime), 8) +
-                       pad(std::string(toString(k.kernelClass)), 14) + pad(std::to_string(k.count) + "x", 8) +
+                       pad(std::string(toString(k.kernelClass)), 19) + pad(std::to_string(k.count) + "x", 8) +
                        name + "\n";
             }
         }

@@ -262,7 +262,7 @@ TEST(Analyzer, UnknownDeviceNameIsAnError) {
 TEST(Analyzer, JsonReportParsesAndHasTheDocumentedFields) {
     const core::TraceModel model = testutils::dataBoundJob();
     AnalysisOptions o;
-    o.modelFlopsPerStep = 1e12;
+    o.modelFlopsPerStep = 1e11;
     auto r = analyze(model, o);
     ASSERT_TRUE(r);
     const std::string json = writeJsonReport(*r);
