@@ -110,7 +110,7 @@ TEST(HostSamplerTest, BusyThreadCpuMatchesItsOwnClockIdleThreadNearZero) {
     EXPECT_EQ(b->unit, "%");
     double actualMs = static_cast<double>(cpu1 - cpu0) / 1e6;
     double sampledMs = integratedCpuMs(*b, 20.0);
-    EXPECT_NEAR(sampledMs, actualMs, 0.25 * actualMs + 25.0)
+    EXPECT_NEAR(sampledMs, actualMs, 0.35 * actualMs + 40.0)
         << "sampled " << sampledMs << " ms of CPU over " << static_cast<double>(wall1 - wall0) / 1e6 << " ms";
     EXPECT_LT(meanOf(*i), 5.0);
     EXPECT_GT(meanOf(*b), 5.0 * meanOf(*i));
