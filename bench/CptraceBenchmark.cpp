@@ -1,10 +1,11 @@
-// chokepoint-bench-cptrace FILE [--repeat N] [--keep OUT.cptrace]
+// chokepoint-bench-cptrace FILE [--repeat N] [--keep OUT.cptrace] [--compress|--no-compress]
 //
 // Imports FILE (any supported trace) with loadTrace, writes it as .cptrace, then times reading the
 // .cptrace back against importing FILE, single-threaded, and compares the .cptrace size with the
 // gzipped JSON size (FILE's own size when it is gzip; FILE gzipped at level 6 in memory otherwise).
-// Targets (issue 2): .cptrace load at least 10x faster than the JSON import, and the .cptrace file
-// no larger than the gzipped JSON.
+// Both wall time and process CPU time (std::clock) are reported: on a shared, loaded machine the
+// CPU time is the steadier measure of single-threaded work. Targets (issue 2): .cptrace load at least 10x
+// faster than the JSON import, and the .cptrace file no larger than the gzipped JSON.
 
 #include <unistd.h>
 #include <zlib.h>
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -29,6 +31,10 @@ using Clock = std::chrono::steady_clock;
 
 double msSince(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+double cpuMsSince(std::clock_t start) {
+    return 1000.0 * static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
 }
 
 double median(std::vector<double> values) {
@@ -74,21 +80,31 @@ std::size_t rows(const TraceModel& m) {
 int main(int argc, char** argv) {
     std::string input, keep;
     int repeat = 5;
+    CptraceWriteOptions writeOptions;
     for (int i = 1; i < argc; ++i) {
         std::string arg = argv[i];
         if (arg == "--repeat" && i + 1 < argc) {
             repeat = std::max(1, std::atoi(argv[++i]));
+        } else if (arg == "--compress") {
+            writeOptions.compress = true;  // every chunk
+            writeOptions.compressMaxRawBytes = static_cast<std::size_t>(-1);
+        } else if (arg == "--no-compress") {
+            writeOptions.compress = false;
         } else if (arg == "--keep" && i + 1 < argc) {
             keep = argv[++i];
         } else if (arg == "--help" || arg == "-h" || !input.empty()) {
-            std::fprintf(stderr, "Usage: chokepoint-bench-cptrace FILE [--repeat N] [--keep OUT.cptrace]\n");
+            std::fprintf(stderr,
+                         "Usage: chokepoint-bench-cptrace FILE [--repeat N] [--keep OUT.cptrace] "
+                         "[--compress|--no-compress]\n");
             return arg == "--help" || arg == "-h" ? 0 : 2;
         } else {
             input = arg;
         }
     }
     if (input.empty()) {
-        std::fprintf(stderr, "Usage: chokepoint-bench-cptrace FILE [--repeat N] [--keep OUT.cptrace]\n");
+        std::fprintf(stderr,
+                     "Usage: chokepoint-bench-cptrace FILE [--repeat N] [--keep OUT.cptrace] "
+                     "[--compress|--no-compress]\n");
         return 2;
     }
 
@@ -96,13 +112,15 @@ int main(int argc, char** argv) {
     const bool gzip = isGzip(inputBytes);
     const std::size_t gzSize = gzip ? inputBytes.size() : gzippedSize(inputBytes);
 
-    std::vector<double> importMs;
+    std::vector<double> importMs, importCpuMs;
     std::size_t importedRows = 0;
     TraceModel model;
     for (int i = 0; i < repeat; ++i) {
         auto start = Clock::now();
+        std::clock_t cpuStart = std::clock();
         Result<TraceModel> loaded = loadTrace(input);
         importMs.push_back(msSince(start));
+        importCpuMs.push_back(cpuMsSince(cpuStart));
         if (!loaded) {
             std::fprintf(stderr, "%s\n", loaded.error().message.c_str());
             return 1;
@@ -119,19 +137,21 @@ int main(int argc, char** argv) {
                   .string()
             : keep;
     auto writeStart = Clock::now();
-    if (Status s = writeCptrace(model, out); !s) {
+    if (Status s = writeCptrace(model, out, writeOptions); !s) {
         std::fprintf(stderr, "%s\n", s.error().message.c_str());
         return 3;
     }
     const double writeMs = msSince(writeStart);
     const std::size_t cptraceSize = std::filesystem::file_size(out);
 
-    std::vector<double> readMs;
+    std::vector<double> readMs, readCpuMs;
     std::size_t readRows = 0;
     for (int i = 0; i < repeat; ++i) {
         auto start = Clock::now();
+        std::clock_t cpuStart = std::clock();
         Result<TraceModel> read = readCptrace(out);
         readMs.push_back(msSince(start));
+        readCpuMs.push_back(cpuMsSince(cpuStart));
         if (!read) {
             std::fprintf(stderr, "%s\n", read.error().message.c_str());
             return 1;
@@ -144,15 +164,22 @@ int main(int argc, char** argv) {
 
     const double jsonMs = median(importMs);
     const double cptraceMs = median(readMs);
+    const double jsonCpuMs = median(importCpuMs);
+    const double cptraceCpuMs = median(readCpuMs);
     std::printf("input:            %s (%zu bytes%s)\n", input.c_str(), inputBytes.size(),
                 gzip ? ", gzip" : "");
     std::printf("rows:             %zu imported, %zu read back%s\n", importedRows, readRows,
                 importedRows == readRows ? "" : "  MISMATCH");
-    std::printf("JSON import:      %.1f ms (median of %d)\n", jsonMs, repeat);
-    std::printf(".cptrace write:   %.1f ms\n", writeMs);
-    std::printf(".cptrace load:    %.1f ms (median of %d)\n", cptraceMs, repeat);
-    std::printf("load speed-up:    %.1fx  (target >= 10x: %s)\n", jsonMs / cptraceMs,
-                jsonMs / cptraceMs >= 10.0 ? "met" : "NOT met");
+    std::printf("JSON import:      %.1f ms wall, %.1f ms CPU (medians of %d)\n", jsonMs, jsonCpuMs, repeat);
+    std::printf(".cptrace write:   %.1f ms wall\n", writeMs);
+    std::printf(".cptrace load:    %.1f ms wall, %.1f ms CPU (medians of %d)\n", cptraceMs, cptraceCpuMs,
+                repeat);
+    const double speedup = jsonMs / cptraceMs;
+    const double cpuSpeedup = jsonCpuMs / cptraceCpuMs;
+    std::printf("load speed-up:    %.1fx wall, %.1fx CPU  (target >= 10x: %s)\n", speedup, cpuSpeedup,
+                std::min(speedup, cpuSpeedup) >= 10.0
+                    ? "met"
+                    : (std::max(speedup, cpuSpeedup) >= 10.0 ? "met on one measure" : "NOT met"));
     std::printf("gzipped JSON:     %zu bytes\n", gzSize);
     std::printf(".cptrace size:    %zu bytes = %.3f of the gzipped JSON  (target <= 1: %s)\n", cptraceSize,
                 static_cast<double>(cptraceSize) / static_cast<double>(gzSize),

@@ -43,6 +43,31 @@ auto at(const Field& column, int i) -> std::remove_cvref_t<decltype(column.Get(0
     return column.empty() ? 0 : column.Get(i);
 }
 
+// Reserves every column of every table for the announced totals (capped), so decoding a large file
+// does not copy its columns over and over as they grow.
+void reserveRows(TraceModel& m, const pb::Footer& hint, std::uint64_t limit) {
+    auto n = [limit](std::uint64_t rows) { return static_cast<std::size_t>(std::min(rows, limit)); };
+    auto all = [](std::size_t rows, auto&... columns) { (columns.reserve(rows), ...); };
+    m.kernels.reserve(n(hint.kernels()));
+    MemcpyTable& c = m.memcpys;
+    all(n(hint.memcpys()), c.startNs, c.endNs, c.deviceIndex, c.streamId, c.kind, c.srcKind, c.dstKind,
+        c.sizeBytes, c.correlationId, c.launchCall);
+    MemsetTable& s = m.memsets;
+    all(n(hint.memsets()), s.startNs, s.endNs, s.deviceIndex, s.streamId, s.memoryKind, s.sizeBytes,
+        s.correlationId, s.launchCall);
+    ApiCallTable& a = m.apiCalls;
+    all(n(hint.api_calls()), a.startNs, a.endNs, a.thread, a.name, a.domain, a.correlationId, a.cpuOp);
+    SyncTable& y = m.syncs;
+    all(n(hint.syncs()), y.startNs, y.endNs, y.deviceIndex, y.streamId, y.thread, y.kind, y.correlationId,
+        y.apiCall);
+    RangeTable& r = m.ranges;
+    all(n(hint.ranges()), r.startNs, r.endNs, r.source, r.thread, r.deviceIndex, r.streamId, r.name, r.domain,
+        r.depth, r.parent);
+    CpuOpTable& o = m.cpuOps;
+    all(n(hint.cpu_ops()), o.startNs, o.endNs, o.thread, o.name, o.category, o.inputShapes, o.inputTypes,
+        o.externalId, o.depth, o.parent);
+}
+
 }  // namespace
 
 // Decodes the columns of one chunk into the model. Kept in a class so the per-table code can share
@@ -143,7 +168,6 @@ void ChunkColumnsDecoder::kernels(const pb::KernelColumns& c) {
         return;
     }
     KernelTable& k = m_model.kernels;
-    k.reserve(k.size() + static_cast<std::size_t>(n));
     TimestampNs start = 0;
     std::int64_t correlation = 0;
     LinkDecoder launch;
@@ -497,7 +521,10 @@ Result<std::size_t> CptraceChunkDecoder::consume(std::string_view data) {
 }
 
 Status CptraceChunkDecoder::decodePayload(std::string_view payload, std::uint64_t frameOffset) {
-    pb::Chunk chunk;
+    if (!m_message) {
+        m_message = std::make_unique<pb::Chunk>();
+    }
+    pb::Chunk& chunk = *m_message;
     const std::string where = "chunk " + std::to_string(m_chunks);
     if (payload.size() > static_cast<std::size_t>(std::numeric_limits<int>::max()) ||
         !chunk.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
@@ -510,13 +537,15 @@ Status CptraceChunkDecoder::decodePayload(std::string_view payload, std::uint64_
     if (chunk.total_chunks() != 0) {
         m_expectedChunks = chunk.total_chunks();
     }
+    if (chunk.has_totals_hint() && m_options.reserveLimitRows > 0) {
+        reserveRows(m_model, chunk.totals_hint(), m_options.reserveLimitRows);
+    }
     if (chunk.has_strings()) {
         const pb::StringDelta& delta = chunk.strings();
         if (delta.first_id() != m_strings.size()) {
             return fail(frameOffset, where + ": string ids start at " + std::to_string(delta.first_id()) +
                                          ", expected " + std::to_string(m_strings.size()));
         }
-        m_strings.reserve(m_strings.size() + static_cast<std::size_t>(delta.values_size()));
         for (const std::string& text : delta.values()) {
             m_strings.push_back(m_model.strings.intern(text));
         }
@@ -633,8 +662,6 @@ Status CptraceChunkDecoder::decodePayload(std::string_view payload, std::uint64_
             return fail(frameOffset, where + ": counter track " + std::to_string(r.track()) + " skips ahead");
         }
         CounterTrack& track = m_model.counters[m_counterTrack[r.track()]];
-        track.timesNs.reserve(track.timesNs.size() + static_cast<std::size_t>(r.time_delta_size()));
-        track.values.reserve(track.values.size() + static_cast<std::size_t>(r.values_size()));
         TimestampNs t = 0;
         for (int i = 0; i < r.time_delta_size(); ++i) {
             t = wrapAdd(t, r.time_delta(i));

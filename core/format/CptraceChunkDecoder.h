@@ -21,6 +21,7 @@
 //   are cleared and counted in `format.dangling_link` (Warning). It does not call finalize().
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,10 +30,18 @@
 #include "core/format/CptraceChunkEncoder.h"
 #include "core/model/TraceModel.h"
 
+namespace chokepoint::cptrace {
+class Chunk;  // generated from proto/cptrace.proto
+}  // namespace chokepoint::cptrace
+
 namespace chokepoint::core {
 
 struct CptraceDecoderOptions {
     bool expectHeader = true;  // false when the stream starts directly with chunk frames
+    // Largest number of rows per table to reserve memory for when a chunk announces the file's
+    // totals (a hint a hostile file could inflate). 0: never reserve ahead. The file reader sets it
+    // from the file size.
+    std::uint64_t reserveLimitRows = 0;
 };
 
 class CptraceChunkDecoder {
@@ -71,7 +80,8 @@ private:
     std::string m_source;
     CptraceDecoderOptions m_options;
     std::string m_pending;
-    std::string m_scratch;  // decompression buffer, reused
+    std::string m_scratch;                      // decompression buffer, reused
+    std::unique_ptr<cptrace::Chunk> m_message;  // reused, so its column arrays keep their capacity
     std::uint64_t m_offset = 0;
     std::uint64_t m_chunks = 0;
     std::uint64_t m_expectedChunks = 0;

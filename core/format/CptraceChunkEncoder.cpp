@@ -134,7 +134,7 @@ std::string CptraceChunkEncoder::frame(const std::string& payload) const {
     body.reserve(payload.size() / 2 + 32);
     appendU32Le(body, 0);  // CRC, patched below
     bool stored = false;
-    if (m_options.compress && payload.size() > 64) {
+    if (m_options.compress && payload.size() > 64 && payload.size() <= m_options.compressMaxRawBytes) {
         uLongf bound = compressBound(static_cast<uLong>(payload.size()));
         std::string compressed(bound, '\0');
         int level = std::clamp(m_options.compressionLevel, 1, 9);
@@ -455,6 +455,22 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
         }
     }
 
+    if (m_totalsHint != nullptr) {
+        const TraceModel& m = *m_totalsHint;
+        pb::Footer* hint = chunk.mutable_totals_hint();
+        hint->set_kernels(m.kernels.size());
+        hint->set_memcpys(m.memcpys.size());
+        hint->set_memsets(m.memsets.size());
+        hint->set_api_calls(m.apiCalls.size());
+        hint->set_syncs(m.syncs.size());
+        hint->set_ranges(m.ranges.size());
+        hint->set_cpu_ops(m.cpuOps.size());
+        hint->set_strings(m.strings.size());
+        hint->set_threads(m.threads.size());
+        hint->set_counter_tracks(m.counters.size());
+        m_totalsHint = nullptr;
+    }
+
     // New strings got consecutive global ids from firstNew on (StringPool assigns ids in order).
     if (m_sentStrings.size() > firstNew) {
         pb::StringDelta* delta = chunk.mutable_strings();
@@ -516,6 +532,7 @@ bool CptraceChunkEncoder::encodeModel(const TraceModel& model, std::size_t rowsP
         slice.ranges = window(model.ranges.size(), k);
         slice.cpuOps = window(model.cpuOps.size(), k);
         slice.dimensions = k == 0;
+        m_totalsHint = k == 0 ? &model : nullptr;
         if (!sink(encodeSlice(model, slice, /*linksAreGlobal=*/true, chunkCount, stringCache))) {
             return false;
         }

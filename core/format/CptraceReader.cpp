@@ -19,7 +19,11 @@ constexpr std::size_t kProgressBlockBytes = std::size_t{8} << 20;
 Result<TraceModel> readCptraceFromMemory(std::string_view bytes, std::string_view displayName,
                                          const LoadOptions& options) {
     TraceModel model;
-    CptraceChunkDecoder decoder(model, displayName);
+    CptraceDecoderOptions decoderOptions;
+    // The writer announces the totals up front; trust them for reserving only as far as the file's
+    // size makes plausible (real files hold a row in a few bytes, compressed).
+    decoderOptions.reserveLimitRows = 2 * static_cast<std::uint64_t>(bytes.size());
+    CptraceChunkDecoder decoder(model, displayName, decoderOptions);
     if (!options.progress) {
         if (Status s = decoder.feed(bytes); !s) {
             return s.error();

@@ -11,7 +11,7 @@
 namespace chokepoint::core {
 
 std::string encodeCptrace(const TraceModel& model, const CptraceWriteOptions& options) {
-    CptraceChunkEncoder encoder(CptraceEncoderOptions{options.compress, 6});
+    CptraceChunkEncoder encoder(CptraceEncoderOptions{options.compress, 6, options.compressMaxRawBytes});
     std::string out;
     encoder.encodeModel(model, options.rowsPerChunk, [&out](std::string_view piece) {
         out.append(piece);
@@ -30,7 +30,7 @@ Status writeCptrace(const TraceModel& model, const std::string& path, const Cptr
     if (file == nullptr) {
         return makeError(path + ": cannot create " + temp + ": " + std::strerror(errno));
     }
-    CptraceChunkEncoder encoder(CptraceEncoderOptions{options.compress, 6});
+    CptraceChunkEncoder encoder(CptraceEncoderOptions{options.compress, 6, options.compressMaxRawBytes});
     int writeErrno = 0;
     bool ok = encoder.encodeModel(model, options.rowsPerChunk, [&](std::string_view piece) {
         if (std::fwrite(piece.data(), 1, piece.size(), file) != piece.size()) {

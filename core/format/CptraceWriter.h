@@ -12,6 +12,9 @@ namespace chokepoint::core {
 struct CptraceWriteOptions {
     std::size_t rowsPerChunk = 65536;  // event rows per chunk (all tables together)
     bool compress = true;              // zlib per chunk
+    // Only chunks up to this many raw bytes are compressed (see CptraceEncoderOptions): small traces
+    // stay small, large ones load about twice as fast. Use SIZE_MAX to compress every chunk.
+    std::size_t compressMaxRawBytes = 256 * 1024;
 };
 
 // Writes atomically: to a temporary file beside `path`, then renamed over it, so a reader never

@@ -52,12 +52,34 @@ TEST(CptraceRoundTrip, ManySmallChunksWithStringAndThreadDeltas) {
     }
 }
 
+TEST(CptraceRoundTrip, LargeChunksAreStoredRawSmallOnesCompressed) {
+    TraceModel original = fullModel(60);
+    CptraceWriteOptions mixed;
+    mixed.rowsPerChunk = 200;
+    mixed.compressMaxRawBytes = 10000;  // the first chunk (with the counters) is above, the rest below
+    std::string bytes = encodeCptrace(original, mixed);
+    CptraceWriteOptions all;
+    all.rowsPerChunk = 200;
+    all.compressMaxRawBytes = static_cast<std::size_t>(-1);
+    CptraceWriteOptions none = all;
+    none.compress = false;
+    const std::size_t allSize = encodeCptrace(original, all).size();
+    const std::size_t noneSize = encodeCptrace(original, none).size();
+    EXPECT_GT(bytes.size(), allSize);
+    EXPECT_LT(bytes.size(), noneSize);
+    Result<TraceModel> read = readCptraceFromMemory(bytes, "mixed.cptrace");
+    ASSERT_TRUE(read.ok()) << read.error().message;
+    expectModelsEqual(original, read.value());
+}
+
 TEST(CptraceRoundTrip, CompressionMakesTheFileSmaller) {
     TraceModel original = fullModel(200);
     CptraceWriteOptions raw;
     raw.compress = false;
+    CptraceWriteOptions compressed;
+    compressed.compressMaxRawBytes = static_cast<std::size_t>(-1);
     std::string plain = encodeCptrace(original, raw);
-    std::string packed = encodeCptrace(original);
+    std::string packed = encodeCptrace(original, compressed);
     EXPECT_LT(packed.size(), plain.size());
 }
 
