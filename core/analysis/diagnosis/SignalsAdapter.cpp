@@ -71,6 +71,7 @@ public:
         m_stepMix.assign(stepCount, {});
         indexSteps(stepCount);
         m_counterPeakBytes = counterPeakBytes();
+        m_hostActivity = computeHostActivity();
         collectKernels();
         collectIdle(stepCount);
         out.steps.reserve(stepCount);
@@ -211,8 +212,16 @@ private:
         return nullptr;
     }
 
-    bool hostActivityRecorded() const {
-        return m_model.apiCalls.size() + m_model.cpuOps.size() + m_model.ranges.size() > 0;
+    // Any host-side record (runtime calls, framework ops, host ranges); GPU-projected annotation
+    // ranges do not count.
+    bool hostActivityRecorded() const { return m_hostActivity; }
+
+    bool computeHostActivity() const {
+        if (m_model.apiCalls.size() + m_model.cpuOps.size() > 0) {
+            return true;
+        }
+        return std::any_of(m_model.ranges.source.begin(), m_model.ranges.source.end(),
+                           [](core::RangeSource r) { return r != core::RangeSource::GpuUserAnnotation; });
     }
 
     void fillCommon(DiagnosisSignals& s) const {
@@ -529,6 +538,7 @@ private:
     std::vector<std::int64_t> m_stepLaunches;
     mutable double m_dtodNs = 0;  // DtoD copy time of the window being filled
     double m_counterPeakBytes = 0;
+    bool m_hostActivity = false;
     std::vector<const GpuTimeBreakdown*> m_stepRows;
     std::vector<const StepBandwidth*> m_stepBandwidth;
     std::vector<double> m_stepDataLoadingNs;

@@ -324,3 +324,31 @@ TEST(Analyzer, IronLawDecompositionAddsUpAndFlagsExposedDataMovement) {
     EXPECT_TRUE(c->ironLaw.simplifiedLawValid) << c->ironLaw.note;
     EXPECT_GT(c->ironLaw.computeShare, 0.9);
 }
+
+TEST(Analyzer, IdleWithoutHostActivityIsUndeterminedAndSaysWhatIsMissing) {
+    // GPU-only trace (e.g. an export without CPU data): 30 % busy, gaps nobody can explain.
+    testutils::TraceBuilder b;
+    b.device(0, "NVIDIA A100-SXM4-80GB", 108, 80'000'000'000);
+    for (int s = 0; s < 4; ++s) {
+        const core::TimestampNs t = s * testutils::kStepNs;
+        b.kernel(testutils::kTensorCoreGemm, t + 1'000'000, t + 4'000'000);
+        core::RangeRow step;  // the step as Kineto projects it onto the GPU stream (not host activity)
+        step.startNs = t;
+        step.endNs = t + testutils::kStepNs - 1;
+        step.source = core::RangeSource::GpuUserAnnotation;
+        step.deviceIndex = 0;
+        step.streamId = 7;
+        step.name = b.model().intern("ProfilerStep#" + std::to_string(s));
+        b.model().ranges.add(step);
+    }
+    const core::TraceModel model = b.build();
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::Undetermined) << r->headline;
+    EXPECT_LT(r->overall.confidence, 0.5);
+    const bool namesHostActivity =
+        std::any_of(r->overall.missingSignals.begin(), r->overall.missingSignals.end(),
+                    [](const std::string& m) { return m.find("host activity") != std::string::npos; });
+    EXPECT_TRUE(namesHostActivity);
+    EXPECT_TRUE(r->fixes.recommendations.empty());
+}
