@@ -1,5 +1,10 @@
 #include "ui/StandardPages.h"
 
+#include "ui/pages/ComparePage.h"
+#include "ui/pages/DiagnosisPage.h"
+#include "ui/pages/FixesPage.h"
+#include "ui/pages/ReviewPage.h"
+#include "ui/pages/RooflinePage.h"
 #include "ui/timeline/TimelinePage.h"
 
 namespace chokepoint::ui {
@@ -7,7 +12,12 @@ namespace chokepoint::ui {
 std::vector<Page*> createStandardPages() {
     std::vector<Page*> pages;
     // One line per page, in tab order: diagnosis, timeline, roofline, fixes, review, compare.
+    pages.push_back(new DiagnosisPage);
     pages.push_back(new TimelinePage);
+    pages.push_back(new RooflinePage);
+    pages.push_back(new FixesPage);
+    pages.push_back(new ReviewPage);
+    pages.push_back(new ComparePage);
     return pages;
 }
 

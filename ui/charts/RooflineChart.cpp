@@ -205,35 +205,51 @@ void RooflineChart::rebuild() {
         }
     }
 
-    // Points, one graph each so each can have its own size; one legend entry per group.
-    std::map<QString, bool> groupInLegend;
-    for (std::size_t i = 0; i < m_data.dots.size(); ++i) {
-        const RooflineDot& dot = m_data.dots[i];
-        QCPGraph* g = m_plot->addGraph();
-        g->setLineStyle(QCPGraph::lsNone);
-        QColor fill = dot.color.isValid() ? dot.color : QColor(31, 119, 180);
-        QColor edge = fill.darker(140);
-        fill.setAlpha(dot.hollow ? 0 : 170);
-        QCPScatterStyle style(QCPScatterStyle::ssCircle, QPen(edge, dot.hollow ? 2.0 : 1.0), QBrush(fill),
-                              dotSizePx(dot.timeShare));
-        g->setScatterStyle(style);
-        if (usable(dot.intensityFlopsPerByte) && usable(dot.flopsPerSecond)) {
-            g->setData({dot.intensityFlopsPerByte}, {dot.flopsPerSecond}, true);
-        }
-        g->setName(dot.group.isEmpty() ? dot.label : dot.group);
-        if (groupInLegend[g->name()]) {
+    // Points, one graph each so each can have its own size. Filled dots first, rings (aggregates)
+    // on top and a little larger, so a ring stays visible around a dot at the same place. The
+    // legend gets one fixed-size proxy entry per group instead of the variable-size dots.
+    std::map<QString, QColor> groups;
+    std::vector<QString> groupOrder;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (std::size_t i = 0; i < m_data.dots.size(); ++i) {
+            const RooflineDot& dot = m_data.dots[i];
+            if (dot.hollow != (pass == 1)) {
+                continue;
+            }
+            QCPGraph* g = m_plot->addGraph();
+            g->setLineStyle(QCPGraph::lsNone);
+            QColor fill = dot.color.isValid() ? dot.color : QColor(31, 119, 180);
+            const QColor edge = fill.darker(140);
+            fill.setAlpha(dot.hollow ? 0 : 170);
+            const double size = dotSizePx(dot.timeShare) + (dot.hollow ? 8.0 : 0.0);
+            g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(edge, dot.hollow ? 2.0 : 1.0),
+                                               QBrush(fill), size));
+            if (usable(dot.intensityFlopsPerByte) && usable(dot.flopsPerSecond)) {
+                g->setData({dot.intensityFlopsPerByte}, {dot.flopsPerSecond}, true);
+            }
+            g->setName(dot.group.isEmpty() ? dot.label : dot.group);
             g->removeFromLegend();
-        } else {
-            groupInLegend[g->name()] = true;
+            if (groups.emplace(g->name(), dot.color.isValid() ? dot.color : QColor(31, 119, 180)).second) {
+                groupOrder.push_back(g->name());
+            }
+            if (static_cast<int>(i) == m_highlighted) {
+                QCPGraph* ring = m_plot->addGraph();
+                ring->setLineStyle(QCPGraph::lsNone);
+                ring->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(220, 30, 30), 3),
+                                                      Qt::NoBrush, size + 10));
+                ring->setData({dot.intensityFlopsPerByte}, {dot.flopsPerSecond}, true);
+                ring->removeFromLegend();
+            }
         }
-        if (static_cast<int>(i) == m_highlighted) {
-            QCPGraph* ring = m_plot->addGraph();
-            ring->setLineStyle(QCPGraph::lsNone);
-            ring->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(220, 30, 30), 3),
-                                                  Qt::NoBrush, dotSizePx(dot.timeShare) + 10));
-            ring->setData({dot.intensityFlopsPerByte}, {dot.flopsPerSecond}, true);
-            ring->removeFromLegend();
-        }
+    }
+    for (const QString& name : groupOrder) {
+        QCPGraph* proxy = m_plot->addGraph();  // no data: only its legend entry shows
+        proxy->setLineStyle(QCPGraph::lsNone);
+        QColor fill = groups[name];
+        fill.setAlpha(170);
+        proxy->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(groups[name].darker(140)), QBrush(fill), 9));
+        proxy->setName(name);
     }
 
     if (m_data.dots.empty()) {

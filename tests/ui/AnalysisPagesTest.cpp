@@ -1,0 +1,271 @@
+// The diagnosis, roofline and fixes pages on a real (synthetic-trace) AnalysisReport: their models
+// pass QAbstractItemModelTester and are not empty, they render non-blank at two sizes, navigation
+// reaches the TraceDocument, and the diagnosis exports to HTML and PDF.
+#include <gtest/gtest.h>
+
+#include <qcustomplot.h>
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QClipboard>
+#include <QFile>
+#include <QSignalSpy>
+#include <QStandardItemModel>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "core/import/TraceLoader.h"
+#include "tests/testutils/SharedTraces.h"
+#include "tests/ui/PageReportFixture.h"
+#include "tests/ui/PageTestSupport.h"
+#include "ui/charts/RooflineChart.h"
+#include "ui/charts/StepStrip.h"
+#include "ui/controller/TraceDocument.h"
+#include "ui/models/TopKernelsModel.h"
+#include "ui/models/TraceStatsModel.h"
+#include "ui/pages/ComparePage.h"
+#include "ui/pages/DiagnosisPage.h"
+#include "ui/pages/FixesPage.h"
+#include "ui/pages/ReportViews.h"
+#include "ui/pages/RooflinePage.h"
+
+namespace chokepoint::ui {
+namespace {
+
+class AnalysisPagesTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        testutils::guiApp();
+        m_report = testutils::buildDataBoundReport();
+        ASSERT_NE(m_report, nullptr);
+        ASSERT_EQ(m_report->steps.size(), 4u);
+    }
+    std::shared_ptr<const analysis::AnalysisReport> m_report;
+};
+
+TEST_F(AnalysisPagesTest, FixtureIsDataBound) {
+    // Guards the fixture itself: the pages below are tested on a data-bound verdict with fixes.
+    EXPECT_EQ(m_report->overall.bottleneck, analysis::Bottleneck::Data) << m_report->overall.rationale;
+    EXPECT_FALSE(m_report->fixes.recommendations.empty());
+}
+
+TEST_F(AnalysisPagesTest, DiagnosisPageShowsTheReport) {
+    DiagnosisPage page;
+    EXPECT_FALSE(page.headlineText().isEmpty());  // "Open a trace…" before any report
+    page.setReport(m_report, m_report->model);
+    EXPECT_EQ(page.headlineText(), QString::fromStdString(m_report->headline));
+
+    QAbstractItemModelTester kernels(page.topKernelsModel(),
+                                     QAbstractItemModelTester::FailureReportingMode::Fatal);
+    QAbstractItemModelTester ops(page.topOpsModel(), QAbstractItemModelTester::FailureReportingMode::Fatal);
+    QAbstractItemModelTester stats(page.traceStatsModel(),
+                                   QAbstractItemModelTester::FailureReportingMode::Fatal);
+    EXPECT_EQ(page.topKernelsModel()->rowCount(), 3);
+    EXPECT_GT(page.topOpsModel()->rowCount(), 0);
+    EXPECT_EQ(page.traceStatsModel()->rowCount(), 1);
+    // The longest GEMM instance is known, for "select on the timeline".
+    EXPECT_TRUE(page.topKernelsModel()->kernelAt(0).valid());
+    EXPECT_EQ(page.stepStrip()->cells().size(), 4u);
+
+    for (QSize size : {QSize(900, 700), QSize(1600, 1000)}) {
+        const QImage image = testutils::renderWidget(page, size);
+        testutils::saveIfRequested(image, QStringLiteral("diagnosis-%1").arg(size.width()));
+        EXPECT_GT(testutils::distinctColours(image), 20) << size.width();
+        EXPECT_GT(testutils::inkFraction(image), 0.05) << size.width();
+    }
+}
+
+TEST_F(AnalysisPagesTest, DiagnosisStepClickShowsTheStepOnTheTimeline) {
+    TraceDocument document;
+    DiagnosisPage page;
+    page.setDocument(&document);
+    page.setReport(m_report, m_report->model);
+    testutils::renderWidget(page, QSize(1000, 800));
+    QSignalSpy shown(&document, &TraceDocument::requestShowRange);
+    StepStrip* strip = page.stepStrip();
+    const QPoint inThirdStep(strip->width() * 5 / 8, 10);
+    QTest::mouseClick(strip, Qt::LeftButton, Qt::NoModifier, inThirdStep);
+    ASSERT_EQ(shown.count(), 1);
+    EXPECT_EQ(shown.at(0).at(0).value<core::TimeRange>(), m_report->steps[2].range);
+}
+
+TEST_F(AnalysisPagesTest, DiagnosisExportsHtmlAndPdf) {
+    DiagnosisPage page;
+    page.setReport(m_report, m_report->model);
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    QString error;
+    const QString html = dir.filePath("diagnosis.html");
+    ASSERT_TRUE(page.exportHtml(html, &error)) << error.toStdString();
+    QFile htmlFile(html);
+    ASSERT_TRUE(htmlFile.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(htmlFile.readAll());
+    EXPECT_TRUE(text.contains(QString::fromStdString(m_report->headline).toHtmlEscaped()));
+    EXPECT_TRUE(text.contains("data:image/png;base64,"));
+    EXPECT_TRUE(
+        text.contains(QString::fromStdString(m_report->fixes.recommendations.front().title).toHtmlEscaped()));
+
+    const QString pdf = dir.filePath("diagnosis.pdf");
+    ASSERT_TRUE(page.exportPdf(pdf, &error)) << error.toStdString();
+    QFile pdfFile(pdf);
+    ASSERT_TRUE(pdfFile.open(QIODevice::ReadOnly));
+    const QByteArray bytes = pdfFile.readAll();
+    EXPECT_TRUE(bytes.startsWith("%PDF-"));
+    EXPECT_GT(bytes.size(), 20000);
+
+    DiagnosisPage empty;
+    EXPECT_FALSE(empty.exportHtml(dir.filePath("none.html"), &error));
+}
+
+TEST_F(AnalysisPagesTest, RooflinePagePlotsPointsAndSelectsKernels) {
+    TraceDocument document;
+    RooflinePage page;
+    page.setDocument(&document);
+    page.setReport(m_report);
+    QAbstractItemModelTester points(page.pointsModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::Fatal);
+    ASSERT_GT(page.pointsModel()->rowCount(), 0) << "aten::mm with shapes gives at least one point";
+    EXPECT_EQ(page.chart()->data().roofs.size(), 2u);
+    EXPECT_DOUBLE_EQ(page.chart()->data().bandwidthBytesPerSecond, 2.0e12);
+    for (QSize size : {QSize(800, 600), QSize(1400, 900)}) {
+        const QImage image = testutils::renderWidget(page, size);
+        testutils::saveIfRequested(image, QStringLiteral("roofline-page-%1").arg(size.width()));
+        EXPECT_GT(testutils::distinctColours(image), 15) << size.width();
+    }
+    // Click the first kernel-level point: the document is asked to select a kernel.
+    int kernelDot = -1;
+    const auto& dots = page.chart()->data().dots;
+    for (int i = 0; i < static_cast<int>(dots.size()); ++i) {
+        if (!dots[i].hollow) {
+            kernelDot = i;
+            break;
+        }
+    }
+    ASSERT_GE(kernelDot, 0);
+    QSignalSpy selected(&document, &TraceDocument::requestSelectKernel);
+    page.chart()->resize(800, 500);
+    page.chart()->plot()->replot();
+    const QPoint at = page.chart()->dotPixel(kernelDot).toPoint();
+    QTest::mouseClick(reinterpret_cast<QWidget*>(page.chart()->plot()), Qt::LeftButton, Qt::NoModifier, at);
+    ASSERT_EQ(selected.count(), 1);
+    const auto kernel = selected.at(0).at(0).value<core::KernelId>();
+    ASSERT_TRUE(kernel.valid());
+    EXPECT_LT(kernel.index, m_report->model->kernels.size());
+}
+
+TEST_F(AnalysisPagesTest, FixesPageShowsCopiesAndJumps) {
+    TraceDocument document;
+    FixesPage page;
+    page.setDocument(&document);
+    page.setReport(m_report);
+    ASSERT_EQ(page.fixCount(), static_cast<int>(m_report->fixes.recommendations.size()));
+    EXPECT_EQ(page.selectedFix(), 0);
+    const analysis::Recommendation& best = m_report->fixes.recommendations.front();
+    EXPECT_TRUE(page.detailsText().contains(QString::fromStdString(best.title)));
+    const QString copied = page.copySnippet();
+    EXPECT_EQ(copied, QString::fromStdString(best.pytorchChange));
+    if (!copied.isEmpty()) {
+        EXPECT_EQ(QApplication::clipboard()->text(), copied);
+    }
+    QSignalSpy shown(&document, &TraceDocument::requestShowRange);
+    QSignalSpy page2(&document, &TraceDocument::requestPage);
+    const core::TimeRange range = page.showEvidence();
+    EXPECT_FALSE(range.empty());
+    ASSERT_EQ(shown.count(), 1);
+    EXPECT_EQ(page2.count(), 1);
+    // Data-bound evidence is the longest data-wait gap: inside the trace, about 4 ms plus context.
+    EXPECT_GE(range.durationNs(), 3'000'000);
+    for (QSize size : {QSize(800, 600), QSize(1400, 900)}) {
+        const QImage image = testutils::renderWidget(page, size);
+        testutils::saveIfRequested(image, QStringLiteral("fixes-%1").arg(size.width()));
+        EXPECT_GT(testutils::inkFraction(image), 0.03) << size.width();
+    }
+}
+
+// A real PyTorch profiler trace through the importer and the analyzer, then every analysis page.
+TEST_F(AnalysisPagesTest, RealSharedTraceFillsEveryPage) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "hta-ns-resolution__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
+    auto loaded = core::loadTrace(path);
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    auto model = std::make_shared<const core::TraceModel>(std::move(loaded.value()));
+    auto analysed = analysis::analyzeTrace(model);
+    ASSERT_TRUE(analysed.ok()) << analysed.error().message;
+    const auto report = analysed.value();
+
+    DiagnosisPage diagnosis;
+    diagnosis.setReport(report, model);
+    QAbstractItemModelTester kernels(diagnosis.topKernelsModel(),
+                                     QAbstractItemModelTester::FailureReportingMode::Fatal);
+    QAbstractItemModelTester ops(diagnosis.topOpsModel(),
+                                 QAbstractItemModelTester::FailureReportingMode::Fatal);
+    EXPECT_EQ(diagnosis.headlineText(), QString::fromStdString(report->headline));
+    EXPECT_GT(diagnosis.topKernelsModel()->rowCount(), 0);
+    EXPECT_GT(diagnosis.topOpsModel()->rowCount(), 0);
+    EXPECT_EQ(diagnosis.stepStrip()->cells().size(), report->steps.size());
+    const QImage d = testutils::renderWidget(diagnosis, QSize(1600, 1000));
+    testutils::saveIfRequested(d, "real-diagnosis");
+    EXPECT_GT(testutils::distinctColours(d), 20);
+
+    RooflinePage roofline;
+    roofline.setReport(report);
+    const QImage r = testutils::renderWidget(roofline, QSize(1400, 900));
+    testutils::saveIfRequested(r, "real-roofline");
+    EXPECT_GT(testutils::distinctColours(r), 10);
+
+    FixesPage fixes;
+    fixes.setReport(report);
+    EXPECT_EQ(fixes.fixCount(), static_cast<int>(report->fixes.recommendations.size()));
+    const QImage f = testutils::renderWidget(fixes, QSize(1400, 900));
+    testutils::saveIfRequested(f, "real-fixes");
+    EXPECT_GT(testutils::inkFraction(f), 0.02);
+
+    QTemporaryDir dir;
+    QString error;
+    ASSERT_TRUE(diagnosis.exportHtml(dir.filePath("real.html"), &error)) << error.toStdString();
+    ASSERT_TRUE(diagnosis.exportPdf(dir.filePath("real.pdf"), &error)) << error.toStdString();
+    if (!qEnvironmentVariableIsEmpty("CHOKEPOINT_TEST_IMAGES_DIR")) {
+        QFile::copy(dir.filePath("real.html"),
+                    qEnvironmentVariable("CHOKEPOINT_TEST_IMAGES_DIR") + "/real.html");
+        QFile::copy(dir.filePath("real.pdf"),
+                    qEnvironmentVariable("CHOKEPOINT_TEST_IMAGES_DIR") + "/real.pdf");
+    }
+}
+
+TEST_F(AnalysisPagesTest, ComparePageShowsDeltas) {
+    // A second run of the same loop with half the data wait: the comparison must see it faster.
+    auto after = testutils::buildDataBoundReport(testutils::buildDataBoundTrace(1'000'000));
+    ASSERT_NE(after, nullptr);
+    ComparePage page;
+    page.setReports(m_report, after);
+    ASSERT_NE(page.comparison(), nullptr);
+    const analysis::MetricDelta* step = page.comparison()->metric("stepTimeNs");
+    ASSERT_NE(step, nullptr);
+    EXPECT_LT(step->after, step->before);
+    EXPECT_TRUE(step->improved);
+    QAbstractItemModelTester metrics(page.metricsModel(),
+                                     QAbstractItemModelTester::FailureReportingMode::Fatal);
+    QAbstractItemModelTester kernels(page.kernelsModel(),
+                                     QAbstractItemModelTester::FailureReportingMode::Fatal);
+    EXPECT_GT(page.metricsModel()->rowCount(), 0);
+    for (QSize size : {QSize(900, 600), QSize(1500, 900)}) {
+        const QImage image = testutils::renderWidget(page, size);
+        testutils::saveIfRequested(image, QStringLiteral("compare-%1").arg(size.width()));
+        EXPECT_GT(testutils::inkFraction(image), 0.03);
+    }
+    ComparePage empty;
+    EXPECT_EQ(empty.comparison(), nullptr);
+    EXPECT_FALSE(empty.summaryText().isEmpty());
+}
+
+TEST_F(AnalysisPagesTest, PagesDrawWithoutAReport) {
+    DiagnosisPage diagnosis;
+    RooflinePage roofline;
+    FixesPage fixes;
+    for (QWidget* page : std::initializer_list<QWidget*>{&diagnosis, &roofline, &fixes}) {
+        const QImage image = testutils::renderWidget(*page, QSize(700, 500));
+        EXPECT_GT(testutils::inkFraction(image), 0.0);
+    }
+    EXPECT_EQ(fixes.fixCount(), 0);
+}
+
+}  // namespace
+}  // namespace chokepoint::ui

@@ -1,0 +1,243 @@
+#include "ui/pages/ComparePage.h"
+
+#include <QAction>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGridLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QPushButton>
+#include <QSplitter>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "ui/MainWindow.h"
+#include "ui/charts/StepStrip.h"
+#include "ui/models/ModelRoles.h"
+#include "ui/pages/DiagnosisPage.h"
+#include "ui/pages/ReportViews.h"
+
+namespace chokepoint::ui {
+namespace {
+
+QString valueText(const analysis::MetricDelta& m, double v) {
+    return m.unit == "ns"         ? durationText(v)
+           : m.unit == "fraction" ? percentText(v)
+                                  : QString::number(v, 'g', 4);
+}
+
+QString sideHtml(const QString& label, const analysis::AnalysisReport& r) {
+    return QObject::tr(
+               "<b>%1</b><br/><span style='font-size:13pt; color:%2'><b>%3</b></span><br/>"
+               "Step time %4 · GPU busy %5 · MFU %6")
+        .arg(label.toHtmlEscaped(), bottleneckColor(r.overall.bottleneck).darker(130).name(),
+             QString::fromStdString(r.headline).toHtmlEscaped(),
+             r.mfu.stepTimeNs > 0 ? durationText(r.mfu.stepTimeNs) : QObject::tr("n/a"),
+             percentText(r.mfu.busyFraction), r.mfu.mfu ? percentText(*r.mfu.mfu) : QObject::tr("unknown"));
+}
+
+}  // namespace
+
+ComparePage::ComparePage(QWidget* parent) : Page(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(8, 8, 8, 8);
+    auto* top = new QHBoxLayout;
+    m_summary = new QLabel(this);
+    m_summary->setWordWrap(true);
+    top->addWidget(m_summary, 1);
+    m_open = new QPushButton(tr("Compare with…"), this);
+    top->addWidget(m_open, 0, Qt::AlignTop);
+    layout->addLayout(top);
+    connect(m_open, &QPushButton::clicked, this, &ComparePage::chooseFile);
+
+    auto* sides = new QGridLayout;
+    m_left = new QLabel(this);
+    m_right = new QLabel(this);
+    for (QLabel* l : {m_left, m_right}) {
+        l->setWordWrap(true);
+        l->setTextFormat(Qt::RichText);
+        l->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    }
+    m_leftStrip = new StepStrip(this);
+    m_rightStrip = new StepStrip(this);
+    sides->addWidget(m_left, 0, 0);
+    sides->addWidget(m_right, 0, 1);
+    sides->addWidget(m_leftStrip, 1, 0);
+    sides->addWidget(m_rightStrip, 1, 1);
+    sides->setColumnStretch(0, 1);
+    sides->setColumnStretch(1, 1);
+    layout->addLayout(sides);
+
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    m_metrics = new QStandardItemModel(0, 5, this);
+    m_metrics->setHorizontalHeaderLabels(
+        {tr("Metric"), tr("This trace"), tr("Other trace"), tr("Change"), tr("Verdict")});
+    m_metricsView = makeSortableTable(m_metrics, split);
+    m_kernels = new QStandardItemModel(0, 5, this);
+    m_kernels->setHorizontalHeaderLabels(
+        {tr("Kernel"), tr("Change"), tr("Mean before"), tr("Mean after"), tr("Total after")});
+    m_kernelsView = makeSortableTable(m_kernels, split);
+    split->addWidget(m_metricsView);
+    split->addWidget(m_kernelsView);
+    layout->addWidget(split, 1);
+    refresh();
+}
+
+void ComparePage::setDocument(TraceDocument* document) {
+    if (m_document) {
+        disconnect(m_document, nullptr, this, nullptr);
+    }
+    Page::setDocument(document);
+    installMenuAction();
+    if (document != nullptr) {
+        connect(document, &TraceDocument::analysisAvailable, this, [this] {
+            m_before = m_document->report();
+            refresh();
+        });
+        m_before = document->report();
+    } else {
+        m_before.reset();
+    }
+    refresh();
+}
+
+void ComparePage::installMenuAction() {
+    if (m_menuInstalled) {
+        return;
+    }
+    auto* mainWindow = qobject_cast<MainWindow*>(window());
+    if (mainWindow == nullptr || mainWindow->menu(MainWindow::MenuId::File) == nullptr) {
+        return;
+    }
+    auto* action = new QAction(tr("Compare with…"), this);
+    connect(action, &QAction::triggered, this, [this, mainWindow] {
+        mainWindow->showPage(pageId());
+        chooseFile();
+    });
+    mainWindow->menu(MainWindow::MenuId::File)->addAction(action);
+    m_menuInstalled = true;
+}
+
+void ComparePage::chooseFile() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Compare with trace"));
+    if (!path.isEmpty()) {
+        compareWith(path);
+    }
+}
+
+void ComparePage::compareWith(const QString& path) {
+    if (m_other == nullptr) {
+        m_other = new TraceDocument(this);
+        connect(m_other, &TraceDocument::analysisAvailable, this, [this] {
+            m_after = m_other->report();
+            refresh();
+        });
+        auto failed = [this](const QString& message) {
+            m_after.reset();
+            refresh();
+            m_summary->setText(
+                tr("<span style='color:#a00'>Could not compare: %1</span>").arg(message.toHtmlEscaped()));
+        };
+        connect(m_other, &TraceDocument::loadFailed, this, failed);
+        connect(m_other, &TraceDocument::analysisFailed, this, failed);
+    }
+    m_after.reset();
+    refresh();
+    m_summary->setText(tr("Loading %1…").arg(QFileInfo(path).fileName().toHtmlEscaped()));
+    m_other->open(path);
+}
+
+void ComparePage::setReports(std::shared_ptr<const analysis::AnalysisReport> before,
+                             std::shared_ptr<const analysis::AnalysisReport> after) {
+    m_before = std::move(before);
+    m_after = std::move(after);
+    refresh();
+}
+
+QString ComparePage::summaryText() const {
+    return m_summary->text();
+}
+
+void ComparePage::refresh() {
+    m_metrics->removeRows(0, m_metrics->rowCount());
+    m_kernels->removeRows(0, m_kernels->rowCount());
+    m_comparison.reset();
+    m_left->setText(
+        m_before ? sideHtml(tr("This trace: %1")
+                                .arg(QFileInfo(QString::fromStdString(m_before->sourcePath)).fileName()),
+                            *m_before)
+                 : tr("Open a trace first."));
+    m_right->setText(
+        m_after ? sideHtml(tr("Other trace: %1")
+                               .arg(QFileInfo(QString::fromStdString(m_after->sourcePath)).fileName()),
+                           *m_after)
+                : tr("Choose File ▸ Compare with… to open a second trace."));
+    m_leftStrip->setCells(m_before ? stepStripFromReport(*m_before) : std::vector<StepStripCell>{});
+    m_rightStrip->setCells(m_after ? stepStripFromReport(*m_after) : std::vector<StepStripCell>{});
+    if (!m_before || !m_after) {
+        m_summary->setText(
+            tr("Compare this trace with another run (before/after a change, or another rank)."));
+        return;
+    }
+    m_comparison =
+        std::make_unique<analysis::ComparisonReport>(analysis::compareReports(*m_before, *m_after));
+    const analysis::ComparisonReport& c = *m_comparison;
+    QString summary = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(c.summary).toHtmlEscaped());
+    if (c.overall.changed()) {
+        summary += tr("<br/>Verdict: %1 → %2")
+                       .arg(bottleneckName(c.overall.before), bottleneckName(c.overall.after));
+    }
+    if (c.prediction.available) {
+        summary +=
+            QStringLiteral("<br/>%1").arg(QString::fromStdString(c.prediction.summary).toHtmlEscaped());
+    }
+    m_summary->setText(summary);
+
+    for (const analysis::MetricDelta& m : c.metrics) {
+        const QString change =
+            m.unit == "fraction"
+                ? QStringLiteral("%1%2 pp").arg(m.delta >= 0 ? "+" : "").arg(m.delta * 100, 0, 'f', 1)
+                : QStringLiteral("%1%2 %").arg(m.relative >= 0 ? "+" : "").arg(m.relative * 100, 0, 'f', 1);
+        const QString verdict = m.improved ? tr("better") : m.regressed ? tr("worse") : tr("unchanged");
+        QList<QStandardItem*> row = {
+            new QStandardItem(QString::fromStdString(m.name)), new QStandardItem(valueText(m, m.before)),
+            new QStandardItem(valueText(m, m.after)), new QStandardItem(change), new QStandardItem(verdict)};
+        row[1]->setData(m.before, SortRole);
+        row[2]->setData(m.after, SortRole);
+        row[3]->setData(m.relative, SortRole);
+        const QColor colour = m.improved    ? QColor(30, 120, 30)
+                              : m.regressed ? QColor(170, 30, 30)
+                                            : QColor(90, 90, 90);
+        row[3]->setForeground(colour);
+        row[4]->setForeground(colour);
+        m_metrics->appendRow(row);
+    }
+    auto addKernels = [this](const std::vector<analysis::KernelDelta>& list, const QString& what) {
+        for (const analysis::KernelDelta& k : list) {
+            QList<QStandardItem*> row = {
+                new QStandardItem(QString::fromStdString(k.name)),
+                new QStandardItem(
+                    what == QStringLiteral("×") ? QStringLiteral("× %1").arg(k.meanRatio, 0, 'f', 2) : what),
+                new QStandardItem(k.countBefore > 0 ? durationText(k.meanNsBefore) : QStringLiteral("—")),
+                new QStandardItem(k.countAfter > 0 ? durationText(k.meanNsAfter) : QStringLiteral("—")),
+                new QStandardItem(durationText(k.totalNsAfter))};
+            row[0]->setToolTip(row[0]->text());
+            row[1]->setData(k.meanRatio, SortRole);
+            row[2]->setData(k.meanNsBefore, SortRole);
+            row[3]->setData(k.meanNsAfter, SortRole);
+            row[4]->setData(k.totalNsAfter, SortRole);
+            m_kernels->appendRow(row);
+        }
+    };
+    addKernels(c.slower, QStringLiteral("×"));
+    addKernels(c.faster, QStringLiteral("×"));
+    addKernels(c.appeared, tr("new"));
+    addKernels(c.vanished, tr("gone"));
+    m_metricsView->resizeColumnsToContents();
+    m_kernelsView->resizeColumnsToContents();
+    m_kernelsView->setColumnWidth(0, 320);
+}
+
+}  // namespace chokepoint::ui

@@ -1,0 +1,67 @@
+#pragma once
+// ComparePage: two traces side by side (File ▸ Compare with…): each one's verdict, step time, GPU
+// busy, MFU and per-step strip, then the deltas from core's compareReports (analysis/diagnosis/
+// Compare.h): metric changes coloured by direction, verdict changes, kernels that got slower or
+// faster, and whether the first trace's top fix delivered its predicted gain. The second trace is
+// loaded and analysed off the GUI thread by its own TraceDocument.
+
+#include <memory>
+
+#include "ui/Page.h"
+#include "ui/models/AnalysisReportQt.h"
+#pragma push_macro("signals")
+#undef signals
+#include "core/analysis/diagnosis/Compare.h"
+#pragma pop_macro("signals")
+
+class QLabel;
+class QPushButton;
+class QStandardItemModel;
+class QTableView;
+
+namespace chokepoint::ui {
+
+class StepStrip;
+
+class ComparePage : public Page {
+    Q_OBJECT
+public:
+    explicit ComparePage(QWidget* parent = nullptr);
+
+    QString pageId() const override { return QStringLiteral("compare"); }
+    QString title() const override { return tr("Compare"); }
+    void setDocument(TraceDocument* document) override;
+
+    // Loads `path` as the second trace and compares when both analyses are ready.
+    void compareWith(const QString& path);
+    // Shows the comparison of two reports directly (tests, or reports already in memory).
+    void setReports(std::shared_ptr<const analysis::AnalysisReport> before,
+                    std::shared_ptr<const analysis::AnalysisReport> after);
+    const analysis::ComparisonReport* comparison() const { return m_comparison.get(); }
+    QStandardItemModel* metricsModel() const { return m_metrics; }
+    QStandardItemModel* kernelsModel() const { return m_kernels; }
+    QString summaryText() const;
+
+private:
+    void chooseFile();
+    void refresh();
+    void installMenuAction();
+
+    std::shared_ptr<const analysis::AnalysisReport> m_before, m_after;
+    std::unique_ptr<analysis::ComparisonReport> m_comparison;
+    TraceDocument* m_other = nullptr;
+    bool m_menuInstalled = false;
+
+    QLabel* m_summary = nullptr;
+    QLabel* m_left = nullptr;
+    QLabel* m_right = nullptr;
+    StepStrip* m_leftStrip = nullptr;
+    StepStrip* m_rightStrip = nullptr;
+    QStandardItemModel* m_metrics = nullptr;
+    QStandardItemModel* m_kernels = nullptr;
+    QTableView* m_metricsView = nullptr;
+    QTableView* m_kernelsView = nullptr;
+    QPushButton* m_open = nullptr;
+};
+
+}  // namespace chokepoint::ui

@@ -1,0 +1,383 @@
+#include "ui/pages/DiagnosisPage.h"
+
+#include <QAction>
+#include <QFileDialog>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "core/base/Format.h"
+#include "ui/charts/MfuBands.h"
+#include "ui/charts/StepBarsChart.h"
+#include "ui/charts/StepStrip.h"
+#include "ui/models/ModelRoles.h"
+#include "ui/models/TopKernelsModel.h"
+#include "ui/models/TraceStatsModel.h"
+#include "ui/pages/ReportViews.h"
+#include "ui/report/CsvExport.h"
+#include "ui/report/DiagnosisReport.h"
+
+namespace chokepoint::ui {
+
+QTableView* makeSortableTable(QAbstractItemModel* model, QWidget* parent) {
+    auto* view = new QTableView(parent);
+    auto* proxy = new QSortFilterProxyModel(view);
+    proxy->setSourceModel(model);
+    proxy->setSortRole(SortRole);
+    view->setModel(proxy);
+    view->setSortingEnabled(true);
+    view->sortByColumn(-1, Qt::AscendingOrder);  // keep the model's order (already ranked) until clicked
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    view->setAlternatingRowColors(true);
+    view->verticalHeader()->setVisible(false);
+    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
+    view->horizontalHeader()->setStretchLastSection(true);
+    view->setWordWrap(false);
+    view->setTextElideMode(Qt::ElideMiddle);
+    view->setContextMenuPolicy(Qt::ActionsContextMenu);
+    auto* exportCsv = new QAction(QObject::tr("Export table as CSV…"), view);
+    QObject::connect(exportCsv, &QAction::triggered, view, [view, model] {
+        const QString path = QFileDialog::getSaveFileName(view, QObject::tr("Export CSV"), QString(),
+                                                          QObject::tr("CSV files (*.csv)"));
+        QString error;
+        if (!path.isEmpty() && !writeTableCsv(*model, path, &error)) {
+            QMessageBox::warning(view, QObject::tr("Export failed"), error);
+        }
+    });
+    view->addAction(exportCsv);
+    return view;
+}
+
+namespace {
+
+QLabel* sectionTitle(const QString& text, QWidget* parent) {
+    auto* label = new QLabel(text, parent);
+    QFont f = label->font();
+    f.setBold(true);
+    f.setPointSizeF(f.pointSizeF() * 1.1);
+    label->setFont(f);
+    return label;
+}
+
+}  // namespace
+
+DiagnosisPage::DiagnosisPage(QWidget* parent) : Page(parent) {
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    outer->addWidget(scroll);
+    m_content = new QWidget(scroll);
+    scroll->setWidget(m_content);
+    auto* layout = new QVBoxLayout(m_content);
+    layout->setContentsMargins(16, 12, 16, 12);
+    layout->setSpacing(8);
+
+    auto* top = new QHBoxLayout;
+    m_headline = new QLabel(m_content);
+    m_headline->setWordWrap(true);
+    m_headline->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont headlineFont = m_headline->font();
+    headlineFont.setPointSizeF(headlineFont.pointSizeF() * 1.6);
+    headlineFont.setBold(true);
+    m_headline->setFont(headlineFont);
+    top->addWidget(m_headline, 1);
+    m_exportHtml = new QPushButton(tr("Export HTML…"), m_content);
+    m_exportPdf = new QPushButton(tr("Export PDF…"), m_content);
+    top->addWidget(m_exportHtml, 0, Qt::AlignTop);
+    top->addWidget(m_exportPdf, 0, Qt::AlignTop);
+    layout->addLayout(top);
+    connect(m_exportHtml, &QPushButton::clicked, this, [this] { chooseExport(false); });
+    connect(m_exportPdf, &QPushButton::clicked, this, [this] { chooseExport(true); });
+
+    m_rationale = new QLabel(m_content);
+    m_rationale->setWordWrap(true);
+    m_rationale->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_rationale);
+
+    m_figures = new QLabel(m_content);
+    m_figures->setTextFormat(Qt::RichText);
+    m_figures->setWordWrap(true);
+    layout->addWidget(m_figures);
+
+    auto* mfuRow = new QHBoxLayout;
+    m_mfuBands = new MfuBands(m_content);
+    m_mfuBands->setMaximumWidth(520);
+    mfuRow->addWidget(m_mfuBands, 2);
+    m_mfuText = new QLabel(m_content);
+    m_mfuText->setWordWrap(true);
+    mfuRow->addWidget(m_mfuText, 3);
+    layout->addLayout(mfuRow);
+
+    layout->addWidget(sectionTitle(tr("Verdict per step"), m_content));
+    m_strip = new StepStrip(m_content);
+    layout->addWidget(m_strip);
+    connect(m_strip, &StepStrip::stepClicked, this, &DiagnosisPage::onStepClicked);
+
+    layout->addWidget(sectionTitle(tr("Where each step's time goes"), m_content));
+    m_bars = new StepBarsChart(m_content);
+    m_bars->setMinimumHeight(260);
+    layout->addWidget(m_bars);
+    connect(m_bars, &StepBarsChart::stepClicked, this, &DiagnosisPage::onStepClicked);
+
+    auto* tables = new QSplitter(Qt::Horizontal, m_content);
+    auto* kernelBox = new QWidget(tables);
+    auto* kernelLayout = new QVBoxLayout(kernelBox);
+    kernelLayout->setContentsMargins(0, 0, 0, 0);
+    kernelLayout->addWidget(sectionTitle(tr("Top kernels"), kernelBox));
+    m_kernels = new TopKernelsModel(this);
+    m_kernelView = makeSortableTable(m_kernels, kernelBox);
+    kernelLayout->addWidget(m_kernelView);
+    connect(m_kernelView, &QTableView::doubleClicked, this, &DiagnosisPage::onKernelActivated);
+    auto* opBox = new QWidget(tables);
+    auto* opLayout = new QVBoxLayout(opBox);
+    opLayout->setContentsMargins(0, 0, 0, 0);
+    opLayout->addWidget(sectionTitle(tr("Top ops (by GPU time launched)"), opBox));
+    m_ops = new TopOpsModel(this);
+    m_opView = makeSortableTable(m_ops, opBox);
+    opLayout->addWidget(m_opView);
+    tables->addWidget(kernelBox);
+    tables->addWidget(opBox);
+    tables->setMinimumHeight(300);
+    layout->addWidget(tables);
+
+    layout->addWidget(sectionTitle(tr("Warnings and trace diagnostics"), m_content));
+    m_warnings = new QLabel(m_content);
+    m_warnings->setWordWrap(true);
+    m_warnings->setTextFormat(Qt::RichText);
+    layout->addWidget(m_warnings);
+    m_stats = new TraceStatsModel(this);
+    m_statsView = makeSortableTable(m_stats, m_content);
+    m_statsView->setMinimumHeight(120);
+    layout->addWidget(m_statsView);
+    layout->addStretch(1);
+
+    showMessage(tr("Open a trace to see why its training is slow."));
+}
+
+void DiagnosisPage::setDocument(TraceDocument* document) {
+    if (m_document) {
+        disconnect(m_document, nullptr, this, nullptr);
+    }
+    Page::setDocument(document);
+    if (document == nullptr) {
+        setReport(nullptr, nullptr);
+        showMessage(tr("Open a trace to see why its training is slow."));
+        return;
+    }
+    connect(document, &TraceDocument::loadStarted, this, [this] { showMessage(tr("Loading…")); });
+    connect(document, &TraceDocument::modelAvailable, this, [this] { showMessage(tr("Analyzing…")); });
+    connect(document, &TraceDocument::analysisAvailable, this, &DiagnosisPage::refreshFromDocument);
+    connect(document, &TraceDocument::analysisFailed, this,
+            [this](const QString& message) { showMessage(tr("Analysis failed: %1").arg(message)); });
+    connect(document, &TraceDocument::loadFailed, this,
+            [this](const QString& message) { showMessage(tr("Could not open the trace: %1").arg(message)); });
+    refreshFromDocument();
+}
+
+void DiagnosisPage::refreshFromDocument() {
+    if (!m_document) {
+        return;
+    }
+    if (m_document->report()) {
+        setReport(m_document->report(), m_document->model());
+    } else if (m_document->busy()) {
+        showMessage(tr("Analyzing…"));
+    }
+}
+
+void DiagnosisPage::showMessage(const QString& message) {
+    m_headline->setText(message);
+    m_headline->setStyleSheet(QString());
+    m_rationale->clear();
+    m_figures->clear();
+    m_mfuText->clear();
+    m_warnings->clear();
+    m_exportHtml->setEnabled(m_report != nullptr);
+    m_exportPdf->setEnabled(m_report != nullptr);
+}
+
+QString DiagnosisPage::headlineText() const {
+    return m_headline->text();
+}
+
+void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> report,
+                              std::shared_ptr<const core::TraceModel> model) {
+    m_report = std::move(report);
+    m_model = model ? std::move(model) : (m_report ? m_report->model : nullptr);
+    m_kernels->setReport(m_report, m_model.get());
+    m_ops->setReport(m_report, m_model);
+    m_stats->setStats(m_model ? m_model->stats : core::TraceStats{});
+    if (!m_report) {
+        m_strip->setCells({});
+        m_bars->setData({});
+        m_mfuBands->setMfu(std::nullopt, false);
+        showMessage(tr("No analysis yet."));
+        return;
+    }
+    const analysis::AnalysisReport& r = *m_report;
+    m_headline->setText(QString::fromStdString(r.headline));
+    m_headline->setStyleSheet(
+        QStringLiteral("color: %1;").arg(bottleneckColor(r.overall.bottleneck).darker(130).name()));
+    QString rationale = QString::fromStdString(r.overall.rationale);
+    if (!rationale.isEmpty()) {
+        rationale[0] = rationale[0].toUpper();  // the report's rationale is a clause; shown as a sentence
+    }
+    rationale += tr("  Confidence: %1.").arg(QString::fromUtf8(r.overall.confidenceLabel()));
+    if (!r.overall.missingSignals.empty()) {
+        QStringList missing;
+        for (const std::string& s : r.overall.missingSignals) {
+            missing << QString::fromStdString(s);
+        }
+        rationale += tr("  Missing: %1.").arg(missing.join(QStringLiteral("; ")));
+    }
+    m_rationale->setText(rationale);
+
+    const analysis::MfuReport& mfu = r.mfu;
+    const auto& steps = r.metrics.steps;
+    QString device = r.device.matched ? QString::fromStdString(r.device.spec.name)
+                                      : QString::fromStdString(r.device.traceDeviceName);
+    if (device.isEmpty()) {
+        device = tr("unknown");
+    }
+    auto cell = [](const QString& label, const QString& value) {
+        return QStringLiteral(
+                   "<td style='padding-right:28px'><span style='color:#666'>%1</span><br/>"
+                   "<span style='font-size:15pt; font-weight:bold'>%2</span></td>")
+            .arg(label.toHtmlEscaped(), value.toHtmlEscaped());
+    };
+    QString figures = QStringLiteral("<table><tr>");
+    figures += cell(tr("Step time (mean)"), mfu.stepTimeNs > 0 ? durationText(mfu.stepTimeNs) : tr("n/a"));
+    figures += cell(tr("GPU busy"), percentText(mfu.busyFraction));
+    figures += cell(tr("MFU"), mfu.mfu ? percentText(*mfu.mfu) + (mfu.estimate ? tr(" (est.)") : QString())
+                                       : tr("unknown"));
+    figures += cell(tr("HFU"), mfu.hfu ? percentText(*mfu.hfu) : tr("unknown"));
+    figures += cell(tr("Steps"), QString::number(steps.steps.size()));
+    figures += cell(tr("Device"), device);
+    figures += QStringLiteral("</tr></table>");
+    figures += QStringLiteral("<span style='color:#666'>%1</span>")
+                   .arg(QString::fromStdString(steps.note).toHtmlEscaped());
+    m_figures->setText(figures);
+
+    m_mfuBands->setMfu(mfu.mfu, mfu.estimate);
+    QString source;
+    switch (mfu.source) {
+        case analysis::ModelFlopsSource::None:
+            source = tr(
+                "not computed: model FLOPs unknown (give --model-flops, or --params and --tokens-per-step)");
+            break;
+        case analysis::ModelFlopsSource::UserFlopsPerStep:
+            source = tr("model FLOPs per step given by the user");
+            break;
+        case analysis::ModelFlopsSource::UserParamsTokens:
+            source = tr("6 · N · tokens from the user's parameter and token counts");
+            break;
+        case analysis::ModelFlopsSource::ShapeEstimate:
+            source = tr("estimated from recorded op shapes (× 3 for training)");
+            break;
+    }
+    QString mfuText =
+        tr("<b>MFU band:</b> %1<br/><b>Source:</b> %2")
+            .arg(QString::fromStdString(mfu.bandLabel.empty() ? std::string("—") : mfu.bandLabel)
+                     .toHtmlEscaped(),
+                 source.toHtmlEscaped());
+    if (mfu.peakFlopsPerSecond > 0) {
+        mfuText += tr("<br/><b>Peak used:</b> %1 (%2)")
+                       .arg(QString::fromStdString(core::formatFlopsPerSecond(mfu.peakFlopsPerSecond)),
+                            QString::fromStdString(mfu.precisionReason).toHtmlEscaped());
+    }
+    m_mfuText->setText(mfuText);
+
+    m_strip->setCells(stepStripFromReport(r));
+    m_bars->setData(stepBarsFromReport(r));
+
+    QStringList warnings;
+    for (const analysis::ReportWarning& w : r.warnings) {
+        warnings << QStringLiteral("• <b>%1</b>: %2")
+                        .arg(QString::fromUtf8(core::toString(w.severity)),
+                             QString::fromStdString(w.message).toHtmlEscaped());
+    }
+    for (const std::string& w : mfu.warnings) {
+        const bool listed = std::any_of(r.warnings.begin(), r.warnings.end(),
+                                        [&](const analysis::ReportWarning& rw) { return rw.message == w; });
+        if (!listed) {
+            warnings << QStringLiteral("• %1").arg(QString::fromStdString(w).toHtmlEscaped());
+        }
+    }
+    m_warnings->setText(warnings.isEmpty() ? tr("No analysis warnings.")
+                                           : warnings.join(QStringLiteral("<br/>")));
+    m_statsView->setVisible(m_stats->rowCount() > 0);
+    m_kernelView->resizeColumnsToContents();
+    m_kernelView->setColumnWidth(TopKernelsModel::NameColumn, 320);
+    m_opView->resizeColumnsToContents();
+    m_opView->setColumnWidth(TopOpsModel::NameColumn, 260);
+    m_statsView->resizeColumnsToContents();
+    m_exportHtml->setEnabled(true);
+    m_exportPdf->setEnabled(true);
+}
+
+void DiagnosisPage::onStepClicked(int index) {
+    if (!m_report || index < 0 || index >= static_cast<int>(m_report->steps.size())) {
+        return;
+    }
+    m_strip->setSelectedCell(index);
+    const analysis::StepDiagnosis& step = m_report->steps[static_cast<std::size_t>(index)];
+    if (m_document) {
+        m_document->showRange(step.range, QString::fromStdString(step.name));
+    }
+}
+
+void DiagnosisPage::onKernelActivated(const QModelIndex& index) {
+    const qlonglong row = index.data(KernelRowRole).toLongLong();
+    if (row >= 0 && m_document) {
+        m_document->selectKernel(core::KernelId{static_cast<std::uint32_t>(row)});
+    }
+}
+
+bool DiagnosisPage::exportHtml(const QString& path, QString* error) const {
+    if (!m_report) {
+        if (error != nullptr) {
+            *error = tr("%1: nothing to export, no analysis").arg(path);
+        }
+        return false;
+    }
+    return buildDiagnosisReport(*m_report, m_model.get()).writeHtml(path, error);
+}
+
+bool DiagnosisPage::exportPdf(const QString& path, QString* error) const {
+    if (!m_report) {
+        if (error != nullptr) {
+            *error = tr("%1: nothing to export, no analysis").arg(path);
+        }
+        return false;
+    }
+    return buildDiagnosisReport(*m_report, m_model.get()).writePdf(path, error);
+}
+
+void DiagnosisPage::chooseExport(bool pdf) {
+    const QString filter = pdf ? tr("PDF files (*.pdf)") : tr("HTML files (*.html)");
+    const QString path =
+        QFileDialog::getSaveFileName(this, pdf ? tr("Export PDF") : tr("Export HTML"), QString(), filter);
+    if (path.isEmpty()) {
+        return;
+    }
+    QString error;
+    const bool ok = pdf ? exportPdf(path, &error) : exportHtml(path, &error);
+    if (!ok) {
+        QMessageBox::warning(this, tr("Export failed"), error);
+    }
+}
+
+}  // namespace chokepoint::ui

@@ -1,0 +1,291 @@
+#include "ui/pages/ReportViews.h"
+
+#include <QObject>
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "core/base/Format.h"
+
+namespace chokepoint::ui {
+
+using analysis::Bottleneck;
+using analysis::IdleCause;
+using analysis::KernelClass;
+
+QColor bottleneckColor(Bottleneck bottleneck) {
+    switch (bottleneck) {
+        case Bottleneck::Data:
+            return QColor(214, 39, 40);  // red: the GPU starves
+        case Bottleneck::Compute:
+            return QColor(44, 160, 44);  // green: the desired end state
+        case Bottleneck::MemoryBandwidth:
+            return QColor(148, 103, 189);
+        case Bottleneck::MemoryCapacity:
+            return QColor(140, 86, 75);
+        case Bottleneck::Communication:
+            return QColor(31, 119, 180);
+        case Bottleneck::LaunchOverhead:
+            return QColor(255, 127, 14);
+        case Bottleneck::NoGpuActivity:
+            return QColor(127, 127, 127);
+        case Bottleneck::Undetermined:
+            break;
+    }
+    return QColor(170, 170, 170);
+}
+
+QColor kernelClassColor(KernelClass kernelClass) {
+    static const QColor kColors[] = {
+        QColor(31, 119, 180),   // GEMM
+        QColor(23, 190, 207),   // convolution
+        QColor(148, 103, 189),  // attention
+        QColor(255, 127, 14),   // elementwise
+        QColor(188, 189, 34),   // normalization
+        QColor(227, 119, 194),  // reduction/softmax
+        QColor(44, 160, 44),    // communication
+        QColor(140, 86, 75),    // copy
+        QColor(127, 127, 127),  // memset
+        QColor(199, 199, 199),  // other
+    };
+    const auto i = static_cast<std::size_t>(kernelClass);
+    return i < std::size(kColors) ? kColors[i] : QColor(199, 199, 199);
+}
+
+QColor idleCauseColor(IdleCause cause) {
+    switch (cause) {
+        case IdleCause::DataWait:
+            return QColor(214, 39, 40);
+        case IdleCause::LaunchOverhead:
+            return QColor(255, 127, 14);
+        case IdleCause::Synchronization:
+            return QColor(255, 187, 120);
+        case IdleCause::OtherStream:
+            return QColor(174, 199, 232);
+        case IdleCause::Collective:
+            return QColor(158, 218, 229);
+        case IdleCause::Unexplained:
+            break;
+    }
+    return QColor(200, 200, 200);
+}
+
+QString bottleneckName(Bottleneck bottleneck) {
+    return QString::fromUtf8(analysis::displayName(bottleneck));
+}
+
+QString kernelClassName(KernelClass kernelClass) {
+    return QString::fromUtf8(analysis::toString(kernelClass));
+}
+
+QString durationText(double ns) {
+    return QString::fromStdString(core::formatDuration(static_cast<core::DurationNs>(std::llround(ns))));
+}
+
+QString percentText(double fraction) {
+    return QString::fromStdString(core::formatPercent(fraction));
+}
+
+QString modelText(const core::TraceModel* model, core::StringId id) {
+    return model != nullptr ? QString::fromUtf8(model->text(id)) : QString();
+}
+
+std::int16_t reportDevice(const analysis::AnalysisReport& report) {
+    if (report.device.deviceIndex >= 0) {
+        return static_cast<std::int16_t>(report.device.deviceIndex);
+    }
+    const auto& devices = report.metrics.accounting.devices;
+    return devices.empty() ? std::int16_t{0} : devices.front();
+}
+
+StepBarsData stepBarsFromReport(const analysis::AnalysisReport& report) {
+    StepBarsData data;
+    const std::int16_t device = reportDevice(report);
+    const auto& perStep = report.metrics.accounting.perStep;
+    const std::size_t steps = report.metrics.steps.steps.size();
+
+    StackedSeries compute{QObject::tr("Compute"), QColor(44, 160, 44), {}};
+    StackedSeries comm{QObject::tr("Communication (exposed)"), QColor(31, 119, 180), {}};
+    StackedSeries copy{QObject::tr("Copies (exposed)"), QColor(140, 86, 75), {}};
+    StackedSeries other{QObject::tr("Other GPU work"), QColor(127, 127, 127), {}};
+    const IdleCause causes[] = {IdleCause::DataWait, IdleCause::LaunchOverhead, IdleCause::Synchronization,
+                                IdleCause::Collective, IdleCause::Unexplained};
+    std::vector<StackedSeries> idle;
+    for (IdleCause cause : causes) {
+        idle.push_back({QObject::tr("Idle: %1").arg(QString::fromUtf8(analysis::toString(cause))),
+                        idleCauseColor(cause),
+                        {}});
+    }
+    constexpr double kMs = 1e6;
+    for (std::size_t s = 0; s < steps; ++s) {
+        const analysis::GpuTimeBreakdown* row = nullptr;
+        for (const auto& b : perStep) {
+            if (b.stepIndex == static_cast<std::int32_t>(s) && b.deviceIndex == device) {
+                row = &b;
+                break;
+            }
+        }
+        const analysis::Step& step = report.metrics.steps.steps[s];
+        data.stepLabels << (step.number != 0 || s == 0 ? QString::number(step.number) : QString::number(s));
+        if (row == nullptr) {
+            for (auto* series : {&compute, &comm, &copy, &other}) {
+                series->valuesMs.push_back(0);
+            }
+            for (auto& series : idle) {
+                series.valuesMs.push_back(0);
+            }
+            continue;
+        }
+        compute.valuesMs.push_back(static_cast<double>(row->computeNs) / kMs);
+        comm.valuesMs.push_back(static_cast<double>(row->exposedCommunicationNs) / kMs);
+        copy.valuesMs.push_back(static_cast<double>(row->exposedCopyNs) / kMs);
+        // Busy time outside the three categories (memsets, copy/communication overlaps) so the bar's
+        // height is the step's window.
+        const double shown =
+            static_cast<double>(row->computeNs + row->exposedCommunicationNs + row->exposedCopyNs);
+        other.valuesMs.push_back(std::max(0.0, static_cast<double>(row->busyNs) - shown) / kMs);
+        for (std::size_t c = 0; c < std::size(causes); ++c) {
+            idle[c].valuesMs.push_back(
+                static_cast<double>(row->idleByCauseNs[static_cast<std::size_t>(causes[c])]) / kMs);
+        }
+    }
+    data.series = {compute, comm, copy, other};
+    for (auto& series : idle) {
+        data.series.push_back(std::move(series));
+    }
+    data.emptyMessage = QObject::tr("No steps were detected in this trace");
+    return data;
+}
+
+std::vector<StepStripCell> stepStripFromReport(const analysis::AnalysisReport& report) {
+    std::vector<StepStripCell> cells;
+    for (const analysis::StepDiagnosis& step : report.steps) {
+        StepStripCell cell;
+        cell.label = QString::fromStdString(step.name);
+        cell.className = bottleneckName(step.verdict.bottleneck);
+        cell.color = bottleneckColor(step.verdict.bottleneck);
+        cell.weight = static_cast<double>(step.range.durationNs());
+        cell.tooltip = QStringLiteral("%1 — %2\n%3 (confidence %4)\n%5")
+                           .arg(cell.label, durationText(static_cast<double>(step.range.durationNs())),
+                                cell.className, QString::fromUtf8(step.verdict.confidenceLabel()),
+                                QString::fromStdString(step.verdict.rationale));
+        cells.push_back(std::move(cell));
+    }
+    return cells;
+}
+
+RooflineChartData rooflineFromReport(const analysis::AnalysisReport& report, std::vector<int>* pointIndex) {
+    RooflineChartData data;
+    const analysis::RooflineResult& roofline = report.metrics.roofline;
+    if (roofline.hasDevice) {
+        data.bandwidthBytesPerSecond = roofline.memoryBandwidthBytesPerSecond;
+        static const QColor kRoofColors[] = {QColor(110, 110, 110), QColor(31, 119, 180), QColor(200, 80, 20),
+                                             QColor(148, 103, 189), QColor(44, 160, 44)};
+        std::size_t i = 0;
+        for (const analysis::RooflineCeiling& c : roofline.ceilings) {
+            static const char* kNames[] = {"FP64", "FP32", "TF32", "BF16", "FP16", "FP8", "INT8"};
+            const auto p = static_cast<std::size_t>(c.precision);
+            QString label = p < std::size(kNames) ? QString::fromLatin1(kNames[p]) : QStringLiteral("?");
+            if (c.tensorCore) {
+                label += QObject::tr(" tensor");
+            }
+            data.roofs.push_back({label, c.peakFlopsPerSecond, kRoofColors[i % std::size(kRoofColors)]});
+            ++i;
+        }
+        data.note = QObject::tr("%1 (%2)").arg(QString::fromStdString(report.device.spec.name),
+                                               QString::fromStdString(report.device.note));
+    } else {
+        data.note = QObject::tr("Device peak not known: roofs not drawn (%1)")
+                        .arg(QString::fromStdString(report.device.note));
+    }
+    // Seed spec §1.4 Table 5 / §9.6: activations 0.5, softmax ~5, LayerNorm ~10, materialized
+    // attention scores d_head/2 (32 for d_head 64); large matmuls sit right of the ridge.
+    data.markers = {{QObject::tr("activation 0.5"), 0.5},
+                    {QObject::tr("softmax ~5"), 5.0},
+                    {QObject::tr("LayerNorm ~10"), 10.0},
+                    {QObject::tr("attention scores d_head/2 = 32"), 32.0}};
+    for (std::size_t i = 0; i < roofline.points.size(); ++i) {
+        const analysis::RooflinePoint& p = roofline.points[i];
+        if (!(p.arithmeticIntensity > 0) || !(p.achievedFlopsPerSecond > 0)) {
+            continue;
+        }
+        RooflineDot dot;
+        dot.label = QString::fromStdString(p.label);
+        dot.group = kernelClassName(p.kernelClass);
+        dot.intensityFlopsPerByte = p.arithmeticIntensity;
+        dot.flopsPerSecond = p.achievedFlopsPerSecond;
+        dot.timeShare = p.timeShare;
+        dot.color = kernelClassColor(p.kernelClass);
+        dot.hollow = p.kind == analysis::RooflinePoint::Kind::KernelClass;
+        const QString kind = p.kind == analysis::RooflinePoint::Kind::KernelClass ? QObject::tr("class")
+                             : p.kind == analysis::RooflinePoint::Kind::Kernel    ? QObject::tr("kernel")
+                                                                                  : QObject::tr("op");
+        QString label = dot.label;
+        if (label.size() > 90) {
+            label = label.left(87) + QStringLiteral("...");
+        }
+        dot.tooltip = QObject::tr("%1 (%2, %3)\nintensity %4 FLOP/B\nachieved %5\n%6 of kernel time (%7)")
+                          .arg(label, kind, dot.group, QString::number(p.arithmeticIntensity, 'g', 3),
+                               QString::fromStdString(core::formatFlopsPerSecond(p.achievedFlopsPerSecond)),
+                               percentText(p.timeShare), durationText(static_cast<double>(p.timeNs)));
+        if (p.attainableFlopsPerSecond > 0) {
+            dot.tooltip +=
+                QObject::tr("\n%1 of attainable, %2")
+                    .arg(percentText(p.fractionOfAttainable),
+                         p.memoryBound ? QObject::tr("memory-bound") : QObject::tr("compute-bound"));
+        }
+        data.dots.push_back(std::move(dot));
+        if (pointIndex != nullptr) {
+            pointIndex->push_back(static_cast<int>(i));
+        }
+    }
+    data.emptyMessage =
+        QObject::tr("No roofline points: the trace records no shapes to estimate FLOPs and bytes from");
+    return data;
+}
+
+core::TimeRange evidenceRange(const analysis::AnalysisReport& report, Bottleneck target) {
+    std::optional<IdleCause> cause;
+    switch (target) {
+        case Bottleneck::Data:
+            cause = IdleCause::DataWait;
+            break;
+        case Bottleneck::LaunchOverhead:
+            cause = IdleCause::LaunchOverhead;
+            break;
+        case Bottleneck::Communication:
+            cause = IdleCause::Collective;
+            break;
+        default:
+            break;
+    }
+    if (cause) {
+        const analysis::IdleInterval* longest = nullptr;
+        for (const analysis::IdleInterval& idle : report.metrics.accounting.idleIntervals) {
+            if (idle.cause == *cause &&
+                (longest == nullptr || idle.range.durationNs() > longest->range.durationNs())) {
+                longest = &idle;
+            }
+        }
+        if (longest != nullptr) {
+            // Some context either side so the gap is seen between the work around it.
+            const core::DurationNs pad = std::max<core::DurationNs>(longest->range.durationNs(), 1000);
+            return {longest->range.startNs - pad, longest->range.endNs + pad};
+        }
+    }
+    const analysis::StepDiagnosis* best = nullptr;
+    double bestShare = -1;
+    for (const analysis::StepDiagnosis& step : report.steps) {
+        const double share = step.verdict.shareOf(target);
+        if (share > bestShare) {
+            bestShare = share;
+            best = &step;
+        }
+    }
+    if (best != nullptr) {
+        return best->range;
+    }
+    return report.metrics.steps.span();
+}
+
+}  // namespace chokepoint::ui

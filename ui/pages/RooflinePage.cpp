@@ -1,0 +1,115 @@
+#include "ui/pages/RooflinePage.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "core/base/Format.h"
+#include "ui/charts/RooflineChart.h"
+#include "ui/models/ModelRoles.h"
+#include "ui/pages/DiagnosisPage.h"
+#include "ui/pages/ReportViews.h"
+
+namespace chokepoint::ui {
+
+RooflinePage::RooflinePage(QWidget* parent) : Page(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(8, 8, 8, 8);
+    m_caption = new QLabel(this);
+    m_caption->setWordWrap(true);
+    layout->addWidget(m_caption);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    m_chart = new RooflineChart(split);
+    m_points = new QStandardItemModel(0, 6, this);
+    m_points->setHorizontalHeaderLabels(
+        {tr("Point"), tr("Kind"), tr("Class"), tr("Intensity (FLOP/B)"), tr("Achieved"), tr("Time share")});
+    m_table = makeSortableTable(m_points, split);
+    split->addWidget(m_chart);
+    split->addWidget(m_table);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    split->setSizes({700, 220});
+    layout->addWidget(split, 1);
+    connect(m_chart, &RooflineChart::pointClicked, this, &RooflinePage::onPointClicked);
+    setReport(nullptr);
+}
+
+void RooflinePage::setDocument(TraceDocument* document) {
+    if (m_document) {
+        disconnect(m_document, nullptr, this, nullptr);
+    }
+    Page::setDocument(document);
+    if (document != nullptr) {
+        connect(document, &TraceDocument::analysisAvailable, this,
+                [this] { setReport(m_document->report()); });
+        connect(document, &TraceDocument::loadStarted, this, [this] { setReport(nullptr); });
+        setReport(document->report());
+    } else {
+        setReport(nullptr);
+    }
+}
+
+void RooflinePage::setReport(std::shared_ptr<const analysis::AnalysisReport> report) {
+    m_report = std::move(report);
+    m_pointIndex.clear();
+    m_points->removeRows(0, m_points->rowCount());
+    if (!m_report) {
+        RooflineChartData empty;
+        empty.emptyMessage = tr("Open a trace to see its roofline");
+        m_chart->setData(empty);
+        m_caption->setText(tr("No trace analysed yet."));
+        return;
+    }
+    m_chart->setData(rooflineFromReport(*m_report, &m_pointIndex));
+    const analysis::RooflineResult& roofline = m_report->metrics.roofline;
+    m_caption->setText(
+        tr("Arithmetic intensity against achieved throughput from op-shape FLOP and byte estimates. Rings: "
+           "kernel "
+           "classes; discs: top kernels and ops, sized by their share of kernel time. Below the ridge a "
+           "kernel is "
+           "memory-bound; right of it, compute-bound. Click a point to select its kernel on the timeline."));
+    for (int dot = 0; dot < static_cast<int>(m_pointIndex.size()); ++dot) {
+        const analysis::RooflinePoint& p =
+            roofline.points[static_cast<std::size_t>(m_pointIndex[static_cast<std::size_t>(dot)])];
+        auto item = [](const QString& text, const QVariant& sort) {
+            auto* i = new QStandardItem(text);
+            i->setData(sort, SortRole);
+            i->setToolTip(text);
+            return i;
+        };
+        const QString kind = p.kind == analysis::RooflinePoint::Kind::KernelClass ? tr("class")
+                             : p.kind == analysis::RooflinePoint::Kind::Kernel    ? tr("kernel")
+                                                                                  : tr("op");
+        m_points->appendRow(
+            {item(QString::fromStdString(p.label), QString::fromStdString(p.label)), item(kind, kind),
+             item(kernelClassName(p.kernelClass), kernelClassName(p.kernelClass)),
+             item(QString::number(p.arithmeticIntensity, 'g', 3), p.arithmeticIntensity),
+             item(QString::fromStdString(core::formatFlopsPerSecond(p.achievedFlopsPerSecond)),
+                  p.achievedFlopsPerSecond),
+             item(percentText(p.timeShare), p.timeShare)});
+    }
+    m_table->resizeColumnsToContents();
+    m_table->setColumnWidth(0, 360);
+}
+
+void RooflinePage::onPointClicked(int dotIndex) {
+    if (!m_report || dotIndex < 0 || dotIndex >= static_cast<int>(m_pointIndex.size())) {
+        return;
+    }
+    const analysis::RooflinePoint& p =
+        m_report->metrics.roofline
+            .points[static_cast<std::size_t>(m_pointIndex[static_cast<std::size_t>(dotIndex)])];
+    if (p.kernels.empty()) {
+        return;
+    }
+    const core::KernelId kernel = p.kernels.front();  // the longest instance
+    emit kernelSelected(kernel);
+    if (m_document) {
+        m_document->selectKernel(kernel);
+    }
+}
+
+}  // namespace chokepoint::ui
