@@ -69,6 +69,7 @@ int runAnalyze(const Args& args) {
         return model.error().message == core::kCancelledMessage ? kExitCancelled : kExitBadInput;
     }
     auto shared = std::make_shared<const core::TraceModel>(std::move(model.value()));
+    setup.options.sourcePath = parsed.files[0];
     core::Result<std::shared_ptr<const analysis::AnalysisReport>> report =
         analysis::analyzeTrace(shared, setup.options);
     if (!report) {

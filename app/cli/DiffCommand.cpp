@@ -36,8 +36,10 @@ int analyzeOne(const std::string& path, const AnalysisSetup& setup,
         return model.error().message == core::kCancelledMessage ? kExitCancelled : kExitBadInput;
     }
     auto shared = std::make_shared<const core::TraceModel>(std::move(model.value()));
+    analysis::AnalysisOptions options = setup.options;
+    options.sourcePath = path;
     core::Result<std::shared_ptr<const analysis::AnalysisReport>> report =
-        analysis::analyzeTrace(shared, setup.options);
+        analysis::analyzeTrace(shared, options);
     if (!report) {
         std::fprintf(stderr, "chokepoint-cli diff: %s: %s\n", path.c_str(), report.error().message.c_str());
         return report.error().message == core::kCancelledMessage ? kExitCancelled : kExitFailure;

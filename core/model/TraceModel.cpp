@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace chokepoint::core {
 
@@ -130,13 +131,19 @@ void TraceModel::finalize() {
     joinCorrelations();
     attachApiCallsToOps();
     // Every GPU (device, stream) pair appears in `streams`, so views can list tracks without scanning.
-    auto addStreams = [this](const std::vector<std::int16_t>& dev, const std::vector<std::int32_t>& stream) {
-        std::int64_t lastKey = -1;
+    // A hash set keeps this linear even for hostile traces with very many streams.
+    auto streamKey = [](std::int32_t device, std::int32_t stream) {
+        return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(device)) << 32) |
+               static_cast<std::uint32_t>(stream);
+    };
+    std::unordered_set<std::uint64_t> knownStreams;
+    for (const StreamInfo& info : streams) {
+        knownStreams.insert(streamKey(info.deviceIndex, info.streamId));
+    }
+    auto addStreams = [&](const std::vector<std::int16_t>& dev, const std::vector<std::int32_t>& stream) {
         for (std::size_t i = 0; i < dev.size(); ++i) {
-            std::int64_t key = (std::int64_t{dev[i]} << 32) | static_cast<std::uint32_t>(stream[i]);
-            if (key != lastKey) {
-                streamIndex(dev[i], stream[i]);
-                lastKey = key;
+            if (knownStreams.insert(streamKey(dev[i], stream[i])).second) {
+                streams.push_back(StreamInfo{dev[i], stream[i], {}});
             }
         }
     };

@@ -260,7 +260,7 @@ core::Result<std::shared_ptr<const AnalysisReport>> analyze(const core::TraceMod
     auto report = std::make_shared<AnalysisReport>();
     AnalysisReport& r = *report;
     r.model = std::move(owner);
-    r.sourcePath = model.metadata.sourcePath;
+    r.sourcePath = o.sourcePath.empty() ? model.metadata.sourcePath : o.sourcePath;
     r.sourceFormat = model.metadata.sourceFormat;
     r.synthetic = model.metadata.synthetic;
     r.distributed = model.distributed;

@@ -45,6 +45,9 @@ struct AnalysisOptions {
     DiagnosisConfig config;
     MetricsOptions metrics;
     core::ProgressFn progress;
+    // The file the user opened, shown in reports; empty: the path the trace recorded as its source
+    // (a .cptrace converted from JSON records the JSON's path, synthetic traces record none).
+    std::string sourcePath;
 };
 
 // The report refers to `model` (StringIds in metrics); keep the model alive while using them.
