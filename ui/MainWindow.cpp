@@ -23,6 +23,7 @@
 
 #include "ui/AppIcon.h"
 #include "ui/StandardPages.h"
+#include "ui/controller/AttachDialog.h"
 #include "ui/timeline/TimelinePage.h"
 #include "ui/timeline/TimelineWidget.h"
 #include "ui/widgets/WelcomePage.h"
@@ -93,8 +94,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_welcome, &WelcomePage::openFileRequested, this, &MainWindow::openFile);
     connect(m_welcome, &WelcomePage::sampleRequested, this, &MainWindow::openSample);
     m_welcome->setSamples(sampleFiles());
-    m_welcome->setAttachAvailable(false, tr("Attaching from the GUI needs the collector's agent listing; use "
-                                            "chokepoint-cli to capture from a running job for now."));
+    m_welcome->setAttachAvailable(true, tr("Record a window from a job started with chokepoint-cli launch."));
+    connect(m_welcome, &WelcomePage::attachRequested, this, &MainWindow::attachToJob);
     updateRecentMenu();
     showWelcome(true);
 }
@@ -176,6 +177,7 @@ void MainWindow::createMenus() {
     QAction* sample = file->addAction(tr("Open &Sample"), this, &MainWindow::openSample);
     sample->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     sample->setEnabled(!sampleFiles().isEmpty());
+    file->addAction(tr("&Attach to a Running Job…"), this, &MainWindow::attachToJob);
     file->addSeparator();
     m_menus[static_cast<int>(MenuId::Export)] = file->addMenu(tr("&Export"));
     file->addSeparator();
@@ -326,6 +328,13 @@ void MainWindow::openSample() {
         }
     }
     openFile(chosen);
+}
+
+void MainWindow::attachToJob() {
+    AttachDialog dialog(this);
+    if (dialog.exec() == QDialog::Accepted && !dialog.recordedFile().isEmpty()) {
+        openFile(dialog.recordedFile());
+    }
 }
 
 void MainWindow::openFile(const QString& path) {

@@ -74,6 +74,7 @@ private:
     void createMenus();
     void openDialog();
     void openSample();
+    void attachToJob();
     void showAbout();
     void showShortcuts();
     void onLoadStarted(const QString& path);

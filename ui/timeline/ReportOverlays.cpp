@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <set>
 
+#include "core/base/Format.h"
+
 namespace chokepoint::ui {
 
 QColor stepVerdictColor(analysis::Bottleneck bottleneck) {
@@ -64,6 +66,10 @@ TimelineOverlays overlaysFromReport(const analysis::AnalysisReport& report) {
         StepBand band;
         band.range = step.range;
         band.label = QString::fromStdString(step.name);
+        // "ProfilerStep#102" reads as "Step 102" in the narrow strip; other names stay as they are.
+        if (band.label.startsWith(QStringLiteral("ProfilerStep#"))) {
+            band.label = QObject::tr("Step %1").arg(band.label.mid(13));
+        }
         const std::string_view verdict = analysis::displayName(step.verdict.bottleneck);
         band.verdict = QString::fromUtf8(verdict.data(), static_cast<qsizetype>(verdict.size()));
         band.color = stepVerdictColor(step.verdict.bottleneck);
@@ -92,6 +98,46 @@ TimelineOverlays overlaysFromReport(const analysis::AnalysisReport& report) {
         overlays.legend.push_back({QObject::tr("Idle: %1").arg(idleCauseLabel(c)), idleGapColor(c)});
     }
     return overlays;
+}
+
+std::vector<std::pair<QString, QString>> rooflineRows(const analysis::AnalysisReport& report,
+                                                      const core::TraceModel& model, core::KernelId kernel) {
+    std::vector<std::pair<QString, QString>> rows;
+    if (!kernel.valid() || kernel.index >= model.kernels.size()) {
+        return rows;
+    }
+    const core::StringId name = model.kernels.name[kernel.index];
+    const QString field = QObject::tr("Roofline");
+    for (const analysis::RooflinePoint& point : report.metrics.roofline.points) {
+        if (point.kind != analysis::RooflinePoint::Kind::Kernel || point.name != name) {
+            continue;
+        }
+        if (point.bytes <= 0 || point.flops <= 0) {
+            break;
+        }
+        rows.emplace_back(QObject::tr("Arithmetic intensity"),
+                          QObject::tr("%1 FLOP/byte")
+                              .arg(QString::fromStdString(core::formatFixed(point.arithmeticIntensity, 2))));
+        rows.emplace_back(QObject::tr("Achieved"),
+                          QString::fromStdString(core::formatFlopsPerSecond(point.achievedFlopsPerSecond)) +
+                              QStringLiteral(" · ") +
+                              QString::fromStdString(core::formatBandwidth(point.achievedBytesPerSecond)));
+        if (point.attainableFlopsPerSecond > 0) {
+            rows.emplace_back(
+                field, QObject::tr("%1 of attainable, %2")
+                           .arg(QString::fromStdString(core::formatPercent(point.fractionOfAttainable)),
+                                point.memoryBound ? QObject::tr("memory-bound (below the ridge)")
+                                                  : QObject::tr("compute-bound (above the ridge)")));
+        } else {
+            rows.emplace_back(field, QObject::tr("no device peaks known: position without roofs"));
+        }
+        rows.emplace_back(QObject::tr("Share of kernel time"),
+                          QString::fromStdString(core::formatPercent(point.timeShare)));
+        return rows;
+    }
+    rows.emplace_back(field, QObject::tr("not placed: the trace has no shapes to cost this kernel, or it is "
+                                         "outside the top kernels"));
+    return rows;
 }
 
 }  // namespace chokepoint::ui

@@ -5,6 +5,9 @@
 // verdicts and causes come from core.
 
 #include <QColor>
+#include <QString>
+#include <utility>
+#include <vector>
 
 // Qt's `signals` macro would rewrite the report's `signals` fields: suspended while it is read.
 #pragma push_macro("signals")
@@ -24,5 +27,11 @@ QColor idleGapColor(analysis::IdleCause cause);
 QString idleCauseLabel(analysis::IdleCause cause);
 
 TimelineOverlays overlaysFromReport(const analysis::AnalysisReport& report);
+
+// Details-panel rows for a kernel's roofline position, from the report's per-kernel roofline point
+// (matched by name): arithmetic intensity, achieved FLOP/s and the share of attainable, and which
+// roof bounds it. One row saying why when the report has no point for it.
+std::vector<std::pair<QString, QString>> rooflineRows(const analysis::AnalysisReport& report,
+                                                      const core::TraceModel& model, core::KernelId kernel);
 
 }  // namespace chokepoint::ui

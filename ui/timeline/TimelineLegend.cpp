@@ -19,30 +19,44 @@ TimelineLegend::TimelineLegend(QWidget* parent) : QWidget(parent) {
     };
     m_entries = m_fixed;
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+    setFixedHeight(heightForWidth(1400));
 }
 
 void TimelineLegend::setOverlayEntries(std::vector<LegendEntry> entries) {
     m_entries = m_fixed;
     m_entries.insert(m_entries.end(), entries.begin(), entries.end());
-    updateGeometry();
+    setFixedHeight(heightForWidth(width()));
     update();
 }
 
-QSize TimelineLegend::sizeHint() const {
-    // Entries wrap onto as many lines as the width needs; estimate with the current width.
+int TimelineLegend::heightForWidth(int width) const {
+    // Entries wrap onto as many lines as the width needs.
     const QFontMetrics fm(font());
-    const int available = std::max(200, width());
+    const int available = std::max(200, width);
     int x = 8;
     int lines = 1;
     for (const LegendEntry& e : m_entries) {
         const int w = 18 + fm.horizontalAdvance(e.label) + 16;
-        if (x + w > available) {
+        if (x + w > available && x > 8) {
             ++lines;
             x = 8;
         }
         x += w;
     }
-    return {600, lines * (fm.height() + 6) + 6};
+    return lines * (fm.height() + 6) + 6;
+}
+
+QSize TimelineLegend::sizeHint() const {
+    return {600, heightForWidth(width())};
+}
+
+void TimelineLegend::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    // A fixed height that fits the entries at this width, so the legend never takes spare space.
+    const int h = heightForWidth(width());
+    if (h != height()) {
+        setFixedHeight(h);
+    }
 }
 
 void TimelineLegend::paintEvent(QPaintEvent*) {

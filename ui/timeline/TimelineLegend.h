@@ -16,9 +16,11 @@ public:
     void setOverlayEntries(std::vector<LegendEntry> entries);
     const std::vector<LegendEntry>& entries() const { return m_entries; }
     QSize sizeHint() const override;
+    int heightForWidth(int width) const override;
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     std::vector<LegendEntry> m_fixed;

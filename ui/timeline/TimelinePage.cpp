@@ -67,6 +67,11 @@ TimelinePage::TimelinePage(QWidget* parent) : Page(parent) {
     connect(m_search, &SearchBar::previousRequested, this, &TimelinePage::findPrevious);
     connect(m_timeline, &TimelineWidget::selectionChanged, this, [this](timeline::EventRef ref) {
         m_details->setEvent(m_document ? m_document->model() : nullptr, ref);
+        if (ref.kind == timeline::EventKind::Kernel && m_document && m_document->report() &&
+            m_document->model()) {
+            m_details->detailsModel()->setExtraRows(
+                rooflineRows(*m_document->report(), *m_document->model(), core::KernelId{ref.row}));
+        }
         updateSearchPosition();
     });
     connect(m_details, &DetailsPanel::zoomRequested, this, [this] { m_timeline->zoomToSelection(); });

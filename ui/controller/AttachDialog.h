@@ -1,0 +1,44 @@
+#pragma once
+// AttachDialog: lists the training processes that run with the Chokepoint agent (their control
+// sockets in the runtime directory, via collectors/control), records a window from the chosen one
+// with `chokepoint-cli attach PID --duration S -o FILE` in a child process, and hands the file
+// back to be opened. The recording logic stays in the CLI; the dialog only drives it.
+
+#include <QDialog>
+#include <QString>
+
+class QLabel;
+class QProcess;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+
+namespace chokepoint::ui {
+
+class AttachDialog : public QDialog {
+    Q_OBJECT
+public:
+    explicit AttachDialog(QWidget* parent = nullptr);
+    ~AttachDialog() override;
+
+    // The recorded trace, once the dialog was accepted.
+    QString recordedFile() const { return m_output; }
+    // Where chokepoint-cli is: next to this executable, in the build tree's app/ folder, or on PATH.
+    static QString cliExecutable();
+    // Fills the table from the runtime directory; returns the number of live agents found.
+    int refresh();
+
+private:
+    void record();
+    void onFinished(int exitCode);
+
+    QTableWidget* m_table = nullptr;
+    QSpinBox* m_seconds = nullptr;
+    QLabel* m_status = nullptr;
+    QPushButton* m_refresh = nullptr;
+    QPushButton* m_record = nullptr;
+    QProcess* m_process = nullptr;
+    QString m_output;
+};
+
+}  // namespace chokepoint::ui
