@@ -1,7 +1,9 @@
 #include "core/timeline/TimelineTracks.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
+#include <string_view>
 #include <utility>
 
 namespace chokepoint::timeline {
@@ -62,6 +64,31 @@ std::string processGroupName(const core::TraceModel& model, std::int64_t pid) {
         if (p.pid == pid && !p.name.empty()) {
             name += " · " + p.name;
             break;
+        }
+    }
+    return name;
+}
+
+// The part of a recorded name that adds to "Stream 7" / "Thread 123": Kineto names streams
+// "stream 7" and threads "thread 123 (pt_main_thread)", which would repeat the id.
+std::string extraName(const std::string& name, std::string_view kind, std::int64_t id) {
+    std::string prefix = std::string(kind) + " " + std::to_string(id);
+    if (name.size() >= prefix.size()) {
+        bool same = true;
+        for (std::size_t i = 0; i < prefix.size() && same; ++i) {
+            same = std::tolower(static_cast<unsigned char>(name[i])) ==
+                   std::tolower(static_cast<unsigned char>(prefix[i]));
+        }
+        if (same) {
+            std::string rest = name.substr(prefix.size());
+            // Drop separators and one pair of parentheses: " (pt_main_thread)" -> "pt_main_thread".
+            while (!rest.empty() && (rest.front() == ' ' || rest.front() == ':' || rest.front() == '-')) {
+                rest.erase(rest.begin());
+            }
+            if (rest.size() >= 2 && rest.front() == '(' && rest.back() == ')') {
+                rest = rest.substr(1, rest.size() - 2);
+            }
+            return rest;
         }
     }
     return name;
@@ -156,8 +183,10 @@ TrackSet buildTracks(const core::TraceModel& model) {
         track.group = deviceGroupName(model, key.first);
         track.label = "Stream " + std::to_string(key.second);
         for (const core::StreamInfo& info : model.streams) {
-            if (info.deviceIndex == key.first && info.streamId == key.second && !info.name.empty()) {
-                track.label += " · " + info.name;
+            if (info.deviceIndex == key.first && info.streamId == key.second) {
+                if (const std::string extra = extraName(info.name, "stream", key.second); !extra.empty()) {
+                    track.label += " · " + extra;
+                }
             }
         }
         for (std::size_t d = 0; d < build.annotations.size(); ++d) {
@@ -192,8 +221,11 @@ TrackSet buildTracks(const core::TraceModel& model) {
         track.pid = pid;
         track.group = processGroupName(model, pid);
         track.label = "Thread " + std::to_string(tid);
-        if (index < model.threads.size() && !model.threads[index].name.empty()) {
-            track.label += " · " + model.threads[index].name;
+        if (index < model.threads.size()) {
+            if (const std::string extra = extraName(model.threads[index].name, "thread", tid);
+                !extra.empty()) {
+                track.label += " · " + extra;
+            }
         }
         auto moveLanes = [&track](std::vector<Lane>& lanes, LaneRole role) {
             for (std::size_t d = 0; d < lanes.size(); ++d) {

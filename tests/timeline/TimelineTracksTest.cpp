@@ -85,6 +85,26 @@ TEST(TimelineTracksTest, LocatesEventsByReference) {
     EXPECT_FALSE(locateEvent(set, model, {}).valid());
 }
 
+TEST(TimelineTracksTest, LabelsDoNotRepeatTheIdFromRecordedNames) {
+    testutils::TraceBuilder b;
+    b.kernel("k", 0, 10, 0, 7);
+    b.kernel("k", 0, 10, 0, 9);
+    b.cpuOp("op", 0, 10, /*tid=*/42);
+    b.cpuOp("op", 0, 10, /*tid=*/43);
+    core::TraceModel& m = b.model();
+    m.streams.push_back({0, 7, "stream 7"});
+    m.streams.push_back({0, 9, "NCCL"});
+    m.threads[m.threadIndex(1, 42)].name = "thread 42 (pt_main_thread)";
+    m.threads[m.threadIndex(1, 43)].name = "DataLoader worker 0";
+    core::TraceModel model = b.build();
+    TrackSet set = buildTracks(model);
+    ASSERT_EQ(set.tracks.size(), 4u);
+    EXPECT_EQ(set.tracks[0].label, "Stream 7");
+    EXPECT_EQ(set.tracks[1].label, "Stream 9 · NCCL");
+    EXPECT_EQ(set.tracks[2].label, "Thread 42 · pt_main_thread");
+    EXPECT_EQ(set.tracks[3].label, "Thread 43 · DataLoader worker 0");
+}
+
 TEST(TimelineTracksTest, EmptyModelHasNoTracks) {
     core::TraceModel model;
     model.finalize();
