@@ -16,7 +16,7 @@ constexpr double kBf16PeakFlops = 989e12;  // dense BF16 tensor core
 constexpr double kTf32PeakFlops = 494e12;  // dense TF32 tensor core
 constexpr double kHbmBytesPerSecond = 3.35e12;
 constexpr double kGemmEfficiency = 0.62;
-constexpr double kBandwidthEfficiency = 0.75;
+constexpr double kBandwidthEfficiency = 0.85;
 constexpr TimestampNs kKernelFloorNs = 2'500;  // even an empty kernel occupies the GPU this long
 
 struct ScenarioParams {
@@ -65,15 +65,16 @@ ScenarioParams paramsFor(SyntheticScenario scenario) {
             p.launchNs = 7'000;
             break;
         case SyntheticScenario::MemoryBound:
-            p.batch = 128;
+            p.batch = 32;
             p.seqLen = 512;
             p.hidden = 512;
             p.layers = 6;
             p.bf16 = false;
-            p.extraElementwisePerLayer = 10;
-            p.dataLoadNs = 3'000'000;
+            p.extraElementwisePerLayer = 14;
+            p.dataLoadNs = 1'000'000;
             p.pinnedAsyncCopy = true;
             p.dataWorkers = 2;
+            p.cpuPerOpNs = 40'000;
             break;
     }
     return p;
@@ -310,7 +311,8 @@ core::TraceModel makeSyntheticTrainingTrace(const SyntheticOptions& options) {
     const double activationBytes = static_cast<double>(tokens * h * dtypeBytes);
 
     const double params = 12.0 * static_cast<double>(h * h) * p.layers;
-    model.metadata.notes.emplace_back("model.parameters", std::to_string(static_cast<long long>(params)));
+    model.metadata.notes.emplace_back("model.parameter_count",
+                                      std::to_string(static_cast<long long>(params)));
     model.metadata.notes.emplace_back("model.tokens_per_step", std::to_string(tokens));
     model.metadata.notes.emplace_back("model.flops_per_step",
                                       std::to_string(static_cast<long long>(6.0 * params * tokens)));

@@ -287,6 +287,9 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
         case analysis::ModelFlopsSource::ShapeEstimate:
             source = tr("estimated from recorded op shapes (× 3 for training)");
             break;
+        case analysis::ModelFlopsSource::RecordedInTrace:
+            source = tr("model FLOPs recorded in the trace (parameters and tokens per step)");
+            break;
     }
     QString mfuText =
         tr("<b>MFU band:</b> %1<br/><b>Source:</b> %2")

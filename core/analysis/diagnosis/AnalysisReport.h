@@ -48,6 +48,8 @@ enum class ModelFlopsSource {
     UserFlopsPerStep,  // --model-flops
     UserParamsTokens,  // 6 · N · T from --params / --tokens-per-step
     ShapeEstimate,     // forward FLOPs from recorded shapes × 3 (§1.3), labelled an estimate
+    RecordedInTrace,   // model.flops_per_step, or 6 · N · T from model.parameter_count and
+                       // model.tokens_per_step, recorded in the trace's metadata notes (Python helper)
 };
 std::string_view toString(ModelFlopsSource source);
 

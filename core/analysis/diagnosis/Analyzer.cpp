@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 
 #include "core/analysis/diagnosis/DamClassifier.h"
 #include "core/analysis/diagnosis/SignalsAdapter.h"
@@ -20,6 +22,8 @@ std::string_view toString(ModelFlopsSource source) {
             return "user-6NT";
         case ModelFlopsSource::ShapeEstimate:
             return "shape-estimate";
+        case ModelFlopsSource::RecordedInTrace:
+            return "recorded-in-trace";
     }
     return "none";
 }
@@ -75,6 +79,32 @@ CountedFlops countedFlops(const core::TraceModel& model, const TraceMetrics& m, 
     return out;
 }
 
+// O_model per step from the facts the Python helper (or the sample generator) recorded in the
+// trace's metadata notes: model.flops_per_step, else 6 · model.parameter_count · model.tokens_per_step.
+std::optional<double> recordedModelFlops(const core::TraceModel& model) {
+    auto note = [&](std::string_view key) -> std::optional<double> {
+        for (const auto& [name, value] : model.metadata.notes) {
+            if (name == key) {
+                char* end = nullptr;
+                const double parsed = std::strtod(value.c_str(), &end);
+                if (end != value.c_str() && std::isfinite(parsed) && parsed > 0) {
+                    return parsed;
+                }
+            }
+        }
+        return std::nullopt;
+    };
+    if (std::optional<double> flops = note("model.flops_per_step")) {
+        return flops;
+    }
+    std::optional<double> parameters = note("model.parameter_count");
+    std::optional<double> tokens = note("model.tokens_per_step");
+    if (parameters && tokens) {
+        return formulas::trainingFlops(*parameters, *tokens);
+    }
+    return std::nullopt;
+}
+
 void computeMfu(AnalysisReport& r, const core::TraceModel& model, const AnalysisOptions& o,
                 std::int16_t device, const DeviceSpec* spec) {
     MfuReport& mfu = r.mfu;
@@ -92,6 +122,9 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
     } else if (o.parameterCount && o.tokensPerStep && *o.parameterCount > 0 && *o.tokensPerStep > 0) {
         mfu.source = ModelFlopsSource::UserParamsTokens;
         mfu.modelFlopsPerStep = formulas::trainingFlops(*o.parameterCount, *o.tokensPerStep);
+    } else if (std::optional<double> recorded = recordedModelFlops(model)) {
+        mfu.source = ModelFlopsSource::RecordedInTrace;
+        mfu.modelFlopsPerStep = *recorded;
     } else if (counted.perStep > 0) {
         mfu.source = ModelFlopsSource::ShapeEstimate;
         mfu.estimate = true;

@@ -715,11 +715,22 @@ private:
     }
 
     void order() {
-        const std::vector<std::string>& headlineOrder = classOrder(m_v.bottleneck);
+        // Busy > 90 % makes the verdict compute-bound even when memory-bound kernels hold more of the
+        // step (§2.3, Run A); the fixes still start with the constraint holding the largest share
+        // (R14, L2218), then the verdict's own.
+        std::vector<Bottleneck> leadClasses = {m_v.bottleneck};
+        if (m_v.bottleneck == Bottleneck::Compute && !m_v.shares.empty() &&
+            m_v.shares.front().bottleneck != m_v.bottleneck &&
+            m_v.shares.front().shareOfWindow > m_v.shareOf(m_v.bottleneck)) {
+            leadClasses.insert(leadClasses.begin(), m_v.shares.front().bottleneck);
+        }
         const auto rank = [&](const Recommendation& r) {
-            if (r.target == m_v.bottleneck) {
-                const auto it = std::find(headlineOrder.begin(), headlineOrder.end(), r.ruleId);
-                return static_cast<int>(it - headlineOrder.begin());
+            for (std::size_t lead = 0; lead < leadClasses.size(); ++lead) {
+                if (r.target == leadClasses[lead]) {
+                    const std::vector<std::string>& headlineOrder = classOrder(leadClasses[lead]);
+                    const auto it = std::find(headlineOrder.begin(), headlineOrder.end(), r.ruleId);
+                    return static_cast<int>(lead * 20) + static_cast<int>(it - headlineOrder.begin());
+                }
             }
             return 100;
         };

@@ -456,6 +456,17 @@ OpCostEstimate estimateOpCost(std::string_view opName, std::string_view inputSha
     return est;
 }
 
+bool kernelNameSaysTf32(std::string_view kernelName) {
+    for (std::size_t i = 0; i + 4 <= kernelName.size(); ++i) {
+        if (std::tolower(static_cast<unsigned char>(kernelName[i])) == 't' &&
+            std::tolower(static_cast<unsigned char>(kernelName[i + 1])) == 'f' && kernelName[i + 2] == '3' &&
+            kernelName[i + 3] == '2') {
+            return true;
+        }
+    }
+    return false;
+}
+
 OpCostResult attributeOpCosts(const core::TraceModel& model) {
     OpCostResult result;
     const std::size_t kernelCount = model.kernels.size();
@@ -556,7 +567,13 @@ OpCostResult attributeOpCosts(const core::TraceModel& model) {
                                                : 1.0 / static_cast<double>(opKernels[opIndex]);
         result.kernelFlops[k] = e.flops * share;
         result.kernelBytes[k] = e.bytes * share;
-        result.kernelPrecision[k] = e.precision ? static_cast<std::int8_t>(*e.precision) : std::int8_t{-1};
+        std::optional<Precision> precision = e.precision;
+        // PyTorch records fp32 dtypes for matmuls that cuBLAS runs as TF32 on tensor cores
+        // (torch.backends.cuda.matmul.allow_tf32); only the kernel name tells.
+        if (precision == Precision::FP32 && kernelNameSaysTf32(model.text(model.kernels.name[k]))) {
+            precision = Precision::TF32;
+        }
+        result.kernelPrecision[k] = precision ? static_cast<std::int8_t>(*precision) : std::int8_t{-1};
         ++result.kernelsCosted;
     }
     for (std::size_t opIndex = 0; opIndex < ops.size(); ++opIndex) {

@@ -47,6 +47,8 @@ int dtypeSizeBytes(std::string_view type);
 // Precision of a recorded floating dtype, nullopt for non-floating or unknown.
 std::optional<Precision> precisionOfType(std::string_view type);
 std::string_view toString(Precision precision);
+// True when a kernel name shows TF32 tensor-core math ("..._tf32f32_...", "cutlass_tensorop_tf32_...").
+bool kernelNameSaysTf32(std::string_view kernelName);
 
 struct OpCostEstimate {
     bool known = false;  // a formula applied and the shapes were usable

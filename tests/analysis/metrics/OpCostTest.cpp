@@ -162,6 +162,23 @@ TEST(OpCost, AttributesOpCostToLaunchedKernelsByTime) {
     EXPECT_DOUBLE_EQ(costs.totalFlops, addmmFlops + 2.0 * 8 * 1024 * 4096);
 }
 
+TEST(OpCost, Fp32MatmulOnTf32TensorCoresIsTf32) {
+    EXPECT_TRUE(kernelNameSaysTf32("sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32"));
+    EXPECT_TRUE(kernelNameSaysTf32("cutlass_80_tensorop_TF32_s1688gemm_128x128"));
+    EXPECT_FALSE(kernelNameSaysTf32("ampere_sgemm_128x64_tn"));
+    TraceBuilder b;
+    b.cpuOp("aten::mm", 0, 100, 1, "[[64, 64], [64, 64]]", R"(["float", "float"])");
+    b.apiCall("cudaLaunchKernel", 10, 20, 1);
+    b.kernel("sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32", 100, 130, 0, 7, 1);
+    b.cpuOp("aten::mm", 200, 300, 1, "[[64, 64], [64, 64]]", R"(["float", "float"])");
+    b.apiCall("cudaLaunchKernel", 210, 220, 2);
+    b.kernel("ampere_sgemm_128x64_tn", 300, 330, 0, 7, 2);
+    core::TraceModel model = b.build();
+    OpCostResult costs = attributeOpCosts(model);
+    EXPECT_EQ(costs.kernelPrecision[0], static_cast<std::int8_t>(Precision::TF32));
+    EXPECT_EQ(costs.kernelPrecision[1], static_cast<std::int8_t>(Precision::FP32));
+}
+
 TEST(OpCost, NoShapesNoCosts) {
     TraceBuilder b;
     b.cpuOp("aten::mm", 0, 10);
