@@ -7,8 +7,8 @@ build_dir=${BUILD_DIR:-$root/build}
 "$root/scripts/install-deps.sh"
 BUILD_DIR=$build_dir "$root/scripts/build.sh"
 sample="$build_dir/samples/synthetic-data-bound.cptrace"
-if [ -x "$build_dir/app/chokepoint" ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
-  exec "$build_dir/app/chokepoint" "$sample"
+if [ -x "$build_dir/bin/chokepoint" ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
+  exec "$build_dir/bin/chokepoint" "$sample"
 fi
 echo "No display found: printing the analysis of $sample instead of opening the GUI."
-exec "$build_dir/app/chokepoint-cli" analyze "$sample"
+exec "$build_dir/bin/chokepoint-cli" analyze "$sample"

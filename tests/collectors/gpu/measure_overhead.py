@@ -1,6 +1,6 @@
 """Overhead and correctness figures of the Chokepoint agent on a GPU machine (issue 5 targets).
 
-    python3 measure_overhead.py --cli BUILD/app/chokepoint-cli [--steps 300] [--out summary.json]
+    python3 measure_overhead.py --cli BUILD/bin/chokepoint-cli [--steps 300] [--out summary.json]
 
 Runs tests/collectors/gpu/train_loop.py four ways and compares median step times:
   baseline (no agent), dormant (chokepoint-cli launch, never attached), capturing (the steps inside
