@@ -266,8 +266,10 @@ void RooflineChart::rebuild() {
     if (!m_data.note.isEmpty()) {
         auto* note = new QCPItemText(m_plot);
         note->position->setType(QCPItemPosition::ptAxisRectRatio);
-        note->position->setCoords(0.99, 0.99);
-        note->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+        // Top right: above the highest roof (the y range reaches at least 2x the highest peak) and
+        // clear of the reference-intensity labels along the bottom.
+        note->position->setCoords(0.99, 0.01);
+        note->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
         note->setText(m_data.note);
         note->setColor(QColor(90, 90, 90));
     }
