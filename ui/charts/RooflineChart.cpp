@@ -169,10 +169,24 @@ void RooflineChart::rebuild() {
         memory->setName(QStringLiteral("Memory roof (%1B/s)").arg(siTickLabel(bw)));
         memory->setPen(QPen(QColor(60, 60, 60), 2));
         memory->setData({xMin, maxRidge}, {xMin * bw, maxRidge * bw}, true);
+        // Precisions with the same peak (FP64 tensor and FP32, BF16 and FP16, FP8 and INT8) share one
+        // roof and one label, so labels never sit on top of each other.
+        std::vector<RooflineRoof> roofs;
         for (const RooflineRoof& roof : m_data.roofs) {
             if (!usable(roof.peakFlopsPerSecond)) {
                 continue;
             }
+            auto same = std::find_if(roofs.begin(), roofs.end(), [&](const RooflineRoof& r) {
+                return std::abs(r.peakFlopsPerSecond - roof.peakFlopsPerSecond) <=
+                       0.01 * roof.peakFlopsPerSecond;
+            });
+            if (same != roofs.end()) {
+                same->label += QStringLiteral(" / ") + roof.label;
+            } else {
+                roofs.push_back(roof);
+            }
+        }
+        for (const RooflineRoof& roof : roofs) {
             const double ridge = roof.peakFlopsPerSecond / bw;
             QCPGraph* g = m_plot->addGraph();
             const QColor color = roof.color.isValid() ? roof.color : QColor(60, 60, 60);

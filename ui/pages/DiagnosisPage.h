@@ -63,6 +63,7 @@ private:
     std::shared_ptr<const analysis::AnalysisReport> m_report;
     std::shared_ptr<const core::TraceModel> m_model;
 
+    QString m_headlinePlain;  // the report's headline without the synthetic badge
     QLabel* m_headline = nullptr;
     QLabel* m_rationale = nullptr;
     QLabel* m_figures = nullptr;

@@ -19,7 +19,7 @@ struct CliResult {
 };
 
 CliResult runCli(const std::string& arguments) {
-    const std::string cli = std::string(CHOKEPOINT_BINARY_DIR) + "/app/chokepoint-cli";
+    const std::string cli = std::string(CHOKEPOINT_BINARY_DIR) + "/bin/chokepoint-cli";
     CliResult result;
     FILE* pipe = popen((cli + " " + arguments + " 2>&1").c_str(), "r");
     if (pipe == nullptr) {
@@ -35,7 +35,7 @@ CliResult runCli(const std::string& arguments) {
 }
 
 bool cliBuilt() {
-    return std::filesystem::exists(std::string(CHOKEPOINT_BINARY_DIR) + "/app/chokepoint-cli");
+    return std::filesystem::exists(std::string(CHOKEPOINT_BINARY_DIR) + "/bin/chokepoint-cli");
 }
 
 std::string writeTemp(const char* name, const std::string& text) {
