@@ -1,5 +1,7 @@
 #include "ui/timeline/ReportOverlays.h"
 
+#include "ui/pages/ReportViews.h"
+
 #include <QObject>
 #include <algorithm>
 #include <set>
@@ -7,48 +9,6 @@
 #include "core/base/Format.h"
 
 namespace chokepoint::ui {
-
-QColor stepVerdictColor(analysis::Bottleneck bottleneck) {
-    using analysis::Bottleneck;
-    switch (bottleneck) {
-        case Bottleneck::Data:
-            return QColor(214, 39, 40);  // red: the GPU starves
-        case Bottleneck::Compute:
-            return QColor(44, 160, 44);  // green: the desired end state
-        case Bottleneck::MemoryBandwidth:
-            return QColor(148, 103, 189);
-        case Bottleneck::MemoryCapacity:
-            return QColor(140, 86, 75);
-        case Bottleneck::Communication:
-            return QColor(31, 119, 180);
-        case Bottleneck::LaunchOverhead:
-            return QColor(255, 127, 14);
-        case Bottleneck::NoGpuActivity:
-            return QColor(127, 127, 127);
-        case Bottleneck::Undetermined:
-            break;
-    }
-    return QColor(170, 170, 170);
-}
-
-QColor idleGapColor(analysis::IdleCause cause) {
-    using analysis::IdleCause;
-    switch (cause) {
-        case IdleCause::DataWait:
-            return QColor(214, 39, 40);
-        case IdleCause::LaunchOverhead:
-            return QColor(255, 127, 14);
-        case IdleCause::Synchronization:
-            return QColor(255, 187, 120);
-        case IdleCause::OtherStream:
-            return QColor(174, 199, 232);
-        case IdleCause::Collective:
-            return QColor(158, 218, 229);
-        case IdleCause::Unexplained:
-            break;
-    }
-    return QColor(200, 200, 200);
-}
 
 QString idleCauseLabel(analysis::IdleCause cause) {
     const std::string_view text = analysis::toString(cause);
@@ -72,7 +32,7 @@ TimelineOverlays overlaysFromReport(const analysis::AnalysisReport& report) {
         }
         const std::string_view verdict = analysis::displayName(step.verdict.bottleneck);
         band.verdict = QString::fromUtf8(verdict.data(), static_cast<qsizetype>(verdict.size()));
-        band.color = stepVerdictColor(step.verdict.bottleneck);
+        band.color = bottleneckColor(step.verdict.bottleneck);
         verdicts.insert(step.verdict.bottleneck);
         overlays.steps.push_back(std::move(band));
     }
@@ -85,17 +45,17 @@ TimelineOverlays overlaysFromReport(const analysis::AnalysisReport& report) {
             continue;  // only whole-device idle is drawn; stream-level waits are in the details
         }
         overlays.idleGaps.push_back(
-            {idle.range, idle.deviceIndex, idleCauseLabel(idle.cause), idleGapColor(idle.cause)});
+            {idle.range, idle.deviceIndex, idleCauseLabel(idle.cause), idleCauseColor(idle.cause)});
         causes.insert(idle.cause);
     }
     for (analysis::Bottleneck b : verdicts) {
         const std::string_view name = analysis::displayName(b);
         overlays.legend.push_back(
             {QObject::tr("Step: %1").arg(QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()))),
-             stepVerdictColor(b)});
+             bottleneckColor(b)});
     }
     for (analysis::IdleCause c : causes) {
-        overlays.legend.push_back({QObject::tr("Idle: %1").arg(idleCauseLabel(c)), idleGapColor(c)});
+        overlays.legend.push_back({QObject::tr("Idle: %1").arg(idleCauseLabel(c)), idleCauseColor(c)});
     }
     return overlays;
 }

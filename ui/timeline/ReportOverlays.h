@@ -19,10 +19,8 @@
 
 namespace chokepoint::ui {
 
-// The timeline's colours for verdicts and idle causes (the same RGB values as the analysis pages'
-// palette in ui/pages/ReportViews, so a class has one colour everywhere).
-QColor stepVerdictColor(analysis::Bottleneck bottleneck);
-QColor idleGapColor(analysis::IdleCause cause);
+// Colours come from the analysis pages' palette (ui/pages/ReportViews: bottleneckColor,
+// idleCauseColor), so a class has one colour everywhere.
 // "Waiting for data" (capitalised core wording).
 QString idleCauseLabel(analysis::IdleCause cause);
 
