@@ -19,6 +19,7 @@
 
 #include "ui/AppIcon.h"
 #include "ui/MainWindow.h"
+#include "ui/controller/TracePrefetch.h"
 
 namespace {
 
@@ -139,6 +140,10 @@ int main(int argc, char** argv) {
                                  QStringLiteral("[FILE...]"));
     parser.process(app);
     const QStringList files = parser.positionalArguments();
+    if (!files.isEmpty()) {
+        // Read the first trace on the other core while the window is being built.
+        chokepoint::ui::prefetchTrace(QFileInfo(files.first()).absoluteFilePath());
+    }
 
     chokepoint::ui::MainWindow window;
     if (parser.isSet(screenshot)) {

@@ -14,6 +14,7 @@
 
 #include "core/base/Progress.h"
 #include "core/import/TraceLoader.h"
+#include "ui/controller/TracePrefetch.h"
 
 namespace chokepoint::ui {
 
@@ -27,6 +28,7 @@ struct TraceDocument::Job {
     std::shared_ptr<const timeline::TrackSet> tracks;
     std::shared_ptr<const analysis::AnalysisReport> report;
     QString error;
+    std::optional<std::future<core::Result<core::TraceModel>>> prefetched;  // started by main()
     bool wasCancelled = false;
     bool analysisStage = false;
     QFuture<void> future;
@@ -77,6 +79,7 @@ void TraceDocument::open(const QString& path) {
 
     auto job = std::make_shared<Job>();
     job->path = path;
+    job->prefetched = takePrefetchedTrace(path);
     m_job = job;
     job->future = QtConcurrent::run([this, job] {
         core::LoadOptions options;
@@ -84,7 +87,8 @@ void TraceDocument::open(const QString& path) {
             postProgress(job, static_cast<int>(std::clamp(fraction, 0.0, 1.0) * kLoadPercent));
             return !job->cancel.load();
         };
-        core::Result<core::TraceModel> loaded = core::loadTrace(job->path.toStdString(), options);
+        core::Result<core::TraceModel> loaded =
+            job->prefetched ? job->prefetched->get() : core::loadTrace(job->path.toStdString(), options);
         if (job->cancel) {
             job->wasCancelled = true;
             return;
