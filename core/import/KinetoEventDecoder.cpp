@@ -35,6 +35,19 @@ error_code numberText(value& v, std::string_view& text, bool& isNumber) {
     return simdjson::SUCCESS;
 }
 
+// Counts a number token that did not parse: malformed syntax, or a value beyond `rangeName`.
+void countBadNumber(KinetoModelBuilder& issues, NumberParse rc, const std::string& subject,
+                    std::string_view text, const char* rangeName, const char* consequence) {
+    const std::string shown = subject + " = " + std::string(text.substr(0, 40));
+    if (rc == NumberParse::NotANumber) {
+        issues.countIssue("import.malformed_number", Severity::Warning,
+                          shown + " is not valid JSON number syntax; " + consequence);
+    } else {
+        issues.countIssue("import.value_out_of_range", Severity::Warning,
+                          shown + " does not fit in " + rangeName + "; " + consequence);
+    }
+}
+
 // Reads a microsecond timestamp/duration into ns. Strings and other types count as wrong types.
 error_code readMicros(value& v, bool& has, std::int64_t& outNs, const char* field,
                       KinetoModelBuilder& issues) {
@@ -51,14 +64,9 @@ error_code readMicros(value& v, bool& has, std::int64_t& outNs, const char* fiel
     NumberParse rc = microsToNs(text, outNs);
     if (rc == NumberParse::Ok) {
         has = true;
-    } else if (rc == NumberParse::NotANumber) {
-        issues.countIssue("import.malformed_number", Severity::Warning,
-                          std::string("\"") + field + "\" = " + std::string(text.substr(0, 40)) +
-                              " is not valid JSON number syntax; treated as missing");
     } else {
-        issues.countIssue("import.value_out_of_range", Severity::Warning,
-                          std::string("\"") + field + "\" = " + std::string(text.substr(0, 40)) +
-                              " does not fit in int64 nanoseconds; treated as missing");
+        countBadNumber(issues, rc, std::string("\"") + field + "\"", text, "int64 nanoseconds",
+                       "treated as missing");
     }
     return simdjson::SUCCESS;
 }
@@ -93,14 +101,8 @@ error_code readInt(value& v, OptInt& out, const char* field, KinetoModelBuilder&
     NumberParse rc = parseInt64Token(text, n);
     if (rc == NumberParse::Ok) {
         out.set(n);
-    } else if (rc == NumberParse::NotANumber) {
-        issues.countIssue("import.malformed_number", Severity::Warning,
-                          std::string("arg \"") + field + "\" = " + std::string(text.substr(0, 40)) +
-                              " is not valid JSON number syntax; ignored");
     } else {
-        issues.countIssue("import.value_out_of_range", Severity::Warning,
-                          std::string("arg \"") + field + "\" = " + std::string(text.substr(0, 40)) +
-                              " does not fit in int64; ignored");
+        countBadNumber(issues, rc, std::string("arg \"") + field + "\"", text, "int64", "ignored");
     }
     return simdjson::SUCCESS;
 }
