@@ -298,6 +298,10 @@ core::TraceModel makeSyntheticTrainingTrace(const SyntheticOptions& options) {
                                           : "sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32_"
                                             "warpgroupsize1x1x1_execute_segment_k_off_kernel__5x_cublas";
     const std::string elementwiseType = p.bf16 ? "c10::BFloat16" : "float";
+    const std::string mulKernel =
+        "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<" + elementwiseType +
+        ", " + elementwiseType + ", " + elementwiseType + ", at::native::binary_internal::MulFunctor<" +
+        elementwiseType + "> > >";
 
     auto gemmNs = [&](double m, double n, double k) {
         return static_cast<TimestampNs>(2.0 * m * n * k / (peak * kGemmEfficiency) * 1e9);
@@ -344,14 +348,30 @@ core::TraceModel makeSyntheticTrainingTrace(const SyntheticOptions& options) {
         job.copyBatch(cpu, tokens * 8, shapeList({{b, s}, {}, {}, {}, {}, {}}));
 
         // --- forward ----------------------------------------------------------------------------
-        for (int layer = 0; layer < p.layers; ++layer) {
+        // Forward ops that recur in every layer.
+        auto layerNorm = [&] {
             job.op(main, cpu, "aten::layer_norm", shapeList({{b, s, h}, {h}, {h}}), "[" + dtype + "]",
                    "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<" + elementwiseType +
                        ", float>(int, float, " + elementwiseType + " const*)",
                    streamNs(2 * activationBytes), static_cast<int>(tokens / 4), 256);
-            job.op(main, cpu, "aten::linear", shapeList({{b, s, h}, {3 * h, h}, {3 * h}}),
-                   "[" + dtype + ", " + dtype + ", " + dtype + "]", gemmKernel, gemmNs(tokens, 3 * h, h),
-                   gridFor(tokens, 3 * h), 384);
+        };
+        auto residualAdd = [&] {
+            job.op(main, cpu, "aten::add", shapeList({{b, s, h}, {b, s, h}, {}}),
+                   "[" + dtype + ", " + dtype + ", \"Scalar\"]",
+                   "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<" +
+                       elementwiseType + "> >",
+                   streamNs(3 * activationBytes), static_cast<int>(tokens * h / 512), 128);
+        };
+        // y = x W^T + b with W of shape [outFeatures, inFeatures].
+        auto linear = [&](long outFeatures, long inFeatures) {
+            job.op(main, cpu, "aten::linear",
+                   shapeList({{b, s, inFeatures}, {outFeatures, inFeatures}, {outFeatures}}),
+                   "[" + dtype + ", " + dtype + ", " + dtype + "]", gemmKernel,
+                   gemmNs(tokens, outFeatures, inFeatures), gridFor(tokens, outFeatures), 384);
+        };
+        for (int layer = 0; layer < p.layers; ++layer) {
+            layerNorm();
+            linear(3 * h, h);
             job.op(
                 main, cpu, "aten::scaled_dot_product_attention",
                 shapeList({{b, h / 64, s, 64}, {b, h / 64, s, 64}, {b, h / 64, s, 64}}),
@@ -361,42 +381,22 @@ core::TraceModel makeSyntheticTrainingTrace(const SyntheticOptions& options) {
                 "Flash_fwd_params)",
                 static_cast<TimestampNs>(4.0 * b * s * s * h / (peak * 0.45) * 1e9),
                 static_cast<int>(b * (h / 64) * std::ceil(s / 128.0)), 128);
-            job.op(main, cpu, "aten::linear", shapeList({{b, s, h}, {h, h}, {h}}),
-                   "[" + dtype + ", " + dtype + ", " + dtype + "]", gemmKernel, gemmNs(tokens, h, h),
-                   gridFor(tokens, h), 384);
+            linear(h, h);
             for (int extra = 0; extra < p.extraElementwisePerLayer; ++extra) {
                 const char* name = extra % 3 == 0   ? "aten::dropout"
                                    : extra % 3 == 1 ? "aten::mul"
                                                     : "aten::add";
                 job.op(main, cpu, name, shapeList({{b, s, h}, {b, s, h}}), "[" + dtype + ", " + dtype + "]",
-                       "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<" +
-                           elementwiseType + ", " + elementwiseType + ", " + elementwiseType +
-                           ", at::native::binary_internal::MulFunctor<" + elementwiseType + "> > >",
-                       streamNs(3 * activationBytes), static_cast<int>(tokens * h / 512), 128);
+                       mulKernel, streamNs(3 * activationBytes), static_cast<int>(tokens * h / 512), 128);
             }
-            job.op(main, cpu, "aten::add", shapeList({{b, s, h}, {b, s, h}, {}}),
-                   "[" + dtype + ", " + dtype + ", \"Scalar\"]",
-                   "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<" +
-                       elementwiseType + "> >",
-                   streamNs(3 * activationBytes), static_cast<int>(tokens * h / 512), 128);
-            job.op(main, cpu, "aten::layer_norm", shapeList({{b, s, h}, {h}, {h}}), "[" + dtype + "]",
-                   "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<" + elementwiseType +
-                       ", float>(int, float, " + elementwiseType + " const*)",
-                   streamNs(2 * activationBytes), static_cast<int>(tokens / 4), 256);
-            job.op(main, cpu, "aten::linear", shapeList({{b, s, h}, {4 * h, h}, {4 * h}}),
-                   "[" + dtype + ", " + dtype + ", " + dtype + "]", gemmKernel, gemmNs(tokens, 4 * h, h),
-                   gridFor(tokens, 4 * h), 384);
+            residualAdd();
+            layerNorm();
+            linear(4 * h, h);
             job.op(main, cpu, "aten::gelu", shapeList({{b, s, 4 * h}}), "[" + dtype + "]",
                    "void at::native::vectorized_elementwise_kernel<4, at::native::GeluCUDAKernelImpl>",
                    streamNs(8 * activationBytes), static_cast<int>(tokens * h / 128), 128);
-            job.op(main, cpu, "aten::linear", shapeList({{b, s, 4 * h}, {h, 4 * h}, {h}}),
-                   "[" + dtype + ", " + dtype + ", " + dtype + "]", gemmKernel, gemmNs(tokens, h, 4 * h),
-                   gridFor(tokens, h), 384);
-            job.op(main, cpu, "aten::add", shapeList({{b, s, h}, {b, s, h}, {}}),
-                   "[" + dtype + ", " + dtype + ", \"Scalar\"]",
-                   "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<" +
-                       elementwiseType + "> >",
-                   streamNs(3 * activationBytes), static_cast<int>(tokens * h / 512), 128);
+            linear(h, 4 * h);
+            residualAdd();
         }
         job.op(main, cpu, "aten::cross_entropy_loss", shapeList({{tokens, 32000}, {tokens}}),
                "[" + dtype + ", \"long\"]",
@@ -450,11 +450,8 @@ core::TraceModel makeSyntheticTrainingTrace(const SyntheticOptions& options) {
             }
             for (int extra = 0; extra < p.extraElementwisePerLayer; ++extra) {
                 job.op(autograd, bwd, "aten::mul", shapeList({{b, s, h}, {b, s, h}}),
-                       "[" + dtype + ", " + dtype + "]",
-                       "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<" +
-                           elementwiseType + ", " + elementwiseType + ", " + elementwiseType +
-                           ", at::native::binary_internal::MulFunctor<" + elementwiseType + "> > >",
-                       streamNs(3 * activationBytes), static_cast<int>(tokens * h / 512), 128);
+                       "[" + dtype + ", " + dtype + "]", mulKernel, streamNs(3 * activationBytes),
+                       static_cast<int>(tokens * h / 512), 128);
             }
         }
         job.addCpuOp(main, "autograd::engine::evaluate_function: backward", cpu, bwd + 20'000);
