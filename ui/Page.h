@@ -7,6 +7,8 @@
 #include <QPointer>
 #include <QString>
 #include <QWidget>
+#include <functional>
+#include <map>
 
 #include "ui/controller/TraceDocument.h"
 
@@ -27,7 +29,19 @@ public:
     TraceDocument* document() const { return m_document; }
 
 protected:
+    // Runs `refresh` now, unless this page is a hidden tab of a window on screen: then it runs when
+    // the page is next shown. Opening a trace builds only the page being looked at, so the first
+    // diagnosis is drawn sooner. A later refresh with the same `slot` replaces a pending one;
+    // pending refreshes run in slot order. Handlers that need the page current call
+    // runPendingRefreshes() first.
+    void refreshNowOrWhenShown(int slot, std::function<void()> refresh);
+    void runPendingRefreshes();
+    void showEvent(QShowEvent* event) override;
+
     QPointer<TraceDocument> m_document;
+
+private:
+    std::map<int, std::function<void()>> m_pendingRefreshes;
 };
 
 }  // namespace chokepoint::ui

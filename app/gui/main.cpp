@@ -6,19 +6,20 @@
 // --screenshot loads FILE, waits for the analysis, renders the window with the page shown
 // (QWidget::grab, works with QT_QPA_PLATFORM=offscreen) and exits 0; it exits non-zero with a
 // message on stderr when the file cannot be opened or the page does not exist. With
-// CHOKEPOINT_TIMING set it prints the time from start to the page drawn.
+// CHOKEPOINT_TIMING set it prints milestones from start to the page drawn (see bench/gui-startup.sh).
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QImage>
 #include <QPixmap>
 #include <QTimer>
 #include <cstdio>
+#include <cstdlib>
 
 #include "ui/AppIcon.h"
 #include "ui/MainWindow.h"
+#include "ui/controller/StartupTiming.h"
 #include "ui/controller/TracePrefetch.h"
 
 namespace {
@@ -27,11 +28,6 @@ constexpr int kExitOk = 0;
 constexpr int kExitInput = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitFailure = 3;
-
-QElapsedTimer& startTimer() {
-    static QElapsedTimer timer;
-    return timer;
-}
 
 bool parseSize(const QString& text, QSize& size) {
     const QStringList parts = text.toLower().split(QLatin1Char('x'));
@@ -77,11 +73,7 @@ int runScreenshot(chokepoint::ui::MainWindow& window, const QString& out, const 
         QTimer::singleShot(0, &window, [&] {
             QApplication::processEvents();
             const QPixmap pixmap = window.grab();
-            if (qEnvironmentVariableIsSet("CHOKEPOINT_TIMING")) {
-                // From process start to the page drawn (before the PNG is encoded).
-                std::fprintf(stderr, "chokepoint: page drawn %.0f ms after start\n",
-                             static_cast<double>(startTimer().elapsed()));
-            }
+            chokepoint::ui::noteStartupMilestone("page drawn");  // before the PNG is encoded
             if (pixmap.isNull() || !pixmap.save(out)) {
                 std::fprintf(stderr, "chokepoint: could not write the screenshot to %s\n", qPrintable(out));
                 exitCode = kExitFailure;
@@ -105,11 +97,46 @@ int runScreenshot(chokepoint::ui::MainWindow& window, const QString& out, const 
     return exitCode;
 }
 
+// With CHOKEPOINT_TIMING set, notes when the diagnosis page is first painted with an analysis, and
+// with CHOKEPOINT_EXIT_WHEN_DRAWN also set exits right then (bench/gui-startup.sh times the whole
+// process that way, the same way it times `chokepoint-cli analyze`).
+class DiagnosisDrawnProbe : public QObject {
+public:
+    explicit DiagnosisDrawnProbe(chokepoint::ui::MainWindow& window) : QObject(&window), m_window(window) {
+        QObject::connect(window.document(), &chokepoint::ui::TraceDocument::analysisAvailable, this,
+                         [this] { m_analyzed = true; });
+        if (QWidget* page = window.page(QStringLiteral("diagnosis"))) {
+            page->installEventFilter(this);
+        }
+    }
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (m_analyzed && event->type() == QEvent::Paint) {
+            m_analyzed = false;
+            // The filter runs before the page paints: note the time once this paint has finished.
+            QTimer::singleShot(0, this, [] {
+                chokepoint::ui::noteStartupMilestone("diagnosis drawn");
+                if (qEnvironmentVariableIsSet("CHOKEPOINT_EXIT_WHEN_DRAWN")) {
+                    std::fflush(stderr);
+                    std::_Exit(0);
+                }
+            });
+        }
+        return QObject::eventFilter(watched, event);
+    }
+
+private:
+    chokepoint::ui::MainWindow& m_window;
+    bool m_analyzed = false;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    startTimer().start();
+    chokepoint::ui::startStartupClock();
     QApplication app(argc, argv);
+    chokepoint::ui::noteStartupMilestone("QApplication");
     QApplication::setOrganizationName(QStringLiteral("Chokepoint"));
     QApplication::setApplicationName(QStringLiteral("Chokepoint"));
     QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
@@ -146,6 +173,7 @@ int main(int argc, char** argv) {
     }
 
     chokepoint::ui::MainWindow window;
+    chokepoint::ui::noteStartupMilestone("window built");
     if (parser.isSet(screenshot)) {
         QSize size;
         if (!parseSize(parser.value(sizeOption), size)) {
@@ -158,6 +186,9 @@ int main(int argc, char** argv) {
             return kExitUsage;
         }
         return runScreenshot(window, parser.value(screenshot), parser.value(page), size, files.first());
+    }
+    if (qEnvironmentVariableIsSet("CHOKEPOINT_TIMING")) {
+        new DiagnosisDrawnProbe(window);
     }
     window.show();
     if (!files.isEmpty()) {

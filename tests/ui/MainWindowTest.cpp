@@ -16,6 +16,7 @@
 #include "tests/ui/PageTestSupport.h"
 #include "tests/ui/UiTestModels.h"
 #include "ui/MainWindow.h"
+#include "ui/Page.h"
 #include "ui/timeline/TimelinePage.h"
 #include "ui/widgets/WelcomePage.h"
 
@@ -60,6 +61,74 @@ TEST(MainWindowTest, NavigationRequestsSwitchToTheTimeline) {
     window.document()->showPage(QStringLiteral("timeline"));
     EXPECT_EQ(window.currentPageId(), QStringLiteral("timeline"));
     QTest::qWait(50);
+}
+
+// A page that counts how often it refreshed from its document, through Page's deferral.
+class CountingPage : public Page {
+public:
+    QString pageId() const override { return QStringLiteral("counting"); }
+    QString title() const override { return QStringLiteral("Counting"); }
+    void setDocument(TraceDocument* document) override {
+        Page::setDocument(document);
+        if (document != nullptr) {
+            connect(document, &TraceDocument::modelAvailable, this,
+                    [this] { refreshNowOrWhenShown(0, [this] { ++modelRefreshes; }); });
+            connect(document, &TraceDocument::analysisAvailable, this, [this] {
+                refreshNowOrWhenShown(1, [this] {
+                    ++reportRefreshes;
+                    reportSeenAfterModel = modelRefreshes > 0;
+                });
+            });
+        }
+    }
+    int modelRefreshes = 0;
+    int reportRefreshes = 0;
+    bool reportSeenAfterModel = false;
+};
+
+TEST(MainWindowTest, HiddenPagesRefreshWhenShownAndVisibleOnesAtOnce) {
+    isolateSettings();
+    MainWindow window;
+    window.setAttribute(Qt::WA_DontShowOnScreen);
+    auto* counting = new CountingPage;
+    window.addPage(counting);
+    window.show();
+    window.showPage(QStringLiteral("diagnosis"));
+    QSignalSpy analysed(window.document(), &TraceDocument::analysisAvailable);
+    window.document()->setModel(testutils::timelineTestModel(), QStringLiteral("test"));
+    ASSERT_TRUE(analysed.count() > 0 || analysed.wait(10000));
+    // A hidden tab of a window on screen waits...
+    EXPECT_EQ(counting->modelRefreshes, 0);
+    EXPECT_EQ(counting->reportRefreshes, 0);
+    // ...and catches up once, in slot order, when shown.
+    ASSERT_TRUE(window.showPage(QStringLiteral("counting")));
+    EXPECT_EQ(counting->modelRefreshes, 1);
+    EXPECT_EQ(counting->reportRefreshes, 1);
+    EXPECT_TRUE(counting->reportSeenAfterModel);
+    // The page being looked at refreshes at once.
+    window.document()->setModel(testutils::timelineTestModel(), QStringLiteral("again"));
+    EXPECT_EQ(counting->modelRefreshes, 2);
+    ASSERT_TRUE(analysed.wait(10000));
+    EXPECT_EQ(counting->reportRefreshes, 2);
+    // Two documents while hidden: one catch-up refresh per slot, not two.
+    window.showPage(QStringLiteral("diagnosis"));
+    window.document()->setModel(testutils::timelineTestModel(), QStringLiteral("third"));
+    window.document()->setModel(testutils::timelineTestModel(), QStringLiteral("fourth"));
+    ASSERT_TRUE(analysed.wait(10000));
+    window.showPage(QStringLiteral("counting"));
+    EXPECT_EQ(counting->modelRefreshes, 3);
+}
+
+TEST(MainWindowTest, PagesOutsideAShownWindowRefreshAtOnce) {
+    isolateSettings();
+    TraceDocument document;
+    CountingPage page;  // on its own, as the page tests use them
+    page.setDocument(&document);
+    QSignalSpy analysed(&document, &TraceDocument::analysisAvailable);
+    document.setModel(testutils::timelineTestModel(), QStringLiteral("test"));
+    EXPECT_EQ(page.modelRefreshes, 1);
+    ASSERT_TRUE(analysed.wait(10000));
+    EXPECT_EQ(page.reportRefreshes, 1);
 }
 
 TEST(MainWindowTest, RecentFilesAreRememberedMostRecentFirstWithoutDuplicates) {

@@ -14,6 +14,7 @@
 
 #include "core/base/Progress.h"
 #include "core/import/TraceLoader.h"
+#include "ui/controller/StartupTiming.h"
 #include "ui/controller/TracePrefetch.h"
 
 namespace chokepoint::ui {
@@ -98,6 +99,7 @@ void TraceDocument::open(const QString& path) {
             job->error = QString::fromStdString(loaded.error().message);
             return;
         }
+        noteStartupMilestone("trace loaded");
         job->model = std::make_shared<const core::TraceModel>(std::move(loaded).value());
         if (!job->cancel) {
             job->tracks = std::make_shared<const timeline::TrackSet>(timeline::buildTracks(*job->model));
@@ -131,9 +133,12 @@ void TraceDocument::open(const QString& path) {
         m_tracks = job->tracks ? job->tracks
                                : std::make_shared<const timeline::TrackSet>(timeline::buildTracks(*m_model));
         m_job.reset();
+        noteStartupMilestone("tracks built, model handed to GUI");
+        // The analysis starts first so it runs while the pages take the model.
+        startAnalysis();
         emit progress(kLoadPercent);
         emit modelAvailable();
-        startAnalysis();
+        noteStartupMilestone("modelAvailable handled");
     });
     watcher->setFuture(job->future);
 }
@@ -153,9 +158,9 @@ void TraceDocument::setModel(std::shared_ptr<const core::TraceModel> model, cons
     m_analysisDone = false;
     m_busy = true;
     emit loadStarted(displayName);
+    startAnalysis();
     emit progress(kLoadPercent);
     emit modelAvailable();
-    startAnalysis();
 }
 
 void TraceDocument::postProgress(const std::shared_ptr<Job>& job, int percent) {
@@ -201,6 +206,7 @@ void TraceDocument::startAnalysis() {
         } else {
             job->report = result.value();
         }
+        noteStartupMilestone("analysis done");
     });
     auto* watcher = new QFutureWatcher<void>(this);
     connect(watcher, &QFutureWatcher<void>::finished, this, [this, job, watcher] {
@@ -224,7 +230,9 @@ void TraceDocument::startAnalysis() {
         m_report = job->report;
         emit progress(100);
         emit statusMessage(tr("%1 analyzed").arg(m_displayName));
+        noteStartupMilestone("analysis handed to GUI");
         emit analysisAvailable();
+        noteStartupMilestone("analysisAvailable handled");
     });
     watcher->setFuture(job->future);
 }

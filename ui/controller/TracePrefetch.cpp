@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "core/import/TraceLoader.h"
+#include "ui/controller/StartupTiming.h"
 
 namespace chokepoint::ui {
 
@@ -26,7 +27,9 @@ void prefetchTrace(const QString& absolutePath) {
     std::lock_guard lock(p.mutex);
     if (p.byPath.count(absolutePath) == 0) {
         p.byPath.emplace(absolutePath, std::async(std::launch::async, [path = absolutePath.toStdString()] {
-                             return core::loadTrace(path);
+                             auto r = core::loadTrace(path);
+                             noteStartupMilestone("trace read ahead");
+                             return r;
                          }));
     }
 }

@@ -93,8 +93,10 @@ void ComparePage::setDocument(TraceDocument* document) {
     installMenuAction();
     if (document != nullptr) {
         connect(document, &TraceDocument::analysisAvailable, this, [this] {
-            m_before = m_document->report();
-            refresh();
+            refreshNowOrWhenShown(0, [this] {
+                m_before = m_document ? m_document->report() : nullptr;
+                refresh();
+            });
         });
         m_before = document->report();
     } else {

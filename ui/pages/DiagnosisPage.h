@@ -59,6 +59,7 @@ private:
     void onStepClicked(int index);
     void onKernelActivated(const QModelIndex& index);
     void chooseExport(bool pdf);
+    void settleLayout();
 
     std::shared_ptr<const analysis::AnalysisReport> m_report;
     std::shared_ptr<const core::TraceModel> m_model;
@@ -66,7 +67,10 @@ private:
     QString m_headlinePlain;  // the report's headline without the synthetic badge
     QLabel* m_headline = nullptr;
     QLabel* m_rationale = nullptr;
-    QLabel* m_figures = nullptr;
+    static constexpr int kFigureCount = 6;  // step time, GPU busy, MFU, HFU, steps, device
+    QLabel* m_figureCaptions[kFigureCount] = {};
+    QLabel* m_figureValues[kFigureCount] = {};
+    QLabel* m_stepNote = nullptr;
     QLabel* m_mfuText = nullptr;
     MfuBands* m_mfuBands = nullptr;
     StepStrip* m_strip = nullptr;

@@ -106,15 +106,23 @@ void ReviewPage::setDocument(TraceDocument* document) {
         setTrace({}, nullptr, nullptr);
         return;
     }
-    auto refresh = [this] { setTrace(m_document->filePath(), m_document->report(), m_document->model()); };
-    connect(document, &TraceDocument::modelAvailable, this, refresh);
-    connect(document, &TraceDocument::analysisAvailable, this, refresh);
+    auto refresh = [this] {
+        if (m_document) {
+            setTrace(m_document->filePath(), m_document->report(), m_document->model());
+        }
+    };
+    connect(document, &TraceDocument::modelAvailable, this,
+            [this, refresh] { refreshNowOrWhenShown(0, refresh); });
+    connect(document, &TraceDocument::analysisAvailable, this,
+            [this, refresh] { refreshNowOrWhenShown(0, refresh); });
     connect(document, &TraceDocument::requestShowRange, this, [this](core::TimeRange range, const QString&) {
+        runPendingRefreshes();
         m_lastRange = range;
         m_lastKernel = {};
         rebuildSlideList();
     });
     connect(document, &TraceDocument::requestSelectKernel, this, [this](core::KernelId kernel) {
+        runPendingRefreshes();
         m_lastKernel = kernel;
         m_lastRange.reset();
         rebuildSlideList();

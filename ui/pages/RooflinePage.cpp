@@ -43,8 +43,9 @@ void RooflinePage::setDocument(TraceDocument* document) {
     }
     Page::setDocument(document);
     if (document != nullptr) {
-        connect(document, &TraceDocument::analysisAvailable, this,
-                [this] { setReport(m_document->report()); });
+        connect(document, &TraceDocument::analysisAvailable, this, [this] {
+            refreshNowOrWhenShown(0, [this] { setReport(m_document ? m_document->report() : nullptr); });
+        });
         connect(document, &TraceDocument::loadStarted, this, [this] { setReport(nullptr); });
         setReport(document->report());
     } else {

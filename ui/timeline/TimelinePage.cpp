@@ -109,17 +109,20 @@ void TimelinePage::setDocument(TraceDocument* document) {
     }
     Page::setDocument(document);
     if (document) {
-        m_connections[0] =
-            connect(document, &TraceDocument::modelAvailable, this, &TimelinePage::refreshModel);
-        m_connections[1] =
-            connect(document, &TraceDocument::analysisAvailable, this, &TimelinePage::refreshOverlays);
+        // Slot order: a new model is set before the overlays drawn over it.
+        m_connections[0] = connect(document, &TraceDocument::modelAvailable, this,
+                                   [this] { refreshNowOrWhenShown(0, [this] { refreshModel(); }); });
+        m_connections[1] = connect(document, &TraceDocument::analysisAvailable, this,
+                                   [this] { refreshNowOrWhenShown(1, [this] { refreshOverlays(); }); });
         m_connections[2] = connect(document, &TraceDocument::requestShowRange, this,
                                    [this](core::TimeRange range, const QString&) {
+                                       runPendingRefreshes();
                                        m_timeline->setRangeSelection(range);
                                        m_timeline->showRange(range, true);
                                    });
         m_connections[3] =
             connect(document, &TraceDocument::requestSelectKernel, this, [this](core::KernelId kernel) {
+                runPendingRefreshes();
                 m_timeline->selectEvent({timeline::EventKind::Kernel, kernel.index}, true);
             });
         m_connections[4] = connect(document, &TraceDocument::loadStarted, this, [this] {
