@@ -166,7 +166,10 @@ TEST(CaptureEngineTest, CaptureStreamsADecodableTraceAndUnsubscribes) {
     EXPECT_EQ(model->metadata.hostName, "testhost");
     ASSERT_GT(model->kernels.size(), 0u);
     EXPECT_EQ(static_cast<std::int64_t>(model->kernels.size()), c.done.kernels());
-    EXPECT_EQ(model->kernels.size(), model->apiCalls.size());
+    // Records are kept by start time: a launch in the window's last 10 us can have its kernel start
+    // after the window end, so one launch may come without its kernel, never the other way round.
+    EXPECT_LE(model->kernels.size(), model->apiCalls.size());
+    EXPECT_LE(model->apiCalls.size(), model->kernels.size() + 1);
     std::size_t joined = 0;
     for (std::size_t i = 0; i < model->kernels.size(); ++i) {
         core::KernelRow k = model->kernels.row(core::KernelId(static_cast<std::uint32_t>(i)));
