@@ -89,6 +89,33 @@ TEST_F(ReviewModeTest, PresenterKeysStepForwardAndBack) {
     EXPECT_FALSE(presenter->isVisible());
 }
 
+TEST_F(ReviewModeTest, EvidenceSlidesCarryAPictureOfTheTimeline) {
+    // While presenting, the room sees the presenter, not the main window: the evidence slide must
+    // carry the timeline itself.
+    ReviewPage page;
+    page.setTrace(m_trace, m_report, m_report->model);
+    PresenterView* presenter = page.startPresentation(false);
+    ASSERT_NE(presenter, nullptr);
+    EXPECT_TRUE(presenter->evidencePicture().isNull()) << "the overview slide has no picture";
+    presenter->goTo(2);
+    ASSERT_FALSE(presenter->slide(2)->evidence.empty());
+    const QPixmap picture = presenter->evidencePicture();
+    ASSERT_FALSE(picture.isNull());
+    EXPECT_GE(picture.width(), 400);
+    EXPECT_GE(picture.height(), 100);
+    const QImage image = picture.toImage();
+    testutils::saveIfRequested(image, QStringLiteral("presenter-evidence"));
+    EXPECT_GT(testutils::distinctColours(image), 8);
+    EXPECT_GT(testutils::inkFraction(image), 0.05);
+    // The picture follows the window's size.
+    const QImage slide = testutils::renderWidget(*presenter, {1920, 1080});
+    testutils::saveIfRequested(slide, QStringLiteral("presenter-evidence-slide"));
+    EXPECT_GT(presenter->evidencePicture().width(), picture.width());
+    presenter->goTo(0);
+    EXPECT_TRUE(presenter->evidencePicture().isNull());
+    presenter->close();
+}
+
 TEST_F(ReviewModeTest, BookmarksAreSavedBesideTheTraceAndReloaded) {
     const std::string sidecar = core::reviewSidecarPath(m_trace.toStdString());
     {

@@ -18,9 +18,17 @@
 #include "ui/models/BookmarksModel.h"
 #include "ui/models/ModelRoles.h"
 #include "ui/pages/ReportViews.h"
+#include "ui/review/EvidenceSnapshot.h"
 #include "ui/review/PresenterView.h"
 
 namespace chokepoint::ui {
+
+namespace {
+
+// The presenter's timeline pictures are drawn this much larger than the timeline page, for a room.
+constexpr double kSlideScale = 1.5;
+
+}  // namespace
 
 ReviewPage::ReviewPage(QWidget* parent) : Page(parent) {
     auto* layout = new QVBoxLayout(this);
@@ -321,7 +329,15 @@ PresenterView* ReviewPage::startPresentation(bool fullScreen) {
                         m_document->showRange(range, why);
                     }
                 });
+        m_snapshot = std::make_unique<EvidenceSnapshot>();
+        m_presenter->setEvidenceRenderer([this](core::TimeRange range, QSize size) {
+            return m_snapshot->render(range, size, kSlideScale);
+        });
     }
+    // The document's tracks when there is one (built already), else the snapshot builds them.
+    m_snapshot->setTrace(m_model,
+                         m_document && m_document->model() == m_model ? m_document->tracks() : nullptr,
+                         m_report.get());
     m_presenter->setSlides(
         buildReviewSlides(*m_report, m_bookmarks->notes(), m_model ? m_model->timeSpan().startNs : 0));
     if (fullScreen) {

@@ -21,6 +21,7 @@ class QTableView;
 namespace chokepoint::ui {
 
 class BookmarksModel;
+class EvidenceSnapshot;
 class PresenterView;
 
 class ReviewPage : public Page {
@@ -76,6 +77,7 @@ private:
     QPushButton* m_present = nullptr;
     QLabel* m_statusLabel = nullptr;
     PresenterView* m_presenter = nullptr;
+    std::unique_ptr<EvidenceSnapshot> m_snapshot;  // the presenter's timeline pictures
 };
 
 }  // namespace chokepoint::ui

@@ -2,7 +2,9 @@
 
 #include <QKeyEvent>
 #include <QLabel>
+#include <QResizeEvent>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "ui/pages/ReportViews.h"
 
@@ -69,8 +71,9 @@ std::vector<ReviewSlide> buildReviewSlides(const analysis::AnalysisReport& repor
         s.bodyHtml = s.evidence.empty()
                          ? QObject::tr("<p>The trace has no step to show.</p>")
                          : QObject::tr(
-                               "<p>The timeline now shows %1 starting at %2 — the clearest instance of "
-                               "the bottleneck in this trace.</p>")
+                               "<p>The timeline below shows %1 starting at %2 — the clearest instance of "
+                               "the bottleneck in this trace. The main window's timeline shows the same "
+                               "range, to explore after the review.</p>")
                                .arg(durationText(static_cast<double>(s.evidence.durationNs())),
                                     durationText(static_cast<double>(s.evidence.startNs - traceStartNs)));
         slides.push_back(s);
@@ -152,7 +155,13 @@ PresenterView::PresenterView(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_kicker);
     layout->addWidget(m_title);
     layout->addSpacing(16);
-    layout->addWidget(m_body, 1);
+    layout->addWidget(m_body);
+    m_picture = new QLabel(this);
+    m_picture->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_picture->hide();
+    layout->addSpacing(12);
+    layout->addWidget(m_picture);
+    layout->addStretch(1);
     layout->addWidget(m_footer);
 }
 
@@ -187,9 +196,36 @@ void PresenterView::goTo(int index) {
     m_kicker->setText(s.kicker);
     m_title->setText(s.title);
     m_body->setText(s.bodyHtml);
+    updatePicture();
     emit slideChanged(index);
     if (!s.evidence.empty()) {
         emit evidenceRequested(s.evidence, s.title);
+    }
+}
+
+void PresenterView::setEvidenceRenderer(EvidenceRenderer renderer) {
+    m_renderer = std::move(renderer);
+    updatePicture();
+}
+
+void PresenterView::updatePicture() {
+    const ReviewSlide* s = slide(m_current);
+    m_pictureShown = QPixmap();
+    if (s != nullptr && !s->evidence.empty() && m_renderer) {
+        // The lower part of the slide, the full width inside the margins.
+        const QMargins margins = layout()->contentsMargins();
+        const QSize size(std::max(400, width() - margins.left() - margins.right()),
+                         std::max(220, static_cast<int>(height() * 0.45)));
+        m_pictureShown = m_renderer(s->evidence, size);
+    }
+    m_picture->setPixmap(m_pictureShown);
+    m_picture->setVisible(!m_pictureShown.isNull());
+}
+
+void PresenterView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    if (event->oldSize() != event->size()) {
+        updatePicture();
     }
 }
 

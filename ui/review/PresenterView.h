@@ -5,7 +5,9 @@
 // PageDown or Space for next; Left or PageUp for previous; Home/End; Esc leaves.
 // Slides come from buildReviewSlides(); all text is read from the report and the notes.
 
+#include <QPixmap>
 #include <QWidget>
+#include <functional>
 #include <vector>
 
 #include "core/base/Time.h"
@@ -40,6 +42,13 @@ public:
     void previous() { goTo(m_current - 1); }
     QString currentTitle() const;
 
+    // Draws the timeline over a slide's evidence range at a size; slides with evidence show the
+    // picture under their text (the room cannot see the main window while presenting).
+    using EvidenceRenderer = std::function<QPixmap(core::TimeRange range, QSize size)>;
+    void setEvidenceRenderer(EvidenceRenderer renderer);
+    // The picture on the current slide (null when it has none).
+    QPixmap evidencePicture() const { return m_pictureShown; }
+
 signals:
     void slideChanged(int index);
     void evidenceRequested(chokepoint::core::TimeRange range, const QString& reason);
@@ -47,14 +56,20 @@ signals:
 
 protected:
     void keyPressEvent(QKeyEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
+    void updatePicture();
+
     std::vector<ReviewSlide> m_slides;
     int m_current = -1;
     QLabel* m_kicker = nullptr;
     QLabel* m_title = nullptr;
     QLabel* m_body = nullptr;
     QLabel* m_footer = nullptr;
+    QLabel* m_picture = nullptr;
+    EvidenceRenderer m_renderer;
+    QPixmap m_pictureShown;
 };
 
 }  // namespace chokepoint::ui

@@ -61,6 +61,8 @@ public:
     // Left edge of the plot area (after the track labels) and the top of the first track.
     int plotLeft() const { return m_labelWidth; }
     int plotWidth() const;
+    // Height that shows every track without scrolling (ruler and step strip included).
+    int fullHeight() const { return tracksTop() + m_contentHeight; }
     int tracksTop() const;
     // x in widget coordinates of time t, and back.
     double xForTime(core::TimestampNs t) const;
