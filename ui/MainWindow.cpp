@@ -24,6 +24,7 @@
 #include "ui/AppIcon.h"
 #include "ui/StandardPages.h"
 #include "ui/controller/AttachDialog.h"
+#include "ui/controller/ExportActions.h"
 #include "ui/timeline/TimelinePage.h"
 #include "ui/timeline/TimelineWidget.h"
 #include "ui/widgets/WelcomePage.h"
@@ -180,6 +181,7 @@ void MainWindow::createMenus() {
     file->addAction(tr("&Attach to a Running Job…"), this, &MainWindow::attachToJob);
     file->addSeparator();
     m_menus[static_cast<int>(MenuId::Export)] = file->addMenu(tr("&Export"));
+    m_exportActions = new ExportActions(m_document, m_menus[static_cast<int>(MenuId::Export)], this);
     file->addSeparator();
     QAction* close = file->addAction(tr("&Close Trace"), this, [this] {
         m_document->cancel();

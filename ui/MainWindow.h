@@ -20,6 +20,7 @@ class QTabWidget;
 
 namespace chokepoint::ui {
 
+class ExportActions;
 class WelcomePage;
 
 class MainWindow : public QMainWindow {
@@ -41,6 +42,8 @@ public:
     bool showPage(const QString& pageId);
     QString currentPageId() const;
     QMenu* menu(MenuId id) const;
+    // File > Export: the report, its tables and the trace.
+    ExportActions* exportActions() const { return m_exportActions; }
 
     // Opens a trace in this window (replacing the current one); remembered in recent files.
     void openFile(const QString& path);
@@ -87,6 +90,7 @@ private:
     void setBusyUi(bool busy);
 
     TraceDocument* m_document = nullptr;
+    ExportActions* m_exportActions = nullptr;
     QStackedWidget* m_stack = nullptr;
     WelcomePage* m_welcome = nullptr;
     QTabWidget* m_tabs = nullptr;

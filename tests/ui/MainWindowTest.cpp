@@ -4,6 +4,7 @@
 
 #include <QFile>
 #include <QListWidget>
+#include <QMenu>
 #include <QProcess>
 #include <QPushButton>
 #include <QSettings>
@@ -12,11 +13,13 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "core/import/TraceLoader.h"
 #include "tests/testutils/SharedTraces.h"
 #include "tests/ui/PageTestSupport.h"
 #include "tests/ui/UiTestModels.h"
 #include "ui/MainWindow.h"
 #include "ui/Page.h"
+#include "ui/controller/ExportActions.h"
 #include "ui/timeline/TimelinePage.h"
 #include "ui/widgets/WelcomePage.h"
 
@@ -129,6 +132,66 @@ TEST(MainWindowTest, PagesOutsideAShownWindowRefreshAtOnce) {
     EXPECT_EQ(page.modelRefreshes, 1);
     ASSERT_TRUE(analysed.wait(10000));
     EXPECT_EQ(page.reportRefreshes, 1);
+}
+
+TEST(MainWindowTest, ExportMenuWritesTheReportTablesAndTrace) {
+    isolateSettings();
+    MainWindow window;
+    ExportActions* exports = window.exportActions();
+    ASSERT_NE(exports, nullptr);
+    ASSERT_FALSE(window.menu(MainWindow::MenuId::Export)->actions().isEmpty());
+    // Nothing open: every item is disabled and a direct call explains why.
+    EXPECT_FALSE(exports->action(ExportActions::Kind::ReportHtml)->isEnabled());
+    EXPECT_FALSE(exports->action(ExportActions::Kind::TraceCptrace)->isEnabled());
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    QString error;
+    EXPECT_FALSE(exports->exportTo(ExportActions::Kind::ReportHtml, dir.filePath("early.html"), &error));
+    EXPECT_TRUE(error.contains("early.html")) << error.toStdString();
+
+    QSignalSpy analysed(window.document(), &TraceDocument::analysisAvailable);
+    window.document()->setModel(testutils::timelineTestModel(), QStringLiteral("test"));
+    // The trace can be saved before its analysis ends; the report only after.
+    EXPECT_TRUE(exports->action(ExportActions::Kind::TraceCptrace)->isEnabled());
+    ASSERT_TRUE(analysed.count() > 0 || analysed.wait(10000));
+    EXPECT_TRUE(exports->action(ExportActions::Kind::ReportPdf)->isEnabled());
+
+    auto fileStarts = [](const QString& path) {
+        QFile f(path);
+        return f.open(QIODevice::ReadOnly) ? f.read(16) : QByteArray();
+    };
+    struct Case {
+        ExportActions::Kind kind;
+        const char* name;
+        QByteArray head;
+    };
+    const Case cases[] = {
+        {ExportActions::Kind::ReportHtml, "r.html", "<!DOCTYPE html>"},
+        {ExportActions::Kind::ReportPdf, "r.pdf", "%PDF"},
+        {ExportActions::Kind::ReportMarkdown, "r.md", "# "},
+        {ExportActions::Kind::ReportJson, "r.json", "{"},
+        {ExportActions::Kind::TopKernelsCsv, "k.csv", "Kernel,"},
+        {ExportActions::Kind::TopOpsCsv, "o.csv", "Op,"},
+        {ExportActions::Kind::TraceChromeJson, "t.json", "{"},
+    };
+    for (const Case& c : cases) {
+        const QString path = dir.filePath(QString::fromLatin1(c.name));
+        ASSERT_TRUE(exports->exportTo(c.kind, path, &error)) << c.name << ": " << error.toStdString();
+        EXPECT_TRUE(fileStarts(path).startsWith(c.head)) << c.name << ": " << fileStarts(path).toStdString();
+    }
+    // The saved .cptrace opens again with the same events.
+    const QString saved = dir.filePath("t.cptrace");
+    ASSERT_TRUE(exports->exportTo(ExportActions::Kind::TraceCptrace, saved, &error)) << error.toStdString();
+    auto reopened = core::loadTrace(saved.toStdString());
+    ASSERT_TRUE(reopened.ok()) << reopened.error().message;
+    EXPECT_EQ(reopened->kernels.size(), window.document()->model()->kernels.size());
+    // A place that cannot be written is an error naming it, not a crash.
+    const QString bad = dir.filePath("no/such/dir/r.md");
+    EXPECT_FALSE(exports->exportTo(ExportActions::Kind::ReportMarkdown, bad, &error));
+    EXPECT_TRUE(error.contains(bad)) << error.toStdString();
+    EXPECT_FALSE(
+        exports->exportTo(ExportActions::Kind::TraceCptrace, dir.filePath("no/such/t.cptrace"), &error));
+    EXPECT_TRUE(error.contains("no/such/t.cptrace")) << error.toStdString();
 }
 
 TEST(MainWindowTest, RecentFilesAreRememberedMostRecentFirstWithoutDuplicates) {
