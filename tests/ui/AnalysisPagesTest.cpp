@@ -18,6 +18,7 @@
 #include "tests/ui/PageReportFixture.h"
 #include "tests/ui/PageTestSupport.h"
 #include "ui/charts/RooflineChart.h"
+#include "ui/charts/StepBarsChart.h"
 #include "ui/charts/StepStrip.h"
 #include "ui/controller/TraceDocument.h"
 #include "ui/models/TopKernelsModel.h"
@@ -246,6 +247,15 @@ TEST_F(AnalysisPagesTest, ComparePageShowsDeltas) {
     QAbstractItemModelTester kernels(page.kernelsModel(),
                                      QAbstractItemModelTester::FailureReportingMode::Fatal);
     EXPECT_GT(page.metricsModel()->rowCount(), 0);
+    // Side by side on shared axes: one step scale and one roofline frame for both traces.
+    EXPECT_EQ(page.stepBars(false)->data().stepLabels.size(), m_report->metrics.steps.steps.size());
+    EXPECT_EQ(page.stepBars(true)->data().stepLabels.size(), after->metrics.steps.steps.size());
+    EXPECT_FALSE(page.roofline(false)->data().dots.empty());
+    EXPECT_FALSE(page.roofline(true)->data().dots.empty());
+    EXPECT_EQ(page.stepBars(false)->plot()->yAxis->range(), page.stepBars(true)->plot()->yAxis->range());
+    EXPECT_GT(page.stepBars(false)->plot()->yAxis->range().upper, 0.0);
+    EXPECT_EQ(page.roofline(false)->plot()->xAxis->range(), page.roofline(true)->plot()->xAxis->range());
+    EXPECT_EQ(page.roofline(false)->plot()->yAxis->range(), page.roofline(true)->plot()->yAxis->range());
     for (QSize size : {QSize(900, 600), QSize(1500, 900)}) {
         const QImage image = testutils::renderWidget(page, size);
         testutils::saveIfRequested(image, QStringLiteral("compare-%1").arg(size.width()));

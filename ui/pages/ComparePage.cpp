@@ -13,7 +13,14 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include <qcustomplot.h>
+
+#include <QTabWidget>
+#include <algorithm>
+
 #include "ui/MainWindow.h"
+#include "ui/charts/RooflineChart.h"
+#include "ui/charts/StepBarsChart.h"
 #include "ui/charts/StepStrip.h"
 #include "ui/models/ModelRoles.h"
 #include "ui/pages/DiagnosisPage.h"
@@ -28,6 +35,33 @@ QString valueText(const analysis::MetricDelta& m, double v) {
                                   : QString::number(v, 'g', 4);
 }
 
+// The comparison's metric ids as a reader would name them (unknown ids are shown as they are).
+QString metricLabel(const std::string& name) {
+    static const std::pair<const char*, const char*> kLabels[] = {
+        {"stepTimeNs", QT_TR_NOOP("Step time (mean)")},
+        {"busy", QT_TR_NOOP("GPU busy")},
+        {"mfu", QT_TR_NOOP("MFU")},
+        {"hfu", QT_TR_NOOP("HFU")},
+        {"compute", QT_TR_NOOP("Compute")},
+        {"communication", QT_TR_NOOP("Communication")},
+        {"exposedCommunication", QT_TR_NOOP("Communication not overlapped")},
+        {"copy", QT_TR_NOOP("Copies")},
+        {"idle", QT_TR_NOOP("Idle")},
+        {"idle.dataWait", QT_TR_NOOP("Idle: waiting for data")},
+        {"idle.launchOverhead", QT_TR_NOOP("Idle: launch overhead")},
+        {"idle.synchronization", QT_TR_NOOP("Idle: synchronization")},
+        {"idle.collective", QT_TR_NOOP("Idle: waiting on a collective")},
+        {"idle.unexplained", QT_TR_NOOP("Idle: unexplained")},
+        {"kernelCount", QT_TR_NOOP("Kernels")},
+    };
+    for (const auto& [id, label] : kLabels) {
+        if (name == id) {
+            return QObject::tr(label);
+        }
+    }
+    return QString::fromStdString(name);
+}
+
 QString sideHtml(const QString& label, const analysis::AnalysisReport& r) {
     return QObject::tr(
                "<b>%1</b><br/><span style='font-size:13pt; color:%2'><b>%3</b></span><br/>"
@@ -36,6 +70,23 @@ QString sideHtml(const QString& label, const analysis::AnalysisReport& r) {
              QString::fromStdString(r.headline).toHtmlEscaped(),
              r.mfu.stepTimeNs > 0 ? durationText(r.mfu.stepTimeNs) : QObject::tr("n/a"),
              percentText(r.mfu.busyFraction), r.mfu.mfu ? percentText(*r.mfu.mfu) : QObject::tr("unknown"));
+}
+
+// Gives both plots the union of their axis ranges, so equal heights mean equal values.
+void shareAxes(QCustomPlot* a, QCustomPlot* b) {
+    for (auto axis : {&QCustomPlot::xAxis, &QCustomPlot::yAxis}) {
+        QCPAxis* first = a->*axis;
+        QCPAxis* second = b->*axis;
+        const QCPRange range(std::min(first->range().lower, second->range().lower),
+                             std::max(first->range().upper, second->range().upper));
+        // Step labels are categories, not values: only value axes are shared.
+        if (first->ticker().dynamicCast<QCPAxisTickerText>().isNull()) {
+            first->setRange(range);
+            second->setRange(range);
+        }
+    }
+    a->replot();
+    b->replot();
 }
 
 }  // namespace
@@ -70,7 +121,26 @@ ComparePage::ComparePage(QWidget* parent) : Page(parent) {
     sides->setColumnStretch(1, 1);
     layout->addLayout(sides);
 
-    auto* split = new QSplitter(Qt::Horizontal, this);
+    // Charts above the tables, the two traces side by side in each tab.
+    auto* vertical = new QSplitter(Qt::Vertical, this);
+    auto* charts = new QTabWidget(vertical);
+    auto sideBySide = [charts](QWidget* left, QWidget* right, const QString& title) {
+        auto* pair = new QSplitter(Qt::Horizontal, charts);
+        pair->addWidget(left);
+        pair->addWidget(right);
+        pair->setChildrenCollapsible(false);
+        charts->addTab(pair, title);
+    };
+    m_leftBars = new StepBarsChart;
+    m_rightBars = new StepBarsChart;
+    sideBySide(m_leftBars, m_rightBars, tr("Where each step's time goes"));
+    m_leftRoofline = new RooflineChart;
+    m_rightRoofline = new RooflineChart;
+    sideBySide(m_leftRoofline, m_rightRoofline, tr("Roofline"));
+    charts->setMinimumHeight(260);
+    vertical->addWidget(charts);
+
+    auto* split = new QSplitter(Qt::Horizontal, vertical);
     m_metrics = new QStandardItemModel(0, 5, this);
     m_metrics->setHorizontalHeaderLabels(
         {tr("Metric"), tr("This trace"), tr("Other trace"), tr("Change"), tr("Verdict")});
@@ -81,7 +151,10 @@ ComparePage::ComparePage(QWidget* parent) : Page(parent) {
     m_kernelsView = makeSortableTable(m_kernels, split);
     split->addWidget(m_metricsView);
     split->addWidget(m_kernelsView);
-    layout->addWidget(split, 1);
+    vertical->addWidget(split);
+    vertical->setStretchFactor(0, 3);
+    vertical->setStretchFactor(1, 2);
+    layout->addWidget(vertical, 1);
     refresh();
 }
 
@@ -162,6 +235,33 @@ QString ComparePage::summaryText() const {
     return m_summary->text();
 }
 
+void ComparePage::updateCharts() {
+    auto barsOf = [](const std::shared_ptr<const analysis::AnalysisReport>& r, const QString& empty) {
+        StepBarsData result = r ? stepBarsFromReport(*r) : StepBarsData{};
+        if (!r) {
+            result.emptyMessage = empty;
+        }
+        return result;
+    };
+    auto rooflineOf = [](const std::shared_ptr<const analysis::AnalysisReport>& r, const QString& empty) {
+        RooflineChartData result = r ? rooflineFromReport(*r) : RooflineChartData{};
+        if (!r) {
+            result.emptyMessage = empty;
+        }
+        return result;
+    };
+    const QString noTrace = tr("Open a trace first.");
+    const QString noOther = tr("Choose File ▸ Compare with… to open a second trace.");
+    m_leftBars->setData(barsOf(m_before, noTrace));
+    m_rightBars->setData(barsOf(m_after, noOther));
+    m_leftRoofline->setData(rooflineOf(m_before, noTrace));
+    m_rightRoofline->setData(rooflineOf(m_after, noOther));
+    if (m_before && m_after) {
+        shareAxes(m_leftBars->plot(), m_rightBars->plot());
+        shareAxes(m_leftRoofline->plot(), m_rightRoofline->plot());
+    }
+}
+
 void ComparePage::refresh() {
     m_metrics->removeRows(0, m_metrics->rowCount());
     m_kernels->removeRows(0, m_kernels->rowCount());
@@ -178,6 +278,7 @@ void ComparePage::refresh() {
                 : tr("Choose File ▸ Compare with… to open a second trace."));
     m_leftStrip->setCells(m_before ? stepStripFromReport(*m_before) : std::vector<StepStripCell>{});
     m_rightStrip->setCells(m_after ? stepStripFromReport(*m_after) : std::vector<StepStripCell>{});
+    updateCharts();
     if (!m_before || !m_after) {
         m_summary->setText(
             tr("Compare this trace with another run (before/after a change, or another rank)."));
@@ -204,8 +305,9 @@ void ComparePage::refresh() {
                 : QStringLiteral("%1%2 %").arg(m.relative >= 0 ? "+" : "").arg(m.relative * 100, 0, 'f', 1);
         const QString verdict = m.improved ? tr("better") : m.regressed ? tr("worse") : tr("unchanged");
         QList<QStandardItem*> row = {
-            new QStandardItem(QString::fromStdString(m.name)), new QStandardItem(valueText(m, m.before)),
+            new QStandardItem(metricLabel(m.name)), new QStandardItem(valueText(m, m.before)),
             new QStandardItem(valueText(m, m.after)), new QStandardItem(change), new QStandardItem(verdict)};
+        row[0]->setToolTip(QString::fromStdString(m.name));  // the id in JSON reports and `diff`
         row[1]->setData(m.before, SortRole);
         row[2]->setData(m.after, SortRole);
         row[3]->setData(m.relative, SortRole);

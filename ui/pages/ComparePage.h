@@ -2,7 +2,8 @@
 // ComparePage: two traces side by side (File ▸ Compare with…): each one's verdict, step time, GPU
 // busy, MFU and per-step strip, then the deltas from core's compareReports (analysis/diagnosis/
 // Compare.h): metric changes coloured by direction, verdict changes, kernels that got slower or
-// faster, and whether the first trace's top fix delivered its predicted gain. The second trace is
+// faster, and whether the first trace's top fix delivered its predicted gain. Under the verdicts, the
+// two traces' step breakdowns and rooflines side by side, on shared axes. The second trace is
 // loaded and analysed off the GUI thread by its own TraceDocument.
 
 #include <memory>
@@ -21,6 +22,8 @@ class QTableView;
 
 namespace chokepoint::ui {
 
+class RooflineChart;
+class StepBarsChart;
 class StepStrip;
 
 class ComparePage : public Page {
@@ -41,10 +44,15 @@ public:
     QStandardItemModel* metricsModel() const { return m_metrics; }
     QStandardItemModel* kernelsModel() const { return m_kernels; }
     QString summaryText() const;
+    // The side-by-side charts: where each step's time goes, and each trace's roofline, on the same
+    // axes so heights and positions compare at a glance.
+    StepBarsChart* stepBars(bool after) const { return after ? m_rightBars : m_leftBars; }
+    RooflineChart* roofline(bool after) const { return after ? m_rightRoofline : m_leftRoofline; }
 
 private:
     void chooseFile();
     void refresh();
+    void updateCharts();
     void installMenuAction();
 
     std::shared_ptr<const analysis::AnalysisReport> m_before, m_after;
@@ -57,6 +65,10 @@ private:
     QLabel* m_right = nullptr;
     StepStrip* m_leftStrip = nullptr;
     StepStrip* m_rightStrip = nullptr;
+    StepBarsChart* m_leftBars = nullptr;
+    StepBarsChart* m_rightBars = nullptr;
+    RooflineChart* m_leftRoofline = nullptr;
+    RooflineChart* m_rightRoofline = nullptr;
     QStandardItemModel* m_metrics = nullptr;
     QStandardItemModel* m_kernels = nullptr;
     QTableView* m_metricsView = nullptr;
