@@ -347,6 +347,11 @@ void MainWindow::openFile(const QString& path) {
 void MainWindow::onLoadStarted(const QString& path) {
     setBusyUi(true);
     setWindowTitle(tr("%1 — Chokepoint").arg(QFileInfo(path).fileName()));
+    // The pages show "Loading…" at once: they are laid out and drawn while the file is read, when
+    // this thread has nothing else to do, instead of after it. A failed load returns to welcome.
+    if (welcomeVisible() && !showPage(QStringLiteral("diagnosis"))) {
+        showPage(QStringLiteral("timeline"));
+    }
 }
 
 void MainWindow::onProgress(int percent) {

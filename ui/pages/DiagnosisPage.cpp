@@ -372,6 +372,14 @@ void DiagnosisPage::settleLayout() {
     if (!isVisible()) {
         return;
     }
+    // Likewise the tables' own delayed relayout after their models reset: done now (which stops
+    // its timer), it joins the same paint instead of repainting the tables a moment later.
+    for (QTableView* view : {m_kernelView, m_opView, m_statsView}) {
+        view->doItemsLayout();
+        view->horizontalHeader()->doItemsLayout();
+        // The view's queued geometry update (scroll bars for the new rows) as well.
+        QCoreApplication::sendPostedEvents(view, QEvent::MetaCall);
+    }
     for (int pass = 0; pass < 3; ++pass) {
         QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
     }
