@@ -1,5 +1,6 @@
 #include "collectors/control/AgentLauncher.h"
 
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -134,9 +135,25 @@ core::Result<pid_t> spawnProcess(const std::vector<std::string>& argv, const std
         envp.push_back(e.data());
     }
     envp.push_back(nullptr);
+    // The caller may ignore SIGINT/SIGQUIT while it waits (so Ctrl-C reaches only the job), and an
+    // ignored signal stays ignored across exec: give the job the default actions and an empty
+    // signal mask, as a shell would, or Ctrl-C could never stop it.
+    posix_spawnattr_t attributes;
+    ::posix_spawnattr_init(&attributes);
+    sigset_t defaults;
+    sigemptyset(&defaults);
+    for (int signal : {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE}) {
+        sigaddset(&defaults, signal);
+    }
+    sigset_t noMask;
+    sigemptyset(&noMask);
+    ::posix_spawnattr_setsigdefault(&attributes, &defaults);
+    ::posix_spawnattr_setsigmask(&attributes, &noMask);
+    ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
     // PATH lookup must use the child's PATH, which posix_spawnp takes from our environment.
     pid_t pid = 0;
-    int rc = ::posix_spawnp(&pid, argCopy[0].c_str(), nullptr, nullptr, args.data(), envp.data());
+    int rc = ::posix_spawnp(&pid, argCopy[0].c_str(), nullptr, &attributes, args.data(), envp.data());
+    ::posix_spawnattr_destroy(&attributes);
     if (rc != 0) {
         return core::makeError("cannot start '" + argv[0] + "': " + std::strerror(rc));
     }

@@ -3,6 +3,7 @@
 // runtime directory permissions, stale socket cleanup.
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -562,6 +563,19 @@ TEST(AgentLauncherTest, SpawnReportsMissingProgramsAndExitCodes) {
     auto killed = spawnProcess({"/bin/sh", "-c", "kill -9 $$"}, currentEnvironment());
     ASSERT_TRUE(killed.ok());
     EXPECT_EQ(waitForExit(killed.value()), 128 + 9);
+}
+
+TEST(AgentLauncherTest, TheJobGetsCtrlCEvenWhenTheLauncherIgnoresIt) {
+    // `run` and `launch` ignore SIGINT while they wait, so that Ctrl-C goes to the job alone; the
+    // job itself must still die of it.
+    struct sigaction ignore {
+    }, previous{};
+    ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGINT, &ignore, &previous);
+    auto job = spawnProcess({"/bin/sh", "-c", "kill -INT $$; sleep 5; exit 3"}, currentEnvironment());
+    ::sigaction(SIGINT, &previous, nullptr);
+    ASSERT_TRUE(job.ok()) << job.error().message;
+    EXPECT_EQ(waitForExit(job.value()), 128 + SIGINT);
 }
 
 }  // namespace
