@@ -23,7 +23,8 @@
 
 #include "ui/AppIcon.h"
 #include "ui/StandardPages.h"
-#include "ui/controller/AttachDialog.h"
+#include "ui/capture/AttachDialog.h"
+#include "ui/capture/RecordDialog.h"
 #include "ui/controller/ExportActions.h"
 #include "ui/timeline/TimelinePage.h"
 #include "ui/timeline/TimelineWidget.h"
@@ -97,6 +98,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_welcome->setSamples(sampleFiles());
     m_welcome->setAttachAvailable(true, tr("Record a window from a job started with chokepoint-cli launch."));
     connect(m_welcome, &WelcomePage::attachRequested, this, &MainWindow::attachToJob);
+    connect(m_welcome, &WelcomePage::recordRequested, this, &MainWindow::recordCommand);
     updateRecentMenu();
     showWelcome(true);
 }
@@ -178,6 +180,8 @@ void MainWindow::createMenus() {
     QAction* sample = file->addAction(tr("Open &Sample"), this, &MainWindow::openSample);
     sample->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     sample->setEnabled(!sampleFiles().isEmpty());
+    file->addAction(tr("&Record a Training Run…"), this, &MainWindow::recordCommand)
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     file->addAction(tr("&Attach to a Running Job…"), this, &MainWindow::attachToJob);
     file->addSeparator();
     m_menus[static_cast<int>(MenuId::Export)] = file->addMenu(tr("&Export"));
@@ -336,6 +340,26 @@ void MainWindow::attachToJob() {
     AttachDialog dialog(this);
     if (dialog.exec() == QDialog::Accepted && !dialog.recordedFile().isEmpty()) {
         openFile(dialog.recordedFile());
+    }
+}
+
+void MainWindow::recordCommand() {
+    RecordDialog dialog(this);
+    if (dialog.exec() == QDialog::Accepted) {
+        openRecorded(dialog.recordedFiles());
+    }
+}
+
+void MainWindow::openRecorded(const QStringList& files) {
+    for (qsizetype i = 0; i < files.size(); ++i) {
+        if (i == 0) {
+            openFile(files[i]);
+            continue;
+        }
+        auto* extra = new MainWindow;
+        extra->setAttribute(Qt::WA_DeleteOnClose);
+        extra->show();
+        extra->openFile(files[i]);
     }
 }
 

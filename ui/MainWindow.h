@@ -78,6 +78,9 @@ private:
     void openDialog();
     void openSample();
     void attachToJob();
+    void recordCommand();
+    // Opens each recorded trace: the first here, the others (one per extra process) in new windows.
+    void openRecorded(const QStringList& files);
     void showAbout();
     void showShortcuts();
     void onLoadStarted(const QString& path);

@@ -12,7 +12,7 @@
 #include "collectors/control/ControlServer.h"
 #include "collectors/control/RuntimeDir.h"
 #include "tests/ui/PageTestSupport.h"
-#include "ui/controller/AttachDialog.h"
+#include "ui/capture/AttachDialog.h"
 
 namespace chokepoint::ui {
 namespace {

@@ -1,4 +1,4 @@
-#include "ui/controller/AttachDialog.h"
+#include "ui/capture/AttachDialog.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -17,12 +17,14 @@
 
 #include "collectors/control/AgentDirectory.h"
 #include "collectors/control/RuntimeDir.h"
+#include "ui/capture/CliLocation.h"
+#include "ui/capture/LiveCaptureView.h"
 
 namespace chokepoint::ui {
 
 AttachDialog::AttachDialog(QWidget* parent) : QDialog(parent) {
     setWindowTitle(tr("Attach to a Running Job"));
-    resize(720, 420);
+    resize(900, 640);
     auto* layout = new QVBoxLayout(this);
     auto* intro =
         new QLabel(tr("Processes started with <tt>chokepoint-cli launch -- COMMAND</tt> wait with a dormant "
@@ -56,6 +58,9 @@ AttachDialog::AttachDialog(QWidget* parent) : QDialog(parent) {
     m_status = new QLabel(this);
     m_status->setWordWrap(true);
     layout->addWidget(m_status);
+    m_live = new LiveCaptureView(this);
+    m_live->hide();  // shown while recording
+    layout->addWidget(m_live, 2);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Cancel, this);
     layout->addWidget(buttons);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -77,14 +82,7 @@ AttachDialog::~AttachDialog() {
 }
 
 QString AttachDialog::cliExecutable() {
-    const QString dir = QCoreApplication::applicationDirPath();
-    for (const QString& candidate :
-         {dir + QStringLiteral("/chokepoint-cli"), dir + QStringLiteral("/../app/chokepoint-cli")}) {
-        if (QFileInfo(candidate).isExecutable()) {
-            return QFileInfo(candidate).absoluteFilePath();
-        }
-    }
-    return QStandardPaths::findExecutable(QStringLiteral("chokepoint-cli"));
+    return chokepointCliPath();
 }
 
 int AttachDialog::refresh() {
@@ -175,6 +173,8 @@ void AttachDialog::record() {
     m_record->setEnabled(false);
     m_refresh->setEnabled(false);
     m_status->setText(tr("Recording %1 s from process %2…").arg(m_seconds->value()).arg(pid));
+    m_live->show();
+    m_live->follow(m_output);
 }
 
 void AttachDialog::onFinished(int exitCode) {
@@ -182,6 +182,8 @@ void AttachDialog::onFinished(int exitCode) {
     m_process->deleteLater();
     m_process = nullptr;
     m_refresh->setEnabled(true);
+    m_live->pollNow();
+    m_live->stop();
     if (exitCode == 0 && QFileInfo::exists(m_output)) {
         accept();
         return;

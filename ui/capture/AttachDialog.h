@@ -1,8 +1,9 @@
 #pragma once
 // AttachDialog: lists the training processes that run with the Chokepoint agent (their control
 // sockets in the runtime directory, via collectors/control), records a window from the chosen one
-// with `chokepoint-cli attach PID --duration S -o FILE` in a child process, and hands the file
-// back to be opened. The recording logic stays in the CLI; the dialog only drives it.
+// with `chokepoint-cli attach PID --duration S -o FILE` in a child process, shows the records
+// arriving on a timeline while it records (LiveCaptureView), and hands the file back to be opened
+// and analysed. The recording logic stays in the CLI; the dialog only drives it.
 
 #include <QDialog>
 #include <QString>
@@ -14,6 +15,8 @@ class QSpinBox;
 class QTableWidget;
 
 namespace chokepoint::ui {
+
+class LiveCaptureView;
 
 class AttachDialog : public QDialog {
     Q_OBJECT
@@ -27,6 +30,7 @@ public:
     static QString cliExecutable();
     // Fills the table from the runtime directory; returns the number of live agents found.
     int refresh();
+    LiveCaptureView* liveView() const { return m_live; }
 
 private:
     void record();
@@ -38,6 +42,7 @@ private:
     QPushButton* m_refresh = nullptr;
     QPushButton* m_record = nullptr;
     QProcess* m_process = nullptr;
+    LiveCaptureView* m_live = nullptr;
     QString m_output;
 };
 

@@ -337,9 +337,10 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
         QFont f = font();
         f.setPointSizeF(f.pointSizeF() * 1.15);
         p.setFont(f);
-        p.drawText(
-            rect(), Qt::AlignCenter,
-            m_model ? tr("This trace has no events to draw.") : tr("Open a trace to see its timeline."));
+        p.drawText(rect(), Qt::AlignCenter,
+                   m_model ? tr("This trace has no events to draw.")
+                           : (m_noTraceMessage.isEmpty() ? tr("Open a trace to see its timeline.")
+                                                         : m_noTraceMessage));
         return;
     }
 

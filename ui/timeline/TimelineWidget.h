@@ -34,6 +34,8 @@ public:
                  std::shared_ptr<const timeline::TrackSet> tracks);
     void setOverlays(TimelineOverlays overlays);
     const TimelineOverlays& overlays() const { return m_overlays; }
+    // What the empty timeline says when it has no trace (default: how to open one).
+    void setNoTraceMessage(const QString& message) { m_noTraceMessage = message; }
     const core::TraceModel* model() const { return m_model.get(); }
     const timeline::TrackSet* tracks() const { return m_tracks.get(); }
 
@@ -133,6 +135,7 @@ private:
     TimelineOverlays m_overlays;
     std::vector<TrackGeometry> m_geometry;
     int m_contentHeight = 0;
+    QString m_noTraceMessage;
 
     core::TimestampNs m_viewStartNs = 0;
     double m_nsPerPixel = 1.0;

@@ -58,6 +58,9 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent) {
                            "SQLite export (.sqlite) or Chokepoint .cptrace. You can also drop "
                            "a file on this window."));
     m_sample = makeButton(tr("Open sample"), tr("A bundled synthetic trace of a small training job."));
+    m_record = makeButton(tr("Record a training run…"),
+                          tr("Start your training command with the Chokepoint agent and watch the records "
+                             "arrive; the trace opens when the run or its recording window ends."));
     m_attach = makeButton(tr("Attach to a running job…"),
                           tr("Capture from a training process that runs with the Chokepoint agent."));
     column->addSpacing(12);
@@ -77,6 +80,7 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent) {
     connect(m_open, &QPushButton::clicked, this, &WelcomePage::openRequested);
     connect(m_sample, &QPushButton::clicked, this, &WelcomePage::sampleRequested);
     connect(m_attach, &QPushButton::clicked, this, &WelcomePage::attachRequested);
+    connect(m_record, &QPushButton::clicked, this, &WelcomePage::recordRequested);
     connect(m_recent, &QListWidget::itemActivated, this,
             [this](QListWidgetItem* item) { emit openFileRequested(item->data(Qt::UserRole).toString()); });
     setRecentFiles({});

@@ -24,17 +24,20 @@ public:
     QListWidget* recentList() const { return m_recent; }
     QPushButton* sampleButton() const { return m_sample; }
     QPushButton* attachButton() const { return m_attach; }
+    QPushButton* recordButton() const { return m_record; }
 
 signals:
     void openRequested();
     void openFileRequested(const QString& path);
     void sampleRequested();
     void attachRequested();
+    void recordRequested();
 
 private:
     QPushButton* m_open = nullptr;
     QPushButton* m_sample = nullptr;
     QPushButton* m_attach = nullptr;
+    QPushButton* m_record = nullptr;
     QListWidget* m_recent = nullptr;
     QLabel* m_recentTitle = nullptr;
 };
