@@ -87,8 +87,8 @@ void StepBarsChart::rebuild() {
     m_plot->yAxis->setRange(0, maxTotal > 0 ? maxTotal * 1.05 : 1.0);
 
     m_plot->legend->setVisible(steps > 0);
-    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst);
-    m_plot->legend->setWrap(5);
+    m_plot->legend->setWrap(legendColumns());
+    m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst, true);  // re-flows the entries
 
     if (steps == 0) {
         auto* text = new QCPItemText(m_plot);
@@ -111,6 +111,20 @@ int StepBarsChart::stepAt(const QPoint& pos) const {
         return -1;
     }
     return index;
+}
+
+int StepBarsChart::legendColumns() const {
+    // About 200 px per entry, so names are not cut on narrow charts (two side by side in Compare).
+    return std::clamp(width() / 200, 1, 5);
+}
+
+void StepBarsChart::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    if (m_plot->legend->wrap() != legendColumns()) {
+        m_plot->legend->setWrap(legendColumns());
+        m_plot->legend->setFillOrder(QCPLegend::foColumnsFirst, true);
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    }
 }
 
 void StepBarsChart::onMousePress(QMouseEvent* event) {

@@ -41,7 +41,11 @@ public:
 signals:
     void stepClicked(int stepIndex);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    int legendColumns() const;
     void rebuild();
     void onMousePress(QMouseEvent* event);
     void onMouseMove(QMouseEvent* event);

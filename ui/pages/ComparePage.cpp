@@ -124,6 +124,7 @@ ComparePage::ComparePage(QWidget* parent) : Page(parent) {
     // Charts above the tables, the two traces side by side in each tab.
     auto* vertical = new QSplitter(Qt::Vertical, this);
     auto* charts = new QTabWidget(vertical);
+    m_charts = charts;
     auto sideBySide = [charts](QWidget* left, QWidget* right, const QString& title) {
         auto* pair = new QSplitter(Qt::Horizontal, charts);
         pair->addWidget(left);
@@ -256,6 +257,8 @@ void ComparePage::updateCharts() {
     m_rightBars->setData(barsOf(m_after, noOther));
     m_leftRoofline->setData(rooflineOf(m_before, noTrace));
     m_rightRoofline->setData(rooflineOf(m_after, noOther));
+    // Charts of one trace next to an empty frame say nothing: they appear with the second trace.
+    m_charts->setVisible(m_before && m_after);
     if (m_before && m_after) {
         shareAxes(m_leftBars->plot(), m_rightBars->plot());
         shareAxes(m_leftRoofline->plot(), m_rightRoofline->plot());

@@ -65,6 +65,7 @@ private:
     QLabel* m_right = nullptr;
     StepStrip* m_leftStrip = nullptr;
     StepStrip* m_rightStrip = nullptr;
+    QWidget* m_charts = nullptr;  // the tabs of side-by-side charts
     StepBarsChart* m_leftBars = nullptr;
     StepBarsChart* m_rightBars = nullptr;
     RooflineChart* m_leftRoofline = nullptr;
