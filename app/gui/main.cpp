@@ -131,10 +131,35 @@ private:
     bool m_analyzed = false;
 };
 
+// The first FILE argument, found before Qt is up so that reading it can start at once. Options that
+// take a value are skipped with it; QCommandLineParser still does the real parsing (a guess that
+// turns out wrong only costs a read that is never used).
+QString firstFileArgument(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        const QString arg = QString::fromLocal8Bit(argv[i]);
+        if (arg == QLatin1String("--")) {
+            return i + 1 < argc ? QString::fromLocal8Bit(argv[i + 1]) : QString();
+        }
+        if (arg == QLatin1String("--screenshot") || arg == QLatin1String("--page") ||
+            arg == QLatin1String("--size")) {
+            ++i;
+            continue;
+        }
+        if (!arg.startsWith(QLatin1Char('-'))) {
+            return arg;
+        }
+    }
+    return {};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     chokepoint::ui::startStartupClock();
+    // Read the first trace on the other core while Qt starts and the window is built.
+    if (const QString first = firstFileArgument(argc, argv); !first.isEmpty()) {
+        chokepoint::ui::prefetchTrace(QFileInfo(first).absoluteFilePath());
+    }
     QApplication app(argc, argv);
     chokepoint::ui::noteStartupMilestone("QApplication");
     QApplication::setOrganizationName(QStringLiteral("Chokepoint"));
@@ -167,10 +192,6 @@ int main(int argc, char** argv) {
                                  QStringLiteral("[FILE...]"));
     parser.process(app);
     const QStringList files = parser.positionalArguments();
-    if (!files.isEmpty()) {
-        // Read the first trace on the other core while the window is being built.
-        chokepoint::ui::prefetchTrace(QFileInfo(files.first()).absoluteFilePath());
-    }
 
     chokepoint::ui::MainWindow window;
     chokepoint::ui::noteStartupMilestone("window built");
