@@ -241,6 +241,47 @@ TEST(DeviceDatabase, UserFileOverridesAndAdds) {
     EXPECT_TRUE(acme->peaks[1].tensorCore);   // FP16
 }
 
+// What `chokepoint-cli calibrate` writes on an H100 (same fields; figures of a plausible run).
+const char* const kCalibrationJson = R"json({
+  "schemaVersion": 1,
+  "devices": [
+    {
+      "id": "measured-nvidia-h100-80gb-hbm3",
+      "name": "NVIDIA H100 80GB HBM3 (measured)",
+      "vendor": "NVIDIA",
+      "smCount": 132,
+      "memoryGiB": 79.1,
+      "memoryBandwidthGBps": 2890,
+      "peakTflops": { "fp64": 51.0, "fp32": 49.8, "tf32": 371.2, "bf16": 701.5, "fp16": 711.9 },
+      "tensorCore": ["tf32", "bf16", "fp16"],
+      "measured": true,
+      "source": "chokepoint-cli calibrate",
+      "notes": "Dense cuBLAS GEMM and cudaMemcpy device-to-device."
+    }
+  ]
+})json";
+
+TEST(DeviceDatabase, FindsTheCalibrationOfATraceDevice) {
+    auto result = DeviceDatabase::loadBuiltin();
+    ASSERT_TRUE(result.ok());
+    DeviceDatabase db = std::move(result.value());
+    EXPECT_EQ(db.findMeasured(device("NVIDIA H100 80GB HBM3", 132)), nullptr);  // none loaded yet
+    ASSERT_TRUE(db.loadJson(kCalibrationJson, "calibration.json").ok());
+    const DeviceSpec* measured = db.findMeasured(device("NVIDIA H100 80GB HBM3", 132));
+    ASSERT_NE(measured, nullptr);
+    EXPECT_EQ(measured->id, "measured-nvidia-h100-80gb-hbm3");
+    EXPECT_TRUE(measured->measured);
+    EXPECT_DOUBLE_EQ(measured->peakFlopsPerSecond(Precision::BF16), 701.5e12);
+    EXPECT_NE(db.findMeasured(device("nvidia h100 80gb hbm3")), nullptr);  // no SM count: name decides
+    // Matching for MFU still takes the datasheet.
+    ASSERT_NE(db.match(device("NVIDIA H100 80GB HBM3", 132)), nullptr);
+    EXPECT_EQ(db.match(device("NVIDIA H100 80GB HBM3", 132))->id, "h100-sxm");
+    // Another device, or the same name with another SM count, has no calibration.
+    EXPECT_EQ(db.findMeasured(device("NVIDIA A100-SXM4-80GB", 108)), nullptr);
+    EXPECT_EQ(db.findMeasured(device("NVIDIA H100 80GB HBM3", 114)), nullptr);
+    EXPECT_EQ(db.findMeasured(device("")), nullptr);
+}
+
 TEST(DeviceDatabase, BadUserFilesNameFileAndPlace) {
     auto result = DeviceDatabase::loadBuiltin();
     ASSERT_TRUE(result.ok());

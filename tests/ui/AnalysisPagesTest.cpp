@@ -117,6 +117,37 @@ TEST_F(AnalysisPagesTest, DiagnosisExportsHtmlAndPdf) {
     EXPECT_FALSE(empty.exportHtml(dir.filePath("none.html"), &error));
 }
 
+TEST_F(AnalysisPagesTest, MeasuredRoofsAreDrawnDashedBesideTheDatasheet) {
+    // A report whose device has a calibration: its roofs come as a second, dashed set.
+    auto withCalibration = std::make_shared<analysis::AnalysisReport>(*m_report);
+    analysis::DeviceSpec measured;
+    measured.id = "measured-test";
+    measured.memoryBandwidthBytesPerSecond = 1.6e12;
+    measured.peaks = {{analysis::Precision::FP32, 15e12, false}, {analysis::Precision::BF16, 250e12, true}};
+    measured.source = "chokepoint-cli calibrate";
+    withCalibration->metrics.roofline.measured = analysis::measuredRoofs(measured);
+    const RooflineChartData data = rooflineFromReport(*withCalibration);
+    ASSERT_EQ(data.measuredRoofs.size(), 2u);
+    EXPECT_DOUBLE_EQ(data.measuredBandwidthBytesPerSecond, 1.6e12);
+    EXPECT_TRUE(data.note.contains("measured")) << data.note.toStdString();
+    EXPECT_TRUE(rooflineFromReport(*m_report).measuredRoofs.empty());
+
+    RooflineChart plain;
+    plain.setData(rooflineFromReport(*m_report));
+    RooflineChart chart;
+    chart.setData(data);
+    // A dashed memory roof and one dashed line per measured precision.
+    EXPECT_EQ(chart.plot()->graphCount(), plain.plot()->graphCount() + 3);
+    int dashed = 0;
+    for (int i = 0; i < chart.plot()->graphCount(); ++i) {
+        dashed += chart.plot()->graph(i)->pen().style() == Qt::DashLine ? 1 : 0;
+    }
+    EXPECT_EQ(dashed, 3);
+    const QImage image = testutils::renderWidget(chart, QSize(1200, 800));
+    testutils::saveIfRequested(image, QStringLiteral("roofline-measured"));
+    EXPECT_GT(testutils::distinctColours(image), 15);
+}
+
 TEST_F(AnalysisPagesTest, RooflinePagePlotsPointsAndSelectsKernels) {
     TraceDocument document;
     RooflinePage page;

@@ -2,6 +2,7 @@
 
 #include <qcustomplot.h>
 
+#include <QLabel>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -50,7 +51,12 @@ QString siTickLabel(double value) {
 RooflineChart::RooflineChart(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_plot);
+    layout->setSpacing(2);
+    m_note = new QLabel(this);
+    m_note->setWordWrap(true);
+    m_note->setStyleSheet(QStringLiteral("color: #5a5a5a; padding-left: 4px;"));
+    layout->addWidget(m_note);
+    layout->addWidget(m_plot, 1);
     m_plot->setMouseTracking(true);
     connect(m_plot, &QCustomPlot::mouseMove, this, &RooflineChart::onMouseMove);
     connect(m_plot, &QCustomPlot::mousePress, this, &RooflineChart::onMousePress);
@@ -110,6 +116,13 @@ void RooflineChart::rebuild() {
             maxRidge = std::max(maxRidge, roof.peakFlopsPerSecond / bw);
             includeY(roof.peakFlopsPerSecond);
             includeX(roof.peakFlopsPerSecond / bw);
+        }
+    }
+    const double measuredBw = m_data.measuredBandwidthBytesPerSecond;
+    for (const RooflineRoof& roof : m_data.measuredRoofs) {
+        if (usable(roof.peakFlopsPerSecond) && usable(measuredBw)) {
+            includeY(roof.peakFlopsPerSecond);
+            includeX(roof.peakFlopsPerSecond / measuredBw);
         }
     }
     for (const RooflineDot& dot : m_data.dots) {
@@ -219,6 +232,43 @@ void RooflineChart::rebuild() {
         }
     }
 
+    // Measured roofs: dashed, thinner, labelled under the line so they do not sit on the datasheet's.
+    double maxMeasuredRidge = 0;
+    for (const RooflineRoof& roof : m_data.measuredRoofs) {
+        if (usable(roof.peakFlopsPerSecond) && usable(measuredBw)) {
+            maxMeasuredRidge = std::max(maxMeasuredRidge, roof.peakFlopsPerSecond / measuredBw);
+        }
+    }
+    if (usable(measuredBw) && maxMeasuredRidge > 0) {
+        QCPGraph* memory = m_plot->addGraph();
+        memory->setName(QStringLiteral("Measured memory roof (%1B/s)").arg(siTickLabel(measuredBw)));
+        memory->setPen(QPen(QColor(60, 60, 60), 1.5, Qt::DashLine));
+        memory->setData({xMin, maxMeasuredRidge}, {xMin * measuredBw, maxMeasuredRidge * measuredBw}, true);
+        for (const RooflineRoof& roof : m_data.measuredRoofs) {
+            if (!usable(roof.peakFlopsPerSecond)) {
+                continue;
+            }
+            const double ridge = roof.peakFlopsPerSecond / measuredBw;
+            const QColor color = roof.color.isValid() ? roof.color : QColor(60, 60, 60);
+            QCPGraph* g = m_plot->addGraph();
+            g->setName(QStringLiteral("%1 measured").arg(roof.label));
+            g->setPen(QPen(color, 1.5, Qt::DashLine));
+            g->setData({ridge, xMax}, {roof.peakFlopsPerSecond, roof.peakFlopsPerSecond}, true);
+            g->removeFromLegend();
+            auto* label = new QCPItemText(m_plot);
+            label->position->setCoords(xMax, roof.peakFlopsPerSecond);
+            label->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+            label->setText(QStringLiteral("%1 measured  %2FLOP/s")
+                               .arg(roof.label, siTickLabel(roof.peakFlopsPerSecond)));
+            label->setColor(color.darker(120));
+            QFont f = font();
+            f.setPointSizeF(f.pointSizeF() * 0.85);
+            f.setItalic(true);
+            label->setFont(f);
+            label->setPadding(QMargins(2, 2, 4, 0));
+        }
+    }
+
     // Points, one graph each so each can have its own size. Filled dots first, rings (aggregates)
     // on top and a little larger, so a ring stays visible around a dot at the same place. The
     // legend gets one fixed-size proxy entry per group instead of the variable-size dots.
@@ -277,16 +327,10 @@ void RooflineChart::rebuild() {
         f.setPointSizeF(f.pointSizeF() * 1.2);
         text->setFont(f);
     }
-    if (!m_data.note.isEmpty()) {
-        auto* note = new QCPItemText(m_plot);
-        note->position->setType(QCPItemPosition::ptAxisRectRatio);
-        // Top right: above the highest roof (the y range reaches at least 2x the highest peak) and
-        // clear of the reference-intensity labels along the bottom.
-        note->position->setCoords(0.99, 0.01);
-        note->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
-        note->setText(m_data.note);
-        note->setColor(QColor(90, 90, 90));
-    }
+    // The device and where its figures come from, above the plot: inside it, a long note would
+    // cross the legend or the reference labels.
+    m_note->setText(m_data.note);
+    m_note->setVisible(!m_data.note.isEmpty());
 
     m_plot->legend->setVisible(m_plot->legend->itemCount() > 0);
     m_plot->legend->setBrush(QColor(255, 255, 255, 220));

@@ -6,7 +6,8 @@
 //
 // Units: arithmetic intensity in FLOP/byte (x), throughput in FLOP/s (y), bandwidth in bytes/s.
 // The memory roof is y = AI × bandwidth up to the highest ridge; each compute roof is flat from its
-// own ridge (peak / bandwidth) on. Points are sized by their share of kernel time.
+// own ridge (peak / bandwidth) on. Measured roofs, when given, are drawn the same way but dashed,
+// labelled under their line. Points are sized by their share of kernel time.
 // Hover shows a point's tooltip; a click emits pointClicked with the point's index.
 
 #include <QColor>
@@ -15,6 +16,7 @@
 #include <vector>
 
 class QCustomPlot;
+class QLabel;
 class QMouseEvent;
 
 namespace chokepoint::ui {
@@ -44,6 +46,9 @@ struct RooflineDot {
 struct RooflineChartData {
     double bandwidthBytesPerSecond = 0;  // 0 when the device is unknown: no roofs are drawn
     std::vector<RooflineRoof> roofs;
+    // Roofs measured on this machine (chokepoint-cli calibrate), dashed beside the datasheet's.
+    double measuredBandwidthBytesPerSecond = 0;
+    std::vector<RooflineRoof> measuredRoofs;
     std::vector<RooflineDot> dots;
     std::vector<RooflineMarker> markers;
     QString emptyMessage;  // shown when there are no dots ("No FLOP estimates in this trace")
@@ -75,6 +80,7 @@ private:
     void onMousePress(QMouseEvent* event);
 
     QCustomPlot* m_plot = nullptr;
+    QLabel* m_note = nullptr;  // RooflineChartData::note
     RooflineChartData m_data;
     int m_highlighted = -1;
 };

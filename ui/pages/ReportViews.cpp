@@ -182,6 +182,7 @@ RooflineChartData rooflineFromReport(const analysis::AnalysisReport& report, std
         static const QColor kRoofColors[] = {QColor(110, 110, 110), QColor(31, 119, 180), QColor(200, 80, 20),
                                              QColor(148, 103, 189), QColor(44, 160, 44)};
         std::size_t i = 0;
+        QColor colorByPrecision[7];  // a measured roof takes its datasheet roof's colour
         for (const analysis::RooflineCeiling& c : roofline.ceilings) {
             static const char* kNames[] = {"FP64", "FP32", "TF32", "BF16", "FP16", "FP8", "INT8"};
             const auto p = static_cast<std::size_t>(c.precision);
@@ -190,10 +191,29 @@ RooflineChartData rooflineFromReport(const analysis::AnalysisReport& report, std
                 label += QObject::tr(" tensor");
             }
             data.roofs.push_back({label, c.peakFlopsPerSecond, kRoofColors[i % std::size(kRoofColors)]});
+            if (p < std::size(colorByPrecision)) {
+                colorByPrecision[p] = data.roofs.back().color;
+            }
             ++i;
         }
         data.note = QObject::tr("%1 (%2)").arg(QString::fromStdString(report.device.spec.name),
                                                QString::fromStdString(report.device.note));
+        const analysis::MeasuredRoofs& measured = roofline.measured;
+        if (measured.present) {
+            data.measuredBandwidthBytesPerSecond = measured.memoryBandwidthBytesPerSecond;
+            for (const analysis::RooflineCeiling& c : measured.ceilings) {
+                static const char* kNames[] = {"FP64", "FP32", "TF32", "BF16", "FP16", "FP8", "INT8"};
+                const auto p = static_cast<std::size_t>(c.precision);
+                QString label = p < std::size(kNames) ? QString::fromLatin1(kNames[p]) : QStringLiteral("?");
+                const QColor color = p < std::size(colorByPrecision) && colorByPrecision[p].isValid()
+                                         ? colorByPrecision[p]
+                                         : QColor(90, 90, 90);
+                data.measuredRoofs.push_back({label, c.peakFlopsPerSecond, color});
+            }
+            data.note +=
+                QObject::tr("; dashed: measured on this machine ('%1', %2)")
+                    .arg(QString::fromStdString(measured.deviceId), QString::fromStdString(measured.source));
+        }
     } else {
         data.note = QObject::tr("Device peak not known: roofs not drawn (%1)")
                         .arg(QString::fromStdString(report.device.note));

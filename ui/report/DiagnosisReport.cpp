@@ -107,12 +107,15 @@ ReportDocument buildDiagnosisReport(const analysis::AnalysisReport& report, cons
     }
     {
         RooflineChart roofline;
-        roofline.setData(rooflineFromReport(report));
+        RooflineChartData data = rooflineFromReport(report);
+        const QString note = data.note;
+        roofline.setData(std::move(data));
         doc.addHeading(QObject::tr("Roofline"));
         doc.addImage(
             renderPlot(roofline.plot(), chartWidth, chartWidth * 3 / 5), QObject::tr("Roofline"),
             QObject::tr(
-                "Points sized by share of kernel time; faint lines: the seed's reference intensities."));
+                "%1. Points sized by share of kernel time; faint lines: the seed's reference intensities.")
+                .arg(note));
     }
 
     doc.addHeading(QObject::tr("Recommended fixes"));

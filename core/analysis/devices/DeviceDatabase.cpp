@@ -606,6 +606,35 @@ const DeviceSpec* DeviceDatabase::find(std::string_view idOrName) const {
     return matchDevice(byName).spec;
 }
 
+const DeviceSpec* DeviceDatabase::findMeasured(const core::DeviceInfo& device) const {
+    const std::string name = normaliseDeviceName(device.name);
+    if (name.find_first_not_of(' ') == std::string::npos) {
+        return nullptr;
+    }
+    static const std::string kSuffix = " measured ";
+    const DeviceSpec* found = nullptr;
+    for (const Entry& entry : m_entries) {
+        if (!entry.spec.measured) {
+            continue;
+        }
+        std::string entryName = normaliseDeviceName(entry.spec.name);
+        if (entryName.size() > kSuffix.size() &&
+            entryName.compare(entryName.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0) {
+            entryName.resize(entryName.size() - kSuffix.size() + 1);  // keep the trailing space
+        }
+        bool named = entryName == name;
+        for (const std::string& pattern : entry.rules.namePatterns) {
+            named = named || contains(name, pattern);
+        }
+        const bool smAgrees =
+            device.smCount <= 0 || entry.spec.smCount <= 0 || device.smCount == entry.spec.smCount;
+        if (named && smAgrees) {
+            found = &entry.spec;  // later files override earlier ones
+        }
+    }
+    return found;
+}
+
 DeviceMatch DeviceDatabase::matchDevice(const core::DeviceInfo& device) const {
     const std::string name = normaliseDeviceName(device.name);
     const double memory = static_cast<double>(device.totalMemoryBytes);

@@ -69,6 +69,12 @@ public:
     const DeviceSpec* match(const core::DeviceInfo& device, std::string* reason = nullptr) const;
     // By id ("h100-sxm"), else by full name (case-insensitive), else by name pattern.
     const DeviceSpec* find(std::string_view idOrName) const;
+    // The measured entry (written by `chokepoint-cli calibrate`, "measured": true) for the device
+    // the trace recorded, or nullptr. Its name is the device's name as CUDA reports it, which is
+    // what traces record, plus " (measured)"; names are compared normalised, and an SM count that
+    // both know must agree. The last one loaded wins. Rooflines draw its roofs beside the datasheet's;
+    // MFU stays against the datasheet peak.
+    const DeviceSpec* findMeasured(const core::DeviceInfo& device) const;
 
     std::size_t size() const { return m_entries.size(); }
     std::vector<const DeviceSpec*> all() const;

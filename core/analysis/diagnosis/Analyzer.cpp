@@ -360,6 +360,12 @@ core::Result<std::shared_ptr<const AnalysisReport>> analyze(const core::TraceMod
     r.device.deviceIndex = device;
     if (const core::DeviceInfo* info = device >= 0 ? model.device(device) : nullptr) {
         r.device.traceDeviceName = info->name;
+        // Roofs measured on this machine, drawn beside the datasheet's.
+        // (Not when the user marked the datasheet entry itself as measured: it is already drawn.)
+        const DeviceSpec* measured = o.devices != nullptr ? o.devices->findMeasured(*info) : nullptr;
+        if (measured != nullptr && (spec == nullptr || measured->id != spec->id)) {
+            r.metrics.roofline.measured = measuredRoofs(*measured);
+        }
     }
     if (spec != nullptr) {
         r.device.matched = true;

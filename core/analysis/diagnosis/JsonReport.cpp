@@ -255,6 +255,18 @@ std::string writeJsonReport(const AnalysisReport& r) {
         j.key(toString(p.precision)).num(p.flopsPerSecond);
     }
     j.endObject();
+    const MeasuredRoofs& measured = r.metrics.roofline.measured;
+    j.key("measured").beginObject();
+    j.key("present").boolean(measured.present);
+    j.key("id").str(measured.deviceId);
+    j.key("source").str(measured.source);
+    j.key("memoryBandwidthBytesPerSecond").num(measured.memoryBandwidthBytesPerSecond);
+    j.key("peakFlopsPerSecond").beginObject();
+    for (const RooflineCeiling& c : measured.ceilings) {
+        j.key(toString(c.precision)).num(c.peakFlopsPerSecond);
+    }
+    j.endObject();
+    j.endObject();
     j.endObject();
 
     j.key("distributed").beginObject();

@@ -103,6 +103,36 @@ double attainableFlopsPerSecond(double arithmeticIntensity, double peakFlopsPerS
     return std::min(peakFlopsPerSecond, arithmeticIntensity * bandwidthBytesPerSecond);
 }
 
+std::vector<RooflineCeiling> rooflineCeilings(const DeviceSpec& device) {
+    const double bandwidth = device.memoryBandwidthBytesPerSecond;
+    std::vector<RooflineCeiling> ceilings;
+    for (const PeakFlops& peak : device.peaks) {
+        if (peak.flopsPerSecond <= 0) {
+            continue;
+        }
+        RooflineCeiling c;
+        c.precision = peak.precision;
+        c.peakFlopsPerSecond = peak.flopsPerSecond;
+        c.ridgeFlopsPerByte = bandwidth > 0 ? peak.flopsPerSecond / bandwidth : 0;
+        c.tensorCore = peak.tensorCore;
+        ceilings.push_back(c);
+    }
+    std::sort(ceilings.begin(), ceilings.end(), [](const RooflineCeiling& a, const RooflineCeiling& b) {
+        return a.peakFlopsPerSecond < b.peakFlopsPerSecond;
+    });
+    return ceilings;
+}
+
+MeasuredRoofs measuredRoofs(const DeviceSpec& measured) {
+    MeasuredRoofs roofs;
+    roofs.present = true;
+    roofs.deviceId = measured.id;
+    roofs.source = measured.source;
+    roofs.memoryBandwidthBytesPerSecond = measured.memoryBandwidthBytesPerSecond;
+    roofs.ceilings = rooflineCeilings(measured);
+    return roofs;
+}
+
 RooflineResult computeRoofline(const core::TraceModel& model, const KernelStatsResult& kernels,
                                const OpCostResult& costs, const StepsResult& steps,
                                const std::vector<CounterAverage>& counters, const DeviceSpec* device,
@@ -112,21 +142,7 @@ RooflineResult computeRoofline(const core::TraceModel& model, const KernelStatsR
     result.hasDevice = device != nullptr;
     result.memoryBandwidthBytesPerSecond = bandwidth;
     if (device != nullptr) {
-        for (const PeakFlops& peak : device->peaks) {
-            if (peak.flopsPerSecond <= 0) {
-                continue;
-            }
-            RooflineCeiling c;
-            c.precision = peak.precision;
-            c.peakFlopsPerSecond = peak.flopsPerSecond;
-            c.ridgeFlopsPerByte = bandwidth > 0 ? peak.flopsPerSecond / bandwidth : 0;
-            c.tensorCore = peak.tensorCore;
-            result.ceilings.push_back(c);
-        }
-        std::sort(result.ceilings.begin(), result.ceilings.end(),
-                  [](const RooflineCeiling& a, const RooflineCeiling& b) {
-                      return a.peakFlopsPerSecond < b.peakFlopsPerSecond;
-                  });
+        result.ceilings = rooflineCeilings(*device);
     }
 
     // Aggregate costed kernels by class, by kernel name and by launching op name.

@@ -73,6 +73,16 @@ struct RooflineOptions {
     std::size_t maxIdsPerPoint = 64;
 };
 
+// The roofs a calibration measured on this machine (`chokepoint-cli calibrate`), drawn beside the
+// datasheet's. Points keep their attainable figures against the datasheet.
+struct MeasuredRoofs {
+    bool present = false;
+    std::string deviceId;  // the measured entry's id ("measured-nvidia-h100-80gb-hbm3")
+    std::string source;    // "chokepoint-cli calibrate"
+    double memoryBandwidthBytesPerSecond = 0;
+    std::vector<RooflineCeiling> ceilings;  // ascending peak
+};
+
 struct RooflineResult {
     bool hasDevice = false;
     double memoryBandwidthBytesPerSecond = 0;
@@ -80,7 +90,14 @@ struct RooflineResult {
     std::vector<RooflinePoint> points;      // classes first, then kernels, then ops
     std::vector<StepBandwidth> steps;
     BandwidthSource bandwidthSource = BandwidthSource::None;  // of the step figures
+    MeasuredRoofs measured;
 };
+
+// One ceiling per precision with a known peak, ascending, with ridge points against the device's
+// memory bandwidth.
+std::vector<RooflineCeiling> rooflineCeilings(const DeviceSpec& device);
+// The measured roofs of a calibration entry.
+MeasuredRoofs measuredRoofs(const DeviceSpec& measured);
 
 RooflineResult computeRoofline(const core::TraceModel& model, const KernelStatsResult& kernels,
                                const OpCostResult& costs, const StepsResult& steps,

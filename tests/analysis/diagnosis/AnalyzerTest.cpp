@@ -259,6 +259,39 @@ TEST(Analyzer, UnknownDeviceNameIsAnError) {
     EXPECT_NE(r.error().message.find("no-such-gpu-9000"), std::string::npos);
 }
 
+TEST(Analyzer, MeasuredRoofsOfThisDeviceComeBesideTheDatasheet) {
+    auto builtin = DeviceDatabase::loadBuiltin();
+    ASSERT_TRUE(builtin.ok());
+    DeviceDatabase db = std::move(builtin.value());
+    const char* const calibration = R"json({"devices": [{"id": "measured-a100",
+        "name": "NVIDIA A100-SXM4-80GB (measured)", "vendor": "NVIDIA", "smCount": 108, "memoryGiB": 79,
+        "memoryBandwidthGBps": 1800, "peakTflops": {"fp32": 18.5, "bf16": 280}, "tensorCore": ["bf16"],
+        "measured": true, "source": "chokepoint-cli calibrate"}]})json";
+    ASSERT_TRUE(db.loadJson(calibration, "calibration.json").ok());
+    const core::TraceModel model = testutils::dataBoundJob();  // on an A100-SXM4-80GB
+    AnalysisOptions options;
+    options.devices = &db;
+    auto r = analyze(model, options);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->device.spec.id, "a100-sxm4-80gb");  // MFU against the datasheet
+    const MeasuredRoofs& measured = r->metrics.roofline.measured;
+    ASSERT_TRUE(measured.present);
+    EXPECT_EQ(measured.deviceId, "measured-a100");
+    EXPECT_DOUBLE_EQ(measured.memoryBandwidthBytesPerSecond, 1800e9);
+    ASSERT_EQ(measured.ceilings.size(), 2u);
+    EXPECT_DOUBLE_EQ(measured.ceilings[1].peakFlopsPerSecond, 280e12);
+    EXPECT_NEAR(measured.ceilings[1].ridgeFlopsPerByte, 280e12 / 1800e9, 1e-9);
+    const std::string json = writeJsonReport(*r);
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    ASSERT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS);
+    EXPECT_TRUE(bool(doc["device"]["measured"]["present"]));
+    EXPECT_EQ(std::string_view(doc["device"]["measured"]["id"]), "measured-a100");
+    EXPECT_DOUBLE_EQ(double(doc["device"]["measured"]["peakFlopsPerSecond"]["BF16"]), 280e12);
+    // Without a calibration there is none.
+    EXPECT_FALSE(analyze(model)->metrics.roofline.measured.present);
+}
+
 TEST(Analyzer, JsonReportParsesAndHasTheDocumentedFields) {
     const core::TraceModel model = testutils::dataBoundJob();
     AnalysisOptions o;
