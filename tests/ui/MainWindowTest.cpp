@@ -38,6 +38,9 @@ TEST(MainWindowTest, HostsPagesByIdAndStartsOnTheWelcomePage) {
     isolateSettings();
     MainWindow window;
     EXPECT_TRUE(window.welcomeVisible());
+    const QImage welcome = testutils::renderWidget(window, {1200, 800});
+    testutils::saveIfRequested(welcome, QStringLiteral("welcome"));
+    EXPECT_GT(testutils::inkFraction(welcome), 0.02);
     EXPECT_TRUE(window.pageIds().contains(QStringLiteral("timeline")));
     EXPECT_NE(window.page(QStringLiteral("timeline")), nullptr);
     EXPECT_EQ(window.page(QStringLiteral("nope")), nullptr);
