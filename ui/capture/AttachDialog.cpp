@@ -1,5 +1,7 @@
 #include "ui/capture/AttachDialog.h"
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QDialogButtonBox>
@@ -42,18 +44,26 @@ AttachDialog::AttachDialog(QWidget* parent) : QDialog(parent) {
     m_table->verticalHeader()->hide();
     layout->addWidget(m_table, 1);
     auto* options = new QHBoxLayout;
-    options->addWidget(new QLabel(tr("Record for"), this));
+    options->addWidget(new QLabel(tr("Record"), this));
     m_seconds = new QSpinBox(this);
-    m_seconds->setRange(1, 600);
+    m_seconds->setRange(1, 100000);
     m_seconds->setValue(10);
-    m_seconds->setSuffix(tr(" s"));
     options->addWidget(m_seconds);
+    m_unit = new QComboBox(this);
+    m_unit->addItems({tr("seconds"), tr("training steps")});
+    options->addWidget(m_unit);
+    m_atStep = new QCheckBox(tr("from the next step boundary"), this);
+    options->addWidget(m_atStep);
     options->addStretch(1);
     m_refresh = new QPushButton(tr("Refresh"), this);
     m_record = new QPushButton(tr("Record"), this);
     m_record->setDefault(true);
+    m_stop = new QPushButton(tr("Stop"), this);
+    m_stop->setToolTip(tr("Ends the recording now and keeps what was recorded"));
+    m_stop->setEnabled(false);
     options->addWidget(m_refresh);
     options->addWidget(m_record);
+    options->addWidget(m_stop);
     layout->addLayout(options);
     m_status = new QLabel(this);
     m_status->setWordWrap(true);
@@ -66,6 +76,12 @@ AttachDialog::AttachDialog(QWidget* parent) : QDialog(parent) {
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(m_refresh, &QPushButton::clicked, this, &AttachDialog::refresh);
     connect(m_record, &QPushButton::clicked, this, &AttachDialog::record);
+    connect(m_stop, &QPushButton::clicked, this, [this] {
+        if (m_process != nullptr) {
+            m_process->terminate();  // the CLI stops the capture and writes what it has
+            m_status->setText(tr("Stopping: waiting for the last records…"));
+        }
+    });
     connect(m_table, &QTableWidget::itemSelectionChanged, this,
             [this] { m_record->setEnabled(!m_process && !m_table->selectedItems().isEmpty()); });
     refresh();
@@ -153,6 +169,23 @@ int AttachDialog::refresh() {
     return live;
 }
 
+QStringList AttachDialog::attachArguments(const QString& pid, const QString& output) const {
+    QStringList args{QStringLiteral("attach"), pid};
+    args << (m_unit->currentIndex() == 0 ? QStringLiteral("--duration") : QStringLiteral("--steps"))
+         << QString::number(m_seconds->value());
+    if (m_atStep->isChecked()) {
+        args << QStringLiteral("--at-step");
+    }
+    args << QStringLiteral("-o") << output;
+    return args;
+}
+
+void AttachDialog::setWindow(int count, bool steps, bool atStep) {
+    m_seconds->setValue(count);
+    m_unit->setCurrentIndex(steps ? 1 : 0);
+    m_atStep->setChecked(atStep);
+}
+
 void AttachDialog::record() {
     const QList<QTableWidgetItem*> selected = m_table->selectedItems();
     const QString cli = cliExecutable();
@@ -168,11 +201,13 @@ void AttachDialog::record() {
     m_process = new QProcess(this);
     m_process->setProcessChannelMode(QProcess::MergedChannels);
     connect(m_process, &QProcess::finished, this, [this](int exitCode) { onFinished(exitCode); });
-    m_process->start(cli, {QStringLiteral("attach"), pid, QStringLiteral("--duration"),
-                           QString::number(m_seconds->value()), QStringLiteral("-o"), m_output});
+    m_process->start(cli, attachArguments(pid, m_output));
     m_record->setEnabled(false);
     m_refresh->setEnabled(false);
-    m_status->setText(tr("Recording %1 s from process %2…").arg(m_seconds->value()).arg(pid));
+    m_stop->setEnabled(true);
+    m_status->setText(m_unit->currentIndex() == 0
+                          ? tr("Recording %1 s from process %2…").arg(m_seconds->value()).arg(pid)
+                          : tr("Recording %1 steps from process %2…").arg(m_seconds->value()).arg(pid));
     m_live->show();
     m_live->follow(m_output);
 }
@@ -182,6 +217,7 @@ void AttachDialog::onFinished(int exitCode) {
     m_process->deleteLater();
     m_process = nullptr;
     m_refresh->setEnabled(true);
+    m_stop->setEnabled(false);
     m_live->pollNow();
     m_live->stop();
     if (exitCode == 0 && QFileInfo::exists(m_output)) {

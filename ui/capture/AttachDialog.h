@@ -7,7 +7,10 @@
 
 #include <QDialog>
 #include <QString>
+#include <QStringList>
 
+class QCheckBox;
+class QComboBox;
 class QLabel;
 class QProcess;
 class QPushButton;
@@ -31,13 +34,21 @@ public:
     // Fills the table from the runtime directory; returns the number of live agents found.
     int refresh();
     LiveCaptureView* liveView() const { return m_live; }
+    // The window to record: `count` seconds, or `count` training steps; optionally from the next
+    // step boundary.
+    void setWindow(int count, bool steps, bool atStep);
+    // The chokepoint-cli arguments for recording process `pid` into `output` with that window.
+    QStringList attachArguments(const QString& pid, const QString& output) const;
 
 private:
     void record();
     void onFinished(int exitCode);
 
     QTableWidget* m_table = nullptr;
-    QSpinBox* m_seconds = nullptr;
+    QSpinBox* m_seconds = nullptr;  // the count: seconds or steps
+    QComboBox* m_unit = nullptr;
+    QCheckBox* m_atStep = nullptr;
+    QPushButton* m_stop = nullptr;
     QLabel* m_status = nullptr;
     QPushButton* m_refresh = nullptr;
     QPushButton* m_record = nullptr;
