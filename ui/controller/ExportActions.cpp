@@ -6,6 +6,7 @@
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
+#include <limits>
 
 #pragma push_macro("signals")
 #undef signals

@@ -174,6 +174,16 @@ std::vector<StepStripCell> stepStripFromReport(const analysis::AnalysisReport& r
     return cells;
 }
 
+namespace {
+
+QString precisionLabel(analysis::Precision precision) {
+    static const char* kNames[] = {"FP64", "FP32", "TF32", "BF16", "FP16", "FP8", "INT8"};
+    const auto p = static_cast<std::size_t>(precision);
+    return p < std::size(kNames) ? QString::fromLatin1(kNames[p]) : QStringLiteral("?");
+}
+
+}  // namespace
+
 RooflineChartData rooflineFromReport(const analysis::AnalysisReport& report, std::vector<int>* pointIndex) {
     RooflineChartData data;
     const analysis::RooflineResult& roofline = report.metrics.roofline;
@@ -184,9 +194,8 @@ RooflineChartData rooflineFromReport(const analysis::AnalysisReport& report, std
         std::size_t i = 0;
         QColor colorByPrecision[7];  // a measured roof takes its datasheet roof's colour
         for (const analysis::RooflineCeiling& c : roofline.ceilings) {
-            static const char* kNames[] = {"FP64", "FP32", "TF32", "BF16", "FP16", "FP8", "INT8"};
             const auto p = static_cast<std::size_t>(c.precision);
-            QString label = p < std::size(kNames) ? QString::fromLatin1(kNames[p]) : QStringLiteral("?");
+            QString label = precisionLabel(c.precision);
             if (c.tensorCore) {
                 label += QObject::tr(" tensor");
             }
@@ -202,9 +211,8 @@ RooflineChartData rooflineFromReport(const analysis::AnalysisReport& report, std
         if (measured.present) {
             data.measuredBandwidthBytesPerSecond = measured.memoryBandwidthBytesPerSecond;
             for (const analysis::RooflineCeiling& c : measured.ceilings) {
-                static const char* kNames[] = {"FP64", "FP32", "TF32", "BF16", "FP16", "FP8", "INT8"};
                 const auto p = static_cast<std::size_t>(c.precision);
-                QString label = p < std::size(kNames) ? QString::fromLatin1(kNames[p]) : QStringLiteral("?");
+                const QString label = precisionLabel(c.precision);
                 const QColor color = p < std::size(colorByPrecision) && colorByPrecision[p].isValid()
                                          ? colorByPrecision[p]
                                          : QColor(90, 90, 90);
