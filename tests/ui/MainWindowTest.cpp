@@ -20,6 +20,8 @@
 #include "ui/MainWindow.h"
 #include "ui/Page.h"
 #include "ui/controller/ExportActions.h"
+#include "ui/pages/ReviewPage.h"
+#include "ui/review/PresenterView.h"
 #include "ui/timeline/TimelinePage.h"
 #include "ui/widgets/WelcomePage.h"
 
@@ -195,6 +197,36 @@ TEST(MainWindowTest, ExportMenuWritesTheReportTablesAndTrace) {
     EXPECT_FALSE(
         exports->exportTo(ExportActions::Kind::TraceCptrace, dir.filePath("no/such/t.cptrace"), &error));
     EXPECT_TRUE(error.contains("no/such/t.cptrace")) << error.toStdString();
+}
+
+TEST(MainWindowTest, EveryMenuHasItemsAndTheReviewMenuPresentsFromAnyPage) {
+    isolateSettings();
+    MainWindow window;
+    window.setAttribute(Qt::WA_DontShowOnScreen);
+    window.show();
+    for (auto id : {MainWindow::MenuId::File, MainWindow::MenuId::Export, MainWindow::MenuId::View,
+                    MainWindow::MenuId::Go, MainWindow::MenuId::Review, MainWindow::MenuId::Help}) {
+        EXPECT_FALSE(window.menu(id)->actions().isEmpty()) << window.menu(id)->title().toStdString();
+    }
+    QAction* present = nullptr;
+    for (QAction* a : window.menu(MainWindow::MenuId::Review)->actions()) {
+        present = a->shortcut() == QKeySequence(Qt::Key_F5) ? a : present;
+    }
+    ASSERT_NE(present, nullptr);
+    EXPECT_FALSE(present->isEnabled());  // nothing to present yet
+    QSignalSpy analysed(window.document(), &TraceDocument::analysisAvailable);
+    window.document()->setModel(testutils::timelineTestModel(), QStringLiteral("test"));
+    ASSERT_TRUE(analysed.count() > 0 || analysed.wait(10000));
+    EXPECT_TRUE(present->isEnabled());
+    window.showPage(QStringLiteral("timeline"));
+    present->trigger();  // from the timeline: switches to review mode and presents
+    EXPECT_EQ(window.currentPageId(), QStringLiteral("review"));
+    auto* review = window.findChild<ReviewPage*>();
+    ASSERT_NE(review, nullptr);
+    ASSERT_NE(review->presenter(), nullptr);
+    EXPECT_TRUE(review->presenter()->isVisible());
+    EXPECT_GE(review->presenter()->slideCount(), 3);
+    review->presenter()->close();
 }
 
 TEST(MainWindowTest, RecentFilesAreRememberedMostRecentFirstWithoutDuplicates) {

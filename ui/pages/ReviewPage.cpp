@@ -8,6 +8,7 @@
 #include <QInputDialog>
 #include <QLabel>
 #include <QListWidget>
+#include <QMenu>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -15,6 +16,7 @@
 #include <QVBoxLayout>
 
 #include "core/review/ReviewSidecar.h"
+#include "ui/MainWindow.h"
 #include "ui/models/BookmarksModel.h"
 #include "ui/models/ModelRoles.h"
 #include "ui/pages/ReportViews.h"
@@ -110,6 +112,7 @@ void ReviewPage::setDocument(TraceDocument* document) {
         disconnect(m_document, nullptr, this, nullptr);
     }
     Page::setDocument(document);
+    installMenuActions();
     if (document == nullptr) {
         setTrace({}, nullptr, nullptr);
         return;
@@ -119,6 +122,9 @@ void ReviewPage::setDocument(TraceDocument* document) {
             setTrace(m_document->filePath(), m_document->report(), m_document->model());
         }
     };
+    connect(document, &TraceDocument::loadStarted, this, &ReviewPage::updateMenuActions);
+    connect(document, &TraceDocument::modelAvailable, this, &ReviewPage::updateMenuActions);
+    connect(document, &TraceDocument::analysisAvailable, this, &ReviewPage::updateMenuActions);
     connect(document, &TraceDocument::modelAvailable, this,
             [this, refresh] { refreshNowOrWhenShown(0, refresh); });
     connect(document, &TraceDocument::analysisAvailable, this,
@@ -313,6 +319,41 @@ void ReviewPage::onBookmarkActivated(const QModelIndex& index) {
         }
     }
     m_document->showRange(b->range, QString::fromStdString(b->title));
+}
+
+void ReviewPage::installMenuActions() {
+    auto* mainWindow = qobject_cast<MainWindow*>(window());
+    if (m_menuInstalled || mainWindow == nullptr || mainWindow->menu(MainWindow::MenuId::Review) == nullptr) {
+        return;
+    }
+    QMenu* menu = mainWindow->menu(MainWindow::MenuId::Review);
+    // The menu owns F5 in a main window; two shortcuts for one key would cancel each other.
+    m_present->setShortcut(QKeySequence());
+    QAction* present = menu->addAction(tr("Start &Presentation"), this, [this, mainWindow] {
+        mainWindow->showPage(pageId());
+        startPresentation(true);
+    });
+    present->setShortcut(QKeySequence(Qt::Key_F5));
+    QAction* bookmark = menu->addAction(tr("Add &Bookmark…"), this, [this, mainWindow] {
+        mainWindow->showPage(pageId());
+        onAddClicked();
+    });
+    bookmark->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    menu->addSeparator();
+    menu->addAction(tr("&Review Page"), this, [this, mainWindow] { mainWindow->showPage(pageId()); });
+    m_presentAction = present;
+    m_bookmarkAction = bookmark;
+    m_menuInstalled = true;
+    updateMenuActions();
+}
+
+void ReviewPage::updateMenuActions() {
+    // As the page's own buttons: an analysis to present, a trace to bookmark. From the document,
+    // not the page, which may be waiting to refresh until it is shown.
+    if (m_presentAction != nullptr) {
+        m_presentAction->setEnabled(m_document && m_document->report() != nullptr);
+        m_bookmarkAction->setEnabled(m_document && m_document->model() != nullptr);
+    }
 }
 
 PresenterView* ReviewPage::startPresentation(bool fullScreen) {

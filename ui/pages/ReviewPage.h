@@ -12,6 +12,7 @@
 #include "ui/Page.h"
 #include "ui/models/AnalysisReportQt.h"
 
+class QAction;
 class QComboBox;
 class QLabel;
 class QListWidget;
@@ -52,6 +53,10 @@ public:
     PresenterView* presenter() const { return m_presenter; }
 
 private:
+    // Review menu of the main window: start the presentation (F5) and add a bookmark (Ctrl+B) from
+    // any page. Installed once, when the page first gets a document inside a MainWindow.
+    void installMenuActions();
+    void updateMenuActions();
     void loadSidecar();
     void saveSidecar();
     void rebuildSlideList();
@@ -77,6 +82,9 @@ private:
     QPushButton* m_present = nullptr;
     QLabel* m_statusLabel = nullptr;
     PresenterView* m_presenter = nullptr;
+    bool m_menuInstalled = false;
+    QAction* m_presentAction = nullptr;  // in the main window's Review menu
+    QAction* m_bookmarkAction = nullptr;
     std::unique_ptr<EvidenceSnapshot> m_snapshot;  // the presenter's timeline pictures
 };
 
