@@ -293,7 +293,13 @@ void MainWindow::showShortcuts() {
         this, tr("Keyboard Shortcuts"),
         tr("<table cellpadding='3'>"
            "<tr><td><b>Ctrl+O</b></td><td>Open a trace</td></tr>"
+           "<tr><td><b>Ctrl+R</b></td><td>Record a training run</td></tr>"
+           "<tr><td><b>Ctrl+E</b>, <b>Ctrl+Shift+E</b></td><td>Export the diagnosis as HTML, as PDF</td></tr>"
+           "<tr><td><b>Ctrl+Shift+S</b></td><td>Save the trace as .cptrace</td></tr>"
            "<tr><td><b>Ctrl+1…6</b></td><td>Switch page</td></tr>"
+           "<tr><td><b>F5</b></td><td>Start the review presentation (→ / Space next, ← previous, Esc "
+           "leave)</td></tr>"
+           "<tr><td><b>Ctrl+B</b></td><td>Bookmark the range or kernel last shown</td></tr>"
            "<tr><td><b>Ctrl+F</b>, <b>F3</b>, <b>Shift+F3</b></td><td>Search events, next, previous</td></tr>"
            "<tr><td><b>Wheel</b>, <b>W</b> / <b>S</b></td><td>Zoom the timeline in / out</td></tr>"
            "<tr><td><b>Drag</b>, <b>A</b> / <b>D</b></td><td>Pan the timeline</td></tr>"
