@@ -15,6 +15,7 @@
 #include "tests/ui/UiTestModels.h"
 #include "ui/capture/LiveCaptureView.h"
 #include "ui/capture/RecordDialog.h"
+#include "ui/timeline/TimelineWidget.h"
 
 namespace chokepoint::ui {
 namespace {
@@ -64,10 +65,16 @@ TEST(LiveCaptureViewTest, DrawsTheRecordsOfAFileStillBeingWritten) {
     testutils::saveIfRequested(picture, QStringLiteral("live-capture"));
     EXPECT_GT(testutils::inkFraction(picture), 0.02);
 
-    // The rest arrives.
+    // The rest arrives while someone looks closer at the start: their window stays.
+    TimelineWidget* timeline = view.timeline();
+    timeline->zoomBy(4.0, timeline->plotLeft());
+    const core::TimeRange looking = timeline->visibleRange();
     ASSERT_TRUE(writeBytes(path, bytes, bytes.size()));
     view.pollNow();
     ASSERT_TRUE(updated.wait(10000));
+    EXPECT_EQ(timeline->visibleRange().startNs, looking.startNs);
+    EXPECT_NEAR(static_cast<double>(timeline->visibleRange().durationNs()),
+                static_cast<double>(looking.durationNs()), 0.01 * static_cast<double>(looking.durationNs()));
     EXPECT_EQ(view.model()->kernels.size(), model->kernels.size());
     EXPECT_EQ(view.model()->apiCalls.size(), model->apiCalls.size());
     view.stop();

@@ -5,6 +5,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
+#include <optional>
 
 #include "core/base/Format.h"
 #include "core/import/TraceLoader.h"
@@ -131,8 +132,21 @@ void LiveCaptureView::pollNow() {
 void LiveCaptureView::onReadFinished() {
     const std::shared_ptr<Reading> reading = m_watcher->result();
     if (reading->model) {
+        // Someone zoomed in to look closer: keep their window as records arrive, instead of
+        // jumping back to the whole capture at every reading.
+        std::optional<core::TimeRange> kept;
+        if (m_model) {
+            const core::TimeRange visible = m_timeline->visibleRange();
+            const core::TimeRange whole = m_model->timeSpan();
+            if (visible.startNs > whole.startNs || visible.endNs < whole.endNs) {
+                kept = visible;
+            }
+        }
         m_model = reading->model;
         m_timeline->setData(reading->model, reading->tracks);
+        if (kept) {
+            m_timeline->showRange(*kept);
+        }
         const core::TraceModel& m = *reading->model;
         m_status->setText(
             tr("%1 so far: kernels %2 · copies and sets %3 · CUDA API calls %4 · ranges %5 · span %6 · %7")
