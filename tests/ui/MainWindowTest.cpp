@@ -28,13 +28,7 @@
 namespace chokepoint::ui {
 namespace {
 
-void isolateSettings() {
-    testutils::guiApp();
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("ChokepointTests"));
-    QCoreApplication::setApplicationName(QStringLiteral("MainWindowTest"));
-    QSettings().clear();
-}
+using testutils::isolateSettings;
 
 TEST(MainWindowTest, HostsPagesByIdAndStartsOnTheWelcomePage) {
     isolateSettings();

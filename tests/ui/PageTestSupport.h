@@ -5,6 +5,9 @@
 #include <QApplication>
 #include <QImage>
 #include <QLayout>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QWidget>
 #include <algorithm>
 #include <map>
@@ -21,6 +24,20 @@ inline QApplication& guiApp() {
     }
     static QApplication* app = new QApplication(argc, argv);
     return *app;
+}
+
+// Gives this test process settings of its own (recent files and the like) in a temporary folder.
+// ctest runs tests in parallel processes: a shared settings file would let one test clear what
+// another just wrote.
+inline void isolateSettings() {
+    guiApp();
+    static QTemporaryDir settingsDir;
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, settingsDir.path());
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("ChokepointTests"));
+    QCoreApplication::setApplicationName(QStringLiteral("ChokepointUiTests"));
+    QSettings().clear();
 }
 
 // Lays out and renders `widget` at `size` into an image (no window needed offscreen).

@@ -34,8 +34,7 @@ TEST_P(WindowOnEveryTraceTest, OpensAnalysesAndDrawsEveryPage) {
     if (!QFile::exists(QString::fromStdString(path))) {
         GTEST_SKIP() << path << " not found";
     }
-    testutils::guiApp();
-    QStandardPaths::setTestModeEnabled(true);  // recent files go to a test location
+    testutils::isolateSettings();  // recent files go to this process's own settings
     MainWindow window;
     window.setInteractive(false);
     window.setAttribute(Qt::WA_DontShowOnScreen);
