@@ -7,6 +7,7 @@
 #include <QDateTime>
 #include <QDialogButtonBox>
 #include <QDir>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
@@ -262,6 +263,9 @@ bool RecordDialog::startRecording(QString* error) {
     }
     const QString output = args[args.indexOf(QStringLiteral("-o")) + 1];
     QDir().mkpath(QFileInfo(output).absolutePath());
+    // The chosen file is replaced (the save dialog asked): an old one would be shown live and
+    // opened as if this run had written it.
+    QFile::remove(output);
     m_runningOutput = output;
     m_recorded.clear();
     m_stopAsked = false;
