@@ -133,6 +133,11 @@ int Agent::initializeCuda() {
     config.commandLine = readCommandLine();
     config.hostName = hostName();
     config.maxBuffers = static_cast<std::size_t>(std::max(1L, envLong("CHOKEPOINT_BUFFER_MB", 128) / 4));
+    config.maxSpillBytes = static_cast<std::uint64_t>(std::max(0L, envLong("CHOKEPOINT_SPILL_MB", 4096)))
+                           << 20;
+    if (const char* spillDir = std::getenv("CHOKEPOINT_SPILL_DIR"); spillDir != nullptr) {
+        config.spillDirectory = spillDir;
+    }
     config.gpuNames = [this] { return gpuNames(); };
     config.log = [this](const std::string& text) { log(text); };
     m_cupti = makeRealCuptiApi();

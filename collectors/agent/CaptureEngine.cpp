@@ -110,7 +110,8 @@ CaptureEngine::CaptureEngine(CuptiApi& cupti, NvtxRecorder& nvtx, CaptureEngineC
     : m_cupti(cupti),
       m_nvtx(nvtx),
       m_config(std::move(config)),
-      m_pool(m_config.bufferBytes, m_config.maxBuffers) {}
+      m_pool(m_config.bufferBytes, m_config.maxBuffers),
+      m_spill(m_config.spillDirectory, m_config.maxSpillBytes) {}
 
 CaptureEngine::~CaptureEngine() {
     requestStop();
@@ -397,8 +398,12 @@ std::optional<control::Error> CaptureEngine::startCapture(const control::StartCa
         m_stopRequested = false;
         m_finished = false;
         m_done.Clear();
-        m_chunks.clear();
+        m_queue.clear();
         m_queuedBytes = 0;
+        m_spill.abandon();  // what an earlier client left unread
+        m_spillLostChunks = 0;
+        m_spillRefusedLogged = false;
+        m_peakQueuedBytes = 0;
         m_seq = 0;
     }
     m_cuptiDropped.store(0);
@@ -432,14 +437,42 @@ void CaptureEngine::requestStop() {
 }
 
 bool CaptureEngine::pollCapture(std::vector<control::Chunk>& out, control::CaptureDone* done) {
+    // Read back at most this much from disk per poll, so one call never holds the lock long.
+    constexpr std::size_t kSpillReadPerPoll = 16u << 20;
     std::lock_guard lock(m_mutex);
-    while (!m_chunks.empty()) {
-        m_queuedBytes -= m_chunks.front().data().size();
-        out.push_back(std::move(m_chunks.front()));
-        m_chunks.pop_front();
+    std::size_t spillRead = 0;
+    while (!m_queue.empty()) {
+        if (m_queue.front()) {
+            m_queuedBytes -= m_queue.front()->data().size();
+            out.push_back(std::move(*m_queue.front()));
+            m_queue.pop_front();
+            continue;
+        }
+        if (spillRead >= kSpillReadPerPoll) {
+            return false;  // the rest at the next poll
+        }
+        std::vector<control::Chunk> one;
+        if (!m_spill.pop(one, 0) || one.empty()) {
+            // The file could not be read back: those chunks are lost; say so in the end message.
+            const auto lost = std::count_if(m_queue.begin(), m_queue.end(), [](const auto& q) { return !q; });
+            m_spillLostChunks += static_cast<std::uint64_t>(lost);
+            log("capture: " + m_spill.error() + "; " + std::to_string(lost) + " chunks lost");
+            m_queue.erase(std::remove_if(m_queue.begin(), m_queue.end(), [](const auto& q) { return !q; }),
+                          m_queue.end());
+            continue;
+        }
+        spillRead += one.front().data().size();
+        out.push_back(std::move(one.front()));
+        m_queue.pop_front();
     }
     if (!m_finished) {
         return false;
+    }
+    if (m_spillLostChunks > 0) {
+        m_done.set_ok(false);
+        m_done.set_message(
+            m_done.message() + "; " + std::to_string(m_spillLostChunks) +
+            " chunks were lost reading them back from the spill file, so the trace is incomplete");
     }
     *done = m_done;
     m_finished = false;
@@ -465,7 +498,8 @@ void CaptureEngine::abandonAfterFork() {
     new (&m_mutex) std::mutex();
     new (&m_completedMutex) std::mutex();
     m_completed.clear();
-    m_chunks.clear();
+    m_queue.clear();
+    m_spill.abandon();
     m_enabledKinds.clear();
     m_subscribed = false;  // the child must never touch the parent's CUPTI state
     m_config.cuptiAvailable = false;
@@ -496,9 +530,23 @@ void CaptureEngine::emit(std::string bytes, std::int64_t records) {
             chunk.set_capture_id(m_captureId);
             chunk.set_seq(m_seq++);
             chunk.set_records(records);
-            m_queuedBytes += bytes.size();
+            const std::size_t size = bytes.size();
             chunk.set_data(std::move(bytes));
-            m_chunks.push_back(std::move(chunk));
+            // Past the memory share, or behind chunks already on disk (the order must hold), the
+            // chunk waits on disk. When the disk refuses, it stays in memory, and the backlog check
+            // pauses decoding once too much waits there.
+            const bool toDisk = m_queuedBytes + size > m_config.memoryChunkBytes || !m_spill.empty();
+            if (toDisk && m_spill.push(chunk)) {
+                m_queue.emplace_back(std::nullopt);
+                return;
+            }
+            if (toDisk && !m_spillRefusedLogged) {
+                log("capture: chunks stay in memory: " + m_spill.error());
+                m_spillRefusedLogged = true;
+            }
+            m_queuedBytes += size;
+            m_peakQueuedBytes = std::max(m_peakQueuedBytes, m_queuedBytes);
+            m_queue.emplace_back(std::move(chunk));
             return;
         }
     }
@@ -767,6 +815,15 @@ void CaptureEngine::run() {
         batch->stats.add("agent.buffer_pool_exhausted", core::Severity::DataLoss,
                          static_cast<std::int64_t>(m_pool.exhaustedCount()),
                          "CUPTI asked for a buffer while the pool was empty");
+    }
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_spill.chunksSpilled() > 0) {
+            batch->stats.add("agent.spilled_chunks", core::Severity::Info,
+                             static_cast<std::int64_t>(m_spill.chunksSpilled()),
+                             "the client read slowly: up to " + std::to_string(m_spill.peakBytes() >> 20) +
+                                 " MiB of chunks waited on disk instead of records being dropped");
+        }
     }
     if (m_nvtx.droppedEvents() > 0) {
         batch->stats.add("nvtx.dropped_events", core::Severity::DataLoss,

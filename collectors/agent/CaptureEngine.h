@@ -39,6 +39,7 @@
 #include "collectors/agent/ClockSync.h"
 #include "collectors/agent/CuptiApi.h"
 #include "collectors/agent/PmSampler.h"
+#include "collectors/control/ChunkSpill.h"
 #include "collectors/control/ControlServer.h"
 #include "collectors/nvtx/NvtxRecorder.h"
 #include "core/format/CptraceChunkEncoder.h"
@@ -59,6 +60,13 @@ struct CaptureEngineConfig {
     int anchorIntervalMs = 1000;  // clock anchors
     int chunkIntervalMs = 500;    // encode at least this often when rows are pending
     int drainTimeoutMs = 2000;    // how long draining waits for in-flight GPU records
+    // Encoded chunks waiting for a slow client: up to memoryChunkBytes in memory, then on disk up to
+    // maxSpillBytes (ChunkSpill, in spillDirectory; empty: $TMPDIR or /tmp). Decoding pauses (and
+    // CUPTI then drops, counted) only when more than maxQueuedChunkBytes wait in memory, which
+    // happens once the disk cap is reached or the disk cannot be written.
+    std::size_t memoryChunkBytes = 32u << 20;
+    std::uint64_t maxSpillBytes = 4ull << 30;
+    std::string spillDirectory;
     std::size_t maxQueuedChunkBytes = 256u << 20;
     std::vector<std::string> defaultStepMarkers = {"ProfilerStep#", "chokepoint:step", "step"};
     bool cuptiAvailable = true;  // false: the process has no usable CUPTI; host + NVTX only
@@ -95,6 +103,12 @@ public:
     control::AgentState state() const { return static_cast<control::AgentState>(m_state.load()); }
     const ActivityBufferPool& pool() const { return m_pool; }
     std::uint64_t droppedRecords() const { return m_cuptiDropped.load(); }
+    // The most encoded chunk bytes that waited in memory during the last capture (spilled ones
+    // not counted).
+    std::size_t peakQueuedChunkBytes() {
+        std::lock_guard lock(m_mutex);
+        return m_peakQueuedBytes;
+    }
 
     // In a forked child: the worker thread does not exist; forget it and stay dormant forever.
     void abandonAfterFork();
@@ -135,8 +149,13 @@ private:
     control::StartCapture m_request;
     std::uint64_t m_captureId = 0;
     core::TimestampNs m_startNs = 0;
-    std::deque<control::Chunk> m_chunks;
-    std::size_t m_queuedBytes = 0;
+    // The stream in order. An empty entry stands for the next chunk in m_spill (it waits on disk).
+    std::deque<std::optional<control::Chunk>> m_queue;
+    std::size_t m_queuedBytes = 0;  // in memory only
+    ChunkSpill m_spill;
+    std::uint64_t m_spillLostChunks = 0;
+    bool m_spillRefusedLogged = false;
+    std::size_t m_peakQueuedBytes = 0;
     std::uint64_t m_seq = 0;
     bool m_finished = false;
     control::CaptureDone m_done;

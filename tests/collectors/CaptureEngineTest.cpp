@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "collectors/agent/CaptureEngine.h"
@@ -207,6 +209,86 @@ TEST(CaptureEngineTest, ExhaustedBufferPoolCountsDropsAndNeverBlocks) {
     EXPECT_EQ(dropped->count, c.done.dropped_records());
     EXPECT_GT(model->stats.count("agent.buffer_pool_exhausted"), 0);
     EXPECT_LE(engine.pool().blocksAllocated(), 4u);
+}
+
+// A client that reads nothing until the window has closed: past the memory share the chunks wait
+// on disk, and all of them arrive, in order, once the client reads. `spillDirectory` unwritable:
+// they stay in memory instead (still complete, because the memory cap is not reached).
+Captured captureWithASlowClient(CaptureEngine& engine) {
+    control::StartCapture request;
+    request.set_duration_ms(300);
+    request.set_kinds(control::CAPTURE_KIND_KERNELS | control::CAPTURE_KIND_API);
+    EXPECT_FALSE(engine.startCapture(request, 3).has_value());
+    // Nothing is read while the window runs (300 ms) and drains (up to 200 ms).
+    for (int waited = 0; engine.state() != control::AGENT_STATE_DRAINING && waited < 100; ++waited) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    return drive(engine);
+}
+
+void produceLaunchesAndKernels(FakeCuptiApi& cupti, std::atomic<std::uint32_t>& correlation) {
+    cupti.producer = [&correlation](SyntheticCupti& s) {
+        for (int i = 0; i < 40; ++i) {
+            const std::uint64_t t = cuptiNow() - 100'000 + static_cast<std::uint64_t>(i) * 1'000;
+            const std::uint32_t id = correlation.fetch_add(1);
+            s.api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, t - 50'000,
+                  t - 45'000, id, static_cast<std::uint32_t>(::getpid()),
+                  static_cast<std::uint32_t>(::gettid()));
+            s.kernel("_Z6matmulv", t - 40'000, t - 39'000, id);
+        }
+    };
+}
+
+TEST(CaptureEngineTest, ASlowClientGetsEveryChunkFromDiskInsteadOfDrops) {
+    char pattern[] = "/tmp/cp-engine-spill-XXXXXX";
+    ASSERT_NE(::mkdtemp(pattern), nullptr);
+    FakeCuptiApi cupti;
+    std::atomic<std::uint32_t> correlation{1};
+    produceLaunchesAndKernels(cupti, correlation);
+    CaptureEngineConfig config = fastConfig();
+    config.maxBuffers = 64;
+    config.compressChunks = false;   // repetitive records would compress to almost nothing
+    config.memoryChunkBytes = 4096;  // a chunk or two in memory, the rest on disk
+    config.spillDirectory = pattern;
+    CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
+    Captured c = captureWithASlowClient(engine);
+    ASSERT_FALSE(c.seqs.empty());
+    for (std::size_t i = 0; i < c.seqs.size(); ++i) {
+        ASSERT_EQ(c.seqs[i], i) << "chunks out of order or missing";
+    }
+    EXPECT_TRUE(c.done.ok()) << c.done.message();
+    EXPECT_LE(engine.peakQueuedChunkBytes(), config.memoryChunkBytes);
+    auto model = core::readCptraceFromMemory(c.bytes, "capture");
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    EXPECT_EQ(static_cast<std::int64_t>(model->kernels.size()), c.done.kernels());
+    EXPECT_GT(model->kernels.size(), 100u);
+    EXPECT_EQ(model->stats.count("agent.dropped_records"), 0);
+    EXPECT_GT(model->stats.count("agent.spilled_chunks"), 0) << "the slow client made chunks wait on disk";
+    std::error_code ec;
+    EXPECT_TRUE(std::filesystem::is_empty(pattern, ec)) << "the spill file leaves no name behind";
+    std::filesystem::remove_all(pattern, ec);
+}
+
+TEST(CaptureEngineTest, WithoutAWritableSpillDirectoryChunksWaitInMemory) {
+    FakeCuptiApi cupti;
+    std::atomic<std::uint32_t> correlation{1};
+    produceLaunchesAndKernels(cupti, correlation);
+    CaptureEngineConfig config = fastConfig();
+    config.maxBuffers = 64;
+    config.compressChunks = false;
+    config.memoryChunkBytes = 4096;
+    config.spillDirectory = "/nonexistent/chokepoint-spill";
+    CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
+    Captured c = captureWithASlowClient(engine);
+    for (std::size_t i = 0; i < c.seqs.size(); ++i) {
+        ASSERT_EQ(c.seqs[i], i);
+    }
+    EXPECT_GT(engine.peakQueuedChunkBytes(), config.memoryChunkBytes);
+    auto model = core::readCptraceFromMemory(c.bytes, "capture");
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    EXPECT_EQ(static_cast<std::int64_t>(model->kernels.size()), c.done.kernels());
+    EXPECT_EQ(model->stats.count("agent.spilled_chunks"), 0);
 }
 
 TEST(CaptureEngineTest, StepAlignedWindowKeepsOnlyRecordsOfTheRequestedSteps) {
