@@ -102,7 +102,7 @@ int runScreenshot(chokepoint::ui::MainWindow& window, const QString& out, const 
 // process that way, the same way it times `chokepoint-cli analyze`).
 class DiagnosisDrawnProbe : public QObject {
 public:
-    explicit DiagnosisDrawnProbe(chokepoint::ui::MainWindow& window) : QObject(&window), m_window(window) {
+    explicit DiagnosisDrawnProbe(chokepoint::ui::MainWindow& window) : QObject(&window) {
         QObject::connect(window.document(), &chokepoint::ui::TraceDocument::analysisAvailable, this,
                          [this] { m_analyzed = true; });
         if (QWidget* page = window.page(QStringLiteral("diagnosis"))) {
@@ -127,7 +127,6 @@ protected:
     }
 
 private:
-    chokepoint::ui::MainWindow& m_window;
     bool m_analyzed = false;
 };
 

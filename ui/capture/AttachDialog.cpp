@@ -3,9 +3,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
-#include <QDateTime>
 #include <QDialogButtonBox>
-#include <QDir>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -13,13 +11,12 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QSpinBox>
-#include <QStandardPaths>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include "collectors/control/AgentDirectory.h"
 #include "collectors/control/RuntimeDir.h"
-#include "ui/capture/CliLocation.h"
+#include "ui/capture/CapturePaths.h"
 #include "ui/capture/LiveCaptureView.h"
 
 namespace chokepoint::ui {
@@ -97,10 +94,6 @@ AttachDialog::~AttachDialog() {
     }
 }
 
-QString AttachDialog::cliExecutable() {
-    return chokepointCliPath();
-}
-
 int AttachDialog::refresh() {
     m_table->setRowCount(0);
     const std::string dir = collectors::defaultRuntimeDir();
@@ -158,7 +151,7 @@ int AttachDialog::refresh() {
     } else {
         m_status->setText(tr("%n job(s) found.", nullptr, live));
     }
-    if (cliExecutable().isEmpty()) {
+    if (chokepointCliPath().isEmpty()) {
         m_status->setText(m_status->text() + QLatin1Char(' ') +
                           tr("chokepoint-cli was not found, so recording is not possible."));
     }
@@ -188,16 +181,12 @@ void AttachDialog::setWindow(int count, bool steps, bool atStep) {
 
 void AttachDialog::record() {
     const QList<QTableWidgetItem*> selected = m_table->selectedItems();
-    const QString cli = cliExecutable();
+    const QString cli = chokepointCliPath();
     if (selected.isEmpty() || cli.isEmpty()) {
         return;
     }
     const QString pid = m_table->item(selected.first()->row(), 0)->text();
-    QDir outDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation));
-    outDir.mkpath(QStringLiteral("captures"));
-    m_output = outDir.filePath(
-        QStringLiteral("captures/attach-%1-%2.cptrace")
-            .arg(pid, QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
+    m_output = newCapturePath(QStringLiteral("attach-%1").arg(pid));
     m_process = new QProcess(this);
     m_process->setProcessChannelMode(QProcess::MergedChannels);
     connect(m_process, &QProcess::finished, this, [this](int exitCode) { onFinished(exitCode); });

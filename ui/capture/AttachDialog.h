@@ -29,8 +29,6 @@ public:
 
     // The recorded trace, once the dialog was accepted.
     QString recordedFile() const { return m_output; }
-    // Where chokepoint-cli is: next to this executable, in the build tree's app/ folder, or on PATH.
-    static QString cliExecutable();
     // Fills the table from the runtime directory; returns the number of live agents found.
     int refresh();
     LiveCaptureView* liveView() const { return m_live; }

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <QCheckBox>
-#include <QDateTime>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFile>
@@ -20,10 +19,9 @@
 #include <QRadioButton>
 #include <QSpinBox>
 #include <QSplitter>
-#include <QStandardPaths>
 #include <QVBoxLayout>
 
-#include "ui/capture/CliLocation.h"
+#include "ui/capture/CapturePaths.h"
 #include "ui/capture/LiveCaptureView.h"
 
 namespace chokepoint::ui {
@@ -31,13 +29,6 @@ namespace chokepoint::ui {
 namespace {
 
 constexpr int kMaxLogLines = 5000;
-
-QString defaultOutput() {
-    QDir dir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation));
-    dir.mkpath(QStringLiteral("captures"));
-    return dir.filePath(QStringLiteral("captures/run-%1.cptrace")
-                            .arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
-}
 
 // A row: an editable path and a Browse… button.
 QWidget* pathRow(QLineEdit* edit, QPushButton* browse, QWidget* parent) {
@@ -102,7 +93,7 @@ RecordDialog::RecordDialog(QWidget* parent) : QDialog(parent) {
     m_atStep = new QCheckBox(
         tr("start at the first step boundary (skips start-up; needs NVTX or profiler steps)"), this);
     form->addRow(QString(), m_atStep);
-    m_output = new QLineEdit(defaultOutput(), this);
+    m_output = new QLineEdit(newCapturePath(QStringLiteral("run")), this);
     auto* browseOutput = new QPushButton(tr("Browse…"), this);
     form->addRow(tr("&Save to:"), pathRow(m_output, browseOutput, this));
     connect(browseOutput, &QPushButton::clicked, this, [this] {

@@ -1,6 +1,8 @@
-#include "ui/capture/CliLocation.h"
+#include "ui/capture/CapturePaths.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
+#include <QDir>
 #include <QFileInfo>
 #include <QStandardPaths>
 
@@ -19,6 +21,14 @@ QString chokepointCliPath() {
         }
     }
     return QStandardPaths::findExecutable(QStringLiteral("chokepoint-cli"));
+}
+
+QString newCapturePath(const QString& kind) {
+    QDir dir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation));
+    dir.mkpath(QStringLiteral("captures"));
+    return dir.filePath(
+        QStringLiteral("captures/%1-%2.cptrace")
+            .arg(kind, QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
 }
 
 }  // namespace chokepoint::ui
