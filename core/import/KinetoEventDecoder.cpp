@@ -205,6 +205,8 @@ error_code readRawArray(value& v, std::string_view& out) {
     return simdjson::SUCCESS;
 }
 
+error_code readStringOrArray(value& v, std::string_view& out, const char* field, KinetoModelBuilder& issues);
+
 error_code decodeArgs(value& v, KinetoEvent& e, KinetoModelBuilder& issues) {
     json_type type;
     if (auto err = v.type().get(type)) {
@@ -261,9 +263,35 @@ error_code decodeArgs(value& v, KinetoEvent& e, KinetoModelBuilder& issues) {
                     err = readInt(fv, e.correlation, "correlation", issues);
                 }
                 break;
+            case 'C':
+                if (keyIs(k, "Collective name")) {
+                    err = readString(fv, e.collectiveName, "Collective name", issues);
+                }
+                break;
             case 'd':
                 if (keyIs(k, "device")) {
                     err = readInt(fv, e.device, "device", issues);
+                } else if (keyIs(k, "dtype")) {
+                    err = readString(fv, e.dtype, "dtype", issues);
+                }
+                break;
+            case 'G':
+                if (keyIs(k, "Group size")) {
+                    err = readInt(fv, e.groupSize, "Group size", issues);
+                }
+                break;
+            case 'O':
+                if (keyIs(k, "Out msg nelems")) {
+                    err = readInt(fv, e.outNelems, "Out msg nelems", issues);
+                }
+                break;
+            case 'P':
+                if (keyIs(k, "Process Group Name")) {
+                    err = readString(fv, e.processGroupName, "Process Group Name", issues);
+                } else if (keyIs(k, "Process Group Description")) {
+                    err = readString(fv, e.processGroupDescription, "Process Group Description", issues);
+                } else if (keyIs(k, "Process Group Ranks")) {
+                    err = readStringOrArray(fv, e.processGroupRanks, "Process Group Ranks", issues);
                 }
                 break;
             case 'E':
@@ -282,6 +310,8 @@ error_code decodeArgs(value& v, KinetoEvent& e, KinetoModelBuilder& issues) {
                     err = readRawArray(fv, e.inputDims);
                 } else if (keyIs(k, "Input type")) {
                     err = readRawArray(fv, e.inputTypes);
+                } else if (keyIs(k, "In msg nelems")) {
+                    err = readInt(fv, e.inNelems, "In msg nelems", issues);
                 }
                 break;
             case 'k':
@@ -322,6 +352,18 @@ error_code decodeArgs(value& v, KinetoEvent& e, KinetoModelBuilder& issues) {
         }
     }
     return simdjson::SUCCESS;
+}
+
+// "Process Group Ranks" is a string in current Kineto and may be an array in other writers.
+error_code readStringOrArray(value& v, std::string_view& out, const char* field, KinetoModelBuilder& issues) {
+    json_type type;
+    if (auto err = v.type().get(type)) {
+        return err;
+    }
+    if (type == json_type::array) {
+        return readRawArray(v, out);
+    }
+    return readString(v, out, field, issues);
 }
 
 }  // namespace

@@ -524,6 +524,8 @@ void KinetoModelBuilder::addComplete(const KinetoEvent& e, Kind kind, std::uint6
             KernelId id = m_model.kernels.add(row);
             if (!e.correlation.present) {
                 pendingLink(1, id.index);
+            } else if (!e.collectiveName.empty()) {
+                addCollectiveCall(e, correlation);
             }
             return;
         }
@@ -834,6 +836,20 @@ void KinetoModelBuilder::finish() {
         m_model.stats.add(name, stat.severity, stat.count, stat.detail);
     }
     m_stats.clear();
+}
+
+void KinetoModelBuilder::addCollectiveCall(const KinetoEvent& e, std::int64_t correlationId) {
+    CollectiveCallRow call;
+    call.correlationId = correlationId;
+    call.collectiveName = intern(e.collectiveName);
+    call.processGroupName = intern(e.processGroupName);
+    call.processGroupDescription = intern(e.processGroupDescription);
+    call.processGroupRanks = intern(e.processGroupRanks);
+    call.dtype = intern(e.dtype);
+    call.inNelems = e.inNelems.present ? e.inNelems.value : -1;
+    call.outNelems = e.outNelems.present ? e.outNelems.value : -1;
+    call.groupSize = e.groupSize.present ? clampInt32(e.groupSize.value) : 0;
+    m_model.collectiveCalls.push_back(call);
 }
 
 }  // namespace chokepoint::core

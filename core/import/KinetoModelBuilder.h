@@ -58,6 +58,9 @@ struct KinetoEventFields {
     std::string_view argName;        // args.name of metadata events
     std::string_view argLabels;      // args.labels of process_labels
     std::string_view memcpyKindArg;  // args.kind on AMD memcpy ("HtoD")
+    // Collective parameters on NCCL/RCCL kernels (PyTorch 2.x).
+    std::string_view collectiveName, processGroupName, processGroupDescription, processGroupRanks, dtype;
+    OptInt inNelems, outNelems, groupSize;
 };
 
 // One event of "traceEvents", decoded. String views stay valid until the next event is decoded.
@@ -110,6 +113,7 @@ private:
     void addMetadata(const KinetoEvent& e);
     void addCounter(const KinetoEvent& e);
     void addFlow(const KinetoEvent& e, Kind kind);
+    void addCollectiveCall(const KinetoEvent& e, std::int64_t correlationId);
     ThreadIndex thread(const KinetoId& pid, const KinetoId& tid);
     std::int64_t idNumber(const KinetoId& id);
     std::int32_t gpuDevice(const KinetoEvent& e);

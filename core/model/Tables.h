@@ -229,6 +229,22 @@ struct CpuOpTable {
     void permute(const std::vector<std::uint32_t>& order);
 };
 
+// --- Collective call parameters (NCCL/RCCL), as the profiler recorded them on the kernel -------
+// Joined to the collective kernel by correlation id (stable across finalize's sorting). Kineto
+// writes these as args of NCCL kernel events ("Collective name", "In msg nelems", "Out msg nelems",
+// "Group size", "dtype", "Process Group Name", "Process Group Description", "Process Group Ranks").
+struct CollectiveCallRow {
+    std::int64_t correlationId = 0;  // the kernel's correlation id
+    StringId collectiveName;         // "allreduce", "_allgather_base", "all_to_allv", "send"
+    StringId processGroupName;       // "0", "1", ... (unique per process group in the job)
+    StringId processGroupDescription;  // "default_pg", "tp:0"
+    StringId processGroupRanks;        // "[0, 1, 2, 3]" as recorded (may be truncated with "...")
+    StringId dtype;                    // "Float", "BFloat16"
+    std::int64_t inNelems = -1;        // elements in / out; -1 when not recorded
+    std::int64_t outNelems = -1;
+    std::int32_t groupSize = 0;  // ranks in the process group; 0 when not recorded
+};
+
 // --- Counter time series (GPU metrics, host CPU %, memory) --------------------------------------
 struct CounterTrack {
     std::string name;               // "DRAM throughput", "SM active", "CPU % tid 1234"

@@ -39,6 +39,7 @@ public:
     RangeTable ranges;
     CpuOpTable cpuOps;
     std::vector<CounterTrack> counters;
+    std::vector<CollectiveCallRow> collectiveCalls;  // by correlation id of the collective kernel
 
     std::vector<DeviceInfo> devices;
     std::vector<ProcessInfo> processes;

@@ -1,0 +1,115 @@
+#pragma once
+// RankSummary: what the job analysis needs from one rank's trace, small enough to ship from a
+// cluster node (a few KB to a few hundred KB per rank; `.cpsum`, see SummaryFile.h). It is made
+// from one rank's model and its single-rank analysis (summarizeRank), or read from a `.cpsum`.
+//
+// Times are int64 ns on the rank's OWN trace clock; the job analysis estimates each rank's clock
+// offset and never edits the summary. Every collective carries the work its rank did since the
+// previous collective on the same device ("segment"), so a late arrival can be explained from the
+// summary alone, without the rank's full trace.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/base/Time.h"
+
+namespace chokepoint::job {
+
+inline constexpr int kRankSummarySchemaVersion = 1;
+
+// Where the rank number came from, in order of preference.
+enum class RankSource : std::uint8_t {
+    DistributedInfo = 0,  // the trace's own distributedInfo (Kineto) / recorded rank
+    ProcessName,          // a process named like "RANK 3 - GPU", "rank3", "trainer:0:3"
+    FileName,             // the file name: "rank-3", "rank3", "worker3"
+    Order,                // the position in the list of inputs
+};
+std::string_view toString(RankSource source);
+
+// Kinds of work a rank does between two collectives, compared across ranks to explain lateness.
+enum class WorkKind : std::uint8_t {
+    GpuKernels = 0,     // union of non-collective kernels, copies and memsets on the device
+    DataWait,           // device idle while the host waits for input data
+    HostWork,           // device idle while the host runs framework / Python code (launching too)
+    Synchronization,    // device idle while the host is blocked in a sync
+    GarbageCollection,  // host ranges / frames of the Python garbage collector
+    Unexplained,        // device idle with no host activity recorded
+};
+inline constexpr std::size_t kWorkKindCount = 6;
+std::string_view toString(WorkKind kind);
+
+// A host frame (Python function or framework op) and its exclusive time inside a segment.
+struct FrameTime {
+    std::string name;
+    core::DurationNs selfNs = 0;
+};
+
+// What the rank did in [segmentStartNs, collective start).
+struct SegmentWork {
+    core::TimestampNs segmentStartNs = 0;
+    bool startsAtWindowStart = false;  // no earlier collective: the segment begins with the trace
+    std::array<core::DurationNs, kWorkKindCount> ns{};  // index = WorkKind
+    std::int32_t kernelCount = 0;                       // non-collective kernels started in it
+    std::vector<FrameTime> topHostFrames;               // by exclusive time, at most 3
+};
+
+// One collective kernel on this rank.
+struct RankCollective {
+    std::string kind;       // normalised: "AllReduce", "AllGather", "ReduceScatter", "AllToAll", ...
+    std::string groupKey;   // process group ("pg 0 [0, 1, 2, 3]") when recorded, else ""
+    std::int32_t groupSize = 0;  // 0 when unknown
+    std::int64_t sizeBytes = -1;  // message bytes (max of in and out), -1 when unknown
+    std::string dtype;
+    core::TimestampNs startNs = 0;
+    core::TimestampNs endNs = 0;
+    std::int16_t deviceIndex = 0;
+    std::int32_t streamId = 0;
+    std::int64_t stepNumber = -1;  // the step it belongs to (ProfilerStep#N number), -1 outside steps
+    SegmentWork before;
+};
+
+// One training step of this rank.
+struct RankStep {
+    std::int64_t number = 0;  // ProfilerStep#N's N, or the ordinal
+    std::string name;
+    core::TimeRange range;  // own clock, stretched over the GPU work launched inside it
+    core::DurationNs busyNs = 0;
+    core::DurationNs collectiveNs = 0;  // union of collective kernels in the step
+    std::array<core::DurationNs, kWorkKindCount> workNs{};
+};
+
+struct RankSummary {
+    int schemaVersion = kRankSummarySchemaVersion;
+    std::int32_t rank = -1;
+    RankSource rankSource = RankSource::Order;
+    std::int32_t worldSize = 0;  // 0 when the trace did not record it
+    std::string backend;         // "nccl", "gloo", ...
+    std::string sourcePath;
+    std::string hostName;
+    std::int64_t pid = 0;
+    std::string processName;
+    std::int16_t deviceIndex = -1;  // the GPU this summary describes
+    std::string deviceName;         // as recorded ("NVIDIA A100-SXM4-80GB")
+    std::string deviceId;           // device database id when matched ("a100-sxm-80gb"), else ""
+    double linkBytesPerSecond = 0;  // one direction of the device's GPU interconnect, 0 unknown
+    core::TimeRange window;         // first to last event of the trace, own clock
+    std::vector<RankStep> steps;
+    std::string stepSource;  // how steps were found ("ProfilerStep#N ranges")
+    double busyFraction = 0;
+    std::array<core::DurationNs, kWorkKindCount> workNs{};  // over all steps
+    core::DurationNs exposedCommunicationNs = 0;  // collectives not overlapped by compute
+    std::string verdict;   // single-rank bottleneck ("data-bound", ...)
+    std::string headline;  // single-rank headline
+    std::optional<double> mfu;
+    std::vector<RankCollective> collectives;  // by start time
+    std::vector<std::string> warnings;        // import and analysis warnings worth repeating
+
+    core::DurationNs meanStepNs() const;
+    core::DurationNs medianStepNs() const;
+};
+
+}  // namespace chokepoint::job
