@@ -37,6 +37,7 @@ constexpr DurationNs kLaunchNs = 5'000;
 constexpr double kDefaultLateShare = 0.15;
 constexpr int kComputeStream = 7;
 constexpr int kNcclStream = 20;
+constexpr DurationNs kWindowLeadNs = 200'000;  // BeforeWindow: the window opens this long before the arrival
 
 const std::string kGemmKernel =
     "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_"
@@ -294,7 +295,7 @@ public:
     TimestampNs& clock(Lane lane) { return lane == Lane::Main ? m_mainCpu : m_autogradCpu; }
     core::ThreadIndex thread(Lane lane) const { return lane == Lane::Main ? m_main : m_autograd; }
     TimestampNs computeClock() const { return m_computeClock; }
-    TimestampNs firstCollectiveLaunchNs() const { return m_firstCollectiveLaunch; }
+    TimestampNs firstArrivalNs() const { return m_firstArrival; }
 
     double jitter(double spread) {
         return std::uniform_real_distribution<double>(1 - spread, 1 + spread)(m_rng);
@@ -353,9 +354,6 @@ public:
         const TimestampNs launchStart = opStart + 14'000;
         const TimestampNs launchEnd = launchStart + 6'000;
         const TimestampNs opEnd = launchEnd + 8'000;
-        if (m_firstCollectiveLaunch < 0) {
-            m_firstCollectiveLaunch = opStart;
-        }
         const std::string shapes = "[[" + std::to_string(elements) + "]]";
         addCpuOp(lane, opName, opStart, opEnd, shapes, "[\"c10::BFloat16\"]");
         addCpuOp(lane, "record_param_comms", opStart + 4'000, opEnd - 2'000, shapes, "[\"c10::BFloat16\"]");
@@ -378,6 +376,9 @@ public:
         kernel.correlationId = correlation;
         m_pendingKernel = model.kernels.size();
         model.kernels.add(kernel);
+        if (m_firstArrival < 0) {
+            m_firstArrival = kernel.startNs;
+        }
 
         const auto n = static_cast<std::int64_t>(group.ranks.size());
         core::CollectiveCallRow call;
@@ -546,43 +547,39 @@ private:
     TimestampNs m_ncclClock = 0;
     TimestampNs m_outstandingNccl = 0;  // latest end of non-blocking collectives not yet waited for
     TimestampNs m_stepStart = 0;
-    TimestampNs m_firstCollectiveLaunch = -1;
+    TimestampNs m_firstArrival = -1;  // start of its first NCCL kernel
     std::size_t m_pendingKernel = 0;
     std::int64_t m_nextCorrelation = 1;
     std::int64_t m_nextExternalId = 1;
 };
 
-// Drops the rows that start before `cut` (a profiler that started late) and kernels, copies and
-// collective parameters whose launch call was dropped.
+// A profiler that started late, at `cut`: host events that began earlier are not recorded; GPU work
+// that started after it is, even when it was launched before (its launch call is then missing,
+// as in real late-started traces).
 void cutBefore(core::TraceModel& m, TimestampNs cut) {
-    std::unordered_set<std::int64_t> droppedCorrelations;
-    for (std::size_t i = 0; i < m.apiCalls.size(); ++i) {
-        if (m.apiCalls.startNs[i] < cut) {
-            droppedCorrelations.insert(m.apiCalls.correlationId[i]);
-        }
-    }
-    auto keep = [&](std::size_t n, auto&& keepRow) {
+    auto from = [cut](const std::vector<TimestampNs>& start) {
         std::vector<std::uint32_t> order;
-        for (std::size_t i = 0; i < n; ++i) {
-            if (keepRow(i)) {
+        for (std::size_t i = 0; i < start.size(); ++i) {
+            if (start[i] >= cut) {
                 order.push_back(static_cast<std::uint32_t>(i));
             }
         }
         return order;
     };
-    auto gpuKeep = [&](const std::vector<TimestampNs>& start, const std::vector<std::int64_t>& correlation) {
-        return keep(start.size(), [&](std::size_t i) {
-            return start[i] >= cut && droppedCorrelations.count(correlation[i]) == 0;
-        });
-    };
-    m.kernels.permute(gpuKeep(m.kernels.startNs, m.kernels.correlationId));
-    m.memcpys.permute(gpuKeep(m.memcpys.startNs, m.memcpys.correlationId));
-    m.apiCalls.permute(keep(m.apiCalls.size(), [&](std::size_t i) { return m.apiCalls.startNs[i] >= cut; }));
-    m.syncs.permute(keep(m.syncs.size(), [&](std::size_t i) { return m.syncs.startNs[i] >= cut; }));
-    m.ranges.permute(keep(m.ranges.size(), [&](std::size_t i) { return m.ranges.startNs[i] >= cut; }));
-    m.cpuOps.permute(keep(m.cpuOps.size(), [&](std::size_t i) { return m.cpuOps.startNs[i] >= cut; }));
+    std::unordered_set<std::int64_t> droppedKernels;
+    for (std::size_t i = 0; i < m.kernels.size(); ++i) {
+        if (m.kernels.startNs[i] < cut) {
+            droppedKernels.insert(m.kernels.correlationId[i]);
+        }
+    }
+    m.kernels.permute(from(m.kernels.startNs));
+    m.memcpys.permute(from(m.memcpys.startNs));
+    m.apiCalls.permute(from(m.apiCalls.startNs));
+    m.syncs.permute(from(m.syncs.startNs));
+    m.ranges.permute(from(m.ranges.startNs));
+    m.cpuOps.permute(from(m.cpuOps.startNs));
     std::erase_if(m.collectiveCalls, [&](const core::CollectiveCallRow& c) {
-        return droppedCorrelations.count(c.correlationId) != 0;
+        return droppedKernels.count(c.correlationId) != 0;
     });
 }
 
@@ -925,8 +922,8 @@ std::vector<core::TraceModel> makeSyntheticJob(const SyntheticJobOptions& o) {
         if (std::find(o.missingRanks.begin(), o.missingRanks.end(), r) != o.missingRanks.end()) {
             continue;
         }
-        if (&rank == late && o.cause == LateCause::BeforeWindow && rank.firstCollectiveLaunchNs() >= 0) {
-            cutBefore(rank.model, rank.firstCollectiveLaunchNs() - 100'000);
+        if (&rank == late && o.cause == LateCause::BeforeWindow && rank.firstArrivalNs() >= 0) {
+            cutBefore(rank.model, rank.firstArrivalNs() - kWindowLeadNs);
         }
         shiftClock(rank.model, truth.clockOffsetsNs[static_cast<std::size_t>(r)]);
         rank.model.finalize();

@@ -27,7 +27,9 @@
 //   LongerKernels: the same compute kernels, uniformly longer (a slower or throttled GPU).
 //   ExtraKernels: additional GEMM kernels at the start of the forward (imbalanced work).
 //   BeforeWindow: a data wait in the first step only, and the rank's trace begins just before its
-//   first (late) collective, as if its profiler started late: the cause is outside the window.
+//   first (late) collective, as if its profiler started late: host events from before are missing,
+//   GPU work that started after the window opened is kept (some without their launch call), and
+//   the cause lies outside the window.
 // - Clocks: after a rank is built, its clock offset (SyntheticJobTruth::clockOffsetsNs) is added to
 //   every timestamp; job time = rank time - offset. Ranks on one host share an offset unless
 //   perHostClock is false.

@@ -22,7 +22,7 @@ late_rank=5
 cause=data
 expected_cause=data-wait
 
-log() { echo "slurm_job_test: $*"; }
+log() { echo "slurm_job_test: [${SECONDS}s] $*"; }
 skip() {
   log "SKIP: $*"
   exit "$SKIP"
