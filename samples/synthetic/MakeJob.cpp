@@ -1,6 +1,6 @@
 // chokepoint-make-job: writes a synthetic multi-rank training job (SyntheticJob.h) as one
-// rank-<N>.cptrace per rank into a folder, and prints what it made (the late rank, its cause, how
-// late, the clock offsets) so tests and people can check an analysis against it.
+// rank-<N>.cptrace (or Kineto rank-<N>.pt.trace.json) per rank into a folder, and prints what it made (the
+// late rank, its cause, how late, the clock offsets) so tests and people can check an analysis against it.
 
 #include <charconv>
 #include <chrono>
@@ -28,7 +28,8 @@ constexpr const char* kUsage =
     "  --per-rank-clock     a clock offset per rank instead of per host\n"
     "  --missing 3,5        ranks simulated but not written\n"
     "  --uneven             one rank misses the job's last collective\n"
-    "  --seed S             (default 1)\n";
+    "  --seed S             (default 1)\n"
+    "  --format F           cptrace (rank-N.cptrace, default) or kineto (rank-N.pt.trace.json)\n";
 
 bool parseInt(std::string_view text, long long& out) {
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
@@ -45,6 +46,7 @@ int usageError(const std::string& message) {
 int main(int argc, char** argv) {
     using namespace chokepoint;
     samples::SyntheticJobOptions options;
+    samples::SyntheticJobFormat format = samples::SyntheticJobFormat::Cptrace;
     std::string outDir;
     const std::vector<std::string> args(argv + 1, argv + argc);
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -73,6 +75,12 @@ int main(int argc, char** argv) {
         auto number = [&](long long low, long long high) { return parseInt(v, n) && n >= low && n <= high; };
         if (a == "-o" || a == "--output") {
             outDir = v;
+        } else if (a == "--format") {
+            if (v != "cptrace" && v != "kineto") {
+                return usageError("unknown format '" + v + "' (cptrace or kineto)");
+            }
+            format = v == "kineto" ? samples::SyntheticJobFormat::KinetoJson
+                                   : samples::SyntheticJobFormat::Cptrace;
         } else if (a == "--cause") {
             auto cause = samples::parseLateCause(v);
             if (!cause) {
@@ -118,7 +126,7 @@ int main(int argc, char** argv) {
     const auto started = std::chrono::steady_clock::now();
     std::vector<core::TraceModel> ranks = samples::makeSyntheticJob(options);
     const auto built = std::chrono::steady_clock::now();
-    if (core::Status written = samples::writeSyntheticJob(ranks, outDir); !written.ok()) {
+    if (core::Status written = samples::writeSyntheticJob(ranks, outDir, format); !written.ok()) {
         std::fprintf(stderr, "chokepoint-make-job: %s\n", written.error().message.c_str());
         return 3;
     }

@@ -414,6 +414,53 @@ TEST(SyntheticJob, CollectiveParametersSurviveTheRoundTrip) {
     }
 }
 
+// Kineto JSON, as torch.profiler writes it per rank, keeps the collective args through the importer.
+TEST(SyntheticJob, KinetoFilesKeepTheCollectiveArgs) {
+    SyntheticJobOptions options;
+    options.ranks = 8;
+    options.tensorParallelSize = 2;
+    options.lateRank = 3;
+    options.cause = LateCause::HostPython;
+    const auto job = makeSyntheticJob(options);
+    const std::string folder = testing::TempDir() + "synthetic-job-kineto";
+    std::filesystem::remove_all(folder);
+    ASSERT_TRUE(writeSyntheticJob(job, folder, SyntheticJobFormat::KinetoJson).ok());
+    core::Result<core::TraceModel> back = core::loadTrace(folder + "/rank-3.pt.trace.json");
+    std::filesystem::remove_all(folder);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    const core::TraceModel& m = job[3];
+    EXPECT_EQ(back->distributed.rank, 3);
+    EXPECT_EQ(back->distributed.worldSize, 8);
+    EXPECT_EQ(back->distributed.backend, "nccl");
+    EXPECT_EQ(back->kernels.size(), m.kernels.size());
+    EXPECT_EQ(back->kernels.startNs, m.kernels.startNs);
+    EXPECT_EQ(back->kernels.endNs, m.kernels.endNs);
+    EXPECT_EQ(back->cpuOps.size(), m.cpuOps.size());
+    EXPECT_EQ(back->ranges.size(), m.ranges.size());
+    EXPECT_EQ(back->memcpys.size(), m.memcpys.size());
+    EXPECT_EQ(
+        std::count(back->cpuOps.category.begin(), back->cpuOps.category.end(),
+                   core::CpuOpCategory::PythonFunction),
+        std::count(m.cpuOps.category.begin(), m.cpuOps.category.end(), core::CpuOpCategory::PythonFunction));
+    EXPECT_EQ(back->stats.count("correlation.gpu_event_without_launch_call"), 0);
+    ASSERT_EQ(back->collectiveCalls.size(), m.collectiveCalls.size());
+    std::map<std::int64_t, const core::CollectiveCallRow*> original;
+    for (const auto& c : m.collectiveCalls) {
+        original[c.correlationId] = &c;
+    }
+    for (const auto& b : back->collectiveCalls) {
+        ASSERT_TRUE(original.count(b.correlationId)) << b.correlationId;
+        const core::CollectiveCallRow& a = *original[b.correlationId];
+        EXPECT_EQ(m.text(a.collectiveName), back->text(b.collectiveName));
+        EXPECT_EQ(m.text(a.processGroupName), back->text(b.processGroupName));
+        EXPECT_EQ(m.text(a.processGroupRanks), back->text(b.processGroupRanks));
+        EXPECT_EQ(m.text(a.dtype), back->text(b.dtype));
+        EXPECT_EQ(a.inNelems, b.inNelems);
+        EXPECT_EQ(a.outNelems, b.outNelems);
+        EXPECT_EQ(a.groupSize, b.groupSize);
+    }
+}
+
 TEST(SyntheticJob, AThousandRanksBuildInSeconds) {
     SyntheticJobOptions options;
     options.ranks = 1024;
