@@ -4,7 +4,8 @@
 # writes a synthetic 8-rank job with a late rank (chokepoint-make-job), summarises the ranks with a
 # Slurm job array (summarize-array.sbatch), merges the summaries with a second Slurm job
 # (merge-job.sh), and checks that the merged report names the late rank and its cause and has the
-# same stragglers as the in-process `chokepoint-cli analyze --format json` of the traces.
+# same stragglers (indeed the same whole `job` object) as the in-process
+# `chokepoint-cli analyze --format json` of the traces.
 # Stops every daemon it started by its pid.
 #
 #   slurm_job_test.sh CHOKEPOINT_CLI CHOKEPOINT_MAKE_JOB SOURCE_DIR
@@ -19,8 +20,8 @@ cli=${1:?usage: slurm_job_test.sh CHOKEPOINT_CLI CHOKEPOINT_MAKE_JOB SOURCE_DIR}
 make_job=${2:?}
 src=${3:?}
 late_rank=5
-cause=data
-expected_cause=data-wait
+cause=extra-kernels
+expected_cause=more-kernels
 
 log() { echo "slurm_job_test: [${SECONDS}s] $*"; }
 skip() {
@@ -216,6 +217,11 @@ if stragglers != direct["stragglers"]:
     sys.exit("stragglers differ:\n merged: " + json.dumps(stragglers) + "\n direct: " + json.dumps(direct["stragglers"]))
 if srun["stragglers"] != stragglers:
     sys.exit("the srun summaries give other stragglers:\n srun: " + json.dumps(srun["stragglers"]))
+# The summaries carry everything the job analysis uses: the whole job object is the same.
+for name, other in (("in-process", direct), ("srun", srun)):
+    differ = sorted(k for k in set(merged) | set(other) if merged.get(k) != other.get(k))
+    if differ:
+        sys.exit(f"the merged report differs from the {name} one in: {', '.join(differ)}")
 EOF
   fail "the reports disagree"
 log "PASS: the merged summaries name rank $late_rank ($expected_cause), as the in-process analysis does"
