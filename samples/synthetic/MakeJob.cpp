@@ -24,6 +24,7 @@ constexpr const char* kUsage =
     "  --late-by-us U       how late (default: 15 % of the step)\n"
     "  --tp T               tensor-parallel group size (default 1)\n"
     "  --sharded            data-parallel gradients as reduce-scatter + all-gather\n"
+    "  --no-overlap         the first gradient bucket blocks compute (default: it overlaps backward)\n"
     "  --skew-us U          clock offsets drawn in [-U, +U] us, per host (default 200)\n"
     "  --per-rank-clock     a clock offset per rank instead of per host\n"
     "  --missing 3,5        ranks simulated but not written\n"
@@ -61,6 +62,10 @@ int main(int argc, char** argv) {
         }
         if (a == "--uneven") {
             options.unevenCollectives = true;
+            continue;
+        }
+        if (a == "--no-overlap") {
+            options.overlapFirstBucket = false;
             continue;
         }
         if (a == "--sharded") {

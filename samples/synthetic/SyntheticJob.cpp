@@ -776,7 +776,7 @@ std::vector<core::TraceModel> makeSyntheticJob(const SyntheticJobOptions& o) {
     const CollectiveSpec paramGather =
         spec(CollectiveKind::AllGather, dpGroups, false, program.layerGradientElements * o.layers, true);
     const CollectiveSpec firstBucket =
-        spec(gradientKind, dpGroups, false, program.layerGradientElements, false);
+        spec(gradientKind, dpGroups, false, program.layerGradientElements, !o.overlapFirstBucket);
     const CollectiveSpec lastBucket =
         spec(gradientKind, dpGroups, false, program.layerGradientElements * (o.layers - 1), true);
     const CollectiveSpec lossAllReduce = spec(CollectiveKind::AllReduce, worldGroups, false, 1, true);

@@ -70,7 +70,10 @@ struct SyntheticJobOptions {
     // Clock offsets are drawn in [-clockSkewNsMax, +clockSkewNsMax], per host (or per rank).
     std::int64_t clockSkewNsMax = 200'000;
     bool perHostClock = true;
-    int tensorParallelSize = 1;        // > 1: TP groups of consecutive ranks; must divide ranks
+    int tensorParallelSize = 1;  // > 1: TP groups of consecutive ranks; must divide ranks
+    // The first gradient bucket's collective overlaps the rest of backward (DDP); false: every
+    // collective blocks the compute stream until it ends.
+    bool overlapFirstBucket = true;
     bool shardedDataParallel = false;  // DP gradients as reduce-scatter + all-gather instead of all-reduce
     std::vector<int> missingRanks;     // simulated, but not returned (their files are "lost")
     bool unevenCollectives = false;    // unevenRank does not record the job's last collective

@@ -324,6 +324,37 @@ TEST(SyntheticJob, TensorParallelGroupsReduceAmongThemselvesAndDataParallelAcros
     }
 }
 
+// Compute kernels that start while one of the rank's NCCL kernels runs.
+int computeDuringCollectives(const core::TraceModel& m) {
+    int count = 0;
+    for (std::size_t c = 0; c < m.kernels.size(); ++c) {
+        if (!isNccl(m, c)) {
+            continue;
+        }
+        for (std::size_t k = 0; k < m.kernels.size(); ++k) {
+            count += !isNccl(m, k) && m.kernels.startNs[k] >= m.kernels.startNs[c] &&
+                             m.kernels.startNs[k] < m.kernels.endNs[c]
+                         ? 1
+                         : 0;
+        }
+    }
+    return count;
+}
+
+TEST(SyntheticJob, TheFirstGradientBucketOverlapsBackwardUnlessAskedNotTo) {
+    SyntheticJobOptions options;
+    options.ranks = 8;
+    options.lateRank = 1;
+    options.cause = LateCause::DataWait;
+    const auto overlapped = makeSyntheticJob(options);
+    options.overlapFirstBucket = false;
+    const auto blocking = makeSyntheticJob(options);
+    for (int r : {0, 1}) {
+        EXPECT_GT(computeDuringCollectives(overlapped[static_cast<std::size_t>(r)]), 0) << "rank " << r;
+        EXPECT_EQ(computeDuringCollectives(blocking[static_cast<std::size_t>(r)]), 0) << "rank " << r;
+    }
+}
+
 TEST(SyntheticJob, MissingRanksAreLeftOutAndOneRankCanMissTheLastCollective) {
     SyntheticJobOptions options;
     options.ranks = 8;
