@@ -302,6 +302,8 @@ TEST(SyntheticJob, TensorParallelGroupsReduceAmongThemselvesAndDataParallelAcros
     SyntheticJobOptions options;
     options.ranks = 16;
     options.tensorParallelSize = 4;
+    options.ranksPerHost = 8;
+    options.clockSkewNsMax = 300'000;
     const auto job = makeSyntheticJob(options);
     const SyntheticJobTruth truth = syntheticJobTruth(options);
     std::map<std::string, std::set<int>> members;
@@ -321,6 +323,12 @@ TEST(SyntheticJob, TensorParallelGroupsReduceAmongThemselvesAndDataParallelAcros
     EXPECT_EQ(recordedRanks["6"], "[1, 5, 9, 13]");
     for (const auto& [key, perRank] : matchCollectives(job, truth)) {
         EXPECT_EQ(perRank.size(), key.first == "0" ? 16u : 4u) << "group " << key.first;
+        TimestampNs firstEnd = perRank.begin()->second.endNs, lastEnd = firstEnd;
+        for (const auto& [rank, k] : perRank) {
+            firstEnd = std::min(firstEnd, k.endNs);
+            lastEnd = std::max(lastEnd, k.endNs);
+        }
+        EXPECT_LE(lastEnd - firstEnd, 2'000) << "group " << key.first << " call " << key.second;
     }
 }
 
