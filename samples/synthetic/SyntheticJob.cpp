@@ -192,7 +192,6 @@ StepProgram makeProgram(int layers, int tp) {
              streamNs(layerParams * layers / 2 * 32), 1200, 512});
     }
     p.extraExpertGemm = linear(4 * h / tp, h);
-    p.extraExpertGemm.opName = "aten::linear";
     DurationNs sum = p.loss.ns;
     for (const auto* list : {&p.attentionForward, &p.mlpForward, &p.mlpBackward, &p.attentionBackward}) {
         for (const KernelSpec& k : *list) {

@@ -314,6 +314,10 @@ TEST(SyntheticJob, TensorParallelGroupsReduceAmongThemselvesAndDataParallelAcros
             recordedRanks[std::string(m.text(c.processGroupName))] = std::string(m.text(c.processGroupRanks));
         }
     }
+    for (const core::TraceModel& m : job) {
+        EXPECT_EQ(m.collectiveCalls.size(),
+                  static_cast<std::size_t>(truth.collectivesPerStep * options.steps));
+    }
     // World "0", TP groups "1".."4" of consecutive ranks, DP groups "5".."8" of equal TP index.
     ASSERT_EQ(members.size(), 9u);
     EXPECT_EQ(members["0"].size(), 16u);
