@@ -34,7 +34,7 @@ if [ -d "$spec" ]; then
     cd "$spec"
     for g in $globs; do
       for f in $g; do
-        [ -f "$f" ] && printf '%s\n' "$f"
+        if [ -f "$f" ]; then printf '%s\n' "$f"; fi
       done
     done | sort -uV | sed -n "$((local_rank + 1))p"
   )
