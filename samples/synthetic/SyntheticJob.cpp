@@ -716,7 +716,16 @@ SyntheticJobTruth syntheticJobTruth(const SyntheticJobOptions& o) {
         : o.lateByNs > 0
             ? o.lateByNs
             : static_cast<std::int64_t>(kDefaultLateShare * static_cast<double>(truth.nominalStepNs));
-    truth.unevenRank = !o.unevenCollectives ? -1 : o.lateRank >= 0 ? (o.lateRank + 1) % o.ranks : o.ranks - 1;
+    // The uneven rank: after the late rank (or the last rank), skipping ranks that are not written.
+    if (o.unevenCollectives) {
+        const int start = o.lateRank >= 0 ? o.lateRank + 1 : o.ranks - 1;
+        for (int i = 0; i < o.ranks && truth.unevenRank < 0; ++i) {
+            const int r = (start + i) % o.ranks;
+            const bool missing =
+                std::find(o.missingRanks.begin(), o.missingRanks.end(), r) != o.missingRanks.end();
+            truth.unevenRank = missing || r == o.lateRank ? -1 : r;
+        }
+    }
     truth.collectivesPerStep =
         2 + 1 + (o.shardedDataParallel ? 1 : 0) + (o.tensorParallelSize > 1 ? 4 * o.layers : 0);
     truth.clockOffsetsNs.resize(static_cast<std::size_t>(o.ranks));
