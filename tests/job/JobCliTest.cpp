@@ -3,46 +3,28 @@
 
 #include <gtest/gtest.h>
 #include <simdjson.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include "tests/job/KinetoJobWriter.h"
+#include "tests/testutils/CliRunner.h"
 
 namespace chokepoint::job {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CliResult {
-    int exitCode = -1;
-    std::string out;  // stdout and stderr together
-};
+using testutils::CliResult;
 
 CliResult run(const std::string& arguments) {
-    const std::string cli = std::string(CHOKEPOINT_BINARY_DIR) + "/bin/chokepoint-cli";
-    CliResult result;
-    FILE* pipe = popen((cli + " " + arguments + " 2>&1").c_str(), "r");
-    if (pipe == nullptr) {
-        return result;
-    }
-    std::array<char, 4096> buffer{};
-    while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) {
-        result.out.append(buffer.data(), n);
-    }
-    const int status = pclose(pipe);
-    result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return result;
+    return testutils::runCli(arguments);
 }
 
 class JobCliTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        ASSERT_TRUE(fs::exists(std::string(CHOKEPOINT_BINARY_DIR) + "/bin/chokepoint-cli"))
-            << "chokepoint-cli is not built";
+        ASSERT_TRUE(testutils::cliBuilt()) << "chokepoint-cli is not built";
         m_folder =
             fs::temp_directory_path() / ("chokepoint-jobcli-" + std::to_string(::getpid()) + "-" +
                                          ::testing::UnitTest::GetInstance()->current_test_info()->name());
