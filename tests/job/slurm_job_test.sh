@@ -20,8 +20,8 @@ cli=${1:?usage: slurm_job_test.sh CHOKEPOINT_CLI CHOKEPOINT_MAKE_JOB SOURCE_DIR}
 make_job=${2:?}
 src=${3:?}
 late_rank=5
-cause=extra-kernels
-expected_cause=more-kernels
+cause=data
+expected_cause=data-wait
 
 log() { echo "slurm_job_test: [${SECONDS}s] $*"; }
 skip() {
