@@ -24,12 +24,24 @@ core::DurationNs median(std::vector<core::DurationNs> values) {
 
 namespace {
 
+// Raw collective ends of ranks on one clock agree to within this (NCCL ends, a few us of jitter).
+constexpr core::DurationNs kSameClockNs = 5'000;
+
 // Point-to-point calls (SendRecv) need not end together on every rank; group collectives do.
 bool endsTogether(const MatchedCall& call) {
     return call.kind != "SendRecv" && call.kind != "Collective";
 }
 
 }  // namespace
+
+core::DurationNs lowerMedian(std::vector<core::DurationNs> values) {
+    if (values.empty()) {
+        return 0;
+    }
+    const std::size_t lower = (values.size() - 1) / 2;
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(lower), values.end());
+    return values[lower];
+}
 
 ClockAlignment alignClocks(std::vector<JobRank>& ranks, const std::vector<MatchedCall>& allCalls,
                            int minMatches) {
@@ -53,13 +65,48 @@ ClockAlignment alignClocks(std::vector<JobRank>& ranks, const std::vector<Matche
     // Ranks on one host share its clock: one offset per host (ranks whose host is not recorded get
     // their own). This also keeps a rank whose calls are shifted by one (a lost call) from being
     // "aligned" by a wrong offset of one period.
+    auto endOf = [&](std::size_t r, std::size_t c) { return ranks[r].summary->collectives[c].endNs; };
+    // Ranks without a recorded host share a clock when their raw collective ends agree (within
+    // kSameClockNs at nine in ten of the calls they share): inferred hosts (union-find).
+    std::vector<std::size_t> parent(ranks.size());
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        parent[r] = r;
+    }
+    auto root = [&](std::size_t r) {
+        while (parent[r] != r) {
+            parent[r] = parent[parent[r]];
+            r = parent[r];
+        }
+        return r;
+    };
+    std::map<std::pair<std::size_t, std::size_t>, std::pair<int, int>> agreement;  // (agree, shared)
+    for (const MatchedCall& call : calls) {
+        for (std::size_t m = 1; m < call.members.size(); ++m) {
+            const auto [ra, ca] = call.members[m - 1];
+            const auto [rb, cb] = call.members[m];
+            if (!ranks[ra].summary->hostName.empty() || !ranks[rb].summary->hostName.empty()) {
+                continue;
+            }
+            auto& [agree, shared] = agreement[{ra, rb}];
+            ++shared;
+            agree += std::llabs(endOf(ra, ca) - endOf(rb, cb)) <= kSameClockNs ? 1 : 0;
+        }
+    }
+    for (const auto& [pair, counts] : agreement) {
+        if (counts.second >= minMatches && counts.first * 10 >= counts.second * 9) {
+            parent[root(pair.first)] = root(pair.second);
+        }
+    }
     std::vector<std::size_t> clockOf(ranks.size());
     std::map<std::string, std::size_t> clockOfHost;
+    std::map<std::size_t, std::size_t> clockOfRoot;
     std::size_t clocks = 0;
     for (std::size_t r = 0; r < ranks.size(); ++r) {
         const std::string& host = ranks[r].summary->hostName;
         if (host.empty()) {
-            clockOf[r] = clocks++;
+            auto [it, added] = clockOfRoot.emplace(root(r), clocks);
+            clocks += added ? 1 : 0;
+            clockOf[r] = it->second;
         } else {
             auto [it, added] = clockOfHost.emplace(host, clocks);
             clocks += added ? 1 : 0;
@@ -70,21 +117,27 @@ ClockAlignment alignClocks(std::vector<JobRank>& ranks, const std::vector<Matche
     std::vector<std::int32_t> clockMatches(clocks, 0);
     std::vector<core::DurationNs> offsets(ranks.size(), 0);
     std::vector<std::int32_t> matches(ranks.size(), 0);
-    auto endOf = [&](std::size_t r, std::size_t c) { return ranks[r].summary->collectives[c].endNs; };
-    // Two rounds: the reference end of a call is the median of the members' ends on the current
-    // estimate of the job clock, and each clock's offset the median of its ranks' differences to it.
+    // Two rounds. In each call, every clock it spans contributes ONE end (the median of its ranks'
+    // ends), so calls inside one host (tensor-parallel groups) neither vote nor outweigh the calls
+    // across hosts; the call's reference is the median of those ends on the current estimate, and
+    // each clock's offset the median of its differences to the references.
     for (int round = 0; round < 2; ++round) {
         std::vector<std::vector<core::DurationNs>> differences(clocks);
-        std::fill(matches.begin(), matches.end(), 0);
         for (const MatchedCall& call : calls) {
-            std::vector<core::DurationNs> ends;
+            std::map<std::size_t, std::vector<core::DurationNs>> endsByClock;
             for (auto [r, c] : call.members) {
-                ends.push_back(endOf(r, c) - offsets[r]);
+                endsByClock[clockOf[r]].push_back(endOf(r, c));
             }
-            const core::DurationNs reference = median(ends);
-            for (auto [r, c] : call.members) {
-                differences[clockOf[r]].push_back(endOf(r, c) - reference);
-                ++matches[r];
+            if (endsByClock.size() < 2) {
+                continue;
+            }
+            std::vector<core::DurationNs> aligned;
+            for (const auto& [k, ends] : endsByClock) {
+                aligned.push_back(median(ends) - clockOffset[k]);
+            }
+            const core::DurationNs reference = median(aligned);
+            for (const auto& [k, ends] : endsByClock) {
+                differences[k].push_back(median(ends) - reference);
             }
         }
         for (std::size_t k = 0; k < clocks; ++k) {
@@ -97,6 +150,34 @@ ClockAlignment alignClocks(std::vector<JobRank>& ranks, const std::vector<Matche
     }
     for (std::size_t r = 0; r < ranks.size(); ++r) {
         matches[r] = clockMatches[clockOf[r]];
+    }
+    if (clocks == 1 && result.sameHost) {
+        // One host, one clock: nothing to align. As a check, each rank's own median difference to
+        // the calls' median ends (which should come out near zero) is reported, not applied.
+        std::vector<std::vector<core::DurationNs>> differences(ranks.size());
+        for (const MatchedCall& call : calls) {
+            std::vector<core::DurationNs> ends;
+            for (auto [r, c] : call.members) {
+                ends.push_back(endOf(r, c));
+            }
+            const core::DurationNs reference = median(ends);
+            for (auto [r, c] : call.members) {
+                differences[r].push_back(endOf(r, c) - reference);
+            }
+        }
+        core::DurationNs largest = 0;
+        for (std::size_t r = 0; r < ranks.size(); ++r) {
+            ranks[r].clockOffsetNs = 0;
+            ranks[r].clockMatches = static_cast<std::int32_t>(differences[r].size());
+            largest = std::max<core::DurationNs>(largest, std::llabs(median(differences[r])));
+        }
+        result.estimated = true;
+        result.maxAbsOffsetNs = largest;
+        result.note = "one host (" + *hosts.begin() +
+                      "): its ranks share one clock; estimated per rank, the offsets "
+                      "come out within " +
+                      core::formatDuration(largest) + " of zero, as expected";
+        return result;
     }
     bool any = false;
     for (std::size_t r = 0; r < ranks.size(); ++r) {

@@ -112,7 +112,7 @@ void measureCollectives(JobReport& report, const std::vector<MatchedCall>& calls
             [](const CollectiveArrival& a, const CollectiveArrival& b) { return a.startNs < b.startNs; });
         const core::TimestampNs lastStart = last->startNs;
         const core::TimestampNs firstStart = *std::min_element(starts.begin(), starts.end());
-        const core::TimestampNs medianStart = median(starts);
+        const core::TimestampNs medianStart = lowerMedian(starts);
         instance.lastRank = last->rank;
         instance.skewNs = lastStart - firstStart;
         instance.lastLateNs = lastStart - medianStart;

@@ -63,6 +63,20 @@ JobReport analyzeJob(std::vector<std::shared_ptr<const RankSummary>> ranks, std:
             std::to_string(report.worldSize) + " ranks (" + std::to_string(report.missingRanks.size()) +
             " missing); collectives, stragglers and clocks cover the ranks present only");
     }
+    std::vector<core::DurationNs> counts;
+    for (const JobRank& rank : report.ranks) {
+        counts.push_back(static_cast<core::DurationNs>(rank.summary->collectives.size()));
+    }
+    const core::DurationNs typicalCount = stages::median(counts);
+    for (const JobRank& rank : report.ranks) {
+        const auto count = static_cast<core::DurationNs>(rank.summary->collectives.size());
+        if (count > 0 && count != typicalCount) {
+            report.warnings.push_back(
+                "rank " + std::to_string(rank.summary->rank) + " has " + std::to_string(count) +
+                " collective kernels where the median rank has " + std::to_string(typicalCount) +
+                ": its trace window or its work differs (calls it lacks are matched without it)");
+        }
+    }
     for (const JobRank& rank : report.ranks) {
         if (rank.summary->collectives.empty()) {
             report.warnings.push_back("rank " + std::to_string(rank.summary->rank) +

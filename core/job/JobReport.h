@@ -101,7 +101,7 @@ std::string_view describe(StragglerCause cause);  // "waits longer for input dat
 
 struct Straggler {
     std::int32_t rank = -1;
-    core::DurationNs lateNs = 0;         // arrival after the median, summed over the window
+    core::DurationNs lateNs = 0;         // arrival after the median caused by its own work, summed
     core::DurationNs latePerStepNs = 0;  // lateNs / steps
     double shareLast = 0;                // of the collectives it arrived last at
     StragglerCause cause = StragglerCause::Unknown;

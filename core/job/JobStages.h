@@ -61,5 +61,8 @@ double busBandwidthFactor(std::string_view kind, int ranks);
 
 // Median (the mean of the two middle values for even sizes); 0 for an empty list.
 core::DurationNs median(std::vector<core::DurationNs> values);
+// The lower middle value (the median for odd sizes); 0 for an empty list. The "typical arrival" of
+// a call: with two members it is the earlier one, so a late rank's lateness is the whole skew.
+core::DurationNs lowerMedian(std::vector<core::DurationNs> values);
 
 }  // namespace chokepoint::job::stages

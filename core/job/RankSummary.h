@@ -54,7 +54,10 @@ struct SegmentWork {
     bool startsAtWindowStart = false;  // no earlier collective: the segment begins with the trace
     std::array<core::DurationNs, kWorkKindCount> ns{};  // index = WorkKind
     std::int32_t kernelCount = 0;                       // non-collective kernels started in it
-    std::vector<FrameTime> topHostFrames;               // by exclusive time, at most 3
+    // How long the GPU stays busy with non-collective work from the segment's start on (work left
+    // over from before it), clipped to the segment.
+    core::DurationNs busyAtStartNs = 0;
+    std::vector<FrameTime> topHostFrames;  // by exclusive time, at most 3
 };
 
 // One collective kernel on this rank.

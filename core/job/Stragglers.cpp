@@ -10,8 +10,10 @@ namespace {
 
 struct Arrival {
     core::TimestampNs startNs = 0;
-    std::size_t rank = 0;        // index in report.ranks
-    std::size_t collective = 0;  // index in that rank's collectives
+    std::size_t rank = 0;            // index in report.ranks
+    std::size_t collective = 0;      // index in that rank's collectives
+    core::DurationNs lateNs = 0;     // start - the call's median start (may be negative)
+    core::DurationNs ownLateNs = 0;  // the part of lateNs this rank's own segment caused (>= 0)
 };
 
 struct CallTimes {
@@ -30,7 +32,7 @@ CallTimes timesOf(const JobReport& report, const MatchedCall& call) {
         t.arrivals.push_back({start, r, c});
         starts.push_back(start);
     }
-    t.medianStartNs = median(starts);
+    t.medianStartNs = lowerMedian(starts);
     t.lastMember = 0;
     for (std::size_t m = 1; m < t.arrivals.size(); ++m) {
         if (t.arrivals[m].startNs > t.arrivals[t.lastMember].startNs) {
@@ -38,7 +40,62 @@ CallTimes timesOf(const JobReport& report, const MatchedCall& call) {
         }
     }
     t.lastStartNs = t.arrivals[t.lastMember].startNs;
+    for (Arrival& a : t.arrivals) {
+        a.lateNs = a.startNs - t.medianStartNs;
+    }
     return t;
+}
+
+// The lateness each rank causes itself at each call, as opposed to lateness it inherits:
+// - inherited: its segment began late because the previous collective it took part in ended late
+//   (it waited for someone else there: a tensor-parallel peer of a late rank arrives late at the
+//   data-parallel collective); subtract how much later its segment began than the median member's;
+// - carried: its GPU was still busy with work from before the segment (a gradient bucket that
+//   overlaps backward leaves a late rank's remaining backward kernels to run after the bucket
+//   ends), so its lateness at the previous call shows up again; subtract up to that lateness, as
+//   much as its GPU was busier than the median member's at the segment's start.
+// What remains is caused by the work inside the segment, which its own trace explains.
+void computeOwnLateness(const JobReport& report, std::vector<CallTimes>& times) {
+    struct Visit {
+        core::TimestampNs startNs;
+        std::size_t call;
+        std::size_t member;
+    };
+    std::vector<std::vector<Visit>> byRank(report.ranks.size());
+    std::vector<core::TimestampNs> medianSegmentStart(times.size(), 0);
+    std::vector<core::DurationNs> medianBusyAtStart(times.size(), 0);
+    for (std::size_t i = 0; i < times.size(); ++i) {
+        std::vector<core::DurationNs> starts;
+        std::vector<core::DurationNs> busy;
+        for (std::size_t m = 0; m < times[i].arrivals.size(); ++m) {
+            const Arrival& a = times[i].arrivals[m];
+            const RankCollective& c = report.ranks[a.rank].summary->collectives[a.collective];
+            starts.push_back(c.before.segmentStartNs - report.ranks[a.rank].clockOffsetNs);
+            busy.push_back(c.before.busyAtStartNs);
+            byRank[a.rank].push_back({a.startNs, i, m});
+        }
+        medianSegmentStart[i] = lowerMedian(starts);
+        medianBusyAtStart[i] = median(busy);
+    }
+    for (std::size_t r = 0; r < byRank.size(); ++r) {
+        std::sort(byRank[r].begin(), byRank[r].end(),
+                  [](const Visit& a, const Visit& b) { return a.startNs < b.startNs; });
+        core::DurationNs previousLate = 0;
+        for (const Visit& v : byRank[r]) {
+            Arrival& a = times[v.call].arrivals[v.member];
+            const RankCollective& c = report.ranks[r].summary->collectives[a.collective];
+            core::DurationNs inherited = 0;
+            if (!c.before.startsAtWindowStart) {
+                inherited = std::max<core::DurationNs>(
+                    0, c.before.segmentStartNs - report.ranks[r].clockOffsetNs - medianSegmentStart[v.call]);
+            }
+            const core::DurationNs carried =
+                std::min(std::max<core::DurationNs>(0, previousLate),
+                         std::max<core::DurationNs>(0, c.before.busyAtStartNs - medianBusyAtStart[v.call]));
+            a.ownLateNs = std::max<core::DurationNs>(0, a.lateNs - inherited - carried);
+            previousLate = a.lateNs;
+        }
+    }
 }
 
 // Length of the union of [start, end) intervals.
@@ -80,27 +137,6 @@ void explain(Straggler& s, const JobReport& report, const std::vector<MatchedCal
     std::map<std::string, core::DurationNs> frames;
     std::int32_t lastCount = 0;
     const core::DurationNs offset = report.ranks[r].clockOffsetNs;
-    // Lateness carries over: a rank whose compute stream is behind at one collective is still
-    // behind at the next (its remaining kernels run after the common end). Only the lateness a
-    // segment ADDS is explained by that segment's work: new = late - the rank's lateness at its
-    // previous collective. Calls that add less than half their lateness are carried over.
-    std::vector<std::pair<core::TimestampNs, std::size_t>> mineInOrder;  // (own start, call)
-    std::vector<core::DurationNs> lateOf(calls.size(), 0);
-    for (std::size_t i = 0; i < calls.size(); ++i) {
-        for (const Arrival& a : times[i].arrivals) {
-            if (a.rank == r) {
-                mineInOrder.emplace_back(a.startNs, i);
-                lateOf[i] = a.startNs - times[i].medianStartNs;
-            }
-        }
-    }
-    std::sort(mineInOrder.begin(), mineInOrder.end());
-    std::vector<core::DurationNs> newLateOf(calls.size(), 0);
-    core::DurationNs previousLate = 0;
-    for (const auto& [start, i] : mineInOrder) {
-        newLateOf[i] = lateOf[i] - std::max<core::DurationNs>(0, previousLate);
-        previousLate = lateOf[i];
-    }
     for (std::size_t i = 0; i < calls.size(); ++i) {
         const CallTimes& t = times[i];
         if (t.arrivals[t.lastMember].rank != r) {
@@ -114,13 +150,13 @@ void explain(Straggler& s, const JobReport& report, const std::vector<MatchedCal
             std::find(s.lateSteps.begin(), s.lateSteps.end(), own.stepNumber) == s.lateSteps.end()) {
             s.lateSteps.push_back(own.stepNumber);
         }
-        if (newLateOf[i] * 2 < late) {
-            continue;  // carried over from an earlier segment
+        if (mine.ownLateNs * 2 < late) {
+            continue;  // inherited or carried over from an earlier segment
         }
-        lateTotal += newLateOf[i];
+        lateTotal += mine.ownLateNs;
         if (late > worstLate) {
             worstLate = late;
-            s.showRange = {own.before.segmentStartNs - offset, own.startNs - offset};
+            s.showRange = {own.before.segmentStartNs - offset, own.endNs - offset};
         }
         // The others' segments: per kind, the median.
         std::array<std::vector<core::DurationNs>, kWorkKindCount> others;
@@ -149,8 +185,8 @@ void explain(Straggler& s, const JobReport& report, const std::vector<MatchedCal
         // The rank's segment began with its trace, later than the others' segments began: what
         // delayed it happened before its window.
         if (own.before.startsAtWindowStart &&
-            own.before.segmentStartNs - offset > median(otherSegmentStarts) + newLateOf[i] / 2) {
-            lateBeforeWindow += newLateOf[i];
+            own.before.segmentStartNs - offset > median(otherSegmentStarts) + mine.ownLateNs / 2) {
+            lateBeforeWindow += mine.ownLateNs;
         }
     }
     s.excessNs = excess;
@@ -166,11 +202,12 @@ void explain(Straggler& s, const JobReport& report, const std::vector<MatchedCal
     std::sort(s.lateSteps.begin(), s.lateSteps.end());
 
     const std::size_t instances = calls.size();
-    s.evidence.push_back("rank " + std::to_string(s.rank) + " arrives last at " + std::to_string(lastCount) +
-                         " of " + std::to_string(instances) + " matched collectives, " +
-                         core::formatDuration(s.lateNs) + " after the median rank in total; " +
-                         core::formatDuration(lateTotal) +
-                         " of it arises in its work before them, the rest carries over to later collectives");
+    s.evidence.push_back(
+        "rank " + std::to_string(s.rank) + " arrives last at " + std::to_string(lastCount) + " of " +
+        std::to_string(instances) + " matched collectives, " + core::formatDuration(s.lateNs) +
+        " after the median rank in total, caused by its own work (" + core::formatDuration(lateTotal) +
+        " of it where it arrives last; lateness inherited from waiting for others or carried over "
+        "from an earlier collective is not counted)");
     if (lateBeforeWindow * 2 >= lateTotal && lateTotal > 0) {
         s.cause = StragglerCause::BeforeWindow;
         s.evidence.push_back(
@@ -244,6 +281,7 @@ void findStragglers(JobReport& report, const std::vector<MatchedCall>& calls, co
     for (const MatchedCall& call : calls) {
         times.push_back(timesOf(report, call));
     }
+    computeOwnLateness(report, times);
 
     // Steps across ranks, matched by number.
     std::map<std::int64_t, JobStep> steps;
@@ -295,40 +333,44 @@ void findStragglers(JobReport& report, const std::vector<MatchedCall>& calls, co
     report.noiseNs = std::max(options.minLateNs, static_cast<core::DurationNs>(options.noiseShareOfStep *
                                                                                static_cast<double>(stepNs)));
 
-    // What-if: every rank arrives at every collective with the median. The job waits beyond the
-    // median arrival for the union of [median start, last start) over the calls.
+    // What-if: every rank's own work before each collective cut to the median's. The job waits for
+    // the last arriver's own lateness at each call: the union of [last start - its own lateness,
+    // last start) over the calls. Inherited and carried lateness vanish with their cause.
     std::vector<core::TimeRange> waits;
     std::unordered_map<std::size_t, std::vector<core::TimeRange>> waitsByLastRank;
+    std::vector<core::DurationNs> ownLate(report.ranks.size(), 0);
     for (const CallTimes& t : times) {
-        const core::TimeRange wait{t.medianStartNs, t.lastStartNs};
+        const Arrival& last = t.arrivals[t.lastMember];
+        const core::TimeRange wait{t.lastStartNs - last.ownLateNs, t.lastStartNs};
         waits.push_back(wait);
-        waitsByLastRank[t.arrivals[t.lastMember].rank].push_back(wait);
+        waitsByLastRank[last.rank].push_back(wait);
+        for (const Arrival& a : t.arrivals) {
+            ownLate[a.rank] += a.ownLateNs;
+        }
     }
     report.whatIf.measuredStepNs = stepNs;
     report.whatIf.slowdownPerStepNs = unionLength(waits) / stepCount;
     report.whatIf.idealStepNs = std::max<core::DurationNs>(0, stepNs - report.whatIf.slowdownPerStepNs);
     report.whatIf.basis =
         "replays the " + std::to_string(calls.size()) +
-        " matched collectives with every rank arriving at each with the median rank: the time the "
-        "job waits beyond the median arrival, over " +
-        std::to_string(stepCount) + " step(s), without overlaps counted twice";
+        " matched collectives with every rank's own work before each cut to the median rank's: the time "
+        "the job waits for the last arriver's own lateness, over " +
+        std::to_string(stepCount) +
+        " step(s), overlaps counted once; lateness a rank inherits from waiting for others or carries over "
+        "from an earlier collective goes with its cause";
 
-    // Stragglers: lateness beyond the median rank's, above the noise per step.
-    std::vector<core::DurationNs> lateness;
-    for (const JobRank& rank : report.ranks) {
-        lateness.push_back(rank.lateNs);
-    }
-    const core::DurationNs typicalLate = median(lateness);
+    // Stragglers: own lateness beyond the median rank's, above the noise per step.
+    const core::DurationNs typicalLate = median(ownLate);
     for (std::size_t r = 0; r < report.ranks.size(); ++r) {
         const JobRank& rank = report.ranks[r];
-        const core::DurationNs excessPerStep = (rank.lateNs - typicalLate) / stepCount;
+        const core::DurationNs excessPerStep = (ownLate[r] - typicalLate) / stepCount;
         if (rank.timesLast == 0 || excessPerStep <= report.noiseNs) {
             continue;
         }
         Straggler s;
         s.rank = rank.summary->rank;
-        s.lateNs = rank.lateNs;
-        s.latePerStepNs = rank.lateNs / stepCount;
+        s.lateNs = ownLate[r];
+        s.latePerStepNs = ownLate[r] / stepCount;
         s.shareLast =
             calls.empty() ? 0 : static_cast<double>(rank.timesLast) / static_cast<double>(calls.size());
         explain(s, report, calls, times, r);

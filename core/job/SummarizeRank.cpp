@@ -51,6 +51,17 @@ public:
         return total;
     }
 
+    // From `t` on, how long the covered run that holds `t` lasts, up to `limit`; 0 when `t` is
+    // not covered.
+    DurationNs runFrom(TimestampNs t, TimestampNs limit) const {
+        auto it = std::upper_bound(m_merged.begin(), m_merged.end(), t,
+                                   [](TimestampNs time, const TimeRange& r) { return time < r.endNs; });
+        if (it == m_merged.end() || it->startNs > t) {
+            return 0;
+        }
+        return std::max<DurationNs>(0, std::min(it->endNs, limit) - t);
+    }
+
 private:
     std::vector<TimeRange> m_merged;
     std::vector<DurationNs> m_prefix;
@@ -393,6 +404,7 @@ RankSummary summarizeRank(const core::TraceModel& model, const analysis::Analysi
         w.startsAtWindowStart = first;
         const TimeRange segment{w.segmentStartNs, c.startNs};
         w.ns[static_cast<std::size_t>(WorkKind::GpuKernels)] = gpuBusy.within(segment);
+        w.busyAtStartNs = gpuBusy.runFrom(segment.startNs, segment.endNs);
         for (std::size_t kind = 1; kind < kWorkKindCount; ++kind) {
             w.ns[kind] = idleCovered[kind].within(segment);
         }

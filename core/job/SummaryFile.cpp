@@ -83,6 +83,7 @@ std::string encodeSummary(const RankSummary& s) {
         w->set_starts_at_window_start(c.before.startsAtWindowStart);
         putWork(c.before.ns, w->mutable_work_ns());
         w->set_kernel_count(c.before.kernelCount);
+        w->set_busy_at_start_ns(c.before.busyAtStartNs);
         for (const FrameTime& f : c.before.topHostFrames) {
             cpsum::FrameTime* frame = w->add_top_host_frames();
             frame->set_name(f.name);
@@ -165,6 +166,7 @@ core::Result<RankSummary> decodeSummary(std::string_view bytes, const std::strin
         c.before.startsAtWindowStart = in.before().starts_at_window_start();
         workOk = workOk && getWork(in.before().work_ns(), c.before.ns);
         c.before.kernelCount = in.before().kernel_count();
+        c.before.busyAtStartNs = in.before().busy_at_start_ns();
         for (const cpsum::FrameTime& f : in.before().top_host_frames()) {
             c.before.topHostFrames.push_back({f.name(), f.self_ns()});
         }
