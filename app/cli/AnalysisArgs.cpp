@@ -119,8 +119,8 @@ bool parseAnalysisArgs(const Args& args, std::size_t fileCount, AnalysisArgs& ou
     if (out.help || out.printConfig) {
         return true;
     }
-    if (out.files.size() != fileCount) {
-        error = fileCount == 1 ? "expected one trace file"
+    if (fileCount == 0 ? out.files.empty() : out.files.size() != fileCount) {
+        error = fileCount <= 1 ? "expected one trace file"
                                : "expected " + std::to_string(fileCount) + " trace files";
         return false;
     }

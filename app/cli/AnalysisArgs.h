@@ -32,7 +32,8 @@ struct AnalysisArgs {
     bool noSnippets = false;
 };
 
-// Parses `args`; `fileCount` positional files are required (unless --help / --print-config).
+// Parses `args`; `fileCount` positional files are required (unless --help / --print-config); 0:
+// one or more (a job).
 // On failure returns false with `error` set.
 bool parseAnalysisArgs(const Args& args, std::size_t fileCount, AnalysisArgs& out, std::string& error);
 

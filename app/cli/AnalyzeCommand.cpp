@@ -10,6 +10,7 @@
 #include "app/cli/AnalysisArgs.h"
 #include "app/cli/Commands.h"
 #include "app/cli/ExitCodes.h"
+#include "app/cli/JobCommands.h"
 #include "core/analysis/diagnosis/Analyzer.h"
 #include "core/analysis/diagnosis/ReportWriters.h"
 #include "core/import/TraceLoader.h"
@@ -19,7 +20,8 @@ namespace chokepoint::cli {
 namespace {
 
 constexpr const char* kAnalyzeUsage =
-    "Usage: chokepoint-cli analyze FILE [options]\n\n"
+    "Usage: chokepoint-cli analyze FILE [options]\n"
+    "       chokepoint-cli analyze FILE FILE... | FOLDER | 'GLOB' [options]   (a job of several ranks)\n\n"
     "Says which resource holds the training job back (D-A-M verdict with evidence), MFU, and the\n"
     "recommended fixes with the gain expected from this trace.\n"
     "FILE: PyTorch profiler / Kineto JSON (.json, .json.gz), Nsight Systems SQLite or .cptrace.\n\n"
@@ -37,19 +39,31 @@ constexpr const char* kAnalyzeUsage =
     "  --output FILE            write the report to FILE instead of stdout\n"
     "  --explain                text: say why each rule was or was not shown\n"
     "  --all-steps              text: list every step\n"
-    "  --no-snippets            text: omit the PyTorch code of each fix\n\n"
+    "  --no-snippets            text: omit the PyTorch code of each fix\n"
+    "Job options (several ranks: trace files and/or .cpsum summaries, a folder, a glob):\n"
+    "  --network-gbps G         per-direction network bandwidth between hosts, for bus bandwidth\n"
+    "  --workers N              ranks read in parallel (default: one per core)\n\n"
     "Numbers accept suffixes k, M, G or B (billion), T: --params 7B --tokens-per-step 1024.\n\n"
     "Exit codes: 0 success, 1 unreadable or invalid FILE or config, 2 wrong arguments,\n"
     "3 other failure, 130 cancelled.\n";
 
 }  // namespace
 
-int runAnalyze(const Args& args) {
+int runAnalyze(const Args& rawArgs) {
     AnalysisArgs parsed;
     std::string error;
-    if (!parseAnalysisArgs(args, 1, parsed, error)) {
+    Args args = rawArgs;
+    JobArgs jobArgs;
+    if (!extractJobArgs(args, jobArgs, error) || !parseAnalysisArgs(args, 0, parsed, error)) {
         std::fprintf(stderr, "chokepoint-cli analyze: %s\n\n%s", error.c_str(), kAnalyzeUsage);
         return kExitUsage;
+    }
+    if (!parsed.help && !parsed.printConfig && isJobInvocation(parsed.files)) {
+        if (parsed.format == "markdown") {
+            std::fprintf(stderr, "chokepoint-cli analyze: a job's report is text or json\n");
+            return kExitUsage;
+        }
+        return runAnalyzeJob(parsed, jobArgs);
     }
     if (parsed.help) {
         std::fputs(kAnalyzeUsage, stdout);

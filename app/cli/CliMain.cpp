@@ -19,13 +19,18 @@ int runLaunch(const Args& args);
 int runList(const Args& args);
 int runAttach(const Args& args);
 int runCalibrate(const Args& args);
+int runSummarize(const Args& args);
 
 const std::vector<Command>& commands() {
     static const std::vector<Command> kCommands = {
         {"info", "what is in a trace: devices, ranks, time span, steps, event counts, warnings", runInfo},
         {"convert", "convert any supported trace to .cptrace or Chrome-trace JSON", runConvert},
-        {"analyze", "why the training job is slow: D-A-M verdict, MFU, recommended fixes", runAnalyze},
-        {"diff", "compare two traces (before/after, two ranks): deltas, verdicts, kernels", runDiff},
+        {"analyze", "why the training job is slow: D-A-M verdict, MFU, fixes; several ranks: stragglers",
+         runAnalyze},
+        {"diff", "compare two traces (before/after, two ranks) or two jobs: deltas, verdicts, kernels",
+         runDiff},
+        {"summarize", "one rank's trace to a small .cpsum summary for job analysis on a cluster",
+         runSummarize},
         {"run", "run a training command with the agent and record it (--steps N | --duration S)", runRun},
         {"launch", "run a training command with a dormant agent, to attach to later", runLaunch},
         {"list", "live agents: pid, state, GPU, command", runList},

@@ -8,6 +8,7 @@
 #include "app/cli/AnalysisArgs.h"
 #include "app/cli/Commands.h"
 #include "app/cli/ExitCodes.h"
+#include "app/cli/JobCommands.h"
 #include "core/analysis/diagnosis/Compare.h"
 #include "core/import/TraceLoader.h"
 
@@ -16,7 +17,8 @@ namespace chokepoint::cli {
 namespace {
 
 constexpr const char* kDiffUsage =
-    "Usage: chokepoint-cli diff A B [options]\n\n"
+    "Usage: chokepoint-cli diff A B [options]\n"
+    "       chokepoint-cli diff JOB_A JOB_B   (each a folder or a quoted glob of rank traces/.cpsum)\n\n"
     "Compares two traces (A = before / rank i, B = after / rank j): step time, GPU busy, MFU, idle\n"
     "by cause and time shares; verdict changes overall and per phase; kernels (matched by name)\n"
     "that got slower or faster; and whether A's top recommended fix delivered its predicted gain.\n\n"
@@ -50,7 +52,14 @@ int analyzeOne(const std::string& path, const AnalysisSetup& setup,
 
 }  // namespace
 
-int runDiff(const Args& args) {
+int runDiff(const Args& rawArgs) {
+    Args args = rawArgs;
+    JobArgs jobArgs;
+    std::string jobError;
+    if (!extractJobArgs(args, jobArgs, jobError)) {
+        std::fprintf(stderr, "chokepoint-cli diff: %s\n", jobError.c_str());
+        return kExitUsage;
+    }
     AnalysisArgs parsed;
     std::string error;
     if (!parseAnalysisArgs(args, 2, parsed, error)) {
@@ -64,6 +73,10 @@ int runDiff(const Args& args) {
     if (parsed.printConfig) {
         std::fputs(analysis::describeDiagnosisConfig(analysis::DiagnosisConfig{}).c_str(), stdout);
         return kExitOk;
+    }
+    // A and B are jobs when either is a folder, a glob or a .cpsum summary.
+    if (isJobInvocation({parsed.files[0]}) || isJobInvocation({parsed.files[1]})) {
+        return runDiffJobs(parsed, jobArgs);
     }
     AnalysisSetup setup;
     if (const int code = prepareAnalysis(parsed, setup); code != kExitOk) {

@@ -9,6 +9,7 @@
 
 #include "app/cli/Commands.h"
 #include "app/cli/ExitCodes.h"
+#include "app/cli/JobCommands.h"
 #include "core/base/Format.h"
 #include "core/base/Progress.h"
 #include "core/format/JsonEscape.h"
@@ -21,7 +22,8 @@ namespace {
 using namespace chokepoint::core;
 
 constexpr const char* kInfoUsage =
-    "Usage: chokepoint-cli info FILE [--json]\n\n"
+    "Usage: chokepoint-cli info FILE [--json]\n"
+    "       chokepoint-cli info FILE FILE... | FOLDER | 'GLOB' [--json]   (a job: its ranks)\n\n"
     "Prints what is in a trace: devices (name, SMs, memory, compute capability), ranks, time span,\n"
     "training steps found by name (ProfilerStep#N, or NVTX/user ranges named like step 12,\n"
     "iteration_3), event counts per kind and the warnings collected while loading.\n"
@@ -301,6 +303,7 @@ void printJson(const std::string& path, std::string_view format, const TraceMode
 
 int runInfo(const Args& args) {
     std::string path;
+    std::vector<std::string> inputs;
     bool json = false;
     for (const std::string& arg : args) {
         if (arg == "--help" || arg == "-h") {
@@ -312,13 +315,15 @@ int runInfo(const Args& args) {
         } else if (!arg.empty() && arg[0] == '-') {
             std::fprintf(stderr, "chokepoint-cli info: unknown option '%s'\n\n%s", arg.c_str(), kInfoUsage);
             return kExitUsage;
-        } else if (path.empty()) {
-            path = arg;
         } else {
-            std::fprintf(stderr, "chokepoint-cli info: one FILE only ('%s' is extra)\n\n%s", arg.c_str(),
-                         kInfoUsage);
-            return kExitUsage;
+            inputs.push_back(arg);
         }
+    }
+    if (isJobInvocation(inputs)) {
+        return runInfoJob(inputs, json);
+    }
+    if (!inputs.empty()) {
+        path = inputs.front();
     }
     if (path.empty()) {
         std::fprintf(stderr, "chokepoint-cli info: FILE is missing\n\n%s", kInfoUsage);

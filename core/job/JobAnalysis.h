@@ -17,6 +17,9 @@ struct JobOptions {
     double noiseShareOfStep = 0.02;
     // Fewest matched collectives per rank to estimate its clock offset.
     int minClockMatches = 3;
+    // A call matched across ranks must end within this spread on the aligned clock (see
+    // stages::keepConsistentCalls); collectives end together on every participant.
+    core::DurationNs maxEndSpreadNs = 200'000;
     // Peak one-direction bandwidth of the links between hosts (NIC), for jobs on several hosts; 0
     // unknown. Within one host the devices' GPU interconnect is used.
     double networkBytesPerSecond = 0;
@@ -27,7 +30,7 @@ struct JobOptions {
 };
 
 // `problems`: inputs that could not be summarised; they are reported and the job goes on.
-JobReport analyzeJob(std::vector<std::shared_ptr<const RankSummary>> ranks, std::vector<RankProblem> problems = {},
-                     const JobOptions& options = {});
+JobReport analyzeJob(std::vector<std::shared_ptr<const RankSummary>> ranks,
+                     std::vector<RankProblem> problems = {}, const JobOptions& options = {});
 
 }  // namespace chokepoint::job

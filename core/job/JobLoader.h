@@ -35,8 +35,8 @@ LoadedJob loadJob(const std::vector<std::string>& paths, const JobLoadOptions& o
 
 // Summaries of one finalized model: one per rank it holds (usually one). `path` and `orderIndex`
 // identify the rank when the model does not.
-std::vector<RankSummary> summarizeModel(std::shared_ptr<const core::TraceModel> model, const std::string& path,
-                                        int orderIndex, const analysis::AnalysisOptions& options,
-                                        std::string* error);
+std::vector<RankSummary> summarizeModel(std::shared_ptr<const core::TraceModel> model,
+                                        const std::string& path, int orderIndex,
+                                        const analysis::AnalysisOptions& options, std::string* error);
 
 }  // namespace chokepoint::job

@@ -28,8 +28,8 @@ struct RankProblem {
 
 struct JobRank {
     std::shared_ptr<const RankSummary> summary;
-    core::DurationNs clockOffsetNs = 0;     // job time = rank time - offset
-    std::int32_t clockMatches = 0;          // collectives the offset was estimated from
+    core::DurationNs clockOffsetNs = 0;  // job time = rank time - offset
+    std::int32_t clockMatches = 0;       // collectives the offset was estimated from
     core::DurationNs meanStepNs = 0;
     core::DurationNs medianStepNs = 0;
     core::DurationNs collectiveWaitNs = 0;      // waiting for the last arriver, summed
@@ -39,8 +39,8 @@ struct JobRank {
 };
 
 struct ClockAlignment {
-    bool estimated = false;          // false: too few matched collectives, offsets are 0
-    bool sameHost = false;           // every rank recorded the same host name
+    bool estimated = false;                 // false: too few matched collectives, offsets are 0
+    bool sameHost = false;                  // every rank recorded the same host name
     core::DurationNs medianResidualNs = 0;  // |end - median end| after alignment, median
     core::DurationNs maxResidualNs = 0;
     core::DurationNs maxAbsOffsetNs = 0;
@@ -58,18 +58,18 @@ struct CollectiveArrival {
 struct CollectiveInstance {
     std::string kind;
     std::string groupKey;
-    std::int32_t sequence = 0;       // index of this call within its group and kind
-    std::int64_t sizeBytes = -1;     // -1 unknown
-    std::int32_t groupSize = 0;      // ranks expected (recorded group size, else ranks seen)
+    std::int32_t sequence = 0;    // index of this call within its group and kind
+    std::int64_t sizeBytes = -1;  // -1 unknown
+    std::int32_t groupSize = 0;   // ranks expected (recorded group size, else ranks seen)
     std::int64_t stepNumber = -1;
     std::vector<CollectiveArrival> arrivals;  // by rank
-    bool complete = false;           // every expected rank is present
-    core::DurationNs skewNs = 0;     // last start - first start
-    core::DurationNs transferNs = 0;  // shortest duration across ranks (the last arriver's)
+    bool complete = false;                    // every expected rank is present
+    core::DurationNs skewNs = 0;              // last start - first start
+    core::DurationNs transferNs = 0;          // shortest duration across ranks (the last arriver's)
     std::int32_t lastRank = -1;
     core::DurationNs lastLateNs = 0;  // last start - median start
-    double algBytesPerSecond = 0;    // sizeBytes / transferNs; 0 when the size is unknown
-    double busBytesPerSecond = 0;    // algbw x the collective's bus factor
+    double algBytesPerSecond = 0;     // sizeBytes / transferNs; 0 when the size is unknown
+    double busBytesPerSecond = 0;     // algbw x the collective's bus factor
 };
 
 // Per collective kind and message size.
@@ -109,11 +109,11 @@ struct Straggler {
     // last at (index = WorkKind; negative when it did less).
     std::array<core::DurationNs, kWorkKindCount> excessNs{};
     std::int32_t excessKernelCount = 0;
-    std::vector<FrameTime> topHostFrames;  // its heaviest host frames in those segments
-    std::vector<std::string> evidence;     // sentences with the numbers
+    std::vector<FrameTime> topHostFrames;        // its heaviest host frames in those segments
+    std::vector<std::string> evidence;           // sentences with the numbers
     core::DurationNs whatIfSavingPerStepNs = 0;  // job step time saved if it arrived with the median
-    core::TimeRange showRange;  // job clock: the segment before its latest-by-most arrival
-    std::vector<std::int64_t> lateSteps;  // step numbers where it was the last arriver
+    core::TimeRange showRange;                   // job clock: the segment before its latest-by-most arrival
+    std::vector<std::int64_t> lateSteps;         // step numbers where it was the last arriver
 };
 
 // One step across ranks (steps matched by number).

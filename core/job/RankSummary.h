@@ -59,9 +59,9 @@ struct SegmentWork {
 
 // One collective kernel on this rank.
 struct RankCollective {
-    std::string kind;       // normalised: "AllReduce", "AllGather", "ReduceScatter", "AllToAll", ...
-    std::string groupKey;   // process group ("pg 0 [0, 1, 2, 3]") when recorded, else ""
-    std::int32_t groupSize = 0;  // 0 when unknown
+    std::string kind;             // normalised: "AllReduce", "AllGather", "ReduceScatter", "AllToAll", ...
+    std::string groupKey;         // process group ("pg 0 [0, 1, 2, 3]") when recorded, else ""
+    std::int32_t groupSize = 0;   // 0 when unknown
     std::int64_t sizeBytes = -1;  // message bytes (max of in and out), -1 when unknown
     std::string dtype;
     core::TimestampNs startNs = 0;
@@ -101,9 +101,9 @@ struct RankSummary {
     std::string stepSource;  // how steps were found ("ProfilerStep#N ranges")
     double busyFraction = 0;
     std::array<core::DurationNs, kWorkKindCount> workNs{};  // over all steps
-    core::DurationNs exposedCommunicationNs = 0;  // collectives not overlapped by compute
-    std::string verdict;   // single-rank bottleneck ("data-bound", ...)
-    std::string headline;  // single-rank headline
+    core::DurationNs exposedCommunicationNs = 0;            // collectives not overlapped by compute
+    std::string verdict;                                    // single-rank bottleneck ("data-bound", ...)
+    std::string headline;                                   // single-rank headline
     std::optional<double> mfu;
     std::vector<RankCollective> collectives;  // by start time
     std::vector<std::string> warnings;        // import and analysis warnings worth repeating

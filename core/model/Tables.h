@@ -234,9 +234,9 @@ struct CpuOpTable {
 // writes these as args of NCCL kernel events ("Collective name", "In msg nelems", "Out msg nelems",
 // "Group size", "dtype", "Process Group Name", "Process Group Description", "Process Group Ranks").
 struct CollectiveCallRow {
-    std::int64_t correlationId = 0;  // the kernel's correlation id
-    StringId collectiveName;         // "allreduce", "_allgather_base", "all_to_allv", "send"
-    StringId processGroupName;       // "0", "1", ... (unique per process group in the job)
+    std::int64_t correlationId = 0;    // the kernel's correlation id
+    StringId collectiveName;           // "allreduce", "_allgather_base", "all_to_allv", "send"
+    StringId processGroupName;         // "0", "1", ... (unique per process group in the job)
     StringId processGroupDescription;  // "default_pg", "tp:0"
     StringId processGroupRanks;        // "[0, 1, 2, 3]" as recorded (may be truncated with "...")
     StringId dtype;                    // "Float", "BFloat16"

@@ -1,0 +1,96 @@
+#include "core/job/JobAnalysis.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/job/JobStages.h"
+
+namespace chokepoint::job {
+
+JobReport analyzeJob(std::vector<std::shared_ptr<const RankSummary>> ranks, std::vector<RankProblem> problems,
+                     const JobOptions& options) {
+    JobReport report;
+    report.problems = std::move(problems);
+    std::stable_sort(ranks.begin(), ranks.end(),
+                     [](const auto& a, const auto& b) { return a->rank < b->rank; });
+    std::set<std::int32_t> worldSizes;
+    std::map<RankSource, int> sources;
+    for (auto& summary : ranks) {
+        if (!report.ranks.empty() && report.ranks.back().summary->rank == summary->rank) {
+            report.problems.push_back({summary->sourcePath, summary->rank,
+                                       summary->sourcePath + ": rank " + std::to_string(summary->rank) +
+                                           " is also given by " + report.ranks.back().summary->sourcePath +
+                                           "; this input is left out"});
+            continue;
+        }
+        JobRank rank;
+        rank.summary = summary;
+        rank.meanStepNs = summary->meanStepNs();
+        rank.medianStepNs = summary->medianStepNs();
+        report.ranks.push_back(std::move(rank));
+        if (summary->worldSize > 0) {
+            worldSizes.insert(summary->worldSize);
+        }
+        ++sources[summary->rankSource];
+    }
+    for (const auto& [source, count] : sources) {
+        report.rankIdentityNote += (report.rankIdentityNote.empty() ? "ranks from " : ", ") +
+                                   std::string(toString(source)) + " (" + std::to_string(count) + ")";
+    }
+    report.worldSize =
+        worldSizes.empty() ? static_cast<std::int32_t>(report.ranks.size()) : *worldSizes.rbegin();
+    if (worldSizes.size() > 1) {
+        std::string sizes;
+        for (std::int32_t w : worldSizes) {
+            sizes += (sizes.empty() ? "" : ", ") + std::to_string(w);
+        }
+        report.warnings.push_back("the inputs record different world sizes (" + sizes +
+                                  "): they may come from different jobs");
+    }
+    std::set<std::int32_t> present;
+    for (const JobRank& rank : report.ranks) {
+        present.insert(rank.summary->rank);
+    }
+    for (std::int32_t r = 0; r < report.worldSize; ++r) {
+        if (present.count(r) == 0) {
+            report.missingRanks.push_back(r);
+        }
+    }
+    if (!report.missingRanks.empty()) {
+        report.warnings.push_back(
+            "incomplete job: " + std::to_string(report.ranks.size()) + " of " +
+            std::to_string(report.worldSize) + " ranks (" + std::to_string(report.missingRanks.size()) +
+            " missing); collectives, stragglers and clocks cover the ranks present only");
+    }
+    for (const JobRank& rank : report.ranks) {
+        if (rank.summary->collectives.empty()) {
+            report.warnings.push_back("rank " + std::to_string(rank.summary->rank) +
+                                      " has no collective kernels in its trace");
+        }
+    }
+
+    std::vector<stages::MatchedCall> calls = stages::matchCollectives(report.ranks);
+    report.clock = stages::alignClocks(report.ranks, calls, options.minClockMatches);
+    const std::size_t matched = calls.size();
+    // Wrong pairings disturb the first clock estimate: drop them, estimate again on the rest, and
+    // check once more with the better clock.
+    std::size_t dropped = stages::keepConsistentCalls(report.ranks, calls, options);
+    if (dropped > 0) {
+        report.clock = stages::alignClocks(report.ranks, calls, options.minClockMatches);
+        dropped += stages::keepConsistentCalls(report.ranks, calls, options);
+    }
+    if (dropped > 0) {
+        report.warnings.push_back(
+            std::to_string(dropped) + " of " + std::to_string(matched) +
+            " collective calls paired across ranks do not end together once clocks are "
+            "aligned: the ranks' traces hold different calls (different iterations, sampled "
+            "or dropped events); they are left out of skew and straggler figures");
+    }
+    stages::measureCollectives(report, calls, options);
+    stages::findStragglers(report, calls, options);
+    stages::decideJobVerdict(report, options);
+    return report;
+}
+
+}  // namespace chokepoint::job

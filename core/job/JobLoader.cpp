@@ -1,0 +1,105 @@
+#include "core/job/JobLoader.h"
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "core/import/TraceLoader.h"
+#include "core/job/JobInputs.h"
+#include "core/job/RankIdentity.h"
+#include "core/job/SummaryFile.h"
+
+namespace chokepoint::job {
+
+std::vector<RankSummary> summarizeModel(std::shared_ptr<const core::TraceModel> model,
+                                        const std::string& path, int orderIndex,
+                                        const analysis::AnalysisOptions& options, std::string* error) {
+    analysis::AnalysisOptions rankOptions = options;
+    rankOptions.progress = {};
+    rankOptions.sourcePath = path;
+    auto report = analysis::analyzeTrace(model, rankOptions);
+    if (!report.ok()) {
+        if (error != nullptr) {
+            *error = path + ": " + report.error().message;
+        }
+        return {};
+    }
+    const RankIdentity identity = identifyRank(*model, path, orderIndex);
+    std::vector<RankSummary> out;
+    out.push_back(summarizeRank(*model, *report.value(), identity));
+    return out;
+}
+
+LoadedJob loadJob(const std::vector<std::string>& paths, const JobLoadOptions& options) {
+    LoadedJob job;
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned workers = std::max(1u, std::min<unsigned>(options.workers > 0 ? options.workers : cores,
+                                                             static_cast<unsigned>(paths.size())));
+    std::vector<std::vector<RankSummary>> summaries(paths.size());
+    std::vector<std::string> errors(paths.size());
+    std::atomic<std::size_t> next{0};
+    std::atomic<std::size_t> done{0};
+    std::atomic<bool> cancelled{false};
+
+    auto work = [&]() {
+        for (;;) {
+            const std::size_t i = next.fetch_add(1);
+            if (i >= paths.size() || cancelled.load()) {
+                return;
+            }
+            const std::string& path = paths[i];
+            if (isSummaryFile(path)) {
+                auto summary = readSummaryFile(path);
+                if (summary.ok()) {
+                    summaries[i].push_back(std::move(summary).value());
+                } else {
+                    errors[i] = summary.error().message;
+                }
+            } else {
+                auto model = core::loadTrace(path);
+                if (!model.ok()) {
+                    errors[i] = model.error().message;
+                } else {
+                    auto shared = std::make_shared<const core::TraceModel>(std::move(model).value());
+                    summaries[i] = summarizeModel(std::move(shared), path, static_cast<int>(i),
+                                                  options.analysis, &errors[i]);
+                }
+            }
+            const std::size_t finished = done.fetch_add(1) + 1;
+            if (options.progress && !options.progress(finished, paths.size())) {
+                cancelled.store(true);
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned w = 1; w < workers; ++w) {
+        pool.emplace_back(work);
+    }
+    work();
+    for (std::thread& t : pool) {
+        t.join();
+    }
+    job.cancelled = cancelled.load();
+
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+        if (!errors[i].empty()) {
+            job.problems.push_back({paths[i], -1, errors[i]});
+        }
+        for (RankSummary& summary : summaries[i]) {
+            job.ranks.push_back(std::make_shared<const RankSummary>(std::move(summary)));
+        }
+    }
+    std::map<RankSource, int> sources;
+    for (const auto& rank : job.ranks) {
+        ++sources[rank->rankSource];
+    }
+    for (const auto& [source, count] : sources) {
+        job.identityNote += (job.identityNote.empty() ? "ranks from " : ", ") +
+                            std::string(toString(source)) + " (" + std::to_string(count) + ")";
+    }
+    return job;
+}
+
+}  // namespace chokepoint::job

@@ -1,0 +1,57 @@
+#pragma once
+// The stages of analyzeJob, in the order it runs them. Internal to core/job (tests call them too).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/job/JobAnalysis.h"
+#include "core/job/JobReport.h"
+
+namespace chokepoint::job::stages {
+
+// One collective call as seen by each participating rank: (index in report.ranks, index in that
+// rank's summary->collectives).
+struct MatchedCall {
+    std::string kind;
+    std::string groupKey;
+    std::int64_t stepNumber = -1;
+    std::int32_t sequence = 0;  // within (group, kind, step)
+    std::vector<std::pair<std::size_t, std::size_t>> members;
+};
+
+// Matches each rank's collectives by (process group, kind, step number, order within the step);
+// without step numbers, by order in the window. Only calls seen on two or more ranks are kept.
+std::vector<MatchedCall> matchCollectives(const std::vector<JobRank>& ranks);
+
+// Estimates each rank's clock offset from matched collective end times (a collective ends at
+// nearly the same instant on every participant): offset = median over calls of (own end - the
+// call's median end), anchored so that the lowest rank's offset is 0. Fills ranks[].clockOffsetNs.
+ClockAlignment alignClocks(std::vector<JobRank>& ranks, const std::vector<MatchedCall>& calls,
+                           int minMatches);
+
+// Keeps the calls that end at nearly the same instant on every member once clocks are aligned
+// (spread of ends <= options.maxEndSpreadNs); the others were
+// paired wrongly (traces that cover different iterations, sampled or dropped events). Returns the
+// number dropped.
+std::size_t keepConsistentCalls(const std::vector<JobRank>& ranks, std::vector<MatchedCall>& calls,
+                                const JobOptions& options);
+
+// Per call on the job clock: arrivals, skew, waits, transfer, bus bandwidth; per rank: wait,
+// transfer, lateness; per kind and size: the statistics.
+void measureCollectives(JobReport& report, const std::vector<MatchedCall>& calls, const JobOptions& options);
+
+// Steps across ranks, stragglers with their cause, the what-if of the step time.
+void findStragglers(JobReport& report, const std::vector<MatchedCall>& calls, const JobOptions& options);
+
+// The job verdict and its fixes.
+void decideJobVerdict(JobReport& report, const JobOptions& options);
+
+// Bus bandwidth factor of a collective kind for n ranks (NCCL's performance notes):
+// AllReduce 2(n-1)/n; AllGather, ReduceScatter, AllToAll (n-1)/n; Broadcast, Reduce, SendRecv 1.
+double busBandwidthFactor(std::string_view kind, int ranks);
+
+// Median (the mean of the two middle values for even sizes); 0 for an empty list.
+core::DurationNs median(std::vector<core::DurationNs> values);
+
+}  // namespace chokepoint::job::stages
