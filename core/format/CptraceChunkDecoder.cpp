@@ -593,6 +593,19 @@ Status CptraceChunkDecoder::decodePayload(std::string_view payload, std::uint64_
     for (const pb::Stream& r : chunk.streams()) {
         m_model.streams[m_model.streamIndex(r.device_index(), r.stream_id())].name = r.name();
     }
+    for (const pb::CollectiveCall& r : chunk.collective_calls()) {
+        CollectiveCallRow call;
+        call.correlationId = r.correlation_id();
+        call.collectiveName = m_model.intern(r.collective_name());
+        call.processGroupName = m_model.intern(r.process_group_name());
+        call.processGroupDescription = m_model.intern(r.process_group_description());
+        call.processGroupRanks = m_model.intern(r.process_group_ranks());
+        call.dtype = m_model.intern(r.dtype());
+        call.inNelems = r.in_nelems();
+        call.outNelems = r.out_nelems();
+        call.groupSize = r.group_size();
+        m_model.collectiveCalls.push_back(call);
+    }
     if (chunk.has_distributed()) {
         const pb::Distributed& r = chunk.distributed();
         m_model.distributed = DistributedInfo{r.present(), r.rank(), r.world_size(), r.backend()};

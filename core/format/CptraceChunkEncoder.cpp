@@ -446,6 +446,18 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
             }
             m_rows.counterSamples += n;
         }
+        for (const CollectiveCallRow& call : model.collectiveCalls) {
+            pb::CollectiveCall* r = chunk.add_collective_calls();
+            r->set_correlation_id(call.correlationId);
+            r->set_collective_name(std::string(model.text(call.collectiveName)));
+            r->set_process_group_name(std::string(model.text(call.processGroupName)));
+            r->set_process_group_description(std::string(model.text(call.processGroupDescription)));
+            r->set_process_group_ranks(std::string(model.text(call.processGroupRanks)));
+            r->set_dtype(std::string(model.text(call.dtype)));
+            r->set_in_nelems(call.inNelems);
+            r->set_out_nelems(call.outNelems);
+            r->set_group_size(call.groupSize);
+        }
         for (const TraceStat& stat : model.stats.entries()) {
             pb::Stat* r = chunk.add_stats();
             r->set_name(stat.name);

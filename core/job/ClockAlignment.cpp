@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <set>
 
 #include "core/base/Format.h"
@@ -49,13 +50,32 @@ ClockAlignment alignClocks(std::vector<JobRank>& ranks, const std::vector<Matche
     result.sameHost = hosts.size() == 1 && !hosts.begin()->empty();
     const bool hostsKnown = hosts.count(std::string()) == 0;
 
+    // Ranks on one host share its clock: one offset per host (ranks whose host is not recorded get
+    // their own). This also keeps a rank whose calls are shifted by one (a lost call) from being
+    // "aligned" by a wrong offset of one period.
+    std::vector<std::size_t> clockOf(ranks.size());
+    std::map<std::string, std::size_t> clockOfHost;
+    std::size_t clocks = 0;
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        const std::string& host = ranks[r].summary->hostName;
+        if (host.empty()) {
+            clockOf[r] = clocks++;
+        } else {
+            auto [it, added] = clockOfHost.emplace(host, clocks);
+            clocks += added ? 1 : 0;
+            clockOf[r] = it->second;
+        }
+    }
+    std::vector<core::DurationNs> clockOffset(clocks, 0);
+    std::vector<std::int32_t> clockMatches(clocks, 0);
     std::vector<core::DurationNs> offsets(ranks.size(), 0);
     std::vector<std::int32_t> matches(ranks.size(), 0);
     auto endOf = [&](std::size_t r, std::size_t c) { return ranks[r].summary->collectives[c].endNs; };
     // Two rounds: the reference end of a call is the median of the members' ends on the current
-    // estimate of the job clock, and each rank's offset the median of its differences to it.
+    // estimate of the job clock, and each clock's offset the median of its ranks' differences to it.
     for (int round = 0; round < 2; ++round) {
-        std::vector<std::vector<core::DurationNs>> differences(ranks.size());
+        std::vector<std::vector<core::DurationNs>> differences(clocks);
+        std::fill(matches.begin(), matches.end(), 0);
         for (const MatchedCall& call : calls) {
             std::vector<core::DurationNs> ends;
             for (auto [r, c] : call.members) {
@@ -63,13 +83,20 @@ ClockAlignment alignClocks(std::vector<JobRank>& ranks, const std::vector<Matche
             }
             const core::DurationNs reference = median(ends);
             for (auto [r, c] : call.members) {
-                differences[r].push_back(endOf(r, c) - reference);
+                differences[clockOf[r]].push_back(endOf(r, c) - reference);
+                ++matches[r];
             }
         }
-        for (std::size_t r = 0; r < ranks.size(); ++r) {
-            matches[r] = static_cast<std::int32_t>(differences[r].size());
-            offsets[r] = matches[r] >= minMatches ? median(differences[r]) : 0;
+        for (std::size_t k = 0; k < clocks; ++k) {
+            clockMatches[k] = static_cast<std::int32_t>(differences[k].size());
+            clockOffset[k] = clockMatches[k] >= minMatches ? median(differences[k]) : 0;
         }
+        for (std::size_t r = 0; r < ranks.size(); ++r) {
+            offsets[r] = clockOffset[clockOf[r]];
+        }
+    }
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        matches[r] = clockMatches[clockOf[r]];
     }
     bool any = false;
     for (std::size_t r = 0; r < ranks.size(); ++r) {
@@ -136,22 +163,31 @@ ClockAlignment alignClocks(std::vector<JobRank>& ranks, const std::vector<Matche
 
 std::size_t keepConsistentCalls(const std::vector<JobRank>& ranks, std::vector<MatchedCall>& calls,
                                 const JobOptions& options) {
-    const core::DurationNs limit = options.maxEndSpreadNs;
-    const std::size_t before = calls.size();
-    std::erase_if(calls, [&](const MatchedCall& call) {
+    std::size_t dropped = 0;
+    for (MatchedCall& call : calls) {
         if (!endsTogether(call)) {
-            return false;  // point-to-point: its ends say nothing about the pairing
+            continue;  // point-to-point: its ends say nothing about the pairing
         }
-        core::TimestampNs first = INT64_MAX;
-        core::TimestampNs last = INT64_MIN;
+        std::vector<core::DurationNs> ends;
         for (auto [r, c] : call.members) {
-            const core::TimestampNs end = ranks[r].summary->collectives[c].endNs - ranks[r].clockOffsetNs;
-            first = std::min(first, end);
-            last = std::max(last, end);
+            ends.push_back(ranks[r].summary->collectives[c].endNs - ranks[r].clockOffsetNs);
         }
-        return last - first > limit;
+        const core::DurationNs reference = median(ends);
+        const std::size_t before = call.members.size();
+        std::erase_if(call.members, [&](const std::pair<std::size_t, std::size_t>& member) {
+            const auto [r, c] = member;
+            const core::DurationNs end = ranks[r].summary->collectives[c].endNs - ranks[r].clockOffsetNs;
+            return std::llabs(end - reference) > options.maxEndSpreadNs;
+        });
+        dropped += before - call.members.size();
+    }
+    std::erase_if(calls, [&](const MatchedCall& call) {
+        if (call.members.size() < 2) {
+            return true;
+        }
+        return false;
     });
-    return before - calls.size();
+    return dropped;
 }
 
 }  // namespace chokepoint::job::stages

@@ -9,6 +9,7 @@
 #include "core/import/TraceLoader.h"
 #include "core/job/JobInputs.h"
 #include "core/job/RankIdentity.h"
+#include "core/job/RankSplit.h"
 #include "core/job/SummaryFile.h"
 
 namespace chokepoint::job {
@@ -19,16 +20,32 @@ std::vector<RankSummary> summarizeModel(std::shared_ptr<const core::TraceModel> 
     analysis::AnalysisOptions rankOptions = options;
     rankOptions.progress = {};
     rankOptions.sourcePath = path;
-    auto report = analysis::analyzeTrace(model, rankOptions);
-    if (!report.ok()) {
-        if (error != nullptr) {
-            *error = path + ": " + report.error().message;
-        }
-        return {};
-    }
-    const RankIdentity identity = identifyRank(*model, path, orderIndex);
     std::vector<RankSummary> out;
-    out.push_back(summarizeRank(*model, *report.value(), identity));
+    std::vector<RankPart> parts = splitRanks(*model, orderIndex);
+    if (parts.empty()) {
+        auto report = analysis::analyzeTrace(model, rankOptions);
+        if (!report.ok()) {
+            if (error != nullptr) {
+                *error = path + ": " + report.error().message;
+            }
+            return out;
+        }
+        out.push_back(summarizeRank(*model, *report.value(), identifyRank(*model, path, orderIndex)));
+        return out;
+    }
+    for (RankPart& part : parts) {
+        auto report = analysis::analyzeTrace(part.model, rankOptions);
+        if (!report.ok()) {
+            if (error != nullptr) {
+                *error = path + ": GPU " + std::to_string(part.deviceIndex) + ": " + report.error().message;
+            }
+            continue;
+        }
+        RankSummary summary = summarizeRank(part.model, *report.value(), part.identity);
+        summary.warnings.push_back("one of " + std::to_string(parts.size()) + " ranks split from " + path +
+                                   " by GPU (GPU " + std::to_string(part.deviceIndex) + ")");
+        out.push_back(std::move(summary));
+    }
     return out;
 }
 

@@ -24,16 +24,17 @@ struct MatchedCall {
 // without step numbers, by order in the window. Only calls seen on two or more ranks are kept.
 std::vector<MatchedCall> matchCollectives(const std::vector<JobRank>& ranks);
 
-// Estimates each rank's clock offset from matched collective end times (a collective ends at
-// nearly the same instant on every participant): offset = median over calls of (own end - the
-// call's median end), anchored so that the lowest rank's offset is 0. Fills ranks[].clockOffsetNs.
+// Estimates clock offsets from matched collective end times (a collective ends at nearly the same
+// instant on every participant): one offset per host (ranks of a host share its clock; a rank
+// without a host name has its own) = median over its ranks' calls of (own end - the call's median
+// end), anchored so that the lowest rank's offset is 0. Fills ranks[].clockOffsetNs.
 ClockAlignment alignClocks(std::vector<JobRank>& ranks, const std::vector<MatchedCall>& calls,
                            int minMatches);
 
-// Keeps the calls that end at nearly the same instant on every member once clocks are aligned
-// (spread of ends <= options.maxEndSpreadNs); the others were
-// paired wrongly (traces that cover different iterations, sampled or dropped events). Returns the
-// number dropped.
+// Keeps, in each call, the members that end within options.maxEndSpreadNs of the call's median end
+// once clocks are aligned (a collective ends together on every participant); the others were
+// paired wrongly (traces that cover different iterations, sampled or dropped events). Calls left
+// with fewer than two members go. Returns the number of member pairings dropped.
 std::size_t keepConsistentCalls(const std::vector<JobRank>& ranks, std::vector<MatchedCall>& calls,
                                 const JobOptions& options);
 

@@ -1,0 +1,218 @@
+// Loading a job from files: inputs (folders, globs), Kineto collective args, a corrupt rank, .cpsum
+// summaries written and read back, and the two real ranks in ../shared/traces/hta-sampled-128r.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/format/CptraceWriter.h"
+#include "core/import/TraceLoader.h"
+#include "core/job/JobAnalysis.h"
+#include "core/job/JobInputs.h"
+#include "core/job/JobLoader.h"
+#include "core/job/SummaryFile.h"
+#include "tests/job/KinetoJobWriter.h"
+#include "tests/testutils/SharedTraces.h"
+
+namespace chokepoint::job {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempFolder {
+public:
+    TempFolder() {
+        m_path = fs::temp_directory_path() / ("chokepoint-job-" + std::to_string(::getpid()) + "-" +
+                                              std::to_string(reinterpret_cast<std::uintptr_t>(this)));
+        fs::create_directories(m_path);
+    }
+    ~TempFolder() {
+        std::error_code ignored;
+        fs::remove_all(m_path, ignored);
+    }
+    std::string path() const { return m_path.string(); }
+    std::string file(const std::string& name) const { return (m_path / name).string(); }
+
+private:
+    fs::path m_path;
+};
+
+LoadedJob load(const std::vector<std::string>& inputs) {
+    auto paths = expandJobInputs(inputs);
+    EXPECT_TRUE(paths.ok()) << (paths.ok() ? "" : paths.error().message);
+    return loadJob(paths.ok() ? paths.value() : std::vector<std::string>{}, JobLoadOptions{});
+}
+
+TEST(JobLoadingTest, KinetoCollectiveArgsReachTheModel) {
+    TempFolder folder;
+    testjob::writeKinetoJob({}, folder.path());
+    auto model = core::loadTrace(folder.file("rank-2.pt.trace.json"));
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    ASSERT_EQ(model->collectiveCalls.size(), 4u);
+    const core::CollectiveCallRow& call = model->collectiveCalls.front();
+    EXPECT_EQ(model->text(call.collectiveName), "allreduce");
+    EXPECT_EQ(model->text(call.dtype), "BFloat16");
+    EXPECT_EQ(model->text(call.processGroupName), "0");
+    EXPECT_EQ(model->text(call.processGroupRanks), "[0, 1, 2, 3]");
+    EXPECT_EQ(call.inNelems, 67108864);
+    EXPECT_EQ(call.groupSize, 4);
+}
+
+TEST(JobLoadingTest, CollectiveArgsSurviveConversionToCptrace) {
+    TempFolder folder;
+    testjob::writeKinetoJob({}, folder.path());
+    auto model = core::loadTrace(folder.file("rank-1.pt.trace.json"));
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    ASSERT_TRUE(core::writeCptrace(model.value(), folder.file("rank-1.cptrace")).ok());
+    auto back = core::loadTrace(folder.file("rank-1.cptrace"));
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    ASSERT_EQ(back->collectiveCalls.size(), model->collectiveCalls.size());
+    for (std::size_t i = 0; i < model->collectiveCalls.size(); ++i) {
+        const core::CollectiveCallRow& a = model->collectiveCalls[i];
+        const core::CollectiveCallRow& b = back->collectiveCalls[i];
+        EXPECT_EQ(a.correlationId, b.correlationId);
+        EXPECT_EQ(model->text(a.collectiveName), back->text(b.collectiveName));
+        EXPECT_EQ(model->text(a.processGroupRanks), back->text(b.processGroupRanks));
+        EXPECT_EQ(model->text(a.dtype), back->text(b.dtype));
+        EXPECT_EQ(a.inNelems, b.inNelems);
+        EXPECT_EQ(a.outNelems, b.outNelems);
+        EXPECT_EQ(a.groupSize, b.groupSize);
+    }
+}
+
+TEST(JobLoadingTest, FolderOfRankTracesFindsTheLateRankAndItsDataWait) {
+    TempFolder folder;
+    testjob::KinetoJobOptions options;
+    options.lateRank = 2;
+    options.lateDataUs = 6000;
+    options.skewUsPerRank = 1500;
+    testjob::writeKinetoJob(options, folder.path());
+    LoadedJob loaded = load({folder.path()});
+    ASSERT_EQ(loaded.ranks.size(), 4u);
+    EXPECT_TRUE(loaded.problems.empty());
+    const JobReport report = analyzeJob(loaded.ranks, loaded.problems);
+    for (const JobRank& rank : report.ranks) {
+        EXPECT_EQ(rank.summary->rankSource, RankSource::DistributedInfo);
+        EXPECT_EQ(rank.summary->collectives.size(), 4u);
+        EXPECT_EQ(rank.summary->collectives.front().kind, "AllReduce");
+        EXPECT_EQ(rank.summary->collectives.front().sizeBytes, 67108864LL * 2);
+        EXPECT_NEAR(static_cast<double>(rank.clockOffsetNs), 1.5e6 * rank.summary->rank, 5'000);
+    }
+    ASSERT_EQ(report.stragglers.size(), 1u);
+    EXPECT_EQ(report.stragglers.front().rank, 2);
+    EXPECT_EQ(report.stragglers.front().cause, StragglerCause::DataWait);
+    EXPECT_NEAR(static_cast<double>(report.stragglers.front().latePerStepNs), 6e6, 0.3e6);
+}
+
+TEST(JobLoadingTest, OneCorruptRankCostsThatRankOnly) {
+    TempFolder folder;
+    testjob::writeKinetoJob({}, folder.path());
+    const std::string text = testjob::kinetoRankTrace({}, 3);
+    std::ofstream(folder.file("rank-3.pt.trace.json")) << text.substr(0, text.size() / 2);
+    LoadedJob loaded = load({folder.path()});
+    EXPECT_EQ(loaded.ranks.size(), 3u);
+    ASSERT_EQ(loaded.problems.size(), 1u);
+    EXPECT_NE(loaded.problems.front().message.find("rank-3.pt.trace.json"), std::string::npos)
+        << loaded.problems.front().message;
+    const JobReport report = analyzeJob(loaded.ranks, loaded.problems);
+    EXPECT_EQ(report.missingRanks, (std::vector<std::int32_t>{3}));
+    EXPECT_EQ(report.problems.size(), 1u);
+}
+
+TEST(JobLoadingTest, InputsExpandFoldersGlobsAndReportWhatIsMissing) {
+    TempFolder folder;
+    testjob::KinetoJobOptions options;
+    options.ranks = 12;
+    testjob::writeKinetoJob(options, folder.path());
+    std::ofstream(folder.file("README.txt")) << "not a trace";
+    auto all = expandJobInputs({folder.path()});
+    ASSERT_TRUE(all.ok());
+    ASSERT_EQ(all->size(), 12u);
+    EXPECT_NE((*all)[2].find("rank-2."), std::string::npos);  // natural order: rank-2 before rank-10
+    EXPECT_NE((*all)[10].find("rank-10."), std::string::npos);
+    auto globbed = expandJobInputs({folder.path() + "/rank-1*.json"});
+    ASSERT_TRUE(globbed.ok());
+    EXPECT_EQ(globbed->size(), 3u);  // rank-1, rank-10, rank-11
+    auto missing = expandJobInputs({folder.file("rank-99.json")});
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.error().message.find("rank-99.json"), std::string::npos);
+    auto noMatch = expandJobInputs({folder.path() + "/*.cpsum"});
+    EXPECT_FALSE(noMatch.ok());
+    EXPECT_TRUE(looksLikeJob({folder.path()}));
+    EXPECT_FALSE(looksLikeJob({folder.file("rank-1.pt.trace.json")}));
+}
+
+TEST(JobLoadingTest, SummariesRoundTripAndAnalyseLikeTraces) {
+    TempFolder folder;
+    testjob::KinetoJobOptions options;
+    options.lateRank = 1;
+    options.lateDataUs = 5000;
+    testjob::writeKinetoJob(options, folder.path());
+    LoadedJob fromTraces = load({folder.path()});
+    ASSERT_EQ(fromTraces.ranks.size(), 4u);
+    TempFolder summaries;
+    for (const auto& rank : fromTraces.ranks) {
+        const std::string path = summaries.file("rank-" + std::to_string(rank->rank) + ".cpsum");
+        ASSERT_TRUE(writeSummaryFile(*rank, path).ok());
+        auto back = readSummaryFile(path);
+        ASSERT_TRUE(back.ok()) << back.error().message;
+        EXPECT_EQ(encodeSummary(back.value()), encodeSummary(*rank));  // lossless
+    }
+    LoadedJob fromSummaries = load({summaries.path()});
+    ASSERT_EQ(fromSummaries.ranks.size(), 4u);
+    const JobReport a = analyzeJob(fromTraces.ranks);
+    const JobReport b = analyzeJob(fromSummaries.ranks);
+    ASSERT_EQ(a.stragglers.size(), 1u);
+    ASSERT_EQ(b.stragglers.size(), 1u);
+    EXPECT_EQ(a.stragglers.front().rank, b.stragglers.front().rank);
+    EXPECT_EQ(a.stragglers.front().lateNs, b.stragglers.front().lateNs);
+    EXPECT_EQ(a.whatIf.idealStepNs, b.whatIf.idealStepNs);
+}
+
+TEST(JobLoadingTest, CorruptSummaryNamesTheFile) {
+    TempFolder folder;
+    RankSummary summary;
+    summary.rank = 3;
+    summary.collectives.resize(5);
+    const std::string bytes = encodeSummary(summary);
+    auto truncated = decodeSummary(bytes.substr(0, bytes.size() - 7), "rank-3.cpsum");
+    ASSERT_FALSE(truncated.ok());
+    EXPECT_NE(truncated.error().message.find("rank-3.cpsum"), std::string::npos);
+    auto notSummary = decodeSummary("{\"traceEvents\":[]}", "x.cpsum");
+    ASSERT_FALSE(notSummary.ok());
+    EXPECT_NE(notSummary.error().message.find("not a .cpsum"), std::string::npos);
+    EXPECT_FALSE(readSummaryFile(folder.file("absent.cpsum")).ok());
+}
+
+TEST(JobLoadingTest, TwoRealRanksOfA128RankJob) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(rank0, "hta-sampled-128r/sampled_rank-0.json.gz");
+    const std::string folder = fs::path(rank0).parent_path().string();
+    LoadedJob loaded = load({folder});
+    ASSERT_EQ(loaded.ranks.size(), 2u);
+    EXPECT_TRUE(loaded.problems.empty());
+    const JobReport report = analyzeJob(loaded.ranks);
+    EXPECT_EQ(report.worldSize, 128);
+    EXPECT_EQ(report.missingRanks.size(), 126u);
+    EXPECT_EQ(report.ranks[0].summary->collectives.size(), 10u);
+    EXPECT_EQ(report.ranks[1].summary->collectives.size(), 10u);
+    // The two files come from different HTA test folders and do not hold the same calls: most
+    // pairings are rejected because their ends do not coincide, and the report says so.
+    bool incomplete = false;
+    bool rejected = false;
+    for (const std::string& w : report.warnings) {
+        incomplete = incomplete || w.find("2 of 128 ranks") != std::string::npos;
+        rejected = rejected || w.find("do not end together") != std::string::npos;
+    }
+    EXPECT_TRUE(incomplete);
+    EXPECT_TRUE(rejected);
+    for (const CollectiveInstance& instance : report.collectives) {
+        EXPECT_EQ(instance.arrivals.size(), 2u);
+        core::TimestampNs a = instance.arrivals[0].endNs;
+        core::TimestampNs b = instance.arrivals[1].endNs;
+        EXPECT_LE(std::llabs(a - b), 400'000);  // kept pairings end within 200 us of their midpoint
+    }
+}
+
+}  // namespace
+}  // namespace chokepoint::job
