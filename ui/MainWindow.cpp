@@ -26,9 +26,7 @@
 #include "ui/capture/AttachDialog.h"
 #include "ui/capture/RecordDialog.h"
 #include "ui/controller/ExportActions.h"
-#ifdef CHOKEPOINT_WITH_JOB_UI
 #include "ui/job/JobWindow.h"
-#endif
 #include "ui/timeline/TimelinePage.h"
 #include "ui/timeline/TimelineWidget.h"
 #include "ui/widgets/WelcomePage.h"
@@ -183,9 +181,7 @@ void MainWindow::createMenus() {
     QAction* sample = file->addAction(tr("Open &Sample"), this, &MainWindow::openSample);
     sample->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     sample->setEnabled(!sampleFiles().isEmpty());
-#ifdef CHOKEPOINT_WITH_JOB_UI
     JobWindow::addOpenJobActions(file, this);  // several ranks' traces, or their folder
-#endif
     file->addAction(tr("&Record a Training Run…"), this, &MainWindow::recordCommand)
         ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     file->addAction(tr("&Attach to a Running Job…"), this, &MainWindow::attachToJob);
@@ -510,7 +506,6 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {
-#ifdef CHOKEPOINT_WITH_JOB_UI
     // Several files or a folder are the ranks of a job.
     QStringList paths;
     for (const QUrl& url : event->mimeData()->urls()) {
@@ -523,7 +518,6 @@ void MainWindow::dropEvent(QDropEvent* event) {
         event->acceptProposedAction();
         return;
     }
-#endif
     for (const QUrl& url : event->mimeData()->urls()) {
         if (url.isLocalFile()) {
             openFile(url.toLocalFile());

@@ -19,15 +19,13 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/job/JobInputs.h"
 #include "ui/AppIcon.h"
 #include "ui/MainWindow.h"
 #include "ui/controller/StartupTiming.h"
 #include "ui/controller/TracePrefetch.h"
-#ifdef CHOKEPOINT_WITH_JOB_UI
-#include "core/job/JobInputs.h"
 #include "ui/job/JobDocument.h"
 #include "ui/job/JobWindow.h"
-#endif
 
 namespace {
 
@@ -104,7 +102,6 @@ int runScreenshot(chokepoint::ui::MainWindow& window, const QString& out, const 
     return exitCode;
 }
 
-#ifdef CHOKEPOINT_WITH_JOB_UI
 // --screenshot with --page job: loads the job's ranks, waits for the job analysis and renders the
 // job window.
 int runJobScreenshot(const QString& out, QSize size, const QStringList& inputs) {
@@ -143,7 +140,6 @@ int runJobScreenshot(const QString& out, QSize size, const QStringList& inputs) 
     QApplication::exec();
     return exitCode;
 }
-#endif
 
 // With CHOKEPOINT_TIMING set, notes when the diagnosis page is first painted with an analysis, and
 // with CHOKEPOINT_EXIT_WHEN_DRAWN also set exits right then (bench/gui-startup.sh times the whole
@@ -208,16 +204,11 @@ QStringList fileArguments(int argc, char** argv, QString* pageId) {
 
 // Several files, a folder or a glob open a job; so does --page job.
 bool isJob(const QStringList& files, const QString& pageId) {
-#ifdef CHOKEPOINT_WITH_JOB_UI
     std::vector<std::string> arguments;
     for (const QString& f : files) {
         arguments.push_back(f.toStdString());
     }
     return pageId == QLatin1String("job") || chokepoint::job::looksLikeJob(arguments);
-#else
-    (void)pageId;
-    return files.size() > 1;
-#endif
 }
 
 }  // namespace
@@ -265,7 +256,6 @@ int main(int argc, char** argv) {
                                  QStringLiteral("[FILE...]"));
     parser.process(app);
     const QStringList files = parser.positionalArguments();
-#ifdef CHOKEPOINT_WITH_JOB_UI
     if (isJob(files, parser.isSet(screenshot) ? parser.value(page) : QString())) {
         if (parser.isSet(screenshot)) {
             QSize size;
@@ -288,7 +278,6 @@ int main(int argc, char** argv) {
         chokepoint::ui::JobWindow::showJob(files);
         return QApplication::exec();
     }
-#endif
 
     chokepoint::ui::MainWindow window;
     chokepoint::ui::noteStartupMilestone("window built");
@@ -310,16 +299,7 @@ int main(int argc, char** argv) {
     }
     window.show();
     if (!files.isEmpty()) {
-        window.openFile(files.first());
-#ifndef CHOKEPOINT_WITH_JOB_UI
-        // One document per window: further files open in windows of their own.
-        for (qsizetype i = 1; i < files.size(); ++i) {
-            auto* extra = new chokepoint::ui::MainWindow;
-            extra->setAttribute(Qt::WA_DeleteOnClose);
-            extra->show();
-            extra->openFile(files[i]);
-        }
-#endif
+        window.openFile(files.first());  // several files open a job (above)
     }
     return QApplication::exec();
 }

@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QComboBox>
 #include <QFile>
 #include <QFileInfo>
+#include <QMenu>
 #include <QPointer>
+#include <QProcess>
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -19,6 +22,7 @@
 #include <cmath>
 
 #include "core/job/SummaryFile.h"
+#include "tests/job/KinetoJobWriter.h"
 #include "tests/ui/JobReportFixture.h"
 #include "tests/ui/PageTestSupport.h"
 #include "ui/MainWindow.h"
@@ -101,6 +105,21 @@ TEST(RankStepHeatmapTest, CellsComeFromTheReportAndMissingRanksGetARow) {
     EXPECT_DOUBLE_EQ(data.value(5, 4), 14'000'000.0);  // read from rank 5's own step #104
     EXPECT_DOUBLE_EQ(data.value(0, 4), 2'000'000.0);
     EXPECT_NE(heatmapMetricName(HeatmapMetric::IdleDataWait), heatmapMetricName(HeatmapMetric::IdleHostWork));
+
+    // Consecutive missing ranks share a row: 12 loaded ranks and two runs of missing ones.
+    JobFixtureSpec gaps;
+    gaps.worldSize = 16;
+    gaps.missing = {3, 4, 5, 9};
+    const HeatmapData rows = buildHeatmapData(*makeJobReport(gaps), HeatmapMetric::StepTime);
+    ASSERT_EQ(rows.rows(), 14);
+    EXPECT_EQ(rows.rowRank[3], 3);
+    EXPECT_EQ(rows.rowLastRank[3], 5);
+    EXPECT_TRUE(rows.rowMissing[3]);
+    EXPECT_EQ(rows.rowRank[4], 6);
+    EXPECT_FALSE(rows.rowMissing[4]);
+    EXPECT_EQ(rows.rowRank[7], 9);
+    EXPECT_EQ(rows.rowLastRank[7], 9);
+    EXPECT_DOUBLE_EQ(rows.value(4, 0), 100'000'000.0);  // rank 6's step #100
 }
 
 TEST(RankStepHeatmapTest, AThousandRanksScrollWithoutAWidgetPerCell) {
@@ -116,7 +135,7 @@ TEST(RankStepHeatmapTest, AThousandRanksScrollWithoutAWidgetPerCell) {
     heatmap.setDocument(&document);
     const QImage image = testutils::renderWidget(heatmap, {600, 400});
     EXPECT_TRUE(heatmap.children().size() < 20u);  // scroll bars and viewport, no cells
-    EXPECT_EQ(heatmap.data().rows(), 1024);
+    EXPECT_EQ(heatmap.data().rows(), 1023);  // missing ranks 17 and 18 share a row
     EXPECT_EQ(heatmap.rowHeight(), RankStepHeatmap::kMinRowPx);
     EXPECT_GT(heatmap.verticalScrollBar()->maximum(), 1024 * RankStepHeatmap::kMinRowPx - 400);
     EXPECT_GT(testutils::inkFraction(image), 0.2);
@@ -124,8 +143,10 @@ TEST(RankStepHeatmapTest, AThousandRanksScrollWithoutAWidgetPerCell) {
     heatmap.show();
     QApplication::processEvents();
     document.selectRank(1000);
-    const int y = 20 + 1000 * heatmap.rowHeight() - heatmap.verticalScrollBar()->value() + 1;
-    EXPECT_EQ(heatmap.rowAt(y), 1000);
+    const int row = 999;  // rank 1000, one row up for the shared missing row
+    ASSERT_EQ(heatmap.data().rowRank[row], 1000);
+    const int y = 20 + row * heatmap.rowHeight() - heatmap.verticalScrollBar()->value() + 1;
+    EXPECT_EQ(heatmap.rowAt(y), row);
     document.selectRank(-1);
     QTest::mouseClick(heatmap.viewport(), Qt::LeftButton, {}, QPoint(200, y));
     EXPECT_EQ(document.selectedRank(), 1000);
@@ -354,6 +375,103 @@ TEST(JobWindowTest, OpensARankInItsOwnWindowAndSaysWhenItCannot) {
     EXPECT_EQ(window.compareWithMedianRank(0), nullptr);  // it is the median rank
     // The closed windows delete themselves: their documents stop their workers before the test ends.
     QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+}
+
+// The real loader, on a folder of Kineto traces written for the test: rank 2 waits 8 ms longer for
+// its data every step.
+TEST(JobDocumentTest, OpensAFolderOfRankTracesOffTheGuiThread) {
+    testutils::guiApp();
+    QTemporaryDir dir;
+    testjob::KinetoJobOptions options;
+    options.ranks = 4;
+    options.steps = 4;
+    options.lateRank = 2;
+    options.lateDataUs = 8000;
+    testjob::writeKinetoJob(options, dir.path().toStdString());
+    JobDocument document;
+    JobPage page;
+    page.setDocument(&document);
+    QSignalSpy progress(&document, &JobDocument::progress);
+    QSignalSpy available(&document, &JobDocument::reportAvailable);
+    QSignalSpy failed(&document, &JobDocument::loadFailed);
+    document.open({dir.path()});
+    EXPECT_TRUE(document.busy());
+    ASSERT_TRUE(available.wait(60'000))
+        << (failed.isEmpty() ? "" : failed.first().first().toString().toStdString());
+    EXPECT_FALSE(document.busy());
+    ASSERT_FALSE(progress.isEmpty());
+    EXPECT_EQ(progress.last().at(0).toInt(), 4);
+    EXPECT_EQ(progress.last().at(1).toInt(), 4);
+    const auto report = document.report();
+    ASSERT_NE(report, nullptr);
+    ASSERT_EQ(report->ranks.size(), 4u);
+    ASSERT_FALSE(report->stragglers.empty());
+    EXPECT_EQ(report->stragglers.front().rank, 2);
+    EXPECT_TRUE(document.rankHasFullTrace(2));
+    // The page shows it: the straggler panel names rank 2, every rank's collectives are matched.
+    EXPECT_TRUE(page.stragglerPanel()->text().contains(QStringLiteral("Rank 2")))
+        << page.stragglerPanel()->text().toStdString();
+    for (int i = 0; i < 4; ++i) {
+        EXPECT_GE(document.instanceOf(i, 0), 0) << "rank index " << i;
+    }
+    testutils::saveIfRequested(testutils::renderWidget(page, {1280, 800}),
+                               QStringLiteral("job-page-kineto-folder"));
+}
+
+TEST(JobDocumentTest, AMissingFolderFailsNamingIt) {
+    testutils::guiApp();
+    JobDocument document;
+    QSignalSpy failed(&document, &JobDocument::loadFailed);
+    document.open({QStringLiteral("/nonexistent/job-folder")});
+    ASSERT_TRUE(failed.wait(30'000));
+    EXPECT_TRUE(failed.first().first().toString().contains(QStringLiteral("/nonexistent/job-folder")));
+    EXPECT_EQ(document.report(), nullptr);
+}
+
+// The executable: several files or a folder with --page job render the job window.
+TEST(JobScreenshotTest, RendersAJobFolderHeadless) {
+    testutils::guiApp();
+    QTemporaryDir dir;
+    testjob::KinetoJobOptions options;
+    options.ranks = 8;
+    options.steps = 4;
+    options.lateRank = 5;
+    options.lateDataUs = 6000;
+    testjob::writeKinetoJob(options, dir.path().toStdString());
+    const QString exe = QStringLiteral(CHOKEPOINT_BINARY_DIR "/bin/chokepoint");
+    const QString out = dir.filePath(QStringLiteral("job.png"));
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    process.setProcessEnvironment(env);
+    process.start(exe, {QStringLiteral("--screenshot"), out, QStringLiteral("--page"), QStringLiteral("job"),
+                        QStringLiteral("--size"), QStringLiteral("1280x800"), dir.path()});
+    ASSERT_TRUE(process.waitForFinished(90'000));
+    EXPECT_EQ(process.exitCode(), 0) << process.readAllStandardError().toStdString();
+    const QImage image(out);
+    ASSERT_FALSE(image.isNull());
+    EXPECT_EQ(image.size(), QSize(1280, 800));
+    EXPECT_GT(testutils::distinctColours(image), 40);
+    testutils::saveIfRequested(image, QStringLiteral("job-screenshot-8-ranks"));
+
+    // A folder that does not exist: exit 1 and a message naming it.
+    process.start(exe, {QStringLiteral("--screenshot"), out, QStringLiteral("--page"), QStringLiteral("job"),
+                        QStringLiteral("/nonexistent/job-folder")});
+    ASSERT_TRUE(process.waitForFinished(60'000));
+    EXPECT_EQ(process.exitCode(), 1);
+    EXPECT_TRUE(process.readAllStandardError().contains("/nonexistent/job-folder"));
+}
+
+TEST(JobWindowTest, TheFileMenuOpensJobs) {
+    testutils::isolateSettings();
+    MainWindow window;
+    QStringList texts;
+    for (QAction* action : window.menu(MainWindow::MenuId::File)->actions()) {
+        texts << action->text();
+    }
+    EXPECT_TRUE(texts.contains(QStringLiteral("Open &Job…")))
+        << texts.join(QStringLiteral(", ")).toStdString();
+    EXPECT_TRUE(texts.contains(QStringLiteral("Open Job &Folder…")));
 }
 
 }  // namespace

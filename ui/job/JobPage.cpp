@@ -150,9 +150,13 @@ void JobPage::refresh() {
     const QString headline =
         r.verdict.headline.empty() ? jobBottleneckText(r.verdict.bottleneck) : esc(r.verdict.headline);
     html += QStringLiteral("<span style='font-size:14pt'><b>%1</b></span>").arg(headline);
-    if (r.verdict.bottleneck != job::JobBottleneck::Undetermined) {
-        html += QStringLiteral(" &nbsp;<span style='color:#555'>(%1)</span>")
-                    .arg(jobBottleneckText(r.verdict.bottleneck).toHtmlEscaped());
+    // The bottleneck's name, unless the headline already says it.
+    const QString bottleneckName = jobBottleneckText(r.verdict.bottleneck);
+    const QString bottleneckWhat = bottleneckName.section(QLatin1Char(':'), -1).trimmed();
+    if (r.verdict.bottleneck != job::JobBottleneck::Undetermined &&
+        !headline.contains(bottleneckWhat, Qt::CaseInsensitive)) {
+        html +=
+            QStringLiteral(" &nbsp;<span style='color:#555'>(%1)</span>").arg(bottleneckName.toHtmlEscaped());
     }
     html += QStringLiteral("<br/>");
     const int world = std::max<int>(r.worldSize, static_cast<int>(r.ranks.size()));

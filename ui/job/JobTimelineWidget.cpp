@@ -20,12 +20,15 @@ namespace {
 
 constexpr int kGutterPx = 84;
 constexpr int kAxisPx = 22;
+constexpr int kLegendPx = 20;
 constexpr int kClickSlopPx = 4;
 constexpr double kShowRangeMargin = 0.15;
 // Minimum visible span, so zooming in stops at something readable.
 constexpr double kMinSpanNs = 1'000;
 
 const QColor kLastArriver(0xc6, 0x28, 0x28);
+// Collectives not matched across ranks (their peers were not loaded) are drawn lighter.
+constexpr int kUnmatchedAlpha = 90;
 
 // One colour per collective kind (core's normalised names, SummarizeRank.h's collectiveKind).
 QColor kindColor(const std::string& kind) {
@@ -83,7 +86,10 @@ void JobTimelineWidget::setDocument(JobDocument* document) {
     if (m_document) {
         connect(m_document, &JobDocument::reportAvailable, this, &JobTimelineWidget::rebuild);
         connect(m_document, &JobDocument::loadStarted, this, &JobTimelineWidget::rebuild);
-        connect(m_document, &JobDocument::rankSelected, this, qOverload<>(&QWidget::update));
+        connect(m_document, &JobDocument::rankSelected, this, [this](int rank) {
+            ensureRankVisible(rank);
+            update();
+        });
         connect(m_document, &JobDocument::instanceSelected, this, qOverload<>(&QWidget::update));
         connect(m_document, &JobDocument::requestShowRange, this, &JobTimelineWidget::showRange);
     }
@@ -93,7 +99,19 @@ void JobTimelineWidget::setDocument(JobDocument* document) {
 void JobTimelineWidget::rebuild() {
     const auto report = m_document ? m_document->report() : nullptr;
     m_full = {};
+    m_kinds.clear();
     if (report) {
+        for (const job::JobRank& jr : report->ranks) {
+            if (!jr.summary) {
+                continue;
+            }
+            for (const job::RankCollective& c : jr.summary->collectives) {
+                if (std::find(m_kinds.begin(), m_kinds.end(), c.kind) == m_kinds.end()) {
+                    m_kinds.push_back(c.kind);
+                }
+            }
+        }
+        std::sort(m_kinds.begin(), m_kinds.end());
         core::TimestampNs lo = std::numeric_limits<core::TimestampNs>::max();
         core::TimestampNs hi = std::numeric_limits<core::TimestampNs>::min();
         for (const job::JobRank& jr : report->ranks) {
@@ -110,10 +128,13 @@ void JobTimelineWidget::rebuild() {
     updateScrollBar();
 }
 
+int JobTimelineWidget::lanesHeight() const {
+    return std::max(1, height() - kAxisPx - kLegendPx);
+}
+
 QRect JobTimelineWidget::plotRect() const {
     const int bar = m_lanes->isVisible() ? m_lanes->sizeHint().width() : 0;
-    return QRect(kGutterPx, kAxisPx, std::max(1, width() - kGutterPx - bar - 4),
-                 std::max(1, height() - kAxisPx));
+    return QRect(kGutterPx, kAxisPx, std::max(1, width() - kGutterPx - bar - 4), std::max(1, lanesHeight()));
 }
 
 int JobTimelineWidget::laneHeight() const {
@@ -122,20 +143,20 @@ int JobTimelineWidget::laneHeight() const {
     if (lanes == 0) {
         return kMaxLanePx;
     }
-    return std::clamp((height() - kAxisPx) / lanes, kMinLanePx, kMaxLanePx);
+    return std::clamp((lanesHeight()) / lanes, kMinLanePx, kMaxLanePx);
 }
 
 void JobTimelineWidget::updateScrollBar() {
     const auto report = m_document ? m_document->report() : nullptr;
     const int lanes = report ? static_cast<int>(report->ranks.size()) : 0;
     const int content = lanes * laneHeight();
-    const int visible = height() - kAxisPx;
+    const int visible = lanesHeight();
     m_lanes->setRange(0, std::max(0, content - visible));
     m_lanes->setPageStep(std::max(1, visible));
     m_lanes->setSingleStep(laneHeight());
     m_lanes->setVisible(content > visible);
     const int w = m_lanes->sizeHint().width();
-    m_lanes->setGeometry(width() - w, kAxisPx, w, std::max(0, height() - kAxisPx));
+    m_lanes->setGeometry(width() - w, kAxisPx, w, std::max(0, lanesHeight()));
 }
 
 void JobTimelineWidget::resizeEvent(QResizeEvent* event) {
@@ -173,15 +194,19 @@ void JobTimelineWidget::showRange(core::TimeRange range, int rank) {
         m_startNs = static_cast<double>(range.startNs) - margin;
         m_endNs = std::max(static_cast<double>(range.endNs) + margin, m_startNs + kMinSpanNs);
     }
+    ensureRankVisible(rank);
+    update();
+}
+
+void JobTimelineWidget::ensureRankVisible(int rank) {
     const int index = m_document ? m_document->indexOfRank(rank) : -1;
     if (index >= 0) {
         const int top = index * laneHeight();
-        const int visible = height() - kAxisPx;
+        const int visible = lanesHeight();
         if (top < m_lanes->value() || top + laneHeight() > m_lanes->value() + visible) {
             m_lanes->setValue(top - visible / 2);
         }
     }
-    update();
 }
 
 double JobTimelineWidget::xOf(core::TimestampNs jobNs) const {
@@ -200,7 +225,7 @@ int JobTimelineWidget::laneTop(int rankIndex) const {
 
 int JobTimelineWidget::laneAt(int y) const {
     const auto report = m_document ? m_document->report() : nullptr;
-    if (!report || y < kAxisPx) {
+    if (!report || y < kAxisPx || y >= kAxisPx + lanesHeight()) {
         return -1;
     }
     const int lane = (y - kAxisPx + m_lanes->value()) / laneHeight();
@@ -265,6 +290,36 @@ void JobTimelineWidget::paintEvent(QPaintEvent*) {
     paintInstance(p, plot);
     p.restore();
     paintAxis(p, plot);
+    paintLegend(p, *report);
+}
+
+void JobTimelineWidget::paintLegend(QPainter& p, const job::JobReport& report) {
+    // The collective kinds on the lanes, then what the hatching and the lighter boxes mean.
+    (void)report;
+    const int top = height() - kLegendPx;
+    p.fillRect(QRect(0, top, width(), kLegendPx), palette().window());
+    const QFontMetrics fm(font());
+    int x = 6;
+    const int y = top + (kLegendPx - 10) / 2;
+    auto item = [&](const QColor& color, Qt::BrushStyle style, const QString& text) {
+        p.fillRect(QRect(x, y, 16, 10), style == Qt::SolidPattern ? color : color.lighter(160));
+        if (style != Qt::SolidPattern) {
+            p.fillRect(QRect(x, y, 16, 10), QBrush(color, style));
+        }
+        p.setPen(palette().color(QPalette::Text));
+        p.drawText(QPoint(x + 20, y + 9), text);
+        x += 20 + fm.horizontalAdvance(text) + 14;
+    };
+    for (const std::string& kind : m_kinds) {
+        item(kindColor(kind), Qt::SolidPattern, QString::fromStdString(kind));
+    }
+    item(QColor(0x60, 0x60, 0x60), Qt::BDiagPattern, tr("waiting for the last arriver"));
+    QColor unmatched(0x60, 0x60, 0x60);
+    unmatched.setAlpha(kUnmatchedAlpha);
+    item(unmatched, Qt::SolidPattern, tr("not matched across ranks"));
+    item(QColor(0xd4, 0xdf, 0xee), Qt::SolidPattern, tr("step"));
+    p.setPen(palette().color(QPalette::PlaceholderText));
+    p.drawText(QPoint(x, y + 9), tr("click a collective to link its arrivals across ranks"));
 }
 
 void JobTimelineWidget::paintAxis(QPainter& p, const QRect& plot) {
@@ -325,6 +380,7 @@ void JobTimelineWidget::paintLane(QPainter& p, const QRect& plot, int rankIndex,
     const QColor stepA(0xe8, 0xee, 0xf7);
     const QColor stepB(0xd4, 0xdf, 0xee);
     const QFontMetrics fm(font());
+    std::vector<std::pair<QRectF, QString>> stepLabels;  // drawn over the collectives
     for (std::size_t i = 0; i < summary.steps.size(); ++i) {
         const job::RankStep& s = summary.steps[i];
         const double x0 = x(s.range.startNs);
@@ -336,10 +392,10 @@ void JobTimelineWidget::paintLane(QPainter& p, const QRect& plot, int rankIndex,
         p.fillRect(band, i % 2 == 0 ? stepA : stepB);
         const QString label = QStringLiteral("#%1").arg(s.number);
         if (band.width() > fm.horizontalAdvance(label) + 8 && height >= fm.height()) {
-            p.setPen(QColor(0x44, 0x55, 0x77));
             const double left = std::max(band.left(), static_cast<double>(plot.left()));
-            p.drawText(QRectF(left + 3, band.top(), band.right() - left - 3, band.height()),
-                       Qt::AlignLeft | Qt::AlignVCenter, label);
+            stepLabels.emplace_back(QRectF(left + 2, band.center().y() - fm.height() / 2.0,
+                                           fm.horizontalAdvance(label) + 4, fm.height()),
+                                    label);
         }
     }
     // Collectives: solid transfer, hatched wait; sub-pixel kernels share a pixel column.
@@ -369,9 +425,12 @@ void JobTimelineWidget::paintLane(QPainter& p, const QRect& plot, int rankIndex,
             continue;
         }
         lastPixel = px;
-        const QColor color = kindColor(it->kind);
         const QRectF box(x0, boxTop, std::max(1.0, x1 - x0), boxHeight);
         const int instance = m_document->instanceOf(rankIndex, static_cast<int>(it - own.begin()));
+        QColor color = kindColor(it->kind);
+        if (instance < 0) {
+            color.setAlpha(kUnmatchedAlpha);
+        }
         const job::CollectiveArrival* arrival =
             instance >= 0 ? arrivalOf(report.collectives[static_cast<std::size_t>(instance)], summary.rank)
                           : nullptr;
@@ -388,6 +447,11 @@ void JobTimelineWidget::paintLane(QPainter& p, const QRect& plot, int rankIndex,
             p.setBrush(Qt::NoBrush);
             p.drawRect(box.adjusted(-1, -1, 1, 1));
         }
+    }
+    for (const auto& [rect, label] : stepLabels) {
+        p.fillRect(rect, QColor(255, 255, 255, 190));
+        p.setPen(QColor(0x44, 0x55, 0x77));
+        p.drawText(rect, Qt::AlignCenter, label);
     }
     p.restore();
 }

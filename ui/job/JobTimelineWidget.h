@@ -9,9 +9,12 @@
 // double-click a rank label: open that rank.
 
 #include <QWidget>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "core/base/Time.h"
+#include "core/job/JobReport.h"
 
 class QScrollBar;
 
@@ -37,6 +40,8 @@ public:
     void showAll();
     // Shows `range` with a margin and scrolls `rank`'s lane into view.
     void showRange(core::TimeRange range, int rank);
+    // Scrolls the lanes so that `rank`'s lane is visible.
+    void ensureRankVisible(int rank);
 
     // Geometry (viewport coordinates), for hit testing and tests.
     int laneHeight() const;
@@ -62,15 +67,18 @@ private:
     void rebuild();
     void updateScrollBar();
     QRect plotRect() const;
+    int lanesHeight() const;  // the lanes' area between the time axis and the legend
     double nsAt(double x) const;
     void zoomAround(double factor, double x);
     void paintAxis(QPainter& p, const QRect& plot);
     void paintLane(QPainter& p, const QRect& plot, int rankIndex, int top, int height);
     void paintInstance(QPainter& p, const QRect& plot);
+    void paintLegend(QPainter& p, const job::JobReport& report);
 
     JobDocument* m_document = nullptr;
     QScrollBar* m_lanes = nullptr;
     core::TimeRange m_full;
+    std::vector<std::string> m_kinds;  // collective kinds on the lanes, for the legend
     double m_startNs = 0;
     double m_endNs = 1;
     QPoint m_pressPos;

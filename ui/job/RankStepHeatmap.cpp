@@ -19,7 +19,7 @@
 namespace chokepoint::ui {
 namespace {
 
-constexpr int kGutterPx = 76;
+constexpr int kGutterPx = 100;
 constexpr int kHeaderPx = 20;
 constexpr int kLegendPx = 26;
 constexpr int kRightPx = 8;
@@ -84,8 +84,15 @@ HeatmapData buildHeatmapData(const job::JobReport& report, HeatmapMetric metric)
     }
     std::vector<int> rowIndex;
     for (const auto& [rank, index] : rankToIndex) {
+        const bool missing = index < 0;
+        if (missing && !data.rowRank.empty() && data.rowMissing.back() &&
+            data.rowLastRank.back() + 1 == rank) {
+            data.rowLastRank.back() = rank;  // one row for a run of missing ranks
+            continue;
+        }
         data.rowRank.push_back(rank);
-        data.rowMissing.push_back(index < 0);
+        data.rowLastRank.push_back(rank);
+        data.rowMissing.push_back(missing);
         rowIndex.push_back(index);
     }
     for (const job::JobStep& step : report.steps) {
@@ -227,8 +234,23 @@ void RankStepHeatmap::resizeEvent(QResizeEvent* event) {
 }
 
 int RankStepHeatmap::rowOfRank(int rank) const {
-    const auto it = std::lower_bound(m_data.rowRank.begin(), m_data.rowRank.end(), rank);
-    return it != m_data.rowRank.end() && *it == rank ? static_cast<int>(it - m_data.rowRank.begin()) : -1;
+    // The last row starting at or before `rank`, when it covers it.
+    const auto it = std::upper_bound(m_data.rowRank.begin(), m_data.rowRank.end(), rank);
+    if (it == m_data.rowRank.begin()) {
+        return -1;
+    }
+    const auto row = static_cast<std::size_t>(it - m_data.rowRank.begin() - 1);
+    return rank <= m_data.rowLastRank[row] ? static_cast<int>(row) : -1;
+}
+
+QString RankStepHeatmap::rowLabel(int row) const {
+    const auto r = static_cast<std::size_t>(row);
+    if (!m_data.rowMissing[r]) {
+        return tr("rank %1").arg(m_data.rowRank[r]);
+    }
+    return m_data.rowLastRank[r] == m_data.rowRank[r]
+               ? tr("%1 missing").arg(m_data.rowRank[r])
+               : tr("%1–%2 missing").arg(m_data.rowRank[r]).arg(m_data.rowLastRank[r]);
 }
 
 int RankStepHeatmap::rowAt(int y) const {
@@ -361,9 +383,8 @@ void RankStepHeatmap::paintEvent(QPaintEvent*) {
             p.setPen(straggler ? kStraggler
                      : missing ? palette().color(QPalette::PlaceholderText)
                                : palette().color(QPalette::Text));
-            const int rank = m_data.rowRank[static_cast<std::size_t>(row)];
             p.drawText(r, Qt::AlignRight | Qt::AlignVCenter,
-                       missing ? tr("%1 missing").arg(rank) : tr("rank %1").arg(rank));
+                       QFontMetrics(p.font()).elidedText(rowLabel(row), Qt::ElideMiddle, r.width()));
         }
     }
     p.restore();
@@ -414,10 +435,14 @@ bool RankStepHeatmap::viewportEvent(QEvent* event) {
         const int column = columnAt(help->pos().x());
         if (row >= 0 && column >= 0) {
             const int rank = m_data.rowRank[static_cast<std::size_t>(row)];
+            const int lastRank = m_data.rowLastRank[static_cast<std::size_t>(row)];
             const double v = m_data.value(row, column);
             QString text;
             if (m_data.rowMissing[static_cast<std::size_t>(row)]) {
-                text = tr("Rank %1 is part of the job but was not loaded").arg(rank);
+                text = lastRank == rank ? tr("Rank %1 is part of the job but was not loaded").arg(rank)
+                                        : tr("Ranks %1 to %2 are part of the job but were not loaded")
+                                              .arg(rank)
+                                              .arg(lastRank);
             } else {
                 text = tr("Rank %1 · step %2\n%3: %4")
                            .arg(rank)

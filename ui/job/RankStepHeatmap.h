@@ -4,7 +4,8 @@
 // read from the JobReport and its rank summaries; only units change. Painted from one image (one
 // pixel per cell, scaled), never a widget per cell: rows get at least kMinRowPx pixels and scroll
 // beyond the view, so a 1,024-rank job stays readable and every row stays reachable. Ranks the job
-// lacks get a hatched row. Click a row to select its rank, double-click to open it.
+// lacks get a hatched row, one per run of consecutive missing ranks (2 of 128 ranks loaded: three
+// rows). Click a row to select its rank, double-click to open it.
 
 #include <QAbstractScrollArea>
 #include <QImage>
@@ -32,11 +33,12 @@ QString heatmapMetricName(HeatmapMetric metric);
 
 // The cells of the heatmap: plain numbers in ns, NaN where the rank has no such step.
 struct HeatmapData {
-    std::vector<std::int32_t> rowRank;  // rank number of each row, by rank number
-    std::vector<bool> rowMissing;       // the rank is part of the job but was not loaded
-    std::vector<std::int64_t> colStep;  // step number of each column
-    std::vector<double> valuesNs;       // row-major, rows x columns
-    double lowNs = 0;                   // colour scale
+    std::vector<std::int32_t> rowRank;      // rank number of each row, by rank number
+    std::vector<std::int32_t> rowLastRank;  // the last rank of the row: consecutive missing ranks share one
+    std::vector<bool> rowMissing;           // the rank(s) are part of the job but were not loaded
+    std::vector<std::int64_t> colStep;      // step number of each column
+    std::vector<double> valuesNs;           // row-major, rows x columns
+    double lowNs = 0;                       // colour scale
     double highNs = 0;
     int rows() const { return static_cast<int>(rowRank.size()); }
     int columns() const { return static_cast<int>(colStep.size()); }
@@ -84,6 +86,7 @@ private:
     void updateScrollBar();
     QRect cellsRect() const;  // in viewport coordinates: the visible cell area
     int rowOfRank(int rank) const;
+    QString rowLabel(int row) const;
 
     JobDocument* m_document = nullptr;
     HeatmapMetric m_metric = HeatmapMetric::StepTime;
