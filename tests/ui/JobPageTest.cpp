@@ -135,7 +135,7 @@ TEST(RankStepHeatmapTest, AThousandRanksScrollWithoutAWidgetPerCell) {
     heatmap.setDocument(&document);
     const QImage image = testutils::renderWidget(heatmap, {600, 400});
     EXPECT_TRUE(heatmap.children().size() < 20u);  // scroll bars and viewport, no cells
-    EXPECT_EQ(heatmap.data().rows(), 1023);  // missing ranks 17 and 18 share a row
+    EXPECT_EQ(heatmap.data().rows(), 1023);        // missing ranks 17 and 18 share a row
     EXPECT_EQ(heatmap.rowHeight(), RankStepHeatmap::kMinRowPx);
     EXPECT_GT(heatmap.verticalScrollBar()->maximum(), 1024 * RankStepHeatmap::kMinRowPx - 400);
     EXPECT_GT(testutils::inkFraction(image), 0.2);
@@ -197,6 +197,8 @@ TEST(StragglerPanelTest, ShowsTheCauseEvidenceAndActions) {
     panel.showMeButton()->click();
     ASSERT_EQ(shown.count(), 1);
     EXPECT_EQ(shown.first().at(1).toInt(), 5);
+    // The show range ends with rank 5's arrival at step #105's all-reduce: instance 5 is linked.
+    EXPECT_EQ(document.selectedInstance(), 5);
 
     JobFixtureSpec calm;
     calm.straggler = -1;
@@ -416,6 +418,34 @@ TEST(JobDocumentTest, OpensAFolderOfRankTracesOffTheGuiThread) {
     }
     testutils::saveIfRequested(testutils::renderWidget(page, {1280, 800}),
                                QStringLiteral("job-page-kineto-folder"));
+    // "Show me": the timeline shows the straggler's late segment; then one all-reduce is selected.
+    page.stragglerPanel()->showMeButton()->click();
+    const core::TimeRange shown = report->stragglers.front().showRange;
+    ASSERT_FALSE(shown.empty());
+    EXPECT_LE(page.timeline()->visibleRange().startNs, shown.startNs);
+    EXPECT_GE(page.timeline()->visibleRange().endNs, shown.endNs);
+    // ... and selects the collective the segment leads to, where rank 2 arrived last.
+    ASSERT_GE(document.selectedInstance(), 0);
+    EXPECT_EQ(report->collectives[static_cast<std::size_t>(document.selectedInstance())].lastRank, 2);
+    testutils::saveIfRequested(testutils::renderWidget(page, {1280, 800}),
+                               QStringLiteral("job-page-kineto-showme"));
+}
+
+TEST(JobDocumentTest, CancelStopsTheLoad) {
+    testutils::guiApp();
+    QTemporaryDir dir;
+    testjob::KinetoJobOptions options;
+    options.ranks = 4;
+    testjob::writeKinetoJob(options, dir.path().toStdString());
+    JobDocument document;
+    QSignalSpy cancelled(&document, &JobDocument::cancelled);
+    QSignalSpy available(&document, &JobDocument::reportAvailable);
+    document.open({dir.path()});
+    document.cancel();
+    ASSERT_TRUE(cancelled.wait(30'000));
+    EXPECT_EQ(available.count(), 0);
+    EXPECT_FALSE(document.busy());
+    EXPECT_EQ(document.report(), nullptr);
 }
 
 TEST(JobDocumentTest, AMissingFolderFailsNamingIt) {

@@ -247,6 +247,29 @@ int JobDocument::instanceOf(int rankIndex, int collectiveIndex) const {
                : -1;
 }
 
+int JobDocument::instanceNear(int rank, core::TimestampNs jobNs) const {
+    const int index = indexOfRank(rank);
+    if (index < 0) {
+        return -1;
+    }
+    const job::JobRank& jr = m_report->ranks[static_cast<std::size_t>(index)];
+    int best = -1;
+    core::DurationNs bestDistance = 0;
+    for (std::size_t c = 0; c < jr.summary->collectives.size(); ++c) {
+        const int instance = instanceOf(index, static_cast<int>(c));
+        if (instance < 0) {
+            continue;
+        }
+        const core::TimestampNs start = jr.summary->collectives[c].startNs - jr.clockOffsetNs;
+        const core::DurationNs distance = start > jobNs ? start - jobNs : jobNs - start;
+        if (best < 0 || distance < bestDistance) {
+            best = instance;
+            bestDistance = distance;
+        }
+    }
+    return best;
+}
+
 QString JobDocument::rankSourcePath(int rank) const {
     const int index = indexOfRank(rank);
     if (index < 0 || !m_report->ranks[static_cast<std::size_t>(index)].summary) {

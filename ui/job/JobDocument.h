@@ -48,6 +48,8 @@ public:
     // The instance in report()->collectives that collective `collectiveIndex` of the rank at
     // `rankIndex` took part in, -1 when it was not matched.
     int instanceOf(int rankIndex, int collectiveIndex) const;
+    // The instance at which `rank` arrived nearest to `jobNs` (job clock), -1 when it has none.
+    int instanceNear(int rank, core::TimestampNs jobNs) const;
     // Whether the rank's input is a .cpsum summary (no full trace to open).
     bool rankHasFullTrace(int rank) const;
     QString rankSourcePath(int rank) const;

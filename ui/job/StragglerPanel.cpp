@@ -58,6 +58,8 @@ StragglerPanel::StragglerPanel(QWidget* parent) : QWidget(parent) {
         if (m_document && m_document->report() && m_current >= 0) {
             const job::Straggler& s = m_document->report()->stragglers[static_cast<std::size_t>(m_current)];
             m_document->selectRank(s.rank);
+            // The segment ends with its late arrival: link that collective's arrivals too.
+            m_document->selectInstance(m_document->instanceNear(s.rank, s.showRange.endNs));
             m_document->showRange(s.showRange, s.rank);
         }
     });
@@ -155,9 +157,14 @@ void StragglerPanel::showStraggler(int index) {
                       .arg(s.excessKernelCount);
     }
     if (!excess.isEmpty()) {
-        html += tr("<p style='margin-bottom:0'>Compared with the median rank, before those collectives:</p>"
-                   "<table cellspacing='0' cellpadding='1'>%1</table>")
-                    .arg(excess.join(QString()));
+        const int rankIndex = m_document->indexOfRank(s.rank);
+        const int timesLast =
+            rankIndex >= 0 ? report->ranks[static_cast<std::size_t>(rankIndex)].timesLast : 0;
+        html +=
+            tr("<p style='margin-bottom:0'>Compared with the median rank, summed over the work before the "
+               "%n collective(s) it was last at:</p><table cellspacing='0' cellpadding='1'>%1</table>",
+               nullptr, timesLast)
+                .arg(excess.join(QString()));
     }
     if (!s.topHostFrames.empty()) {
         QStringList frames;
