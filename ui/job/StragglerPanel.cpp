@@ -162,9 +162,9 @@ void StragglerPanel::showStraggler(int index) {
             rankIndex >= 0 ? report->ranks[static_cast<std::size_t>(rankIndex)].timesLast : 0;
         html +=
             tr("<p style='margin-bottom:0'>Compared with the median rank, summed over the work before the "
-               "%n collective(s) it was last at:</p><table cellspacing='0' cellpadding='1'>%1</table>",
-               nullptr, timesLast)
-                .arg(excess.join(QString()));
+               "%1 it was last at:</p><table cellspacing='0' cellpadding='1'>%2</table>")
+                .arg(timesLast == 1 ? tr("collective") : tr("%1 collectives").arg(timesLast),
+                     excess.join(QString()));
     }
     if (!s.topHostFrames.empty()) {
         QStringList frames;
