@@ -29,6 +29,7 @@
 #include "ui/job/CollectivesTableModel.h"
 #include "ui/job/JobDocument.h"
 #include "ui/job/JobPage.h"
+#include "ui/job/JobRankMenu.h"
 #include "ui/job/JobTimelineWidget.h"
 #include "ui/job/JobWindow.h"
 #include "ui/job/RankStepHeatmap.h"
@@ -246,6 +247,9 @@ TEST(JobTimelineWidgetTest, ClickingACollectiveSelectsItsInstanceAcrossRanks) {
         }
     }
     EXPECT_GT(red, 20);
+    // Esc clears the linked instance.
+    QTest::keyClick(&timeline, Qt::Key_Escape);
+    EXPECT_EQ(document.selectedInstance(), -1);
     // "Show me": the range and the lane come into view.
     timeline.showRange({500'000'000, 572'000'000}, 5);
     EXPECT_LT(timeline.visibleRange().startNs, 500'000'000);
@@ -356,6 +360,16 @@ TEST(JobWindowTest, OpensARankInItsOwnWindowAndSaysWhenItCannot) {
         GTEST_SKIP() << "shared traces not available";
     }
     EXPECT_FALSE(window.document()->rankHasFullTrace(3));
+    // The rank menus of the heatmap and the timeline: what can be done with each rank.
+    auto menuState = [&](int rank) {
+        QMenu menu;
+        fillRankMenu(menu, *window.document(), rank);
+        const QList<QAction*> actions = menu.actions();
+        return std::pair{actions.at(0)->isEnabled(), actions.at(1)->isEnabled()};
+    };
+    EXPECT_EQ(menuState(1), std::pair(true, true));
+    EXPECT_EQ(menuState(0), std::pair(true, false));   // the median rank
+    EXPECT_EQ(menuState(3), std::pair(false, false));  // a summary
     EXPECT_EQ(window.openRankWindow(3), nullptr);
     EXPECT_EQ(window.openRankWindow(9), nullptr);
     MainWindow* rankWindow = window.openRankWindow(0);

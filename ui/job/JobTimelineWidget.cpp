@@ -1,6 +1,8 @@
 #include "ui/job/JobTimelineWidget.h"
 
+#include <QContextMenuEvent>
 #include <QHelpEvent>
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -13,6 +15,7 @@
 
 #include "core/base/Format.h"
 #include "ui/job/JobDocument.h"
+#include "ui/job/JobRankMenu.h"
 #include "ui/job/JobText.h"
 
 namespace chokepoint::ui {
@@ -617,6 +620,25 @@ bool JobTimelineWidget::event(QEvent* event) {
         return true;
     }
     return QWidget::event(event);
+}
+
+void JobTimelineWidget::contextMenuEvent(QContextMenuEvent* event) {
+    const int lane = laneAt(event->pos().y());
+    if (lane >= 0 && m_document) {
+        const int rank = m_document->report()->ranks[static_cast<std::size_t>(lane)].summary->rank;
+        m_document->selectRank(rank);
+        execRankMenu(*m_document, rank, event->globalPos(), this);
+    }
+}
+
+void JobTimelineWidget::keyPressEvent(QKeyEvent* event) {
+    if (event->key() == Qt::Key_Escape && m_document) {
+        m_document->selectInstance(-1);
+    } else if (event->key() == Qt::Key_0) {
+        showAll();
+    } else {
+        QWidget::keyPressEvent(event);
+    }
 }
 
 }  // namespace chokepoint::ui

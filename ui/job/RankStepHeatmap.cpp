@@ -1,5 +1,6 @@
 #include "ui/job/RankStepHeatmap.h"
 
+#include <QContextMenuEvent>
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -14,6 +15,7 @@
 
 #include "core/base/Format.h"
 #include "ui/job/JobDocument.h"
+#include "ui/job/JobRankMenu.h"
 #include "ui/job/JobText.h"
 
 namespace chokepoint::ui {
@@ -477,6 +479,15 @@ void RankStepHeatmap::mouseDoubleClickEvent(QMouseEvent* event) {
         if (m_document) {
             m_document->openRank(rank);
         }
+    }
+}
+
+void RankStepHeatmap::contextMenuEvent(QContextMenuEvent* event) {
+    const int row = rowAt(event->pos().y());
+    if (row >= 0 && m_document && !m_data.rowMissing[static_cast<std::size_t>(row)]) {
+        const int rank = m_data.rowRank[static_cast<std::size_t>(row)];
+        m_document->selectRank(rank);
+        execRankMenu(*m_document, rank, event->globalPos(), this);
     }
 }
 
