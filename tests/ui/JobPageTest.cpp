@@ -443,6 +443,17 @@ TEST(JobDocumentTest, OpensAFolderOfRankTracesOffTheGuiThread) {
     EXPECT_EQ(report->collectives[static_cast<std::size_t>(document.selectedInstance())].lastRank, 2);
     testutils::saveIfRequested(testutils::renderWidget(page, {1280, 800}),
                                QStringLiteral("job-page-kineto-showme"));
+    // The other tabs: one row per collective kind and size; the verdict with its fixes.
+    EXPECT_EQ(page.collectivesModel()->rowCount(), static_cast<int>(report->collectiveStats.size()));
+    page.tabs()->setCurrentWidget(page.collectivesView());
+    testutils::saveIfRequested(testutils::renderWidget(page, {1280, 800}),
+                               QStringLiteral("job-page-kineto-collectives"));
+    page.tabs()->setCurrentIndex(2);
+    ASSERT_FALSE(report->verdict.fixes.empty());
+    EXPECT_TRUE(page.verdictText().contains(
+        QString::fromStdString(report->verdict.fixes.front().title).toHtmlEscaped()));
+    testutils::saveIfRequested(testutils::renderWidget(page, {1280, 800}),
+                               QStringLiteral("job-page-kineto-verdict"));
 }
 
 TEST(JobDocumentTest, CancelStopsTheLoad) {
