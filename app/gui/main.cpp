@@ -256,15 +256,14 @@ int main(int argc, char** argv) {
                                  QStringLiteral("[FILE...]"));
     parser.process(app);
     const QStringList files = parser.positionalArguments();
+    QSize size;
+    if (parser.isSet(screenshot) && !parseSize(parser.value(sizeOption), size)) {
+        std::fprintf(stderr, "chokepoint: --size wants WxH between 200x150 and 10000x10000, not '%s'\n",
+                     qPrintable(parser.value(sizeOption)));
+        return kExitUsage;
+    }
     if (isJob(files, parser.isSet(screenshot) ? parser.value(page) : QString())) {
         if (parser.isSet(screenshot)) {
-            QSize size;
-            if (!parseSize(parser.value(sizeOption), size)) {
-                std::fprintf(stderr,
-                             "chokepoint: --size wants WxH between 200x150 and 10000x10000, not '%s'\n",
-                             qPrintable(parser.value(sizeOption)));
-                return kExitUsage;
-            }
             if (parser.value(page) != QLatin1String("job")) {
                 std::fprintf(stderr, "chokepoint: several files or a folder open a job: use --page job\n");
                 return kExitUsage;
@@ -282,12 +281,6 @@ int main(int argc, char** argv) {
     chokepoint::ui::MainWindow window;
     chokepoint::ui::noteStartupMilestone("window built");
     if (parser.isSet(screenshot)) {
-        QSize size;
-        if (!parseSize(parser.value(sizeOption), size)) {
-            std::fprintf(stderr, "chokepoint: --size wants WxH between 200x150 and 10000x10000, not '%s'\n",
-                         qPrintable(parser.value(sizeOption)));
-            return kExitUsage;
-        }
         if (files.size() != 1) {
             std::fprintf(stderr, "chokepoint: --screenshot needs exactly one FILE\n");
             return kExitUsage;
