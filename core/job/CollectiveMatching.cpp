@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "core/job/JobStages.h"
@@ -44,6 +45,56 @@ std::vector<MatchedCall> matchCollectives(const std::vector<JobRank>& ranks) {
         }
     }
     return calls;
+}
+
+std::size_t pairRemainingByEnds(const std::vector<JobRank>& ranks, std::vector<MatchedCall>& calls,
+                                const JobOptions& options) {
+    std::set<std::pair<std::size_t, std::size_t>> used;
+    for (const MatchedCall& call : calls) {
+        used.insert(call.members.begin(), call.members.end());
+    }
+    struct Item {
+        core::TimestampNs endNs;
+        std::size_t rank;
+        std::size_t collective;
+    };
+    std::map<std::pair<std::string, std::string>, std::vector<Item>> byGroup;  // (group, kind)
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        const auto& collectives = ranks[r].summary->collectives;
+        for (std::size_t c = 0; c < collectives.size(); ++c) {
+            if (used.count({r, c}) == 0) {
+                byGroup[{collectives[c].groupKey, collectives[c].kind}].push_back(
+                    {collectives[c].endNs - ranks[r].clockOffsetNs, r, c});
+            }
+        }
+    }
+    std::size_t added = 0;
+    for (auto& [key, items] : byGroup) {
+        std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.endNs < b.endNs; });
+        std::int32_t sequence = 0;
+        for (std::size_t i = 0; i < items.size();) {
+            MatchedCall call;
+            call.groupKey = key.first;
+            call.kind = key.second;
+            call.sequence = -1 - sequence;  // negative: paired by end time, not by order
+            std::set<std::size_t> ranksIn;
+            std::size_t j = i;
+            for (; j < items.size() && items[j].endNs - items[i].endNs <= options.maxEndSpreadNs; ++j) {
+                if (ranksIn.insert(items[j].rank).second) {
+                    call.members.emplace_back(items[j].rank, items[j].collective);
+                }
+            }
+            if (call.members.size() >= 2) {
+                const auto [r, c] = call.members.front();
+                call.stepNumber = ranks[r].summary->collectives[c].stepNumber;
+                calls.push_back(std::move(call));
+                ++sequence;
+                ++added;
+            }
+            i = j;
+        }
+    }
+    return added;
 }
 
 }  // namespace chokepoint::job::stages

@@ -81,11 +81,18 @@ JobReport analyzeJob(std::vector<std::shared_ptr<const RankSummary>> ranks, std:
         dropped += stages::keepConsistentCalls(report.ranks, calls, options);
     }
     if (dropped > 0) {
+        const std::size_t repaired = stages::pairRemainingByEnds(report.ranks, calls, options);
+        if (repaired > 0) {
+            report.clock = stages::alignClocks(report.ranks, calls, options.minClockMatches);
+            stages::keepConsistentCalls(report.ranks, calls, options);
+        }
         report.warnings.push_back(
-            std::to_string(dropped) + " of " + std::to_string(matched) +
-            " collective calls paired across ranks do not end together once clocks are "
-            "aligned: the ranks' traces hold different calls (different iterations, sampled "
-            "or dropped events); they are left out of skew and straggler figures");
+            std::to_string(dropped) + " rank pairing(s) in the " + std::to_string(matched) +
+            " collective calls matched by order do not end together once clocks are aligned: those ranks' "
+            "traces hold different calls there (different iterations, sampled or dropped events). They are "
+            "left "
+            "out; " +
+            std::to_string(repaired) + " call(s) were paired again by their end times instead");
     }
     stages::measureCollectives(report, calls, options);
     stages::findStragglers(report, calls, options);

@@ -38,6 +38,13 @@ ClockAlignment alignClocks(std::vector<JobRank>& ranks, const std::vector<Matche
 std::size_t keepConsistentCalls(const std::vector<JobRank>& ranks, std::vector<MatchedCall>& calls,
                                 const JobOptions& options);
 
+// Pairs the collectives no call holds (their order-based pairing was dropped, or their ranks'
+// traces hold different calls) by end time: within one (process group, kind), collectives of
+// different ranks whose aligned ends lie within options.maxEndSpreadNs form a call. Returns the
+// number of calls added.
+std::size_t pairRemainingByEnds(const std::vector<JobRank>& ranks, std::vector<MatchedCall>& calls,
+                                const JobOptions& options);
+
 // Per call on the job clock: arrivals, skew, waits, transfer, bus bandwidth; per rank: wait,
 // transfer, lateness; per kind and size: the statistics.
 void measureCollectives(JobReport& report, const std::vector<MatchedCall>& calls, const JobOptions& options);

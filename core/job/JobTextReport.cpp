@@ -104,6 +104,33 @@ std::string writeJobText(const JobReport& r) {
                core::formatDuration(s.showRange.durationNs()) + " from " +
                core::formatDuration(s.showRange.startNs) + " on the job clock\n";
     }
+    if (!r.steps.empty()) {
+        out += "\nPER STEP  the rank last at the step's collectives\n";
+        std::size_t shown = 0;
+        for (const JobStep& step : r.steps) {
+            if (shown++ == 20) {
+                out += "  ... " + std::to_string(r.steps.size() - 20) +
+                       " more steps (--format json lists all)\n";
+                break;
+            }
+            std::vector<core::DurationNs> times;
+            for (core::DurationNs ns : step.rankStepNs) {
+                if (ns >= 0) {
+                    times.push_back(ns);
+                }
+            }
+            std::sort(times.begin(), times.end());
+            out += "  step " + pad(std::to_string(step.number), 8) + "time " +
+                   (times.empty()
+                        ? std::string("?")
+                        : core::formatDuration(times.front()) + " - " + core::formatDuration(times.back())) +
+                   "   " +
+                   (step.lastRank >= 0 ? "rank " + std::to_string(step.lastRank) + " last, " +
+                                             core::formatDuration(step.lastLateNs) + " after the median"
+                                       : std::string("no late arrival")) +
+                   "\n";
+        }
+    }
     out += "\nWHAT-IF  every rank arriving at every collective with the median rank: step " +
            core::formatDuration(r.whatIf.measuredStepNs) + " -> " +
            core::formatDuration(r.whatIf.idealStepNs) + " (" +

@@ -80,6 +80,27 @@ void explain(Straggler& s, const JobReport& report, const std::vector<MatchedCal
     std::map<std::string, core::DurationNs> frames;
     std::int32_t lastCount = 0;
     const core::DurationNs offset = report.ranks[r].clockOffsetNs;
+    // Lateness carries over: a rank whose compute stream is behind at one collective is still
+    // behind at the next (its remaining kernels run after the common end). Only the lateness a
+    // segment ADDS is explained by that segment's work: new = late - the rank's lateness at its
+    // previous collective. Calls that add less than half their lateness are carried over.
+    std::vector<std::pair<core::TimestampNs, std::size_t>> mineInOrder;  // (own start, call)
+    std::vector<core::DurationNs> lateOf(calls.size(), 0);
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+        for (const Arrival& a : times[i].arrivals) {
+            if (a.rank == r) {
+                mineInOrder.emplace_back(a.startNs, i);
+                lateOf[i] = a.startNs - times[i].medianStartNs;
+            }
+        }
+    }
+    std::sort(mineInOrder.begin(), mineInOrder.end());
+    std::vector<core::DurationNs> newLateOf(calls.size(), 0);
+    core::DurationNs previousLate = 0;
+    for (const auto& [start, i] : mineInOrder) {
+        newLateOf[i] = lateOf[i] - std::max<core::DurationNs>(0, previousLate);
+        previousLate = lateOf[i];
+    }
     for (std::size_t i = 0; i < calls.size(); ++i) {
         const CallTimes& t = times[i];
         if (t.arrivals[t.lastMember].rank != r) {
@@ -89,11 +110,14 @@ void explain(Straggler& s, const JobReport& report, const std::vector<MatchedCal
         const Arrival& mine = t.arrivals[t.lastMember];
         const RankCollective& own = report.ranks[r].summary->collectives[mine.collective];
         const core::DurationNs late = t.lastStartNs - t.medianStartNs;
-        lateTotal += late;
         if (own.stepNumber >= 0 &&
             std::find(s.lateSteps.begin(), s.lateSteps.end(), own.stepNumber) == s.lateSteps.end()) {
             s.lateSteps.push_back(own.stepNumber);
         }
+        if (newLateOf[i] * 2 < late) {
+            continue;  // carried over from an earlier segment
+        }
+        lateTotal += newLateOf[i];
         if (late > worstLate) {
             worstLate = late;
             s.showRange = {own.before.segmentStartNs - offset, own.startNs - offset};
@@ -125,8 +149,8 @@ void explain(Straggler& s, const JobReport& report, const std::vector<MatchedCal
         // The rank's segment began with its trace, later than the others' segments began: what
         // delayed it happened before its window.
         if (own.before.startsAtWindowStart &&
-            own.before.segmentStartNs - offset > median(otherSegmentStarts) + late / 2) {
-            lateBeforeWindow += late;
+            own.before.segmentStartNs - offset > median(otherSegmentStarts) + newLateOf[i] / 2) {
+            lateBeforeWindow += newLateOf[i];
         }
     }
     s.excessNs = excess;
@@ -144,7 +168,9 @@ void explain(Straggler& s, const JobReport& report, const std::vector<MatchedCal
     const std::size_t instances = calls.size();
     s.evidence.push_back("rank " + std::to_string(s.rank) + " arrives last at " + std::to_string(lastCount) +
                          " of " + std::to_string(instances) + " matched collectives, " +
-                         core::formatDuration(lateTotal) + " after the median rank in total");
+                         core::formatDuration(s.lateNs) + " after the median rank in total; " +
+                         core::formatDuration(lateTotal) +
+                         " of it arises in its work before them, the rest carries over to later collectives");
     if (lateBeforeWindow * 2 >= lateTotal && lateTotal > 0) {
         s.cause = StragglerCause::BeforeWindow;
         s.evidence.push_back(

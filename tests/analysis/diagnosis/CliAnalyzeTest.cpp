@@ -9,34 +9,14 @@
 #include <fstream>
 #include <string>
 
+#include "tests/testutils/CliRunner.h"
 #include "tests/testutils/SharedTraces.h"
 
 namespace {
 
-struct CliResult {
-    int exitCode = -1;
-    std::string out;  // stdout and stderr together
-};
-
-CliResult runCli(const std::string& arguments) {
-    const std::string cli = std::string(CHOKEPOINT_BINARY_DIR) + "/bin/chokepoint-cli";
-    CliResult result;
-    FILE* pipe = popen((cli + " " + arguments + " 2>&1").c_str(), "r");
-    if (pipe == nullptr) {
-        return result;
-    }
-    std::array<char, 4096> buffer{};
-    while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) {
-        result.out.append(buffer.data(), n);
-    }
-    const int status = pclose(pipe);
-    result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return result;
-}
-
-bool cliBuilt() {
-    return std::filesystem::exists(std::string(CHOKEPOINT_BINARY_DIR) + "/bin/chokepoint-cli");
-}
+using chokepoint::testutils::cliBuilt;
+using chokepoint::testutils::CliResult;
+using chokepoint::testutils::runCli;
 
 std::string writeTemp(const char* name, const std::string& text) {
     const std::string path = (std::filesystem::temp_directory_path() / name).string();
