@@ -145,14 +145,14 @@ void StragglerPanel::showStraggler(int index) {
     for (std::size_t k = 0; k < job::kWorkKindCount; ++k) {
         const core::DurationNs ns = s.excessNs[k];
         if (ns != 0) {
-            excess << tr("<tr><td>%1</td><td align='right'>%2%3</td></tr>")
+            excess << tr("<tr><td>%1</td><td align='right' style='padding-left:12px'>%2%3</td></tr>")
                           .arg(workKindLabel(static_cast<job::WorkKind>(k)).toHtmlEscaped(),
                                ns > 0 ? QStringLiteral("+") : QStringLiteral("−"),
                                jobDuration(ns > 0 ? ns : -ns));
         }
     }
     if (s.excessKernelCount != 0) {
-        excess << tr("<tr><td>kernels</td><td align='right'>%1%2</td></tr>")
+        excess << tr("<tr><td>kernels</td><td align='right' style='padding-left:12px'>%1%2</td></tr>")
                       .arg(s.excessKernelCount > 0 ? QStringLiteral("+") : QString())
                       .arg(s.excessKernelCount);
     }
@@ -169,7 +169,7 @@ void StragglerPanel::showStraggler(int index) {
     if (!s.topHostFrames.empty()) {
         QStringList frames;
         for (const job::FrameTime& f : s.topHostFrames) {
-            frames << tr("<tr><td><tt>%1</tt></td><td align='right'>%2</td></tr>")
+            frames << tr("<tr><td><tt>%1</tt></td><td align='right' style='padding-left:12px'>%2</td></tr>")
                           .arg(esc(f.name), jobDuration(f.selfNs));
         }
         html += tr("<p style='margin-bottom:0'>Its heaviest host frames there:</p><table cellspacing='0' "
