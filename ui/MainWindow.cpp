@@ -26,6 +26,7 @@
 #include "ui/capture/AttachDialog.h"
 #include "ui/capture/RecordDialog.h"
 #include "ui/controller/ExportActions.h"
+#include "ui/job/JobWindow.h"
 #include "ui/timeline/TimelinePage.h"
 #include "ui/timeline/TimelineWidget.h"
 #include "ui/widgets/WelcomePage.h"
@@ -180,6 +181,7 @@ void MainWindow::createMenus() {
     QAction* sample = file->addAction(tr("Open &Sample"), this, &MainWindow::openSample);
     sample->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     sample->setEnabled(!sampleFiles().isEmpty());
+    JobWindow::addOpenJobActions(file, this);  // several ranks' traces, or their folder
     file->addAction(tr("&Record a Training Run…"), this, &MainWindow::recordCommand)
         ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     file->addAction(tr("&Attach to a Running Job…"), this, &MainWindow::attachToJob);
@@ -504,6 +506,18 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {
+    // Several files or a folder are the ranks of a job.
+    QStringList paths;
+    for (const QUrl& url : event->mimeData()->urls()) {
+        if (url.isLocalFile()) {
+            paths << url.toLocalFile();
+        }
+    }
+    if (paths.size() > 1 || (paths.size() == 1 && QFileInfo(paths.first()).isDir())) {
+        JobWindow::showJob(paths);
+        event->acceptProposedAction();
+        return;
+    }
     for (const QUrl& url : event->mimeData()->urls()) {
         if (url.isLocalFile()) {
             openFile(url.toLocalFile());

@@ -1,7 +1,9 @@
 // chokepoint: the desktop application.
 //
 //   chokepoint [FILE]
+//   chokepoint FILE FILE... | FOLDER                    (a job: one trace or .cpsum per rank)
 //   chokepoint --screenshot OUT.png --page diagnosis|timeline|roofline|fixes|review [--size WxH] FILE
+//   chokepoint --screenshot OUT.png --page job [--size WxH] FILE...|FOLDER
 //
 // --screenshot loads FILE, waits for the analysis, renders the window with the page shown
 // (QWidget::grab, works with QT_QPA_PLATFORM=offscreen) and exits 0; it exits non-zero with a
@@ -17,10 +19,13 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/job/JobInputs.h"
 #include "ui/AppIcon.h"
 #include "ui/MainWindow.h"
 #include "ui/controller/StartupTiming.h"
 #include "ui/controller/TracePrefetch.h"
+#include "ui/job/JobDocument.h"
+#include "ui/job/JobWindow.h"
 
 namespace {
 
@@ -97,6 +102,45 @@ int runScreenshot(chokepoint::ui::MainWindow& window, const QString& out, const 
     return exitCode;
 }
 
+// --screenshot with --page job: loads the job's ranks, waits for the job analysis and renders the
+// job window.
+int runJobScreenshot(const QString& out, QSize size, const QStringList& inputs) {
+    chokepoint::ui::JobWindow window;
+    window.setInteractive(false);
+    window.setAttribute(Qt::WA_DontShowOnScreen);
+    window.resize(size);
+    window.show();
+    int exitCode = kExitFailure;
+    auto* document = window.document();
+    QObject::connect(document, &chokepoint::ui::JobDocument::loadFailed, &window, [&](const QString&) {
+        // The window already printed the message naming the inputs.
+        exitCode = kExitInput;
+        QApplication::exit(exitCode);
+    });
+    QObject::connect(document, &chokepoint::ui::JobDocument::cancelled, &window, [&] {
+        exitCode = kExitFailure;
+        QApplication::exit(exitCode);
+    });
+    QObject::connect(document, &chokepoint::ui::JobDocument::reportAvailable, &window, [&] {
+        QTimer::singleShot(0, &window, [&] {
+            QApplication::processEvents();
+            const QPixmap pixmap = window.grab();
+            if (pixmap.isNull() || !pixmap.save(out)) {
+                std::fprintf(stderr, "chokepoint: could not write the screenshot to %s\n", qPrintable(out));
+                exitCode = kExitFailure;
+            } else {
+                std::fprintf(stderr, "chokepoint: wrote %s (%dx%d, page job, %zu ranks)\n", qPrintable(out),
+                             pixmap.width(), pixmap.height(), document->report()->ranks.size());
+                exitCode = kExitOk;
+            }
+            QApplication::exit(exitCode);
+        });
+    });
+    window.openJob(inputs);
+    QApplication::exec();
+    return exitCode;
+}
+
 // With CHOKEPOINT_TIMING set, notes when the diagnosis page is first painted with an analysis, and
 // with CHOKEPOINT_EXIT_WHEN_DRAWN also set exits right then (bench/gui-startup.sh times the whole
 // process that way, the same way it times `chokepoint-cli analyze`).
@@ -130,34 +174,53 @@ private:
     bool m_analyzed = false;
 };
 
-// The first FILE argument, found before Qt is up so that reading it can start at once. Options that
-// take a value are skipped with it; QCommandLineParser still does the real parsing (a guess that
-// turns out wrong only costs a read that is never used).
-QString firstFileArgument(int argc, char** argv) {
+// The FILE arguments and the --page value, found before Qt is up so that reading a single trace
+// can start at once. Options that take a value are skipped with it; QCommandLineParser still does
+// the real parsing (a guess that turns out wrong only costs a read that is never used).
+QStringList fileArguments(int argc, char** argv, QString* pageId) {
+    QStringList files;
     for (int i = 1; i < argc; ++i) {
         const QString arg = QString::fromLocal8Bit(argv[i]);
         if (arg == QLatin1String("--")) {
-            return i + 1 < argc ? QString::fromLocal8Bit(argv[i + 1]) : QString();
+            for (int j = i + 1; j < argc; ++j) {
+                files << QString::fromLocal8Bit(argv[j]);
+            }
+            break;
         }
         if (arg == QLatin1String("--screenshot") || arg == QLatin1String("--page") ||
             arg == QLatin1String("--size")) {
+            if (arg == QLatin1String("--page") && i + 1 < argc) {
+                *pageId = QString::fromLocal8Bit(argv[i + 1]);
+            }
             ++i;
             continue;
         }
         if (!arg.startsWith(QLatin1Char('-'))) {
-            return arg;
+            files << arg;
         }
     }
-    return {};
+    return files;
+}
+
+// Several files, a folder or a glob open a job; so does --page job.
+bool isJob(const QStringList& files, const QString& pageId) {
+    std::vector<std::string> arguments;
+    for (const QString& f : files) {
+        arguments.push_back(f.toStdString());
+    }
+    return pageId == QLatin1String("job") || chokepoint::job::looksLikeJob(arguments);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
     chokepoint::ui::startStartupClock();
-    // Read the first trace on the other core while Qt starts and the window is built.
-    if (const QString first = firstFileArgument(argc, argv); !first.isEmpty()) {
-        chokepoint::ui::prefetchTrace(QFileInfo(first).absoluteFilePath());
+    // Read a single trace on the other core while Qt starts and the window is built (a job's
+    // ranks are read by the job loader's workers instead).
+    QString earlyPage;
+    if (const QStringList early = fileArguments(argc, argv, &earlyPage);
+        !early.isEmpty() && !isJob(early, earlyPage)) {
+        chokepoint::ui::prefetchTrace(QFileInfo(early.first()).absoluteFilePath());
     }
     QApplication app(argc, argv);
     chokepoint::ui::noteStartupMilestone("QApplication");
@@ -178,7 +241,8 @@ int main(int argc, char** argv) {
                                   QStringLiteral("OUT"));
     QCommandLineOption page(
         QStringLiteral("page"),
-        QStringLiteral("Page for --screenshot: diagnosis, timeline, roofline, fixes, review."),
+        QStringLiteral("Page for --screenshot: diagnosis, timeline, roofline, fixes, review, or job "
+                       "(FILE...: the ranks of one job, or their FOLDER)."),
         QStringLiteral("ID"), QStringLiteral("diagnosis"));
     QCommandLineOption sizeOption(QStringLiteral("size"),
                                   QStringLiteral("Window size for --screenshot (default 1600x1000)."),
@@ -187,20 +251,36 @@ int main(int argc, char** argv) {
     parser.addOption(page);
     parser.addOption(sizeOption);
     parser.addPositionalArgument(QStringLiteral("FILE"),
-                                 QStringLiteral("Trace to open (.json, .json.gz, .sqlite, .cptrace)."),
+                                 QStringLiteral("Trace to open (.json, .json.gz, .sqlite, .cptrace). Several "
+                                                "files or a folder open them as the ranks of one job."),
                                  QStringLiteral("[FILE...]"));
     parser.process(app);
     const QStringList files = parser.positionalArguments();
+    QSize size;
+    if (parser.isSet(screenshot) && !parseSize(parser.value(sizeOption), size)) {
+        std::fprintf(stderr, "chokepoint: --size wants WxH between 200x150 and 10000x10000, not '%s'\n",
+                     qPrintable(parser.value(sizeOption)));
+        return kExitUsage;
+    }
+    if (isJob(files, parser.isSet(screenshot) ? parser.value(page) : QString())) {
+        if (parser.isSet(screenshot)) {
+            if (parser.value(page) != QLatin1String("job")) {
+                std::fprintf(stderr, "chokepoint: several files or a folder open a job: use --page job\n");
+                return kExitUsage;
+            }
+            if (files.isEmpty()) {
+                std::fprintf(stderr, "chokepoint: --page job needs FILE... or a FOLDER\n");
+                return kExitUsage;
+            }
+            return runJobScreenshot(parser.value(screenshot), size, files);
+        }
+        chokepoint::ui::JobWindow::showJob(files);
+        return QApplication::exec();
+    }
 
     chokepoint::ui::MainWindow window;
     chokepoint::ui::noteStartupMilestone("window built");
     if (parser.isSet(screenshot)) {
-        QSize size;
-        if (!parseSize(parser.value(sizeOption), size)) {
-            std::fprintf(stderr, "chokepoint: --size wants WxH between 200x150 and 10000x10000, not '%s'\n",
-                         qPrintable(parser.value(sizeOption)));
-            return kExitUsage;
-        }
         if (files.size() != 1) {
             std::fprintf(stderr, "chokepoint: --screenshot needs exactly one FILE\n");
             return kExitUsage;
@@ -212,14 +292,7 @@ int main(int argc, char** argv) {
     }
     window.show();
     if (!files.isEmpty()) {
-        window.openFile(files.first());
-        // One document per window: further files open in windows of their own.
-        for (qsizetype i = 1; i < files.size(); ++i) {
-            auto* extra = new chokepoint::ui::MainWindow;
-            extra->setAttribute(Qt::WA_DeleteOnClose);
-            extra->show();
-            extra->openFile(files[i]);
-        }
+        window.openFile(files.first());  // several files open a job (above)
     }
     return QApplication::exec();
 }
