@@ -18,6 +18,7 @@
 #include "collectors/agent/CaptureEngine.h"
 #include "collectors/agent/CuptiLoader.h"
 #include "collectors/agent/RecordScope.h"
+#include "collectors/control/AgentLoadCheck.h"
 #include "core/format/CptraceReader.h"
 #include "tests/collectors/FakeCuptiApi.h"
 
@@ -706,6 +707,25 @@ TEST(CuptiSearchTest, ACaptureWithoutCuptiIsRefusedNamingWhatWasTried) {
     ASSERT_TRUE(refused.has_value());
     EXPECT_NE(refused->text().find("/fake/libcupti.so.13"), std::string::npos);
     EXPECT_EQ(cupti.count("subscribe"), 0);
+}
+
+TEST(AgentLoadCheckTest, TheLoaderSaysWhetherALibraryResolves) {
+    std::string why;
+    EXPECT_TRUE(loaderOutputSaysLoadable("\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 (0x1)\n", 0, &why));
+    EXPECT_TRUE(why.empty());
+    EXPECT_FALSE(loaderOutputSaysLoadable("\tlibprotobuf.so.32 => not found\n\tlibc.so.6 => /lib/libc.so.6\n",
+                                          0, &why));
+    EXPECT_NE(why.find("libprotobuf.so.32 => not found"), std::string::npos);
+    EXPECT_FALSE(loaderOutputSaysLoadable("", 127, &why));
+#ifdef CHOKEPOINT_AGENT_FOR_TESTS
+    // The real thing: the built agent loads here; a text file does not.
+    AgentLoadReport real = checkAgentLoads(CHOKEPOINT_AGENT_FOR_TESTS, {"PATH=/usr/bin:/bin"});
+    if (real.checked) {
+        EXPECT_TRUE(real.loads) << real.details;
+        AgentLoadReport bogus = checkAgentLoads("/etc/hostname", {"PATH=/usr/bin:/bin"});
+        EXPECT_FALSE(bogus.loads);
+    }
+#endif
 }
 
 // --- #21: which processes record ----------------------------------------------------------------------
