@@ -134,6 +134,9 @@ void CUPTIAPI CaptureEngine::onBufferRequested(std::uint8_t** buffer, std::size_
                                                std::size_t* maxRecords) {
     *maxRecords = 0;  // fill the whole buffer
     CaptureEngine* engine = g_engine.load(std::memory_order_acquire);
+    if (engine != nullptr) {
+        engine->m_bufferCallbacks.fetch_add(1, std::memory_order_relaxed);
+    }
     std::uint8_t* block = engine != nullptr ? engine->m_pool.acquire() : nullptr;
     *buffer = block;  // nullptr: CUPTI drops the records and counts them
     *size = block != nullptr ? engine->m_pool.blockBytes() : 0;
@@ -145,6 +148,7 @@ void CUPTIAPI CaptureEngine::onBufferCompleted(CUcontext context, std::uint32_t 
     if (engine == nullptr) {
         return;  // nothing of ours can be outstanding without an engine
     }
+    engine->m_bufferCallbacks.fetch_add(1, std::memory_order_relaxed);
     std::size_t dropped = 0;
     if (engine->m_cupti.droppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS && dropped > 0) {
         engine->m_cuptiDropped.fetch_add(dropped, std::memory_order_relaxed);
@@ -417,6 +421,7 @@ std::optional<control::Error> CaptureEngine::startCapture(const control::StartCa
     m_enabledKinds.clear();
     m_wantDeviceDump = false;
     m_clockChanged = false;
+    m_callbacksLost = false;
     // Buffers are allocated and zeroed here and on the worker, never on a training thread.
     m_pool.resetCounters();
     m_pool.topUp(m_config.spareBuffers);
@@ -841,8 +846,27 @@ void CaptureEngine::run() {
     };
 
     startWorkerSideSources();
+    // Stolen buffer callbacks (another tool's cuptiActivityRegisterCallbacks): ours stop being
+    // called although the job goes on stepping, so the GPU is busy and records must exist.
+    std::uint64_t callbacksSeen = m_bufferCallbacks.load();
+    core::TimestampNs callbacksChangedNs = startedNs;
+    std::uint64_t stepsWhenChanged = m_nvtx.stepsSeen();
+    bool callbacksFlowed = false;
     for (;;) {
         core::TimestampNs now = monotonicNowNs();
+        if (useCupti) {
+            std::uint64_t seen = m_bufferCallbacks.load();
+            if (seen != callbacksSeen) {
+                callbacksFlowed = true;
+                callbacksSeen = seen;
+                callbacksChangedNs = now;
+                stepsWhenChanged = m_nvtx.stepsSeen();
+            } else if (callbacksFlowed &&
+                       now - callbacksChangedNs >= m_config.callbackSilenceMs * core::kNsPerMs &&
+                       m_nvtx.stepsSeen() >= stepsWhenChanged + 2) {
+                m_callbacksLost = true;
+            }
+        }
         if (useCupti && now - lastFlush >= m_config.flushIntervalMs * core::kNsPerMs) {
             m_cupti.flushAll(0);  // completed buffers only; never synchronises the GPU
             lastFlush = now;
@@ -870,6 +894,13 @@ void CaptureEngine::run() {
             stop = m_stopRequested;
         }
         if (windowEnd != kNever && monotonicNowNs() >= windowEnd) {
+            stop = true;
+        }
+        if (m_callbacksLost) {
+            endReason =
+                "CUPTI stopped handing its records to Chokepoint while the job kept stepping: another "
+                "tool (for example torch.profiler) registered its own CUPTI buffer callbacks, so the "
+                "capture ended there";
             stop = true;
         }
         if (m_clockChanged) {
@@ -961,6 +992,13 @@ void CaptureEngine::run() {
         batch->stats.add("agent.gpu_records_missing", core::Severity::DataLoss, missingGpuRecords,
                          "launches inside the window whose kernel, copy or memset record never arrived "
                          "(dropped, or still queued when the drain time ran out)");
+    }
+    if (m_callbacksLost) {
+        batch->stats.add(
+            "agent.cupti_callbacks_lost", core::Severity::DataLoss, 1,
+            "another tool took CUPTI's buffer callbacks mid-capture; GPU records after that point "
+            "went to it. Do not start torch.profiler (or another CUPTI tool) during a Chokepoint "
+            "capture");
     }
     if (m_clockChanged) {
         batch->stats.add("agent.cupti_clock_changed", core::Severity::DataLoss, 1,

@@ -69,6 +69,9 @@ struct CaptureEngineConfig {
     bool allowNewerCupti = false;     // accept a CUPTI of a newer 13.x minor (record layouts unverified)
     bool detachAfterCapture = false;  // cuptiFinalize after each capture (CHOKEPOINT_CUPTI_DETACH=1)
     int detachTimeoutMs = 2000;
+    // CUPTI's buffer callbacks count as taken by another tool when, after buffers had been flowing,
+    // none was requested or completed for this long while at least two more steps began.
+    int callbackSilenceMs = 5000;
     // Encoded chunks waiting for a slow client: up to memoryChunkBytes in memory, then on disk up to
     // maxSpillBytes (ChunkSpill, in spillDirectory; empty: $TMPDIR or /tmp). Decoding pauses (and
     // CUPTI then drops, counted) only when more than maxQueuedChunkBytes wait in memory, which
@@ -191,6 +194,7 @@ private:
     std::vector<Completed> m_completed;
     std::atomic<std::uint64_t> m_cuptiDropped{0};
     std::atomic<std::uint64_t> m_lateBuffers{0};
+    std::atomic<std::uint64_t> m_bufferCallbacks{0};  // our request/complete callbacks called
 
     // Worker-only state.
     std::vector<CUpti_ActivityKind> m_enabledKinds;
@@ -200,7 +204,8 @@ private:
     bool m_wantPm = false;          // start PM sampling on the worker (never inside cuInit)
     bool m_wantDeviceDump = false;  // DEVICE records, taken on the worker too
     std::uint32_t m_cuptiVersion = 0;
-    bool m_clockChanged = false;  // CUPTI's clock jumped away from ours mid-capture
+    bool m_clockChanged = false;   // CUPTI's clock jumped away from ours mid-capture
+    bool m_callbacksLost = false;  // another tool took CUPTI's buffer callbacks mid-capture
     std::unique_ptr<core::CptraceChunkEncoder> m_encoder;
     core::CaptureMetadata m_metadata;
     std::unique_ptr<PmSampler> m_pm;

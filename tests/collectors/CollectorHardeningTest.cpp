@@ -501,6 +501,50 @@ TEST(ClockTheftTest, AClockDomainChangeEndsTheCaptureWithADataLossNote) {
     EXPECT_NE(stat->detail.find("torch.profiler"), std::string::npos);
 }
 
+TEST(ClockTheftTest, StolenBufferCallbacksEndTheCaptureWhileTheJobKeepsStepping) {
+    FakeCuptiApi cupti;
+    cupti.producer = [](SyntheticCupti& s) { s.kernel("k", 1, 2, 1); };
+    CaptureEngineConfig config = fastConfig();
+    config.callbackSilenceMs = 100;
+    NvtxRecorder& nvtx = NvtxRecorder::instance();
+    CaptureEngine engine(cupti, nvtx, config);
+    control::StartCapture request;
+    request.set_kinds(control::CAPTURE_KIND_KERNELS);
+    ASSERT_FALSE(engine.startCapture(request, 1).has_value());
+    Captured c = drive(engine, 5000, [&](int tick) {
+        if (tick == 10) {
+            cupti.stealCallbacks();
+        }
+        if (tick > 10 && tick % 5 == 0) {
+            nvtx.noteStep("ProfilerStep#", monotonicNowNs());  // the job keeps stepping
+        }
+    });
+    EXPECT_NE(c.done.message().find("buffer callbacks"), std::string::npos) << c.done.message();
+    auto model = core::readCptraceFromMemory(c.bytes, "capture");
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    const core::TraceStat* stat = model->stats.find("agent.cupti_callbacks_lost");
+    ASSERT_NE(stat, nullptr);
+    EXPECT_EQ(stat->severity, core::Severity::DataLoss);
+}
+
+TEST(ClockTheftTest, AnIdleJobIsNotMistakenForStolenCallbacks) {
+    FakeCuptiApi cupti;
+    cupti.producer = [](SyntheticCupti& s) { s.kernel("k", 1, 2, 1); };
+    CaptureEngineConfig config = fastConfig();
+    config.callbackSilenceMs = 50;
+    CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
+    control::StartCapture request;
+    request.set_kinds(control::CAPTURE_KIND_KERNELS);
+    request.set_duration_ms(400);
+    ASSERT_FALSE(engine.startCapture(request, 1).has_value());
+    Captured c = drive(engine, 5000, [&](int tick) {
+        if (tick == 10) {
+            cupti.stealCallbacks();  // no more callbacks, but no steps either: a pause, not a theft
+        }
+    });
+    EXPECT_NE(c.done.message().find("400 ms"), std::string::npos) << c.done.message();
+}
+
 // --- #16: model facts published before an attach ------------------------------------------------------
 
 TEST(MetaMarksTest, FactsPublishedWhileIdleReachALaterCapture) {

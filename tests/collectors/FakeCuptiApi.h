@@ -109,7 +109,7 @@ public:
     }
     CUptiResult flushAll(std::uint32_t) override {
         log("flushAll");
-        if (!producer || m_request == nullptr) {
+        if (!producer || m_request == nullptr || stolen) {
             return CUPTI_SUCCESS;
         }
         // Deliver from another thread, like CUPTI's worker.
@@ -177,6 +177,13 @@ public:
     std::string resultString(CUptiResult r) override {
         return "fake error " + std::to_string(static_cast<int>(r));
     }
+
+    // Another CUPTI client registers its own buffer callbacks: ours are never called again.
+    void stealCallbacks() {
+        std::lock_guard lock(mutex);
+        stolen = true;
+    }
+    std::atomic<bool> stolen{false};
 
     // Completes buffers held back by holdBuffers (empty), as a slow consumer finally catching up.
     void releaseHeld() {
