@@ -764,6 +764,9 @@ void CaptureEngine::run() {
     }
     if (m_cuptiVersion != 0 && m_subscribed) {
         m_metadata.notes.emplace_back("capture.cupti_version", std::to_string(m_cuptiVersion));
+        if (std::string library = m_cupti.libraryPath(); !library.empty()) {
+            m_metadata.notes.emplace_back("capture.cupti_library", library);
+        }
         if (m_cuptiVersion / 100 > CUPTI_API_VERSION / 100) {
             m_metadata.notes.emplace_back("capture.cupti_layout_unverified",
                                           "CUPTI " + std::to_string(m_cuptiVersion) + " is newer than the " +

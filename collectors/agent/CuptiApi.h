@@ -18,6 +18,8 @@ public:
     // Makes libcupti available (the agent opens it at the first capture, see CuptiLoader.h). On
     // failure `problem` says what was tried.
     virtual bool load(std::string* problem) = 0;
+    // The libcupti in use after a successful load() (for the log and the trace notes).
+    virtual std::string libraryPath() { return {}; }
     // cuptiSubscribe_v2 with our name. On CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED, `holder`
     // receives the current subscriber's name ("CUPTI for PyTorch", an NVIDIA tool...).
     virtual CUptiResult subscribe(const char* name, std::string* holder) = 0;

@@ -51,6 +51,7 @@ public:
         }
         return r.ok;
     }
+    std::string libraryPath() override { return loadCupti().path; }
     CUptiResult subscribe(const char* name, std::string* holder) override {
         char old[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 64] = {};
         CUpti_SubscriberParams params{};

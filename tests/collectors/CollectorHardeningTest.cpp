@@ -315,6 +315,7 @@ TEST(CuptiVersionTest, TheTraceNotesTheCuptiVersionAndAnUnverifiedLayout) {
     auto model = core::readCptraceFromMemory(c.bytes, "capture");
     ASSERT_TRUE(model.ok()) << model.error().message;
     EXPECT_EQ(noteOf(*model, "capture.cupti_version"), "130100");
+    EXPECT_EQ(noteOf(*model, "capture.cupti_library"), "/fake/libcupti.so.13");
     EXPECT_FALSE(noteOf(*model, "capture.cupti_layout_unverified").empty());
 }
 

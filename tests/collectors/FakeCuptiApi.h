@@ -55,6 +55,7 @@ public:
         }
         return loadable;
     }
+    std::string libraryPath() override { return "/fake/libcupti.so.13"; }
     CUptiResult subscribe(const char*, std::string* holder) override {
         log("subscribe");
         if (subscribeResult != CUPTI_SUCCESS) {
