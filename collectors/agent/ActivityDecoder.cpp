@@ -226,7 +226,10 @@ void ActivityDecoder::noteApi(const CUpti_ActivityAPI& a, core::TimestampNs star
     m_launches[a.correlationId] = {startNs, a.processId, a.threadId, sync};
     m_launchOrder.push_back(a.correlationId);
     if (m_launchOrder.size() - m_launchOrderHead > kMaxLaunchesKept) {
-        m_launches.erase(m_launchOrder[m_launchOrderHead++]);
+        const std::uint32_t oldest = m_launchOrder[m_launchOrderHead++];
+        m_launches.erase(oldest);
+        // Bounded too: a launch this old whose GPU record never came (dropped) is given up.
+        m_counts.launchesNeverMatched += m_outstanding.erase(oldest);
         if (m_launchOrderHead > kMaxLaunchesKept) {
             m_launchOrder.erase(m_launchOrder.begin(),
                                 m_launchOrder.begin() + static_cast<std::ptrdiff_t>(m_launchOrderHead));

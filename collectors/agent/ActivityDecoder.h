@@ -43,11 +43,12 @@ struct DecoderCounts {
     std::uint64_t externalCorrelations = 0, overhead = 0;
     std::int64_t overheadNs = 0;
     std::uint64_t noTimestamp = 0, inverted = 0, outsideWindow = 0, unknownKind = 0;
-    std::uint64_t stillRunningAtStop = 0;  // end = 0 in a forced flush: the kernel had not finished
-    std::uint64_t syncQueriesDropped = 0;  // SYNCHRONIZATION records of event/stream queries
-    std::uint64_t invisibleDevices = 0;    // DEVICE records with isCudaVisible = 0
-    std::uint64_t gpuWithoutLaunch = 0;    // GPU records windowed by their own start
-    std::uint64_t bufferErrors = 0;        // cuptiActivityGetNextRecord failed other than at the end
+    std::uint64_t stillRunningAtStop = 0;    // end = 0 in a forced flush: the kernel had not finished
+    std::uint64_t syncQueriesDropped = 0;    // SYNCHRONIZATION records of event/stream queries
+    std::uint64_t invisibleDevices = 0;      // DEVICE records with isCudaVisible = 0
+    std::uint64_t gpuWithoutLaunch = 0;      // GPU records windowed by their own start
+    std::uint64_t launchesNeverMatched = 0;  // in-window launches forgotten before their GPU record came
+    std::uint64_t bufferErrors = 0;          // cuptiActivityGetNextRecord failed other than at the end
 };
 
 struct ExternalCorrelation {
@@ -87,6 +88,10 @@ public:
     void setForcedFlush(bool forced) { m_forced = forced; }
     // In-window launches (kernel, copy, memset, graph) whose GPU record has not arrived yet.
     std::size_t outstandingLaunches() const { return m_outstanding.size(); }
+    // Outstanding now plus those forgotten earlier (their records were dropped or never came).
+    std::uint64_t launchesWithoutGpuRecord() const {
+        return m_outstanding.size() + m_counts.launchesNeverMatched;
+    }
 
     // External correlation recorded for a CUPTI correlation id (e.g. Kineto's CUSTOM0 op id).
     const ExternalCorrelation* externalFor(std::uint32_t correlationId) const;
@@ -98,7 +103,9 @@ public:
     void reportStats(core::TraceStats& stats) const;
 
     static constexpr int kSyncPassesToWait = 2;
-    static constexpr std::size_t kMaxLaunchesKept = 1u << 20;
+    // Launch records remembered for windowing and sync matching (~14 MiB): seconds of history at
+    // tens of thousands of launches per second, far more than the GPU runs behind.
+    static constexpr std::size_t kMaxLaunchesKept = 1u << 18;
 
     // True for the API calls whose SYNCHRONIZATION record is a host wait or a stream dependency.
     static bool isSyncApi(CUpti_ActivityKind kind, CUpti_CallbackId cbid);

@@ -969,7 +969,7 @@ void CaptureEngine::run() {
     takeAnchor();
     collect(*batch);
     decoder.finish();
-    missingGpuRecords = static_cast<std::int64_t>(decoder.outstandingLaunches());
+    missingGpuRecords = static_cast<std::int64_t>(decoder.launchesWithoutGpuRecord());
     if (!m_pmProblem.empty()) {
         batch->stats.add("agent.gpu_metrics_unavailable", core::Severity::Warning, 1, m_pmProblem);
     }

@@ -220,6 +220,26 @@ TEST(LaunchWindowTest, OutstandingLaunchesCountWhatTheDrainWaitsFor) {
     EXPECT_EQ(stats.count("agent.still_running_at_stop"), 1);
 }
 
+TEST(LaunchWindowTest, LaunchHistoryIsBoundedAndForgottenLaunchesAreCounted) {
+    ClockMap clock;
+    ActivityDecoder decoder(clock);
+    core::TraceModel batch;
+    decoder.setEmitApiRows(false);
+    const std::uint32_t n = static_cast<std::uint32_t>(ActivityDecoder::kMaxLaunchesKept) + 1000;
+    for (std::uint32_t first = 1; first <= n; first += 10000) {
+        SyntheticCupti api;
+        for (std::uint32_t id = first; id < first + 10000 && id <= n; ++id) {
+            api.api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, id * 10ull,
+                    id * 10ull + 5, id);
+        }
+        decoder.decode(api.data(), api.size(), batch);
+    }
+    // No GPU record ever came (all dropped): the oldest 1000 were forgotten, and still counted.
+    EXPECT_EQ(decoder.outstandingLaunches(), ActivityDecoder::kMaxLaunchesKept);
+    EXPECT_EQ(decoder.launchesWithoutGpuRecord(), n);
+    EXPECT_EQ(batch.apiCalls.size(), 0u);
+}
+
 TEST(LaunchWindowTest, KernelsRunningAfterTheWindowEndOfTheirLaunchesAreKept) {
     // Each flush delivers the launches of "now" and the kernels of launches two flushes old, which
     // start after those launches: the GPU runs behind. The last launches' kernels arrive only during
