@@ -20,6 +20,7 @@ int runList(const Args& args);
 int runAttach(const Args& args);
 int runCalibrate(const Args& args);
 int runSummarize(const Args& args);
+int runDoctor(const Args& args);
 
 const std::vector<Command>& commands() {
     static const std::vector<Command> kCommands = {
@@ -36,6 +37,7 @@ const std::vector<Command>& commands() {
         {"list", "live agents: pid, state, GPU, command", runList},
         {"attach", "record a window from a launched process into a .cptrace", runAttach},
         {"calibrate", "measure this machine's GEMM and copy ceilings into a device entry", runCalibrate},
+        {"doctor", "check a training node before a capture: driver, CUPTI, agent, permissions", runDoctor},
     };
     return kCommands;
 }

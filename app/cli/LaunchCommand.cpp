@@ -9,6 +9,7 @@
 #include "app/cli/Commands.h"
 #include "app/cli/ExitCodes.h"
 #include "collectors/control/AgentLauncher.h"
+#include "collectors/control/AgentLoadCheck.h"
 #include "collectors/control/RuntimeDir.h"
 
 namespace chokepoint::cli {
@@ -68,6 +69,16 @@ int runLaunch(const Args& args) {
                                                 {{"CHOKEPOINT_SOCKET_DIR", socketDir}});
     if (!env.ok()) {
         std::fprintf(stderr, "chokepoint-cli launch: %s\n", env.error().message.c_str());
+        return kExitFailure;
+    }
+    // The driver's dlopen of the agent fails silently (the job would run unrecorded): ask the
+    // dynamic loader first, in a child with exactly the job's environment.
+    if (collectors::AgentLoadReport load = collectors::checkAgentLoads(agent.value(), env.value());
+        load.checked && !load.loads) {
+        std::fprintf(stderr,
+                     "chokepoint-cli launch: the agent %s would not load in the job's environment:%s\n"
+                     "Run 'chokepoint-cli doctor' for what to fix.\n",
+                     agent.value().c_str(), load.details.c_str());
         return kExitFailure;
     }
     struct sigaction ignore {

@@ -23,20 +23,32 @@ std::uint8_t* ActivityBufferPool::acquire() {
         ++m_out;
         return b;
     }
-    if (m_all.size() >= m_maxBlocks) {
-        m_exhausted.fetch_add(1, std::memory_order_relaxed);
-        return nullptr;
+    m_exhausted.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+}
+
+std::size_t ActivityBufferPool::topUp(std::size_t spare) {
+    for (;;) {
+        {
+            std::lock_guard lock(m_mutex);
+            if (m_free.size() >= spare || m_all.size() >= m_maxBlocks) {
+                return m_free.size();
+            }
+        }
+        // Allocated and touched outside the lock: acquire() never waits for this.
+        void* p = std::aligned_alloc(8, m_blockBytes);
+        if (p == nullptr) {
+            std::lock_guard lock(m_mutex);
+            return m_free.size();
+        }
+        std::memset(p, 0, m_blockBytes);
+        auto* b = static_cast<std::uint8_t*>(p);
+        std::lock_guard lock(m_mutex);
+        m_all.reserve(m_maxBlocks);
+        m_free.reserve(m_maxBlocks);
+        m_all.push_back(b);
+        m_free.push_back(b);
     }
-    void* p = std::aligned_alloc(8, m_blockBytes);
-    if (p == nullptr) {
-        m_exhausted.fetch_add(1, std::memory_order_relaxed);
-        return nullptr;
-    }
-    std::memset(p, 0, m_blockBytes);
-    auto* b = static_cast<std::uint8_t*>(p);
-    m_all.push_back(b);
-    ++m_out;
-    return b;
 }
 
 void ActivityBufferPool::release(std::uint8_t* block) {

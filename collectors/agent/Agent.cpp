@@ -5,12 +5,14 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
 
+#include "collectors/agent/RecordScope.h"
 #include "collectors/control/Framing.h"
 #include "collectors/control/RuntimeDir.h"
 
@@ -49,6 +51,17 @@ long envLong(const char* name, long fallback) {
 bool envFlag(const char* name) {
     const char* v = std::getenv(name);
     return v != nullptr && (std::strcmp(v, "1") == 0 || std::strcmp(v, "true") == 0);
+}
+
+// The resolved path of this library, as it appears in /proc/<pid>/maps.
+std::string agentLibraryPath() {
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<void*>(&agentLibraryPath), &info) == 0 || info.dli_fname == nullptr) {
+        return {};
+    }
+    char resolved[PATH_MAX] = {};
+    return ::realpath(info.dli_fname, resolved) != nullptr ? std::string(resolved)
+                                                           : std::string(info.dli_fname);
 }
 
 }  // namespace
@@ -138,6 +151,8 @@ int Agent::initializeCuda() {
     if (const char* spillDir = std::getenv("CHOKEPOINT_SPILL_DIR"); spillDir != nullptr) {
         config.spillDirectory = spillDir;
     }
+    config.allowNewerCupti = envFlag("CHOKEPOINT_ALLOW_NEWER_CUPTI");
+    config.detachAfterCapture = envFlag("CHOKEPOINT_CUPTI_DETACH");
     config.gpuNames = [this] { return gpuNames(); };
     config.log = [this](const std::string& text) { log(text); };
     m_cupti = makeRealCuptiApi();
@@ -163,7 +178,13 @@ int Agent::initializeCuda() {
         }
     }
     if (const char* record = std::getenv("CHOKEPOINT_RECORD_FILE"); record != nullptr && *record != '\0') {
-        startRecordingToFile(record);
+        RecordDecision decision =
+            decideRecording(ownRank(), readAncestors(agentLibraryPath()), envFlag("CHOKEPOINT_RECORD_ALL"));
+        if (decision.record) {
+            startRecordingToFile(record);
+        } else {
+            log("not recording: " + decision.reason);
+        }
     }
     return 1;
 }
@@ -184,20 +205,30 @@ void Agent::startRecordingToFile(const std::string& pattern) {
         return;
     }
     int fd = m_recordFd;
-    m_engine->setChunkSink([fd](std::string_view bytes) {
-        std::string err;
-        while (!bytes.empty()) {
-            ssize_t w = ::write(fd, bytes.data(), bytes.size());
-            if (w < 0 && errno == EINTR) {
-                continue;
-            }
-            if (w <= 0) {
-                return false;
-            }
-            bytes.remove_prefix(static_cast<std::size_t>(w));
+    auto ended = [this, fd] {
+        // The file-mode capture is over: close the file, so nothing can ever be appended to it.
+        std::lock_guard lock(m_mutex);
+        if (m_recordFd == fd) {
+            ::close(m_recordFd);
+            m_recordFd = -1;
         }
-        return true;
-    });
+    };
+    m_engine->setChunkSink(
+        [fd](std::string_view bytes) {
+            std::string err;
+            while (!bytes.empty()) {
+                ssize_t w = ::write(fd, bytes.data(), bytes.size());
+                if (w < 0 && errno == EINTR) {
+                    continue;
+                }
+                if (w <= 0) {
+                    return false;
+                }
+                bytes.remove_prefix(static_cast<std::size_t>(w));
+            }
+            return true;
+        },
+        ended);
     control::StartCapture request;
     request.set_steps(static_cast<std::uint32_t>(envLong("CHOKEPOINT_RECORD_STEPS", 0)));
     request.set_duration_ms(static_cast<std::uint64_t>(envLong("CHOKEPOINT_RECORD_DURATION_MS", 0)));
@@ -242,13 +273,18 @@ void Agent::onExit() {
         return;
     }
     if (a.m_engine && a.m_engine->state() != control::AGENT_STATE_DORMANT) {
+        // A short drain (exitDrainTimeoutMs), so the footer is written before exit() runs static
+        // destructors; torchrun's SIGTERM after Ctrl-C leaves little time.
         a.log("process exiting: stopping the capture");
-        a.m_engine->requestStop();
-        a.m_engine->waitIdle(10000);
+        a.m_engine->requestStopForExit();
+        if (!a.m_engine->waitIdle(3000)) {
+            a.log("process exiting: the capture did not finish in 3 s; the trace may lack its footer");
+        }
     }
     if (a.m_server) {
         a.m_server->stop();
     }
+    std::lock_guard lock(a.m_mutex);
     if (a.m_recordFd >= 0) {
         ::close(a.m_recordFd);
         a.m_recordFd = -1;

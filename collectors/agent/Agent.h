@@ -8,12 +8,15 @@
 //     .cptrace file itself ("%p" in the path becomes the pid, for multi-process jobs).
 // initializeNvtx(): points the calling module's NVTX tables at the NvtxRecorder.
 // fork: the child goes dormant for good (no threads, inherited sockets closed, the parent's socket
-// file untouched, CUPTI never touched). exit: a running capture is stopped and flushed.
+// file untouched, CUPTI never touched, no container of another thread destroyed). exit: a running
+// capture is stopped with a short drain and flushed.
 //
 // Environment: CHOKEPOINT_AGENT_DISABLE=1, CHOKEPOINT_SOCKET_DIR, CHOKEPOINT_AGENT_LOG (path or
 // "stderr"), CHOKEPOINT_BUFFER_MB (activity buffer pool, default 128), CHOKEPOINT_RECORD_FILE,
 // CHOKEPOINT_RECORD_STEPS, CHOKEPOINT_RECORD_DURATION_MS, CHOKEPOINT_RECORD_AT_STEP=1,
-// CHOKEPOINT_RECORD_MARKER, CHOKEPOINT_RECORD_KINDS (CaptureKind bits).
+// CHOKEPOINT_RECORD_MARKER, CHOKEPOINT_RECORD_KINDS (CaptureKind bits), CHOKEPOINT_RECORD_ALL=1
+// (record in every CUDA process, not only the outermost of each rank: RecordScope.h),
+// CHOKEPOINT_CUPTI_PATH (CuptiLoader.h), CHOKEPOINT_ALLOW_NEWER_CUPTI=1, CHOKEPOINT_CUPTI_DETACH=1.
 
 #include <nvtx3/nvToolsExt.h>
 

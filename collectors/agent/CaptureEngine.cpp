@@ -134,6 +134,9 @@ void CUPTIAPI CaptureEngine::onBufferRequested(std::uint8_t** buffer, std::size_
                                                std::size_t* maxRecords) {
     *maxRecords = 0;  // fill the whole buffer
     CaptureEngine* engine = g_engine.load(std::memory_order_acquire);
+    if (engine != nullptr) {
+        engine->m_bufferCallbacks.fetch_add(1, std::memory_order_relaxed);
+    }
     std::uint8_t* block = engine != nullptr ? engine->m_pool.acquire() : nullptr;
     *buffer = block;  // nullptr: CUPTI drops the records and counts them
     *size = block != nullptr ? engine->m_pool.blockBytes() : 0;
@@ -145,6 +148,7 @@ void CUPTIAPI CaptureEngine::onBufferCompleted(CUcontext context, std::uint32_t 
     if (engine == nullptr) {
         return;  // nothing of ours can be outstanding without an engine
     }
+    engine->m_bufferCallbacks.fetch_add(1, std::memory_order_relaxed);
     std::size_t dropped = 0;
     if (engine->m_cupti.droppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS && dropped > 0) {
         engine->m_cuptiDropped.fetch_add(dropped, std::memory_order_relaxed);
@@ -158,8 +162,10 @@ void CUPTIAPI CaptureEngine::onBufferCompleted(CUcontext context, std::uint32_t 
 
 std::vector<CaptureEngine::Completed> CaptureEngine::takeCompleted() {
     std::lock_guard lock(m_completedMutex);
-    std::vector<Completed> out;
-    out.swap(m_completed);
+    // Copy and clear, keeping the capacity reserved at capture start: the completion callback
+    // (possibly on a training thread) then never allocates.
+    std::vector<Completed> out(m_completed.begin(), m_completed.end());
+    m_completed.clear();
     return out;
 }
 
@@ -196,17 +202,18 @@ std::optional<control::Error> CaptureEngine::enableCupti(std::uint32_t kinds) {
         log("capture refused: " + text);
         return std::optional<control::Error>(e);
     };
+    std::string notLoaded;
+    if (!m_cupti.load(&notLoaded)) {
+        return fail(control::ERROR_CODE_CUPTI_FAILED, notLoaded);
+    }
     std::uint32_t version = 0;
     CUptiResult r = m_cupti.version(&version);
     if (r != CUPTI_SUCCESS) {
         return fail(control::ERROR_CODE_CUPTI_FAILED, "cuptiGetVersion failed: " + m_cupti.resultString(r));
     }
-    // Record layouts change between CUPTI major versions (guide §1.5): refuse a mismatch.
-    if (version / 10000 != CUPTI_API_VERSION / 10000) {
-        return fail(control::ERROR_CODE_CUPTI_FAILED,
-                    "the process loaded CUPTI API version " + std::to_string(version) +
-                        " but the agent was built for " + std::to_string(CUPTI_API_VERSION) +
-                        "; rebuild the agent against the CUPTI of this CUDA installation");
+    m_cuptiVersion = version;
+    if (auto problem = cuptiVersionProblem(version, m_config.allowNewerCupti)) {
+        return fail(control::ERROR_CODE_CUPTI_FAILED, *problem);
     }
     std::string holder;
     r = m_cupti.subscribe("Chokepoint", &holder);
@@ -232,12 +239,22 @@ std::optional<control::Error> CaptureEngine::enableCupti(std::uint32_t kinds) {
         std::lock_guard lock(m_mutex);
         m_cuptiHolder.clear();
     }
-    r = m_cupti.setThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM, &m_previousThreadIdType);
-    if (r != CUPTI_SUCCESS) {
-        return fail(control::ERROR_CODE_CUPTI_FAILED,
-                    "cuptiSetThreadIdType failed: " + m_cupti.resultString(r));
+    // "Thread id type must not be changed during the profiling session" (cupti_activity.h): set
+    // SYSTEM (gettid, as NVTX and /proc use) once, before any kind is enabled, and keep it.
+    if (!m_threadIdTypeSet) {
+        r = m_cupti.setThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM, nullptr);
+        if (r != CUPTI_SUCCESS) {
+            return fail(control::ERROR_CODE_CUPTI_FAILED,
+                        "cuptiSetThreadIdType failed: " + m_cupti.resultString(r));
+        }
+        m_threadIdTypeSet = true;
     }
-    m_threadIdTypeSet = true;
+    // Our pool hands out zeroed buffers; without this CUPTI zeroes each one again on the thread
+    // that asked for it, a training thread (cupti_activity.h, ZEROED_OUT_ACTIVITY_BUFFER).
+    r = m_cupti.setZeroedBuffers(true);
+    if (r != CUPTI_SUCCESS) {
+        log("cuptiActivitySetAttribute(ZEROED_OUT_ACTIVITY_BUFFER) failed: " + m_cupti.resultString(r));
+    }
     // Registered at every capture: the registration is process-global and another client may have
     // replaced ours since the last capture.
     g_engine.store(this, std::memory_order_release);
@@ -259,6 +276,13 @@ std::optional<control::Error> CaptureEngine::enableCupti(std::uint32_t kinds) {
         wanted.push_back(CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API);
     }
     if ((kinds & control::CAPTURE_KIND_SYNC) != 0) {
+        // By default CUPTI also reports every cudaEventQuery/cudaStreamQuery here (cupti_activity.h,
+        // cuptiActivityEnableAllSyncRecords); PyTorch polls constantly. Completed waits only.
+        r = m_cupti.enableAllSyncRecords(false);
+        if (r != CUPTI_SUCCESS) {
+            return fail(control::ERROR_CODE_CUPTI_FAILED,
+                        "cuptiActivityEnableAllSyncRecords failed: " + m_cupti.resultString(r));
+        }
         wanted.push_back(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
     }
     if ((kinds & control::CAPTURE_KIND_GRAPHS) != 0) {
@@ -277,25 +301,58 @@ std::optional<control::Error> CaptureEngine::enableCupti(std::uint32_t kinds) {
         }
         m_enabledKinds.push_back(kind);
     }
-    if ((kinds & control::CAPTURE_KIND_API) != 0) {
-        for (CUpti_CallbackId cbid : kRuntimeAllowList) {
-            r = m_cupti.enableRuntimeApi(cbid, true);
-            if (r != CUPTI_SUCCESS) {
-                return fail(control::ERROR_CODE_CUPTI_FAILED,
-                            "cuptiActivityEnableRuntimeApi failed: " + m_cupti.resultString(r));
-            }
-        }
-        for (CUpti_CallbackId cbid : kDriverAllowList) {
-            r = m_cupti.enableDriverApi(cbid, true);
-            if (r != CUPTI_SUCCESS) {
-                return fail(control::ERROR_CODE_CUPTI_FAILED,
-                            "cuptiActivityEnableDriverApi failed: " + m_cupti.resultString(r));
-            }
+    // The allow-listed API records are needed whenever GPU records are: GPU records are windowed
+    // by the start of the call that launched them, and SYNCHRONIZATION records are kept only when
+    // they belong to a *Synchronize/WaitEvent call. API rows reach the trace only with KIND_API.
+    m_apiAllowListOn = true;
+    for (CUpti_CallbackId cbid : kRuntimeAllowList) {
+        r = m_cupti.enableRuntimeApi(cbid, true);
+        if (r != CUPTI_SUCCESS) {
+            return fail(control::ERROR_CODE_CUPTI_FAILED,
+                        "cuptiActivityEnableRuntimeApi failed: " + m_cupti.resultString(r));
         }
     }
-    // Device properties for the trace header; not fatal when it fails.
-    if (m_cupti.enableAndDump(CUPTI_ACTIVITY_KIND_DEVICE) == CUPTI_SUCCESS) {
-        m_enabledKinds.push_back(CUPTI_ACTIVITY_KIND_DEVICE);
+    for (CUpti_CallbackId cbid : kDriverAllowList) {
+        r = m_cupti.enableDriverApi(cbid, true);
+        if (r != CUPTI_SUCCESS) {
+            return fail(control::ERROR_CODE_CUPTI_FAILED,
+                        "cuptiActivityEnableDriverApi failed: " + m_cupti.resultString(r));
+        }
+    }
+    m_wantDeviceDump = true;  // on the worker
+    return std::nullopt;
+}
+
+void CaptureEngine::setApiAllowList(bool on) {
+    if (!m_apiAllowListOn && on == false) {
+        return;
+    }
+    for (CUpti_CallbackId cbid : kRuntimeAllowList) {
+        m_cupti.enableRuntimeApi(cbid, on);
+    }
+    for (CUpti_CallbackId cbid : kDriverAllowList) {
+        m_cupti.enableDriverApi(cbid, on);
+    }
+    m_apiAllowListOn = on;
+}
+
+std::optional<std::string> cuptiVersionProblem(std::uint32_t version, bool allowNewer) {
+    // CUPTI_API_VERSION is MMmmuu (cupti_version.h): 130001 is CUDA 13.0 Update 1.
+    if (version < 130001) {
+        return "the process loaded CUPTI API version " + std::to_string(version) +
+               " (older than CUDA 13.0 Update 1, 130001), which can deadlock in cuptiActivityDisable and "
+               "crash in cuptiActivityFlushAll (fixed in 13.0 Update 1, CUPTI release notes); install "
+               "CUPTI 13.0 Update 1 or newer (pip install -U nvidia-cuda-cupti) or point "
+               "CHOKEPOINT_CUPTI_PATH at one";
+    }
+    if (version / 100 > CUPTI_API_VERSION / 100 && !allowNewer) {
+        return "the process loaded CUPTI API version " + std::to_string(version) +
+               " but the agent was built for " + std::to_string(CUPTI_API_VERSION) +
+               "; newer 13.x releases changed activity record layouts (13.1 Kernel11, 13.2 Device6), which "
+               "this "
+               "agent does not decode. Rebuild the agent against this CUPTI, or set "
+               "CHOKEPOINT_ALLOW_NEWER_CUPTI=1 to record anyway (the trace notes say its layouts are "
+               "unverified)";
     }
     return std::nullopt;
 }
@@ -308,20 +365,19 @@ void CaptureEngine::disableCupti() {
                 ") failed: " + m_cupti.resultString(r));
         }
     }
-    if (!m_enabledKinds.empty() &&
-        (std::find(m_enabledKinds.begin(), m_enabledKinds.end(), CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API) !=
-         m_enabledKinds.end())) {
-        for (CUpti_CallbackId cbid : kRuntimeAllowList) {
-            m_cupti.enableRuntimeApi(cbid, false);
-        }
-        for (CUpti_CallbackId cbid : kDriverAllowList) {
-            m_cupti.enableDriverApi(cbid, false);
-        }
-    }
+    setApiAllowList(false);
     m_enabledKinds.clear();
-    if (m_threadIdTypeSet) {
-        m_cupti.setThreadIdType(m_previousThreadIdType, nullptr);  // leave other CUPTI clients as they were
-        m_threadIdTypeSet = false;
+    if (m_subscribed && m_config.detachAfterCapture) {
+        // The job returns to its pre-capture speed only once CUPTI is detached (its callbacks and
+        // instrumentation stay otherwise); everything is registered again at the next capture.
+        CUptiResult r = m_cupti.detach(m_config.detachTimeoutMs);
+        if (r == CUPTI_SUCCESS) {
+            m_subscribed = false;
+            m_threadIdTypeSet = false;  // a fresh CUPTI session: set again before any kind
+            log("CUPTI detached after the capture");
+        } else {
+            log("CUPTI detach did not happen: " + m_cupti.resultString(r));
+        }
     }
     if (m_subscribed) {
         CUptiResult r = m_cupti.unsubscribe();
@@ -363,32 +419,25 @@ std::optional<control::Error> CaptureEngine::startCapture(const control::StartCa
         return busy;
     }
     m_enabledKinds.clear();
+    m_wantDeviceDump = false;
+    m_clockChanged = false;
+    m_callbacksLost = false;
+    // Buffers are allocated and zeroed here and on the worker, never on a training thread.
+    m_pool.resetCounters();
+    m_pool.topUp(m_config.spareBuffers);
+    {
+        std::lock_guard lock(m_completedMutex);
+        m_completed.reserve(m_config.maxBuffers + 1);
+    }
     if ((kinds & kCuptiKinds) != 0) {
         if (auto refused = enableCupti(kinds & kCuptiKinds)) {
             return refused;
         }
     }
-    // GPU metrics are best effort: without counter access the capture goes on and says why.
+    // GPU metrics are best effort, and start on the worker (see startWorkerSideSources).
     m_pm.reset();
     m_pmProblem.clear();
-    if ((kinds & control::CAPTURE_KIND_GPU_METRICS) != 0) {
-        PmSampler::Options pmOptions;
-        pmOptions.deviceIndex = m_config.pmDeviceIndex;
-        if (pmOptions.deviceIndex < 0) {
-            const char* localRank = std::getenv("LOCAL_RANK");
-            const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-            bool oneVisible = visible != nullptr && std::strchr(visible, ',') == nullptr && *visible != '\0';
-            pmOptions.deviceIndex = (localRank != nullptr && !oneVisible) ? std::atoi(localRank) : 0;
-        }
-        auto pm = std::make_unique<PmSampler>();
-        core::Status started = pm->start(pmOptions);
-        if (started.ok()) {
-            m_pm = std::move(pm);
-        } else {
-            m_pmProblem = started.error().message;
-            log("GPU metrics unavailable: " + m_pmProblem);
-        }
-    }
+    m_wantPm = (kinds & control::CAPTURE_KIND_GPU_METRICS) != 0;
     {
         std::lock_guard lock(m_mutex);
         m_request = request;
@@ -480,9 +529,50 @@ bool CaptureEngine::pollCapture(std::vector<control::Chunk>& out, control::Captu
     return true;
 }
 
-void CaptureEngine::setChunkSink(std::function<bool(std::string_view)> sink) {
+void CaptureEngine::setChunkSink(std::function<bool(std::string_view)> sink, std::function<void()> ended) {
     std::lock_guard lock(m_mutex);
     m_sink = std::move(sink);
+    m_sinkEnded = std::move(ended);
+}
+
+void CaptureEngine::requestStopForExit() {
+    {
+        std::lock_guard lock(m_mutex);
+        m_stopRequested = true;
+        m_exitDrain = true;
+    }
+    m_cv.notify_all();
+}
+
+void CaptureEngine::startWorkerSideSources() {
+    // In file mode startCapture runs inside cuInit (InitializeInjection), where the driver is not
+    // initialised yet on that thread: the profiler/PM sampling APIs and the DEVICE dump wait for
+    // the worker's first tick, after cuInit has returned.
+    if (m_wantDeviceDump) {
+        m_wantDeviceDump = false;
+        if (m_cupti.enableAndDump(CUPTI_ACTIVITY_KIND_DEVICE) == CUPTI_SUCCESS) {
+            m_enabledKinds.push_back(CUPTI_ACTIVITY_KIND_DEVICE);
+        }
+    }
+    if (m_wantPm) {
+        m_wantPm = false;
+        PmSampler::Options pmOptions;
+        pmOptions.deviceIndex = m_config.pmDeviceIndex;
+        if (pmOptions.deviceIndex < 0) {
+            const char* localRank = std::getenv("LOCAL_RANK");
+            const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+            bool oneVisible = visible != nullptr && std::strchr(visible, ',') == nullptr && *visible != '\0';
+            pmOptions.deviceIndex = (localRank != nullptr && !oneVisible) ? std::atoi(localRank) : 0;
+        }
+        auto pm = std::make_unique<PmSampler>();
+        core::Status started = pm->start(pmOptions);
+        if (started.ok()) {
+            m_pm = std::move(pm);
+        } else {
+            m_pmProblem = started.error().message;
+            log("GPU metrics unavailable: " + m_pmProblem);
+        }
+    }
 }
 
 bool CaptureEngine::waitIdle(int timeoutMs) {
@@ -495,12 +585,21 @@ void CaptureEngine::abandonAfterFork() {
     if (m_worker.joinable()) {
         m_worker.detach();  // the thread does not exist in the child
     }
+    // Another thread (worker, control thread, a CUPTI completion) may have been changing these at
+    // the fork: never destroy or clear them here; construct empty ones over them and leak the old.
     new (&m_mutex) std::mutex();
     new (&m_completedMutex) std::mutex();
-    m_completed.clear();
-    m_queue.clear();
-    m_spill.abandon();
-    m_enabledKinds.clear();
+    new (&m_cv) std::condition_variable();
+    new (&m_completed) std::vector<Completed>();
+    new (&m_queue) std::deque<std::optional<control::Chunk>>();
+    m_queuedBytes = 0;
+    m_spill.forgetAfterFork();
+    new (&m_enabledKinds) std::vector<CUpti_ActivityKind>();
+    new (&m_sink) std::function<bool(std::string_view)>();
+    new (&m_sinkEnded) std::function<void()>();
+    new (&m_pm) std::unique_ptr<PmSampler>();  // the parent's sampler: never touched here
+    m_wantPm = false;
+    m_wantDeviceDump = false;
     m_subscribed = false;  // the child must never touch the parent's CUPTI state
     m_config.cuptiAvailable = false;
     m_state.store(control::AGENT_STATE_DORMANT);
@@ -510,14 +609,31 @@ void CaptureEngine::abandonAfterFork() {
 // --- Worker ----------------------------------------------------------------------------------------
 
 void CaptureEngine::takeAnchor() {
-    m_clock.addAnchor(collectors::takeAnchor([this] {
+    // Only a capture that uses CUPTI reads its clock: a host-only capture must not initialise
+    // CUPTI through cuptiGetTimestamp.
+    const bool useCupti = m_config.cuptiAvailable && m_subscribed;
+    ClockAnchor anchor = collectors::takeAnchor([this, useCupti] {
         std::uint64_t t = 0;
-        if (!m_config.cuptiAvailable || m_cupti.timestamp(&t) != CUPTI_SUCCESS) {
+        if (!useCupti || m_cupti.timestamp(&t) != CUPTI_SUCCESS) {
             // Without CUPTI there are no CUPTI timestamps to map; CUPTI's default clock is REALTIME.
             return static_cast<std::uint64_t>(realtimeNowNs());
         }
         return t;
-    }));
+    });
+    if (!m_clock.empty() && clockJumped(m_clock.anchors().back(), anchor)) {
+        m_clockChanged = true;
+    }
+    m_clock.addAnchor(anchor);
+}
+
+bool clockJumped(const ClockAnchor& before, const ClockAnchor& after) {
+    // Another tool's timestamp callback (Kineto registers a TSC one per session) moves CUPTI's clock
+    // to another domain. A clock step of REALTIME (NTP) moves cupti - real by 0 when CUPTI uses
+    // REALTIME, and cupti - mono by 0 when it uses a steady clock: only a change of domain moves both.
+    constexpr std::int64_t kJumpNs = 10 * core::kNsPerMs;
+    std::int64_t dReal = (after.cuptiNs - after.realNs) - (before.cuptiNs - before.realNs);
+    std::int64_t dMono = (after.cuptiNs - after.monoNs) - (before.cuptiNs - before.monoNs);
+    return std::abs(dReal) > kJumpNs && std::abs(dMono) > kJumpNs;
 }
 
 void CaptureEngine::emit(std::string bytes, std::int64_t records) {
@@ -569,30 +685,33 @@ void CaptureEngine::fillBatchContext(core::TraceModel& batch) {
 
 void CaptureEngine::noteMetaMarks(const core::TraceModel& batch) {
     // The Python helper publishes facts as NVTX marks "chokepoint:meta key=value key=value".
-    constexpr std::string_view kPrefix = "chokepoint:meta ";
     for (std::size_t i = 0; i < batch.ranges.size(); ++i) {
-        std::string_view name = batch.text(batch.ranges.name[i]);
-        if (name.substr(0, kPrefix.size()) != kPrefix) {
-            continue;
-        }
-        std::string_view rest = name.substr(kPrefix.size());
-        while (!rest.empty()) {
-            std::size_t space = rest.find(' ');
-            std::string_view pair = rest.substr(0, space);
-            std::size_t eq = pair.find('=');
-            if (eq != std::string_view::npos && eq > 0) {
-                std::string key = "model." + std::string(pair.substr(0, eq));
-                std::string value(pair.substr(eq + 1));
-                auto it = std::find_if(m_metadata.notes.begin(), m_metadata.notes.end(),
-                                       [&](const auto& kv) { return kv.first == key; });
-                if (it == m_metadata.notes.end()) {
-                    m_metadata.notes.emplace_back(key, value);
-                } else {
-                    it->second = value;
-                }
+        noteMetaText(batch.text(batch.ranges.name[i]));
+    }
+}
+
+void CaptureEngine::noteMetaText(std::string_view name) {
+    constexpr std::string_view kPrefix = "chokepoint:meta ";
+    if (name.substr(0, kPrefix.size()) != kPrefix) {
+        return;
+    }
+    std::string_view rest = name.substr(kPrefix.size());
+    while (!rest.empty()) {
+        std::size_t space = rest.find(' ');
+        std::string_view pair = rest.substr(0, space);
+        std::size_t eq = pair.find('=');
+        if (eq != std::string_view::npos && eq > 0) {
+            std::string key = "model." + std::string(pair.substr(0, eq));
+            std::string value(pair.substr(eq + 1));
+            auto it = std::find_if(m_metadata.notes.begin(), m_metadata.notes.end(),
+                                   [&](const auto& kv) { return kv.first == key; });
+            if (it == m_metadata.notes.end()) {
+                m_metadata.notes.emplace_back(key, value);
+            } else {
+                it->second = value;
             }
-            rest = space == std::string_view::npos ? std::string_view{} : rest.substr(space + 1);
         }
+        rest = space == std::string_view::npos ? std::string_view{} : rest.substr(space + 1);
     }
 }
 
@@ -643,9 +762,26 @@ void CaptureEngine::run() {
     if (request.duration_ms() > 0) {
         m_metadata.notes.emplace_back("capture.duration_ms_requested", std::to_string(request.duration_ms()));
     }
+    if (m_cuptiVersion != 0 && m_subscribed) {
+        m_metadata.notes.emplace_back("capture.cupti_version", std::to_string(m_cuptiVersion));
+        if (std::string library = m_cupti.libraryPath(); !library.empty()) {
+            m_metadata.notes.emplace_back("capture.cupti_library", library);
+        }
+        if (m_cuptiVersion / 100 > CUPTI_API_VERSION / 100) {
+            m_metadata.notes.emplace_back("capture.cupti_layout_unverified",
+                                          "CUPTI " + std::to_string(m_cuptiVersion) + " is newer than the " +
+                                              std::to_string(CUPTI_API_VERSION) +
+                                              " this agent was built for");
+        }
+    }
+    // Model facts published before this capture started (launch, then attach).
+    for (const std::string& mark : m_nvtx.metaMarks()) {
+        noteMetaText(mark);
+    }
     emit(m_encoder->encodeHeader(), 0);
 
     ActivityDecoder decoder(m_clock);
+    decoder.setEmitApiRows((kinds & control::CAPTURE_KIND_API) != 0);
     std::unique_ptr<HostSampler> host;
     if ((kinds & control::CAPTURE_KIND_HOST) != 0) {
         HostSampler::Options o;
@@ -691,10 +827,16 @@ void CaptureEngine::run() {
         std::vector<Completed> completed = takeCompleted();
         updateWindow();  // after taking buffers: their records completed before this check (no race)
         decoder.setWindow(windowStart, windowEnd);
+        std::vector<ActivityDecoder::Buffer> buffers;
+        buffers.reserve(completed.size());
         for (const Completed& c : completed) {
-            decoder.decode(c.buffer, c.validBytes, into);
+            buffers.push_back({c.buffer, c.validBytes});
+        }
+        decoder.decodePass(buffers, into);
+        for (const Completed& c : completed) {
             m_pool.release(c.buffer);
         }
+        m_pool.topUp(m_config.spareBuffers);
         if ((kinds & control::CAPTURE_KIND_NVTX) != 0) {
             m_nvtx.drainInto(into, -1, windowStart, windowEnd);
         }
@@ -706,8 +848,28 @@ void CaptureEngine::run() {
         }
     };
 
+    startWorkerSideSources();
+    // Stolen buffer callbacks (another tool's cuptiActivityRegisterCallbacks): ours stop being
+    // called although the job goes on stepping, so the GPU is busy and records must exist.
+    std::uint64_t callbacksSeen = m_bufferCallbacks.load();
+    core::TimestampNs callbacksChangedNs = startedNs;
+    std::uint64_t stepsWhenChanged = m_nvtx.stepsSeen();
+    bool callbacksFlowed = false;
     for (;;) {
         core::TimestampNs now = monotonicNowNs();
+        if (useCupti) {
+            std::uint64_t seen = m_bufferCallbacks.load();
+            if (seen != callbacksSeen) {
+                callbacksFlowed = true;
+                callbacksSeen = seen;
+                callbacksChangedNs = now;
+                stepsWhenChanged = m_nvtx.stepsSeen();
+            } else if (callbacksFlowed &&
+                       now - callbacksChangedNs >= m_config.callbackSilenceMs * core::kNsPerMs &&
+                       m_nvtx.stepsSeen() >= stepsWhenChanged + 2) {
+                m_callbacksLost = true;
+            }
+        }
         if (useCupti && now - lastFlush >= m_config.flushIntervalMs * core::kNsPerMs) {
             m_cupti.flushAll(0);  // completed buffers only; never synchronises the GPU
             lastFlush = now;
@@ -737,6 +899,20 @@ void CaptureEngine::run() {
         if (windowEnd != kNever && monotonicNowNs() >= windowEnd) {
             stop = true;
         }
+        if (m_callbacksLost) {
+            endReason =
+                "CUPTI stopped handing its records to Chokepoint while the job kept stepping: another "
+                "tool (for example torch.profiler) registered its own CUPTI buffer callbacks, so the "
+                "capture ended there";
+            stop = true;
+        }
+        if (m_clockChanged) {
+            endReason =
+                "another tool changed CUPTI's clock during the capture (for example torch.profiler "
+                "registering its own timestamp callback); GPU times after that point could not be "
+                "placed, so the capture ended there";
+            stop = true;
+        }
         if (stop) {
             break;
         }
@@ -757,25 +933,33 @@ void CaptureEngine::run() {
     if ((kinds & control::CAPTURE_KIND_NVTX) == 0) {
         m_nvtx.setMode(NvtxMode::Idle);
     }
+    std::int64_t missingGpuRecords = 0;
     if (useCupti) {
+        // Nothing new is recorded from here: the kinds and the API allow-list go off together, so
+        // the training threads stop producing records the drain would only throw away.
         for (CUpti_ActivityKind kind : m_enabledKinds) {
             m_cupti.disable(kind);
         }
-        // GPU work launched before the stop may still be running: flush (without forcing) until no
-        // more buffers arrive, bounded by drainTimeoutMs, then force out the partial ones.
-        core::TimestampNs deadline = stopNs + m_config.drainTimeoutMs * core::kNsPerMs;
-        int quiet = 0;
-        while (monotonicNowNs() < deadline && quiet < 3) {
-            m_cupti.flushAll(0);
-            std::size_t before = 0;
-            {
-                std::lock_guard lock(m_completedMutex);
-                before = m_completed.size();
-            }
-            collect(*batch);
-            quiet = before == 0 ? quiet + 1 : 0;
-            std::this_thread::sleep_for(std::chrono::milliseconds(m_config.loopIntervalMs));
+        setApiAllowList(false);
+        // GPU work launched inside the window may still be queued or running: flush (without
+        // forcing) until every launch's GPU record has arrived, bounded by the drain time, then
+        // force out the rest (a record still running then comes back with end = 0, counted).
+        bool exitDrain = false;
+        {
+            std::lock_guard lock(m_mutex);
+            exitDrain = m_exitDrain;
         }
+        const int drainMs = exitDrain ? m_config.exitDrainTimeoutMs : m_config.drainTimeoutMs;
+        core::TimestampNs deadline = stopNs + drainMs * core::kNsPerMs;
+        for (;;) {
+            m_cupti.flushAll(0);
+            collect(*batch);
+            if (decoder.outstandingLaunches() == 0 || monotonicNowNs() >= deadline) {
+                break;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(std::min(m_config.loopIntervalMs, 20)));
+        }
+        decoder.setForcedFlush(true);
         m_cupti.flushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     }
     m_nvtx.setMode(NvtxMode::Idle);
@@ -784,11 +968,8 @@ void CaptureEngine::run() {
     }
     takeAnchor();
     collect(*batch);
-    if (m_pm) {
-        m_pm->stop(*batch, m_clock, windowStart, windowEnd);
-        m_metadata.notes.emplace_back("capture.gpu_metrics_samples", std::to_string(m_pm->samples()));
-        m_pm.reset();
-    }
+    decoder.finish();
+    missingGpuRecords = static_cast<std::int64_t>(decoder.launchesWithoutGpuRecord());
     if (!m_pmProblem.empty()) {
         batch->stats.add("agent.gpu_metrics_unavailable", core::Severity::Warning, 1, m_pmProblem);
     }
@@ -803,6 +984,30 @@ void CaptureEngine::run() {
         }
         disableCupti();
     }
+    // PM sampling last: disabling it may finalise CUPTI (XLA's notes), so the activity side is torn
+    // down first.
+    if (m_pm) {
+        m_pm->stop(*batch, m_clock, windowStart, windowEnd);
+        m_metadata.notes.emplace_back("capture.gpu_metrics_samples", std::to_string(m_pm->samples()));
+        m_pm.reset();
+    }
+    if (missingGpuRecords > 0) {
+        batch->stats.add("agent.gpu_records_missing", core::Severity::DataLoss, missingGpuRecords,
+                         "launches inside the window whose kernel, copy or memset record never arrived "
+                         "(dropped, or still queued when the drain time ran out)");
+    }
+    if (m_callbacksLost) {
+        batch->stats.add(
+            "agent.cupti_callbacks_lost", core::Severity::DataLoss, 1,
+            "another tool took CUPTI's buffer callbacks mid-capture; GPU records after that point "
+            "went to it. Do not start torch.profiler (or another CUPTI tool) during a Chokepoint "
+            "capture");
+    }
+    if (m_clockChanged) {
+        batch->stats.add("agent.cupti_clock_changed", core::Severity::DataLoss, 1,
+                         "another tool changed CUPTI's clock mid-capture; the capture ended there. Do not "
+                         "start torch.profiler (or another CUPTI tool) during a Chokepoint capture");
+    }
     // Buffers CUPTI completes after this point find no engine and are simply not decoded.
     std::int64_t dropped = static_cast<std::int64_t>(m_cuptiDropped.load());
     decoder.reportStats(batch->stats);
@@ -814,7 +1019,8 @@ void CaptureEngine::run() {
     if (m_pool.exhaustedCount() > 0) {
         batch->stats.add("agent.buffer_pool_exhausted", core::Severity::DataLoss,
                          static_cast<std::int64_t>(m_pool.exhaustedCount()),
-                         "CUPTI asked for a buffer while the pool was empty");
+                         "CUPTI asked for a buffer while none was ready (all in use, or the worker had not "
+                         "yet topped the pool up); those records were dropped. Raise CHOKEPOINT_BUFFER_MB");
     }
     {
         std::lock_guard lock(m_mutex);
@@ -857,14 +1063,29 @@ void CaptureEngine::run() {
     done.set_steps(static_cast<std::int64_t>(steps >= stepBase ? steps - stepBase : 0));
     done.set_duration_ns(windowStart == kNever ? 0 : windowEnd - windowStart);
     log("capture " + std::to_string(captureId) + " done: " + endReason);
+    std::function<void()> sinkEnded;
+    bool fileMode = false;
     {
         std::lock_guard lock(m_mutex);
         m_done = done;
-        if (m_sink) {
-            m_state.store(control::AGENT_STATE_DORMANT);  // nobody polls in file mode
+        m_exitDrain = false;
+        fileMode = static_cast<bool>(m_sink);
+        if (fileMode) {
+            // File mode ends here: forget the sink, so a later capture (attach) streams to its
+            // client and never into the finished file.
+            sinkEnded = std::move(m_sinkEnded);
+            m_sink = nullptr;
+            m_sinkEnded = nullptr;
         } else {
             m_finished = true;
         }
+    }
+    if (fileMode) {
+        if (sinkEnded) {
+            sinkEnded();  // outside our lock: it takes the agent's
+        }
+        std::lock_guard lock(m_mutex);
+        m_state.store(control::AGENT_STATE_DORMANT);  // nobody polls in file mode
     }
     m_cv.notify_all();
 }

@@ -13,8 +13,11 @@
 // registers the buffer callbacks, enables the activity kinds and the API allow-list, starts the
 // /proc sampler and records NVTX. A worker thread flushes CUPTI every flushIntervalMs, takes clock
 // anchors, decodes completed buffers, drains NVTX and host samples, and encodes batches into
-// .cptrace chunks (header first, footer last). Draining disables the kinds, flushes (forced at
-// the end), unsubscribes and reports drops.
+// .cptrace chunks (header first, footer last). Draining disables the kinds and the API
+// allow-list, flushes until every GPU record of an in-window launch has arrived (bounded by
+// drainTimeoutMs), then forces a flush, unsubscribes (optionally detaches CUPTI) and reports drops.
+// PM sampling and the DEVICE dump start on the worker, never on the thread that called
+// startCapture (in file mode that thread is inside cuInit).
 //
 // Memory is bounded: activity buffers come from a fixed pool (a full pool makes CUPTI drop records,
 // counted as agent.dropped_records), NVTX rings and host samples are bounded, and when encoded
@@ -31,6 +34,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -56,10 +60,18 @@ struct CaptureEngineConfig {
     std::size_t bufferBytes = 4u << 20;  // CUPTI recommends 1-10 MB per buffer
     std::size_t maxBuffers = 32;         // 128 MiB cap, like Kineto's default
     int loopIntervalMs = 50;
-    int flushIntervalMs = 200;    // cuptiActivityFlushAll(0) cadence for live streaming
-    int anchorIntervalMs = 1000;  // clock anchors
-    int chunkIntervalMs = 500;    // encode at least this often when rows are pending
-    int drainTimeoutMs = 2000;    // how long draining waits for in-flight GPU records
+    int flushIntervalMs = 500;        // cuptiActivityFlushAll(0) cadence for live streaming
+    int anchorIntervalMs = 1000;      // clock anchors
+    int chunkIntervalMs = 500;        // encode at least this often when rows are pending
+    int drainTimeoutMs = 2000;        // how long draining waits for in-flight GPU records
+    int exitDrainTimeoutMs = 300;     // the same at process exit (the footer must be written first)
+    std::size_t spareBuffers = 8;     // activity buffers kept allocated and zeroed ahead of CUPTI's asks
+    bool allowNewerCupti = false;     // accept a CUPTI of a newer 13.x minor (record layouts unverified)
+    bool detachAfterCapture = false;  // cuptiFinalize after each capture (CHOKEPOINT_CUPTI_DETACH=1)
+    int detachTimeoutMs = 2000;
+    // CUPTI's buffer callbacks count as taken by another tool when, after buffers had been flowing,
+    // none was requested or completed for this long while at least two more steps began.
+    int callbackSilenceMs = 5000;
     // Encoded chunks waiting for a slow client: up to memoryChunkBytes in memory, then on disk up to
     // maxSpillBytes (ChunkSpill, in spillDirectory; empty: $TMPDIR or /tmp). Decoding pauses (and
     // CUPTI then drops, counted) only when more than maxQueuedChunkBytes wait in memory, which
@@ -80,6 +92,13 @@ struct CaptureEngineConfig {
     std::function<void(const std::string&)> log;         // optional diagnostics
 };
 
+// Why a loaded CUPTI (cuptiGetVersion) cannot be used, or nothing: at least 13.0 Update 1
+// (130001), and no newer 13.x minor than the headers built against unless allowed.
+std::optional<std::string> cuptiVersionProblem(std::uint32_t version, bool allowNewer);
+// True when CUPTI's clock moved to another time domain between two anchors (another tool's
+// timestamp callback), as opposed to a REALTIME step or ordinary drift.
+bool clockJumped(const ClockAnchor& before, const ClockAnchor& after);
+
 class CaptureEngine final : public CaptureBackend {
 public:
     CaptureEngine(CuptiApi& cupti, NvtxRecorder& nvtx, CaptureEngineConfig config);
@@ -94,9 +113,13 @@ public:
     void requestStop() override;
     bool pollCapture(std::vector<control::Chunk>& out, control::CaptureDone* done) override;
 
-    // File mode (chokepoint-cli run): chunks go to `sink` on the worker thread instead of the
-    // queue, and the engine returns to Dormant by itself when the capture ends. Set before start.
-    void setChunkSink(std::function<bool(std::string_view)> sink);
+    // File mode (chokepoint-cli run): chunks of the *next* capture go to `sink` on the worker thread
+    // instead of the queue, and the engine returns to Dormant by itself when that capture ends. The
+    // sink is then forgotten and `ended` is called (on the worker), so a later capture (attach)
+    // streams to its client again. Set before start.
+    void setChunkSink(std::function<bool(std::string_view)> sink, std::function<void()> ended = {});
+    // Process exit: stop with a short drain so the footer is written before exit() goes on.
+    void requestStopForExit();
     // Blocks until the current capture (if any) has ended, at most timeoutMs. True when idle.
     bool waitIdle(int timeoutMs);
 
@@ -125,12 +148,15 @@ private:
     };
 
     std::optional<control::Error> enableCupti(std::uint32_t kinds);
+    void setApiAllowList(bool on);
     void disableCupti();
+    void startWorkerSideSources();
     void run();
     void emit(std::string bytes, std::int64_t records);
     void encodeBatch(core::TraceModel& batch, bool force);
     void fillBatchContext(core::TraceModel& batch);
     void noteMetaMarks(const core::TraceModel& batch);
+    void noteMetaText(std::string_view mark);
     void takeAnchor();
     std::vector<Completed> takeCompleted();
     void log(const std::string& text) const;
@@ -161,17 +187,25 @@ private:
     control::CaptureDone m_done;
     std::string m_cuptiHolder;
     std::function<bool(std::string_view)> m_sink;
+    std::function<void()> m_sinkEnded;
+    bool m_exitDrain = false;
 
     std::mutex m_completedMutex;  // CUPTI completion callback <-> worker
     std::vector<Completed> m_completed;
     std::atomic<std::uint64_t> m_cuptiDropped{0};
     std::atomic<std::uint64_t> m_lateBuffers{0};
+    std::atomic<std::uint64_t> m_bufferCallbacks{0};  // our request/complete callbacks called
 
     // Worker-only state.
     std::vector<CUpti_ActivityKind> m_enabledKinds;
     bool m_subscribed = false;
-    bool m_threadIdTypeSet = false;
-    CUpti_ActivityThreadIdType m_previousThreadIdType = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
+    bool m_threadIdTypeSet = false;  // SYSTEM, set once at the first capture and never changed
+    bool m_apiAllowListOn = false;
+    bool m_wantPm = false;          // start PM sampling on the worker (never inside cuInit)
+    bool m_wantDeviceDump = false;  // DEVICE records, taken on the worker too
+    std::uint32_t m_cuptiVersion = 0;
+    bool m_clockChanged = false;   // CUPTI's clock jumped away from ours mid-capture
+    bool m_callbacksLost = false;  // another tool took CUPTI's buffer callbacks mid-capture
     std::unique_ptr<core::CptraceChunkEncoder> m_encoder;
     core::CaptureMetadata m_metadata;
     std::unique_ptr<PmSampler> m_pm;

@@ -6,6 +6,8 @@
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 
+#include <dlfcn.h>
+
 #include <cmath>
 #include <map>
 
@@ -176,13 +178,66 @@ void PmSampler::release() {
         cuptiProfilerHostDeinitialize(&p);
         m_host = nullptr;
     }
+    if (m_profilerInitialized) {
+        // Paired with cuptiProfilerInitialize in start(), so captures do not stack initialisations.
+        auto p = params<CUpti_Profiler_DeInitialize_Params>(CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
+        cuptiProfilerDeInitialize(&p);
+        m_profilerInitialized = false;
+    }
 }
+
+namespace {
+
+// Why PM sampling cannot work on this device (MIG, vGPU without profiling, confidential computing,
+// SLI, a mining processor, WSL), or "" when it can or the check is unavailable.
+std::string pmSamplingUnsupportedReason(int deviceIndex) {
+    void* cuda = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);  // loaded already: it loaded us
+    if (cuda == nullptr) {
+        return {};
+    }
+    using GetDevice = int (*)(CUdevice*, int);
+    auto getDevice = reinterpret_cast<GetDevice>(::dlsym(cuda, "cuDeviceGet"));
+    CUdevice device = 0;
+    bool haveDevice = getDevice != nullptr && getDevice(&device, deviceIndex) == 0;
+    ::dlclose(cuda);
+    if (!haveDevice) {
+        return {};
+    }
+    auto p = params<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
+    p.cuDevice = device;
+    p.api = CUPTI_PROFILER_PM_SAMPLING;
+    if (cuptiProfilerDeviceSupported(&p) != CUPTI_SUCCESS ||
+        p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+        return {};
+    }
+    std::string why;
+    auto note = [&why](CUpti_Profiler_Support_Level level, const char* what) {
+        if (level != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
+            why += (why.empty() ? "" : ", ") + std::string(what);
+        }
+    };
+    note(p.architecture, "the GPU architecture (compute capability below 7.0)");
+    note(p.sli, "SLI is enabled");
+    note(p.vGpu, "a vGPU without profiling enabled");
+    note(p.confidentialCompute, "confidential computing is on");
+    note(p.cmp, "a mining processor (CMP)");
+    note(p.wsl, "WSL");
+    return "PM sampling is not supported on GPU " + std::to_string(deviceIndex) + ": " +
+           (why.empty() ? std::string("the device or its configuration (for example a MIG instance)") : why);
+}
+
+}  // namespace
 
 core::Status PmSampler::start(const Options& options) {
     m_options = options;
     auto init = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
     if (CUptiResult r = cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) {
         return core::makeError(describe("cuptiProfilerInitialize", r));
+    }
+    m_profilerInitialized = true;
+    if (std::string why = pmSamplingUnsupportedReason(options.deviceIndex); !why.empty()) {
+        release();
+        return core::makeError(why);
     }
     auto chip = params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
     chip.deviceIndex = static_cast<std::size_t>(options.deviceIndex);

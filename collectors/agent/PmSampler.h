@@ -77,6 +77,7 @@ private:
     Options m_options;
     CUpti_PmSampling_Object* m_object = nullptr;
     CUpti_Profiler_Host_Object* m_host = nullptr;
+    bool m_profilerInitialized = false;
     std::vector<std::uint8_t> m_counterData;
     std::vector<const char*> m_metricNames;
     bool m_firstSampleSeen = false;

@@ -1,6 +1,10 @@
+#include <atomic>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "collectors/agent/CuptiApi.h"
+#include "collectors/agent/CuptiLoader.h"
 
 namespace chokepoint::collectors {
 
@@ -17,11 +21,37 @@ std::string describeCuptiResult(CUptiResult result) {
 
 namespace {
 
-// cuptiSubscribe needs a callback; we enable no callback domain, so it is never called.
-void CUPTIAPI ignoreCallback(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+// Set once cuptiFinalize has run from an API exit callback (detach).
+std::atomic<int> g_detachWanted{0};
+std::atomic<int> g_detached{0};
+
+// cuptiSubscribe needs a callback. No callback domain is enabled except during a detach, when the
+// first API exit calls cuptiFinalize, as cupti_activity.h describes (Kineto's teardown does the same).
+void CUPTIAPI subscriberCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId, const void* data) {
+    if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) {
+        return;
+    }
+    const auto* info = static_cast<const CUpti_CallbackData*>(data);
+    if (info == nullptr || info->callbackSite != CUPTI_API_EXIT) {
+        return;
+    }
+    int expected = 1;
+    if (g_detachWanted.compare_exchange_strong(expected, 0)) {
+        cuptiFinalize();
+        g_detached.store(1, std::memory_order_release);
+    }
+}
 
 class RealCuptiApi final : public CuptiApi {
 public:
+    bool load(std::string* problem) override {
+        const CuptiLoadResult& r = loadCupti();
+        if (!r.ok && problem != nullptr) {
+            *problem = r.problem;
+        }
+        return r.ok;
+    }
+    std::string libraryPath() override { return loadCupti().path; }
     CUptiResult subscribe(const char* name, std::string* holder) override {
         char old[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 64] = {};
         CUpti_SubscriberParams params{};
@@ -30,7 +60,7 @@ public:
         params.oldSubscriberName = old;
         params.oldSubscriberSize = sizeof old;
         // No callback function: the subscription is our cooperative lock on CUPTI (guide §1.5).
-        CUptiResult r = cuptiSubscribe_v2(&m_subscriber, &ignoreCallback, nullptr, &params);
+        CUptiResult r = cuptiSubscribe_v2(&m_subscriber, &subscriberCallback, nullptr, &params);
         if (r == CUPTI_SUCCESS) {
             m_subscribed = true;
         } else if (holder != nullptr) {
@@ -71,6 +101,46 @@ public:
             *previous = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
         }
         return cuptiSetThreadIdType(type);
+    }
+    CUptiResult enableAllSyncRecords(bool all) override {
+        return cuptiActivityEnableAllSyncRecords(all ? 1 : 0);
+    }
+    CUptiResult setZeroedBuffers(bool zeroed) override {
+        std::uint8_t value = zeroed ? 1 : 0;
+        std::size_t size = sizeof value;
+        return cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &size, &value);
+    }
+    CUptiResult detach(int timeoutMs) override {
+        if (!m_subscribed) {
+            return CUPTI_ERROR_NOT_INITIALIZED;
+        }
+        g_detached.store(0);
+        g_detachWanted.store(1);
+        CUptiResult r = cuptiEnableDomain(1, m_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+        if (r == CUPTI_SUCCESS) {
+            r = cuptiEnableDomain(1, m_subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+        }
+        if (r != CUPTI_SUCCESS) {
+            g_detachWanted.store(0);
+            return r;
+        }
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
+        while (g_detached.load(std::memory_order_acquire) == 0 &&
+               std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+        int wanted = 1;
+        if (g_detachWanted.compare_exchange_strong(wanted, 0)) {
+            // No CUDA call came in time: stay attached, switch the callbacks off again.
+            cuptiEnableDomain(0, m_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+            cuptiEnableDomain(0, m_subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+            return CUPTI_ERROR_NOT_READY;
+        }
+        while (g_detached.load(std::memory_order_acquire) == 0) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));  // the finalize is under way
+        }
+        m_subscribed = false;  // cuptiFinalize ended every subscription
+        return CUPTI_SUCCESS;
     }
     std::string resultString(CUptiResult result) override { return describeCuptiResult(result); }
 

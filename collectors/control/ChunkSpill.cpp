@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 namespace chokepoint::collectors {
 
@@ -35,6 +36,17 @@ void ChunkSpill::abandon() {
     m_writeOffset = 0;
     m_peakBytes = 0;
     m_chunksSpilled = 0;
+}
+
+void ChunkSpill::forgetAfterFork() {
+    if (m_fd >= 0) {
+        ::close(m_fd);
+    }
+    m_fd = -1;
+    new (&m_entries) std::deque<Entry>();
+    new (&m_error) std::string();
+    m_bytesHeld = 0;
+    m_writeOffset = 0;
 }
 
 bool ChunkSpill::open() {

@@ -40,6 +40,9 @@ public:
     // Closes the file, dropping what it holds, and starts counting afresh (a new capture; in a
     // forked child, where the file is the parent's, closing affects only the child's descriptor).
     void abandon();
+    // In a forked child: closes the child's descriptor and constructs an empty index over the old
+    // one without destroying it (another thread may have been changing it at the fork).
+    void forgetAfterFork();
 
 private:
     struct Entry {

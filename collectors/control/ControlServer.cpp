@@ -79,16 +79,21 @@ core::Status ControlServer::start() {
     if (m_listenFd < 0) {
         return core::makeError(std::string("socket(): ") + std::strerror(errno));
     }
-    // Bind with a restrictive umask so the socket is never briefly accessible to others.
-    mode_t old = ::umask(0177);
+    // No umask change here: umask is process-wide, and files a training thread created meanwhile
+    // would get our mode. The socket's directory is 0700 and ours (ensureRuntimeDir), so nobody
+    // else can reach the socket before the chmod below narrows it.
     int rc = ::bind(m_listenFd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
     int bindErrno = errno;
-    ::umask(old);
     if (rc != 0) {
         closeFd(m_listenFd);
         return core::makeError(path + ": bind: " + std::strerror(bindErrno));
     }
-    ::chmod(path.c_str(), 0600);
+    if (::chmod(path.c_str(), 0600) != 0) {
+        int e = errno;
+        closeFd(m_listenFd);
+        ::unlink(path.c_str());
+        return core::makeError(path + ": chmod: " + std::strerror(e));
+    }
     if (::listen(m_listenFd, 8) != 0) {
         int e = errno;
         closeFd(m_listenFd);

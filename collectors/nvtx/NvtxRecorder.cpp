@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <ctime>
 #include <cwchar>
+#include <new>
 
 namespace chokepoint::collectors {
 
@@ -85,6 +87,9 @@ void messageOf(const nvtxEventAttributes_t* a, const char** ascii, const wchar_t
 void onEvent(NvtxEventType type, const void* domain, std::uint64_t id, const char* ascii,
              const wchar_t* wide) {
     NvtxRecorder& r = rec();
+    if (type == NvtxEventType::Mark && ascii != nullptr && std::strncmp(ascii, "chokepoint:meta ", 16) == 0) {
+        r.noteMeta(ascii);  // rare: kept in every mode for a later capture
+    }
     int mode = static_cast<int>(r.mode());
     if (mode == static_cast<int>(NvtxMode::Idle)) {
         return;
@@ -386,7 +391,6 @@ void NvtxRecorder::consume(Ring& ring, core::TraceModel& batch, core::TimestampN
                            core::TimestampNs windowEndNs) {
     std::uint64_t tail = ring.tail.load(std::memory_order_relaxed);
     std::uint64_t head = ring.head.load(std::memory_order_acquire);
-    std::vector<OpenRange>& stack = m_stacks[&ring];
     core::ThreadIndex thread = core::kNoThread;
     auto emit = [&](const OpenRange& open, core::TimestampNs endNs) {
         if (open.startNs < windowStartNs || open.startNs >= windowEndNs) {
@@ -410,9 +414,10 @@ void NvtxRecorder::consume(Ring& ring, core::TraceModel& batch, core::TimestampN
         }
         switch (e.type) {
             case NvtxEventType::Push:
-                stack.push_back({e.timeNs, e.domain, e.text, thread, ring.tid});
+                m_stacks[{&ring, e.domain}].push_back({e.timeNs, e.domain, e.text, thread, ring.tid});
                 break;
-            case NvtxEventType::Pop:
+            case NvtxEventType::Pop: {
+                std::vector<OpenRange>& stack = m_stacks[{&ring, e.domain}];
                 if (stack.empty()) {
                     ++m_unmatchedPops;  // pushed before the capture started
                 } else {
@@ -420,14 +425,27 @@ void NvtxRecorder::consume(Ring& ring, core::TraceModel& batch, core::TimestampN
                     stack.pop_back();
                 }
                 break;
-            case NvtxEventType::Start:
-                m_started[e.id] = {e.timeNs, e.domain, e.text, thread, ring.tid};
+            }
+            case NvtxEventType::Start: {
+                OpenRange open{e.timeNs, e.domain, e.text, thread, ring.tid};
+                auto early = m_earlyEnds.find(e.id);
+                if (early != m_earlyEnds.end()) {
+                    emit(open, std::max(early->second, e.timeNs));  // its end was drained first
+                    m_earlyEnds.erase(early);
+                } else {
+                    m_started[e.id] = std::move(open);
+                }
                 break;
+            }
             case NvtxEventType::End: {
                 auto it = m_started.find(e.id);
                 if (it != m_started.end()) {
                     emit(it->second, e.timeNs);
                     m_started.erase(it);
+                } else if (m_earlyEnds.size() < kMaxEarlyEnds) {
+                    // Another thread's ring, drained later, may still hold the start; or the range
+                    // began before the capture (then this entry is dropped at the next clear()).
+                    m_earlyEnds.emplace(e.id, e.timeNs);
                 }
                 break;
             }
@@ -445,11 +463,10 @@ void NvtxRecorder::drainInto(core::TraceModel& batch, core::TimestampNs closeOpe
     for (Ring* ring : m_rings) {
         consume(*ring, batch, windowStartNs, windowEndNs);
     }
-    // Start/end pairs may span threads: an End consumed before its Start (rings drained in order)
-    // stays unmatched only within one drain; ends seen later pair up with starts kept here.
     if (closeOpenAtNs >= 0) {
         std::int64_t open = 0;
-        for (auto& [ring, stack] : m_stacks) {
+        for (auto& [key, stack] : m_stacks) {
+            Ring* ring = key.first;
             for (const OpenRange& r : stack) {
                 if (r.startNs < windowStartNs || r.startNs >= windowEndNs) {
                     continue;
@@ -460,6 +477,9 @@ void NvtxRecorder::drainInto(core::TraceModel& batch, core::TimestampNs closeOpe
                 row.source = core::RangeSource::Nvtx;
                 row.thread = batch.threadIndex(ring->pid, r.tid);
                 row.name = batch.intern(r.name);
+                if (r.domain != nullptr) {
+                    row.domain = batch.intern(static_cast<const DomainRecord*>(r.domain)->name);
+                }
                 batch.ranges.add(row);
                 ++open;
             }
@@ -479,6 +499,7 @@ void NvtxRecorder::drainInto(core::TraceModel& batch, core::TimestampNs closeOpe
             ++open;
         }
         m_started.clear();
+        m_earlyEnds.clear();
         if (open > 0) {
             batch.stats.add("nvtx.open_at_stop", core::Severity::Warning, open,
                             "NVTX ranges still open when the capture stopped were closed at the stop time");
@@ -499,18 +520,41 @@ void NvtxRecorder::clear() {
     }
     m_stacks.clear();
     m_started.clear();
+    m_earlyEnds.clear();
     m_unmatchedPops = 0;
     m_dropped.store(0);
 }
 
+void NvtxRecorder::noteMeta(const char* ascii) {
+    std::lock_guard lock(m_metaMutex);
+    char* slot = m_meta[m_metaCount % kMaxMetaMarks];
+    copyText(slot, kMetaBytes, ascii, nullptr);
+    ++m_metaCount;
+}
+
+std::vector<std::string> NvtxRecorder::metaMarks() {
+    std::lock_guard lock(m_metaMutex);
+    std::vector<std::string> out;
+    std::size_t first = m_metaCount > kMaxMetaMarks ? m_metaCount - kMaxMetaMarks : 0;
+    for (std::size_t i = first; i < m_metaCount; ++i) {
+        out.emplace_back(m_meta[i % kMaxMetaMarks]);
+    }
+    return out;
+}
+
 void NvtxRecorder::resetAfterFork() {
     // Only the forking thread exists in the child; the mutex may have been held by another thread
-    // at fork time, so re-create the state instead of locking it.
-    new (&m_ringsMutex) std::mutex();
+    // at fork time, so re-create the state instead of locking it. The containers may have been in
+    // the middle of a change by the worker (drainInto) or a registering thread: never destroy or
+    // clear them (that would run destructors over a half-updated state); construct empty ones over
+    // them and leak the old ones. The child stays Idle for good.
     setMode(NvtxMode::Idle);
-    m_rings.clear();  // rings of threads that do not exist here; leaked deliberately
-    m_stacks.clear();
-    m_started.clear();
+    new (&m_ringsMutex) std::mutex();
+    new (&m_metaMutex) std::mutex();
+    new (&m_rings) std::vector<Ring*>();
+    new (&m_stacks) decltype(m_stacks)();
+    new (&m_started) decltype(m_started)();
+    new (&m_earlyEnds) decltype(m_earlyEnds)();
     t_ring = nullptr;
     m_markerCount.store(0);
 }

@@ -15,12 +15,21 @@
 // Step markers: a push/start/mark whose message begins with one of the configured prefixes
 // (default "ProfilerStep#", "chokepoint:step", "step") counts a step and reports its timestamp.
 //
-// drainInto() pairs push/pop per thread and start/end by id (ends may come from another thread)
-// and appends completed ranges (and marks, as zero-length ranges) as RangeRows with source Nvtx.
+// drainInto() pairs push/pop per thread and domain (NVTX stacks are per domain), and start/end by
+// id: ends may come from another thread, and an end drained before its start (the other thread's
+// ring drained first) waits for it. Completed ranges (and marks, as zero-length ranges) are
+// appended as RangeRows with source Nvtx.
+//
+// "chokepoint:meta ..." marks (model facts the Python helper publishes once, before the loop) are
+// also kept in a small table in every mode, so a capture started later (attach) still gets them.
+//
+// Fork: the child's handler never destroys or clears a container another thread may have been
+// changing at the fork; it constructs empty ones over them (the old ones leak) and goes Idle.
 
 #include <atomic>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -82,6 +91,12 @@ public:
     // In a forked child: the other threads are gone; forget their rings' consumer state.
     void resetAfterFork();
 
+    // The latest "chokepoint:meta ..." marks seen in any mode (oldest first, at most kMaxMetaMarks).
+    static constexpr std::size_t kMaxMetaMarks = 16;
+    static constexpr std::size_t kMetaBytes = 512;
+    std::vector<std::string> metaMarks();
+    void noteMeta(const char* ascii);
+
     // --- used by the C handlers ---
     struct Ring;
     static Ring* threadRing();
@@ -121,9 +136,15 @@ private:
     std::mutex m_ringsMutex;  // ring registration and draining
     std::vector<Ring*> m_rings;
     // Consumer-side state, under m_ringsMutex.
-    std::unordered_map<Ring*, std::vector<OpenRange>> m_stacks;
+    std::map<std::pair<Ring*, const void*>, std::vector<OpenRange>> m_stacks;  // (thread, domain)
     std::unordered_map<std::uint64_t, OpenRange> m_started;
+    std::unordered_map<std::uint64_t, core::TimestampNs> m_earlyEnds;  // ends drained before starts
+    static constexpr std::size_t kMaxEarlyEnds = 1u << 16;
     std::uint64_t m_unmatchedPops = 0;
+
+    std::mutex m_metaMutex;
+    char m_meta[kMaxMetaMarks][kMetaBytes] = {};
+    std::size_t m_metaCount = 0;  // marks ever noted; slot = count % kMaxMetaMarks
 };
 
 }  // namespace chokepoint::collectors

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 
 #include "collectors/agent/ActivityBufferPool.h"
@@ -57,12 +58,15 @@ TEST(ActivityDecoderTest, DecodesEveryEnabledKindThroughRealCupti) {
     overhead.overheadData = std::malloc(16);  // the decoder must free it (ASan builds catch a leak)
     auto& device = s.add<CUpti_ActivityDevice5>(CUPTI_ACTIVITY_KIND_DEVICE);
     device.id = 0;
-    device.name = "NVIDIA H100 80GB HBM3";
+    device.name = strdup("NVIDIA H100 80GB HBM3");  // CUPTI allocates it; the decoder frees it
+    device.isCudaVisible = 1;
     device.numMultiprocessors = 132;
     device.globalMemorySize = 85899345920ull;
     device.computeCapabilityMajor = 9;
     device.numThreadsPerWarp = 32;
     device.maxWarpsPerMultiprocessor = 64;
+    // The synchronization record above is kept because its API call is a *Synchronize.
+    s.api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, 9650, 12050, 14);
 
     ClockMap clock;
     ActivityDecoder decoder(clock);
@@ -96,7 +100,7 @@ TEST(ActivityDecoderTest, DecodesEveryEnabledKindThroughRealCupti) {
     ASSERT_EQ(batch.syncs.size(), 1u);
     EXPECT_EQ(batch.syncs.row(core::SyncId(0)).kind, core::SyncKind::StreamSynchronize);
     EXPECT_EQ(batch.syncs.row(core::SyncId(0)).streamId, 7);
-    ASSERT_EQ(batch.apiCalls.size(), 2u);
+    ASSERT_EQ(batch.apiCalls.size(), 3u);
     core::ApiCallRow runtime = batch.apiCalls.row(core::ApiCallId(0));
     EXPECT_EQ(batch.text(runtime.name), "cudaLaunchKernel");  // "_v7000" stripped
     EXPECT_EQ(runtime.domain, core::ApiDomain::Runtime);
@@ -235,6 +239,7 @@ TEST(ClockMapTest, RealCuptiTimestampMatchesRealtimeWithoutADriver) {
 
 TEST(ActivityBufferPoolTest, BoundedAlignedZeroedAndReused) {
     ActivityBufferPool pool(8192, 2);
+    EXPECT_EQ(pool.topUp(8), 2u);  // the worker prepares blocks; acquire() only hands them out
     std::uint8_t* a = pool.acquire();
     std::uint8_t* b = pool.acquire();
     ASSERT_NE(a, nullptr);

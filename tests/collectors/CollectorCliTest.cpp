@@ -41,7 +41,8 @@ pid_t startCli(const std::vector<std::string>& args, const std::vector<std::stri
                const std::string& outputFile) {
     std::vector<std::string> argv = {CHOKEPOINT_CLI};
     argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<std::string> env;
+    // Extra entries first: getenv() takes the first of two equal names, so they override.
+    std::vector<std::string> env = extraEnv;
     for (char** e = environ; *e != nullptr; ++e) {
         if (std::strncmp(*e, "CUDA_INJECTION64_PATH=", 22) != 0 &&
             std::strncmp(*e, "NVTX_INJECTION64_PATH=", 22) != 0) {
@@ -49,7 +50,6 @@ pid_t startCli(const std::vector<std::string>& args, const std::vector<std::stri
         }
     }
     env.push_back(std::string("CHOKEPOINT_AGENT_PATH=") + CHOKEPOINT_AGENT);
-    env.insert(env.end(), extraEnv.begin(), extraEnv.end());
     std::vector<char*> a, e;
     for (auto& s : argv) {
         a.push_back(s.data());
@@ -213,3 +213,66 @@ TEST(CollectorCliTest, CalibrateFailsClearlyWithoutAGpu) {
 }
 
 }  // namespace
+
+// --- The agent load check (run/launch) and doctor -------------------------------------------------
+
+TEST(CollectorCliTest, RunAndLaunchRefuseAnAgentThatWouldNotLoadInTheJobsEnvironment) {
+    // A file that is no shared library stands in for an agent the loader cannot resolve.
+    std::string dir = tempDir("cp-badagent");
+    std::string bad = dir + "/libchokepoint_agent.so";
+    std::ofstream(bad) << "not an ELF file\n";
+    for (const char* command : {"run", "launch"}) {
+        std::vector<std::string> args = {command};
+        if (std::string(command) == "run") {
+            args.insert(args.end(), {"--host-only", "-o", dir + "/t.cptrace"});
+        }
+        args.insert(args.end(), {"--", "/bin/true"});
+        Outcome o = cli(args, {"CHOKEPOINT_AGENT_PATH=" + bad, "CHOKEPOINT_SOCKET_DIR=" + dir});
+        EXPECT_EQ(o.exitCode, 3) << command << ": " << o.output;
+        EXPECT_NE(o.output.find("would not load in the job's environment"), std::string::npos) << o.output;
+        EXPECT_NE(o.output.find("doctor"), std::string::npos) << o.output;
+        EXPECT_EQ(o.output.find("started"), std::string::npos) << "the job must not start: " << o.output;
+    }
+    std::filesystem::remove_all(dir);
+}
+
+TEST(CollectorCliTest, DoctorChecksWhatItCanAndSaysWhatNeedsAGpu) {
+    std::string dir = tempDir("cp-doctor");
+    Outcome o = cli({"doctor", "--python", "/nonexistent/python3"},
+                    {"CHOKEPOINT_SOCKET_DIR=" + dir, "CHOKEPOINT_SPILL_DIR=" + dir});
+    for (const char* check :
+         {"NVIDIA driver:", "CUDA driver API:", "torch:", "CUPTI:", "agent:", "performance counters:",
+          "other CUPTI users:", "socket folder:", "spill space:"}) {
+        EXPECT_NE(o.output.find(check), std::string::npos) << check << " missing:\n" << o.output;
+    }
+    EXPECT_NE(o.output.find("ok       agent: " + std::string(CHOKEPOINT_AGENT)), std::string::npos)
+        << o.output;
+    EXPECT_NE(o.output.find("ok       socket folder: " + dir + " is yours, mode 0700"), std::string::npos)
+        << o.output;
+    EXPECT_NE(o.output.find("skipped  torch: /nonexistent/python3 cannot import torch"), std::string::npos)
+        << o.output;
+    if (!std::filesystem::exists("/proc/driver/nvidia/version")) {
+        EXPECT_NE(o.output.find("Without a GPU this machine cannot show"), std::string::npos) << o.output;
+        EXPECT_NE(o.output.find("skipped  performance counters: cannot check without a GPU driver"),
+                  std::string::npos)
+            << o.output;
+        EXPECT_EQ(o.exitCode, 3) << "no driver is a problem on a node meant to be recorded";
+    }
+    // A socket folder others can enter is a problem with its fix.
+    ::chmod(dir.c_str(), 0777);
+    Outcome open = cli({"doctor", "--python", "/nonexistent/python3"}, {"CHOKEPOINT_SOCKET_DIR=" + dir});
+    EXPECT_NE(open.output.find("PROBLEM  socket folder:"), std::string::npos) << open.output;
+    EXPECT_NE(open.output.find("fix: chmod 700 " + dir), std::string::npos) << open.output;
+    EXPECT_EQ(open.exitCode, 3);
+    // CUPTI pointed at nothing usable: the message names what was tried.
+    Outcome noCupti = cli({"doctor", "--python", "/nonexistent/python3"},
+                          {"CHOKEPOINT_CUPTI_PATH=/nonexistent/cupti", "CUDA_HOME=/nonexistent/cuda"});
+    if (noCupti.output.find("ok       CUPTI:") == std::string::npos) {
+        EXPECT_NE(noCupti.output.find("/nonexistent/cupti/libcupti.so.13"), std::string::npos)
+            << noCupti.output;
+    } else {
+        // Another CUPTI is still found on the standard paths (/usr/local/cuda): it is reported.
+        EXPECT_NE(noCupti.output.find("API version"), std::string::npos) << noCupti.output;
+    }
+    std::filesystem::remove_all(dir);
+}

@@ -24,7 +24,7 @@ public:
     std::string holderName;
     std::map<CUpti_ActivityKind, CUptiResult> enableResults;
     std::uint32_t apiVersion = CUPTI_API_VERSION;
-    std::uint64_t clockOffsetNs = 0;  // CUPTI clock = CLOCK_REALTIME + offset
+    std::atomic<std::uint64_t> clockOffsetNs{0};  // CUPTI clock = CLOCK_REALTIME + offset
 
     // Records delivered at the next flushAll (any flag): each entry fills one buffer.
     std::function<void(SyntheticCupti&)> producer;
@@ -48,6 +48,14 @@ public:
         return n;
     }
 
+    bool loadable = true;
+    bool load(std::string* problem) override {
+        if (!loadable && problem != nullptr) {
+            *problem = "CUPTI was not found; tried: /fake/libcupti.so.13";
+        }
+        return loadable;
+    }
+    std::string libraryPath() override { return "/fake/libcupti.so.13"; }
     CUptiResult subscribe(const char*, std::string* holder) override {
         log("subscribe");
         if (subscribeResult != CUPTI_SUCCESS) {
@@ -87,7 +95,11 @@ public:
         std::erase(enabled, kind);
         return CUPTI_SUCCESS;
     }
-    CUptiResult enableAndDump(CUpti_ActivityKind kind) override { return enable(kind); }
+    std::atomic<std::thread::id> dumpThread{};
+    CUptiResult enableAndDump(CUpti_ActivityKind kind) override {
+        dumpThread = std::this_thread::get_id();
+        return enable(kind);
+    }
     CUptiResult enableRuntimeApi(CUpti_CallbackId, bool on) override {
         log(on ? "runtimeApi on" : "runtimeApi off");
         return CUPTI_SUCCESS;
@@ -98,7 +110,7 @@ public:
     }
     CUptiResult flushAll(std::uint32_t) override {
         log("flushAll");
-        if (!producer || m_request == nullptr) {
+        if (!producer || m_request == nullptr || stolen) {
             return CUPTI_SUCCESS;
         }
         // Deliver from another thread, like CUPTI's worker.
@@ -125,7 +137,9 @@ public:
         t.join();
         return CUPTI_SUCCESS;
     }
+    std::atomic<int> timestampCalls{0};
     CUptiResult timestamp(std::uint64_t* ns) override {
+        timestampCalls.fetch_add(1);
         timespec ts{};
         clock_gettime(CLOCK_REALTIME, &ts);
         *ns = static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec) +
@@ -140,16 +154,37 @@ public:
         *v = apiVersion;
         return CUPTI_SUCCESS;
     }
-    CUptiResult setThreadIdType(CUpti_ActivityThreadIdType, CUpti_ActivityThreadIdType* previous) override {
-        log("setThreadIdType");
+    CUptiResult setThreadIdType(CUpti_ActivityThreadIdType type,
+                                CUpti_ActivityThreadIdType* previous) override {
+        log("setThreadIdType " + std::to_string(static_cast<int>(type)));
         if (previous) {
             *previous = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
         }
         return CUPTI_SUCCESS;
     }
+    CUptiResult enableAllSyncRecords(bool all) override {
+        log(all ? "allSyncRecords on" : "allSyncRecords off");
+        return CUPTI_SUCCESS;
+    }
+    CUptiResult setZeroedBuffers(bool zeroed) override {
+        log(zeroed ? "zeroedBuffers on" : "zeroedBuffers off");
+        return CUPTI_SUCCESS;
+    }
+    CUptiResult detach(int) override {
+        log("detach");
+        subscribed = 0;
+        return CUPTI_SUCCESS;
+    }
     std::string resultString(CUptiResult r) override {
         return "fake error " + std::to_string(static_cast<int>(r));
     }
+
+    // Another CUPTI client registers its own buffer callbacks: ours are never called again.
+    void stealCallbacks() {
+        std::lock_guard lock(mutex);
+        stolen = true;
+    }
+    std::atomic<bool> stolen{false};
 
     // Completes buffers held back by holdBuffers (empty), as a slow consumer finally catching up.
     void releaseHeld() {

@@ -112,4 +112,54 @@ TEST(GpuTrainingTest, LaunchThenAttachRecordsFiveSteps) {
     std::filesystem::remove_all(dir);
 }
 
+// Review #4/#7/#3 on a GPU (docs/COLLECTORS.md, GPU test plan): GPU records windowed by their
+// launch, the drain waits for them, and only real waits become sync rows.
+TEST(GpuTrainingTest, RunWindowEdgesAreWholeAndSyncsAreWaits) {
+    REQUIRE_GPU_AND_TORCH();
+    std::string dir = "/tmp/cp-gpu-edges-" + std::to_string(::getpid());
+    std::filesystem::create_directories(dir);
+    std::string trace = dir + "/edges.cptrace";
+    std::string cmd =
+        env() + CHOKEPOINT_CLI + " run --at-step --steps 5 -o " + trace + " -- python3 " + script() + " 30";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    auto model = chokepoint::core::readCptrace(trace);
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    ASSERT_GT(model->kernels.size(), 0u);
+    for (std::size_t i = 0; i < model->kernels.size(); ++i) {
+        ASSERT_TRUE(model->kernels.launchCall[i].valid()) << "kernel " << i << " without its launch";
+    }
+    EXPECT_EQ(model->stats.count("agent.gpu_records_missing"), 0);
+    EXPECT_EQ(model->stats.count("agent.still_running_at_stop"), 0);
+    for (std::size_t i = 0; i < model->syncs.size(); ++i) {
+        EXPECT_NE(model->syncs.thread[i], chokepoint::core::kNoThread) << "sync " << i;
+    }
+    std::filesystem::remove_all(dir);
+}
+
+// Review #6 on a GPU: PM sampling started from the worker in run mode, never inside cuInit. The job
+// must not hang; either samples arrive or the trace says why (counter permission, MIG, vGPU).
+TEST(GpuTrainingTest, RunWithGpuMetricsSamplesOrSaysWhy) {
+    REQUIRE_GPU_AND_TORCH();
+    std::string dir = "/tmp/cp-gpu-pm-" + std::to_string(::getpid());
+    std::filesystem::create_directories(dir);
+    std::string trace = dir + "/pm.cptrace";
+    std::string cmd = env() + "timeout 300 " + CHOKEPOINT_CLI + " run --at-step --steps 5 --gpu-metrics -o " +
+                      trace + " -- python3 " + script() + " 30";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd << " (124: the job hung)";
+    auto model = chokepoint::core::readCptrace(trace);
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    long long samples = 0;
+    for (const auto& [key, value] : model->metadata.notes) {
+        if (key == "capture.gpu_metrics_samples") {
+            samples = std::stoll(value);
+        }
+    }
+    const chokepoint::core::TraceStat* why = model->stats.find("agent.gpu_metrics_unavailable");
+    EXPECT_TRUE(samples > 0 || why != nullptr) << "neither samples nor a reason";
+    if (why != nullptr) {
+        std::printf("GPU metrics unavailable: %s\n", why->detail.c_str());
+    }
+    std::filesystem::remove_all(dir);
+}
+
 }  // namespace
