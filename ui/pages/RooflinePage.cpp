@@ -1,5 +1,7 @@
 #include "ui/pages/RooflinePage.h"
 
+#include <algorithm>
+
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
@@ -72,6 +74,16 @@ void RooflinePage::setReport(std::shared_ptr<const analysis::AnalysisReport> rep
            "classes; discs: top kernels and ops, sized by their share of kernel time. Below the ridge a "
            "kernel is "
            "memory-bound; right of it, compute-bound. Click a point to select its kernel on the timeline."));
+    const auto above = std::count_if(roofline.points.begin(), roofline.points.end(),
+                                     [](const analysis::RooflinePoint& p) { return p.aboveRoof; });
+    if (above > 0) {
+        m_caption->setText(
+            m_caption->text() +
+            tr(" <b style='color:#b00'>%n point(s) sit above their roof (red ×):</b> their FLOPs "
+               "are over-estimated, not faster than the hardware; the tooltip gives the likely "
+               "reason.",
+               nullptr, static_cast<int>(above)));
+    }
     for (int dot = 0; dot < static_cast<int>(m_pointIndex.size()); ++dot) {
         const analysis::RooflinePoint& p =
             roofline.points[static_cast<std::size_t>(m_pointIndex[static_cast<std::size_t>(dot)])];

@@ -82,7 +82,12 @@ std::vector<std::pair<QString, QString>> rooflineRows(const analysis::AnalysisRe
                           QString::fromStdString(core::formatFlopsPerSecond(point.achievedFlopsPerSecond)) +
                               QStringLiteral(" · ") +
                               QString::fromStdString(core::formatBandwidth(point.achievedBytesPerSecond)));
-        if (point.attainableFlopsPerSecond > 0) {
+        if (point.aboveRoof) {
+            rows.emplace_back(
+                field, QObject::tr("%1 (the estimate gives %2 of attainable)")
+                           .arg(QString::fromStdString(point.aboveRoofReason),
+                                QString::fromStdString(core::formatPercent(point.fractionOfAttainable))));
+        } else if (point.attainableFlopsPerSecond > 0) {
             rows.emplace_back(
                 field, QObject::tr("%1 of attainable, %2")
                            .arg(QString::fromStdString(core::formatPercent(point.fractionOfAttainable)),
