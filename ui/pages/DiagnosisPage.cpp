@@ -281,6 +281,12 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
         }
         rationale += tr("  Missing: %1.").arg(missing.join(QStringLiteral("; ")));
     }
+    // A trace cut short is said at the top, where the figures are read, not only in the list below.
+    for (const analysis::ReportWarning& w : r.warnings) {
+        if (w.code == "trace.truncated") {
+            rationale = tr("⚠ %1\n%2").arg(QString::fromStdString(w.message), rationale);
+        }
+    }
     m_rationale->setText(rationale);
 
     const analysis::MfuReport& mfu = r.mfu;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <QColor>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
@@ -25,9 +26,9 @@ RooflinePage::RooflinePage(QWidget* parent) : Page(parent) {
     layout->addWidget(m_caption);
     auto* split = new QSplitter(Qt::Vertical, this);
     m_chart = new RooflineChart(split);
-    m_points = new QStandardItemModel(0, 6, this);
-    m_points->setHorizontalHeaderLabels(
-        {tr("Point"), tr("Kind"), tr("Class"), tr("Intensity (FLOP/B)"), tr("Achieved"), tr("Time share")});
+    m_points = new QStandardItemModel(0, 7, this);
+    m_points->setHorizontalHeaderLabels({tr("Point"), tr("Kind"), tr("Class"), tr("Intensity (FLOP/B)"),
+                                         tr("Achieved"), tr("Of its roof"), tr("Time share")});
     m_table = makeSortableTable(m_points, split);
     split->addWidget(m_chart);
     split->addWidget(m_table);
@@ -93,6 +94,20 @@ void RooflinePage::setReport(std::shared_ptr<const analysis::AnalysisReport> rep
             i->setToolTip(text);
             return i;
         };
+        // Above its roof the estimate is off: say so instead of a bare "> 100 %".
+        auto roofItem = [&item](const analysis::RooflinePoint& point) {
+            if (point.attainableFlopsPerSecond <= 0) {
+                return item(tr("—"), -1.0);
+            }
+            QStandardItem* i = item(point.aboveRoof ? tr("above its roof: estimate off")
+                                                    : percentText(point.fractionOfAttainable),
+                                    point.fractionOfAttainable);
+            if (point.aboveRoof) {
+                i->setForeground(QColor(180, 20, 20));
+                i->setToolTip(QString::fromStdString(point.aboveRoofReason));
+            }
+            return i;
+        };
         const QString kind = p.kind == analysis::RooflinePoint::Kind::KernelClass ? tr("class")
                              : p.kind == analysis::RooflinePoint::Kind::Kernel    ? tr("kernel")
                                                                                   : tr("op");
@@ -102,7 +117,7 @@ void RooflinePage::setReport(std::shared_ptr<const analysis::AnalysisReport> rep
              item(QString::number(p.arithmeticIntensity, 'g', 3), p.arithmeticIntensity),
              item(QString::fromStdString(core::formatFlopsPerSecond(p.achievedFlopsPerSecond)),
                   p.achievedFlopsPerSecond),
-             item(percentText(p.timeShare), p.timeShare)});
+             roofItem(p), item(percentText(p.timeShare), p.timeShare)});
     }
     m_table->resizeColumnsToContents();
     m_table->setColumnWidth(0, 360);
