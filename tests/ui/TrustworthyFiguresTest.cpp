@@ -23,6 +23,7 @@
 #include "ui/pages/ReportViews.h"
 #include "ui/report/DiagnosisReport.h"
 #include "ui/report/ReportDocument.h"
+#include "ui/timeline/ReportOverlays.h"
 
 namespace chokepoint::ui {
 namespace {
@@ -90,6 +91,17 @@ void expectFiguresAgree(const analysis::AnalysisReport& r, const QWidget& diagno
             if (expected >= 0) {
                 EXPECT_NEAR(series.valuesMs[s], expected * sig.windowNs / 1e6, 1e-6)
                     << series.name.toStdString();
+            }
+        }
+    }
+    // The timeline's idle strip says what the verdict says: idle the verdict counts as collective
+    // waits is not drawn as launch overhead or synchronization.
+    if (r.overallSignals.launchIdleReassignedFraction > 0) {
+        const TimelineOverlays overlays = overlaysFromReport(r);
+        for (const IdleGap& gap : overlays.idleGaps) {
+            if (gap.deviceIndex == r.device.deviceIndex) {
+                EXPECT_NE(gap.color, idleCauseColor(analysis::IdleCause::LaunchOverhead));
+                EXPECT_NE(gap.color, idleCauseColor(analysis::IdleCause::Synchronization));
             }
         }
     }
