@@ -74,6 +74,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     for (Page* page : createStandardPages()) {
         addPage(page);
     }
+    // The Go menu registers Ctrl+F, F3 and Shift+F3 for the whole window: each key once.
+    if (auto* timeline = qobject_cast<TimelinePage*>(this->page(QStringLiteral("timeline")))) {
+        timeline->useWindowSearchShortcuts();
+    }
 
     connect(m_cancelButton, &QPushButton::clicked, m_document, &TraceDocument::cancel);
     connect(m_document, &TraceDocument::loadStarted, this, &MainWindow::onLoadStarted);
@@ -380,8 +384,9 @@ void MainWindow::onLoadStarted(const QString& path) {
     setBusyUi(true);
     setWindowTitle(tr("%1 — Chokepoint").arg(QFileInfo(path).fileName()));
     // The pages show "Loading…" at once: they are laid out and drawn while the file is read, when
-    // this thread has nothing else to do, instead of after it. A failed load returns to welcome.
-    if (welcomeVisible() && !showPage(QStringLiteral("diagnosis"))) {
+    // this thread has nothing else to do, instead of after it. A new trace starts on the diagnosis
+    // page; a failed load returns to welcome unless the trace open before stays open.
+    if (!showPage(QStringLiteral("diagnosis"))) {
         showPage(QStringLiteral("timeline"));
     }
 }
@@ -409,12 +414,19 @@ void MainWindow::onAnalysisAvailable() {
 
 void MainWindow::onLoadFailed(const QString& message) {
     setBusyUi(false);
-    setWindowTitle(tr("Chokepoint"));
-    showWelcome(true);
+    if (m_document->model()) {
+        // The trace that was open stays open (TraceDocument put it back).
+        setWindowTitle(tr("%1 — Chokepoint").arg(m_document->displayName()));
+    } else {
+        setWindowTitle(tr("Chokepoint"));
+        showWelcome(true);
+    }
     std::fprintf(stderr, "chokepoint: %s\n", message.toLocal8Bit().constData());
     if (m_interactive) {
         QMessageBox box(QMessageBox::Critical, tr("Could Not Open Trace"),
-                        tr("Chokepoint could not open %1.").arg(QFileInfo(m_document->filePath()).fileName()),
+                        m_document->model() ? tr("Chokepoint could not open the file; the trace that was "
+                                                 "open stays open.")
+                                            : tr("Chokepoint could not open the file."),
                         QMessageBox::Ok, this);
         box.setInformativeText(message);
         box.exec();

@@ -94,8 +94,9 @@ bool parseAnalysisArgs(const Args& args, std::size_t fileCount, AnalysisArgs& ou
             ok = next(out.configPath);
         } else if (a == "--format") {
             ok = next(out.format);
-            if (ok && out.format != "text" && out.format != "json" && out.format != "markdown") {
-                error = "--format must be text, json or markdown";
+            if (ok && out.format != "text" && out.format != "json" && out.format != "markdown" &&
+                out.format != "csv-kernels" && out.format != "csv-ops") {
+                error = "--format must be text, json, markdown, csv-kernels or csv-ops";
                 ok = false;
             }
         } else if (a == "--output" || a == "-o") {

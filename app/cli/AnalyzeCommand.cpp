@@ -12,6 +12,7 @@
 #include "app/cli/ExitCodes.h"
 #include "app/cli/JobCommands.h"
 #include "core/analysis/diagnosis/Analyzer.h"
+#include "core/analysis/diagnosis/CsvTables.h"
 #include "core/analysis/diagnosis/ReportWriters.h"
 #include "core/import/TraceLoader.h"
 
@@ -35,7 +36,8 @@ constexpr const char* kAnalyzeUsage =
     "  --oom                    the run hit an out-of-memory error (memory-capacity check)\n"
     "  --config FILE            thresholds (JSON object or key = value lines)\n"
     "  --print-config           print the default thresholds as a config file and exit\n"
-    "  --format text|json|markdown   output format (default text)\n"
+    "  --format text|json|markdown|csv-kernels|csv-ops   output format (default text); the CSV\n"
+    "                           formats list every kernel / launching op in base units (ns, counts)\n"
     "  --output FILE            write the report to FILE instead of stdout\n"
     "  --explain                text: say why each rule was or was not shown\n"
     "  --all-steps              text: list every step\n"
@@ -96,6 +98,10 @@ int runAnalyze(const Args& rawArgs) {
         text = analysis::writeJsonReport(*report.value());
     } else if (parsed.format == "markdown") {
         text = analysis::writeMarkdownReport(*report.value());
+    } else if (parsed.format == "csv-kernels") {
+        text = analysis::writeKernelsCsv(*report.value(), *shared);
+    } else if (parsed.format == "csv-ops") {
+        text = analysis::writeOpsCsv(*report.value(), *shared);
     } else {
         analysis::TextReportOptions textOptions;
         textOptions.explainRules = parsed.explain;

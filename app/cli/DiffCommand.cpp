@@ -70,6 +70,11 @@ int runDiff(const Args& rawArgs) {
         std::fputs(kDiffUsage, stdout);
         return kExitOk;
     }
+    if (parsed.format.rfind("csv", 0) == 0) {
+        std::fprintf(stderr, "chokepoint-cli diff: --format must be text, json or markdown\n\n%s",
+                     kDiffUsage);
+        return kExitUsage;
+    }
     if (parsed.printConfig) {
         std::fputs(analysis::describeDiagnosisConfig(analysis::DiagnosisConfig{}).c_str(), stdout);
         return kExitOk;

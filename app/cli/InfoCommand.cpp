@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "app/cli/Commands.h"
 #include "app/cli/ExitCodes.h"
 #include "app/cli/JobCommands.h"
+#include "core/analysis/metrics/StepTimes.h"
 #include "core/base/Format.h"
 #include "core/base/Progress.h"
 #include "core/format/JsonEscape.h"
@@ -25,104 +27,30 @@ constexpr const char* kInfoUsage =
     "Usage: chokepoint-cli info FILE [--json]\n"
     "       chokepoint-cli info FILE FILE... | FOLDER | 'GLOB' [--json]   (a job: its ranks)\n\n"
     "Prints what is in a trace: devices (name, SMs, memory, compute capability), ranks, time span,\n"
-    "training steps found by name (ProfilerStep#N, or NVTX/user ranges named like step 12,\n"
-    "iteration_3), event counts per kind and the warnings collected while loading.\n"
+    "training steps and their time as `analyze` finds them (ProfilerStep#N, step-named ranges,\n"
+    "optimizer markers, a repeating kernel sequence), event counts per kind and the warnings collected while "
+    "loading.\n"
     "FILE may be PyTorch profiler / Kineto JSON (.json, .json.gz), an Nsight Systems SQLite\n"
     "export or a .cptrace file; the format is detected from the file's first bytes.\n\n"
     "  --json   machine-readable output on stdout\n\n"
     "Exit codes: 0 success, 1 unreadable or invalid FILE, 2 wrong arguments, 130 cancelled.\n";
 
+// The steps as `analyze` finds them (core/analysis/metrics/StepDetection.h), with the step time
+// every output shows (StepTimes.h), so `info` and `analyze` never disagree.
 struct StepSummary {
-    std::string rule;  // "ProfilerStep#N" or "step-like range names"
-    std::size_t count = 0;
+    chokepoint::analysis::StepsResult steps;
+    chokepoint::analysis::StepTimeSummary times;
     std::string firstName, lastName;
-    DurationNs medianNs = 0;
-    DurationNs minNs = 0, maxNs = 0;
+    bool found() const { return steps.source != chokepoint::analysis::StepSource::WholeTrace; }
 };
 
-bool iequalsPrefix(std::string_view text, std::string_view prefix) {
-    if (text.size() < prefix.size()) {
-        return false;
-    }
-    for (std::size_t i = 0; i < prefix.size(); ++i) {
-        if (std::tolower(static_cast<unsigned char>(text[i])) != prefix[i]) {
-            return false;
-        }
-    }
-    return true;
-}
-
-// "ProfilerStep#12"
-bool isProfilerStep(std::string_view name) {
-    constexpr std::string_view kPrefix = "ProfilerStep#";
-    if (name.size() <= kPrefix.size() || name.substr(0, kPrefix.size()) != kPrefix) {
-        return false;
-    }
-    return std::all_of(name.begin() + static_cast<std::ptrdiff_t>(kPrefix.size()), name.end(),
-                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
-}
-
-// Names like "step 3", "Step#3", "train_step_3", "training step 3", "iteration 3", "iter-3":
-// one of those words, optional separators, then only digits.
-bool isStepLikeName(std::string_view name) {
-    static constexpr std::string_view kWords[] = {
-        "training_step", "training step", "train_step", "train step", "iteration", "step", "iter"};
-    for (std::string_view word : kWords) {
-        if (!iequalsPrefix(name, word)) {
-            continue;
-        }
-        std::size_t i = word.size();
-        while (i < name.size() && (name[i] == ' ' || name[i] == '#' || name[i] == '_' || name[i] == '-' ||
-                                   name[i] == ':' || name[i] == '=')) {
-            ++i;
-        }
-        if (i == name.size()) {
-            return false;
-        }
-        return std::all_of(name.begin() + static_cast<std::ptrdiff_t>(i), name.end(),
-                           [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
-    }
-    return false;
-}
-
-// Host ranges (not the GPU projections of the same annotation) whose names mark training steps.
 StepSummary findSteps(const TraceModel& model) {
     StepSummary summary;
-    const RangeTable& ranges = model.ranges;
-    for (int pass = 0; pass < 2 && summary.count == 0; ++pass) {
-        std::vector<DurationNs> durations;
-        for (std::size_t i = 0; i < ranges.size(); ++i) {
-            if (ranges.source[i] == RangeSource::GpuUserAnnotation) {
-                continue;
-            }
-            std::string_view name = model.text(ranges.name[i]);
-            if (pass == 0 ? !isProfilerStep(name) : !isStepLikeName(name)) {
-                continue;
-            }
-            if (durations.empty()) {
-                summary.firstName = name;
-            }
-            summary.lastName = name;
-            durations.push_back(ranges.endNs[i] - ranges.startNs[i]);
-        }
-        if (durations.empty()) {
-            continue;
-        }
-        summary.rule = pass == 0 ? "ProfilerStep#N ranges" : "ranges named like steps";
-        summary.count = durations.size();
-        auto [lo, hi] = std::minmax_element(durations.begin(), durations.end());
-        summary.minNs = *lo;
-        summary.maxNs = *hi;
-        std::nth_element(durations.begin(),
-                         durations.begin() + static_cast<std::ptrdiff_t>(durations.size() / 2),
-                         durations.end());
-        summary.medianNs = durations[durations.size() / 2];
-        if (durations.size() % 2 == 0) {
-            DurationNs upper = summary.medianNs;
-            DurationNs lower = *std::max_element(
-                durations.begin(), durations.begin() + static_cast<std::ptrdiff_t>(durations.size() / 2));
-            summary.medianNs = lower + (upper - lower) / 2;
-        }
+    summary.steps = chokepoint::analysis::detectSteps(model);
+    summary.times = chokepoint::analysis::summarizeStepTimes(summary.steps);
+    if (!summary.steps.steps.empty()) {
+        summary.firstName = summary.steps.steps.front().name;
+        summary.lastName = summary.steps.steps.back().name;
     }
     return summary;
 }
@@ -203,13 +131,15 @@ void printText(const std::string& path, std::string_view format, const TraceMode
     std::printf("\n");
 
     StepSummary steps = findSteps(m);
-    if (steps.count == 0) {
-        std::printf("Steps:       none found (no ProfilerStep#N or step-named ranges)\n");
+    if (!steps.found()) {
+        std::printf("Steps:       none found (%s)\n", steps.steps.note.c_str());
     } else {
-        std::printf("Steps:       %zu %s, %s .. %s, median %s (min %s, max %s)\n", steps.count,
-                    steps.rule.c_str(), steps.firstName.c_str(), steps.lastName.c_str(),
-                    formatDuration(steps.medianNs).c_str(), formatDuration(steps.minNs).c_str(),
-                    formatDuration(steps.maxNs).c_str());
+        std::printf(
+            "Steps:       %zu from %s, %s .. %s; step time %s (min %s, max %s)\n", steps.steps.steps.size(),
+            std::string(chokepoint::analysis::toString(steps.steps.source)).c_str(), steps.firstName.c_str(),
+            steps.lastName.c_str(), chokepoint::analysis::describeStepTimes(steps.times).c_str(),
+            chokepoint::analysis::formatStepDuration(steps.times.minNs).c_str(),
+            chokepoint::analysis::formatStepDuration(steps.times.maxNs).c_str());
     }
 
     std::printf("\nEvents:\n");
@@ -273,11 +203,18 @@ void printJson(const std::string& path, std::string_view format, const TraceMode
            ",\"endNs\":" + std::to_string(span.endNs) +
            ",\"durationNs\":" + std::to_string(span.durationNs()) + "}";
     StepSummary steps = findSteps(m);
-    out += ",\"steps\":{\"count\":" + std::to_string(steps.count) + ",\"rule\":" + jsonString(steps.rule) +
-           ",\"first\":" + jsonString(steps.firstName) + ",\"last\":" + jsonString(steps.lastName) +
-           ",\"medianDurationNs\":" + std::to_string(steps.medianNs) +
-           ",\"minDurationNs\":" + std::to_string(steps.minNs) +
-           ",\"maxDurationNs\":" + std::to_string(steps.maxNs) + "}";
+    const std::int64_t stepCount = steps.found() ? steps.times.count : 0;
+    auto ns = [](double v) { return std::to_string(std::llround(v)); };
+    out += ",\"steps\":{\"count\":" + std::to_string(stepCount) + ",\"rule\":" +
+           jsonString(steps.found() ? std::string(chokepoint::analysis::toString(steps.steps.source))
+                                    : std::string()) +
+           ",\"first\":" + jsonString(stepCount > 0 ? steps.firstName : std::string()) +
+           ",\"last\":" + jsonString(stepCount > 0 ? steps.lastName : std::string()) +
+           ",\"meanDurationNs\":" + ns(stepCount > 0 ? steps.times.meanNs : 0) +
+           ",\"medianDurationNs\":" + ns(stepCount > 0 ? steps.times.medianNs : 0) +
+           ",\"minDurationNs\":" + ns(stepCount > 0 ? steps.times.minNs : 0) +
+           ",\"maxDurationNs\":" + ns(stepCount > 0 ? steps.times.maxNs : 0) +
+           ",\"definition\":" + jsonString(chokepoint::analysis::describeStepTimes(steps.times)) + "}";
     out += ",\"events\":{\"kernels\":" + std::to_string(m.kernels.size()) +
            ",\"memcpys\":" + std::to_string(m.memcpys.size()) +
            ",\"memsets\":" + std::to_string(m.memsets.size()) +

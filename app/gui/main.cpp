@@ -5,6 +5,8 @@
 //   chokepoint --screenshot OUT.png --page diagnosis|timeline|roofline|fixes|review [--size WxH] FILE
 //   chokepoint --screenshot OUT.png --page job [--size WxH] FILE...|FOLDER
 //
+// --help and --version work without a display; --screenshot uses the offscreen platform unless
+// QT_QPA_PLATFORM is set; without a display and without --screenshot the program says so and exits 3.
 // --screenshot loads FILE, waits for the analysis, renders the window with the page shown
 // (QWidget::grab, works with QT_QPA_PLATFORM=offscreen) and exits 0; it exits non-zero with a
 // message on stderr when the file cannot be opened or the page does not exist. With
@@ -12,12 +14,15 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QFileInfo>
 #include <QImage>
 #include <QPixmap>
 #include <QTimer>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <initializer_list>
 
 #include "core/job/JobInputs.h"
 #include "ui/AppIcon.h"
@@ -211,9 +216,91 @@ bool isJob(const QStringList& files, const QString& pageId) {
     return pageId == QLatin1String("job") || chokepoint::job::looksLikeJob(arguments);
 }
 
+// The command line, on any QCoreApplication: --help and --version are answered before a
+// QApplication (which needs a display) exists.
+struct CommandLine {
+    QCommandLineParser parser;
+    QCommandLineOption screenshot{QStringLiteral("screenshot"),
+                                  QStringLiteral("Render a page of FILE to the PNG OUT and exit (no display "
+                                                 "needed: the offscreen platform is used unless "
+                                                 "QT_QPA_PLATFORM says otherwise)."),
+                                  QStringLiteral("OUT")};
+    QCommandLineOption page{
+        QStringLiteral("page"),
+        QStringLiteral("Page for --screenshot: diagnosis, timeline, roofline, fixes, review, or job "
+                       "(FILE...: the ranks of one job, or their FOLDER)."),
+        QStringLiteral("ID"), QStringLiteral("diagnosis")};
+    QCommandLineOption sizeOption{QStringLiteral("size"),
+                                  QStringLiteral("Window size for --screenshot (default 1600x1000)."),
+                                  QStringLiteral("WxH"), QStringLiteral("1600x1000")};
+
+    CommandLine() {
+        parser.setApplicationDescription(
+            QStringLiteral("Tells you why your GPU training job is slow and what to change."));
+        parser.addHelpOption();
+        parser.addVersionOption();
+        parser.addOption(screenshot);
+        parser.addOption(page);
+        parser.addOption(sizeOption);
+        parser.addPositionalArgument(
+            QStringLiteral("FILE"),
+            QStringLiteral("Trace to open (.json, .json.gz, .sqlite, .cptrace). Several "
+                           "files or a folder open them as the ranks of one job."),
+            QStringLiteral("[FILE...]"));
+    }
+};
+
+void setApplicationNames() {
+    QCoreApplication::setOrganizationName(QStringLiteral("Chokepoint"));
+    QCoreApplication::setApplicationName(QStringLiteral("Chokepoint"));
+    QCoreApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+}
+
+bool hasArgument(int argc, char** argv, std::initializer_list<const char*> names) {
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--") == 0) {
+            return false;
+        }
+        for (const char* name : names) {
+            if (std::strcmp(argv[i], name) == 0 ||
+                (std::strncmp(argv[i], name, std::strlen(name)) == 0 && argv[i][std::strlen(name)] == '=')) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+// True when Qt would find no display: no platform chosen and, on Linux, neither X11 nor Wayland.
+bool noDisplay() {
+#if defined(Q_OS_LINUX)
+    return !qEnvironmentVariableIsSet("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+           qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+#else
+    return false;
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    // --help / --version (and bad options) need no display: answer them without a QApplication.
+    if (hasArgument(argc, argv, {"--help", "-h", "-?", "--help-all", "--version", "-v"})) {
+        QCoreApplication core(argc, argv);
+        setApplicationNames();
+        CommandLine cl;
+        cl.parser.process(core);  // prints and exits
+        return kExitOk;
+    }
+    // Headless rendering needs no display either: fall back to the offscreen platform.
+    if (hasArgument(argc, argv, {"--screenshot"}) && !qEnvironmentVariableIsSet("QT_QPA_PLATFORM")) {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    } else if (noDisplay()) {
+        std::fprintf(stderr,
+                     "chokepoint: no display (DISPLAY and WAYLAND_DISPLAY are unset). Use chokepoint-cli, "
+                     "--screenshot OUT.png FILE, or set QT_QPA_PLATFORM (offscreen, vnc, ...).\n");
+        return kExitFailure;
+    }
     chokepoint::ui::startStartupClock();
     // Read a single trace on the other core while Qt starts and the window is built (a job's
     // ranks are read by the job loader's workers instead).
@@ -224,36 +311,16 @@ int main(int argc, char** argv) {
     }
     QApplication app(argc, argv);
     chokepoint::ui::noteStartupMilestone("QApplication");
-    QApplication::setOrganizationName(QStringLiteral("Chokepoint"));
-    QApplication::setApplicationName(QStringLiteral("Chokepoint"));
-    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    setApplicationNames();
     QApplication::setDesktopFileName(QStringLiteral("chokepoint"));
     chokepoint::ui::initUiResources();
     QApplication::setWindowIcon(chokepoint::ui::appIcon());
 
-    QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("Tells you why your GPU training job is slow and what to change."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    QCommandLineOption screenshot(QStringLiteral("screenshot"),
-                                  QStringLiteral("Render a page of FILE to the PNG OUT and exit."),
-                                  QStringLiteral("OUT"));
-    QCommandLineOption page(
-        QStringLiteral("page"),
-        QStringLiteral("Page for --screenshot: diagnosis, timeline, roofline, fixes, review, or job "
-                       "(FILE...: the ranks of one job, or their FOLDER)."),
-        QStringLiteral("ID"), QStringLiteral("diagnosis"));
-    QCommandLineOption sizeOption(QStringLiteral("size"),
-                                  QStringLiteral("Window size for --screenshot (default 1600x1000)."),
-                                  QStringLiteral("WxH"), QStringLiteral("1600x1000"));
-    parser.addOption(screenshot);
-    parser.addOption(page);
-    parser.addOption(sizeOption);
-    parser.addPositionalArgument(QStringLiteral("FILE"),
-                                 QStringLiteral("Trace to open (.json, .json.gz, .sqlite, .cptrace). Several "
-                                                "files or a folder open them as the ranks of one job."),
-                                 QStringLiteral("[FILE...]"));
+    CommandLine cl;
+    QCommandLineParser& parser = cl.parser;
+    const QCommandLineOption& screenshot = cl.screenshot;
+    const QCommandLineOption& page = cl.page;
+    const QCommandLineOption& sizeOption = cl.sizeOption;
     parser.process(app);
     const QStringList files = parser.positionalArguments();
     QSize size;

@@ -92,6 +92,7 @@ public:
 
     bool compressed() const override { return true; }
     double fractionConsumed() const override { return m_inner->fractionConsumed(); }
+    std::string truncation() const override { return m_truncation; }
 
     Result<std::size_t> read(char* dest, std::size_t capacity) override {
         if (!m_initOk) {
@@ -109,10 +110,16 @@ public:
                 m_innerEof = got.value() == 0;
             }
             if (m_zs.avail_in == 0 && m_innerEof) {
-                if (m_memberOpen) {
+                if (m_memberOpen && m_inflatedOffset == 0) {
                     return makeError(m_name + ": truncated gzip stream: the compressed data ends at byte " +
                                      std::to_string(m_compressedOffset) + " inside a gzip member (after " +
                                      std::to_string(m_inflatedOffset) + " inflated bytes)");
+                }
+                if (m_memberOpen) {
+                    // The data inflated so far is returned; the reader decides whether it can use it.
+                    m_truncation = "truncated gzip stream: the compressed data ends at byte " +
+                                   std::to_string(m_compressedOffset) + " inside a gzip member (after " +
+                                   std::to_string(m_inflatedOffset) + " inflated bytes)";
                 }
                 m_finished = true;
                 break;
@@ -168,6 +175,7 @@ private:
     static constexpr std::size_t kInBytes = 256 * 1024;
     std::unique_ptr<ByteSource> m_inner;
     std::string m_name;
+    std::string m_truncation;
     std::vector<unsigned char> m_in;
     z_stream m_zs;
     bool m_initOk = false;

@@ -27,6 +27,10 @@ public:
     virtual bool compressed() const { return false; }
     // Total bytes read() will return when known in advance (plain file, memory), else 0.
     virtual std::uint64_t sizeHint() const { return 0; }
+    // Non-empty once read() reached the end of a compressed stream cut short (a gzip member without
+    // its end): read() then ends the data where the input ended, and this says where, so a reader
+    // that tolerates a truncated document can warn.
+    virtual std::string truncation() const { return {}; }
 };
 
 inline constexpr unsigned char kGzipMagic0 = 0x1f;

@@ -90,6 +90,12 @@ public:
         if (!sawEvents) {
             return fail("no \"traceEvents\" array: not a PyTorch profiler / Kineto trace");
         }
+        if (!m_truncated) {
+            if (std::string gz = m_source.truncation(); !gz.empty()) {
+                m_builder.countIssue("import.truncated", Severity::Warning,
+                                     gz + "; the JSON inside is whole");
+            }
+        }
         if (m_model.metadata.producer.empty()) {
             m_model.metadata.producer = "PyTorch Profiler (Kineto)";
         }
@@ -212,6 +218,21 @@ private:
         return makeError(m_name + ": byte " + std::to_string(streamOffset(index)) + ": " + message);
     }
 
+    // The data ended inside the document after `m_eventIndex` whole events: keep them, as Perfetto
+    // and chrome://tracing do, and say so in a warning the loader shows with the trace.
+    void markTruncated(const std::string& where) {
+        m_truncated = true;
+        m_begin = m_end;
+        std::string detail = "the file ends " + where + " after " + std::to_string(m_eventIndex) +
+                             " whole events (byte " + std::to_string(streamOffset(m_end)) +
+                             "): it was cut short (a profiler killed while writing?); loaded up to the last "
+                             "whole event";
+        if (std::string gz = m_source.truncation(); !gz.empty()) {
+            detail += " (" + gz + ")";
+        }
+        m_builder.countIssue("import.truncated", Severity::Warning, detail);
+    }
+
     // --- top level ----------------------------------------------------------------------------
     Status readTopLevelObject(bool& sawEvents) {
         if (auto st = skipSpace(); !st.ok()) {
@@ -226,6 +247,10 @@ private:
                 return st;
             }
             if (m_begin >= m_end) {
+                if (sawEvents) {
+                    markTruncated("inside the top-level object");
+                    return Ok{};
+                }
                 return failAt(m_begin, "the data ends inside the top-level object (truncated file?)");
             }
             if (m_buf[m_begin] != '"') {
@@ -234,11 +259,19 @@ private:
             }
             auto keyLength = completeValue("a top-level key");
             if (!keyLength.ok()) {
+                if (sawEvents && m_eof) {
+                    markTruncated("inside the top-level object");
+                    return Ok{};
+                }
                 return keyLength.error();
             }
             std::string key(m_buf.get() + m_begin + 1, keyLength.value() - 2);
             m_begin += keyLength.value();
             if (auto st = expectChar(':', "after a top-level key"); !st.ok()) {
+                if (sawEvents && m_eof && m_begin >= m_end) {
+                    markTruncated("inside the top-level object");
+                    return Ok{};
+                }
                 return st;
             }
             if (auto st = skipSpace(); !st.ok()) {
@@ -252,9 +285,16 @@ private:
                     return st;
                 }
                 sawEvents = true;
+                if (m_truncated) {
+                    return Ok{};
+                }
             } else {
                 auto length = completeValue(("the value of \"" + key + "\"").c_str());
                 if (!length.ok()) {
+                    if (sawEvents && m_eof) {
+                        markTruncated("inside the value of \"" + key + "\"");
+                        return Ok{};
+                    }
                     return length.error();
                 }
                 if (auto st = readTopLevelValue(key, m_begin, length.value()); !st.ok()) {
@@ -266,6 +306,10 @@ private:
                 return st;
             }
             if (m_begin >= m_end) {
+                if (sawEvents) {
+                    markTruncated("inside the top-level object");
+                    return Ok{};
+                }
                 return failAt(m_begin, "the data ends inside the top-level object (truncated file?)");
             }
             char c = m_buf[m_begin++];
@@ -502,6 +546,10 @@ private:
                 return st;
             }
             if (m_begin >= m_end) {
+                if (m_eventIndex > 0) {
+                    markTruncated("inside \"traceEvents\"");
+                    return Ok{};
+                }
                 return failAt(m_begin, "the data ends inside \"traceEvents\" after " +
                                            std::to_string(m_eventIndex) + " events (truncated file?)");
             }
@@ -535,6 +583,11 @@ private:
                 std::size_t valueEnd = pos + r.length;
                 std::size_t after = skipJsonSpace(m_buf.get(), m_end, valueEnd);
                 if (after >= m_end) {
+                    if (m_eof) {  // the last whole event of a truncated file
+                        m_elementStarts.push_back(pos);
+                        lastEnd = valueEnd;
+                        pos = after;
+                    }
                     break;  // need to see what follows before taking this element
                 }
                 m_elementStarts.push_back(pos);
@@ -553,6 +606,10 @@ private:
             }
             if (m_elementStarts.empty()) {
                 if (m_eof) {
+                    if (m_eventIndex > 0) {
+                        markTruncated("inside \"traceEvents\"");
+                        return Ok{};
+                    }
                     return failAt(m_begin, "the data ends inside \"traceEvents\" at event #" +
                                                std::to_string(m_eventIndex) + " (truncated file?)");
                 }
@@ -660,6 +717,7 @@ private:
     std::size_t m_end = 1;           // one past the last byte read
     std::uint64_t m_bufferBase = 0;  // stream offset of m_buf[1]
     bool m_eof = false;
+    bool m_truncated = false;  // the document was cut short after some whole events: loaded up to them
     std::uint64_t m_eventIndex = 0;
     std::vector<std::size_t> m_elementStarts;
 };

@@ -77,8 +77,10 @@ TEST_F(CliTest, InfoPrintsDevicesRanksStepsAndCounts) {
     EXPECT_NE(r.out.find("GPU 0: NVIDIA H100 80GB HBM3 (132 SMs, 79.6 GiB, compute 9.0)"), std::string::npos)
         << r.out;
     EXPECT_NE(r.out.find("rank 1 of 4 (nccl)"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("3 ProfilerStep#N ranges, ProfilerStep#7 .. ProfilerStep#9, median 2.00 ms"),
-              std::string::npos)
+    EXPECT_NE(
+        r.out.find("3 from ProfilerStep, ProfilerStep#7 .. ProfilerStep#9; step time mean 2.00 ms, median "
+                   "2.00 ms over all 3 ProfilerStep steps"),
+        std::string::npos)
         << r.out;
     EXPECT_NE(r.out.find("GPU kernels"), std::string::npos);
     EXPECT_EQ(r.out.find("No GPU activity"), std::string::npos);
@@ -96,6 +98,7 @@ TEST_F(CliTest, InfoJsonIsValidAndComplete) {
     EXPECT_EQ(std::int64_t(doc["events"]["apiCalls"]), 3);
     EXPECT_EQ(std::int64_t(doc["steps"]["count"]), 3);
     EXPECT_EQ(std::int64_t(doc["steps"]["medianDurationNs"]), 2'000'000);
+    EXPECT_EQ(std::int64_t(doc["steps"]["meanDurationNs"]), 2'000'000);
     EXPECT_EQ(std::int64_t(doc["distributed"]["worldSize"]), 4);
     EXPECT_EQ(std::string_view(doc["format"]), "cptrace");
     EXPECT_TRUE(bool(doc["gpuActivity"]));
@@ -111,7 +114,7 @@ TEST_F(CliTest, InfoSaysWhenThereIsNoGpuActivity) {
     CliRun r = run("info " + file);
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("No GPU activity"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("2 ranges named like steps, step 1 .. step 2"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("2 from named range, step 1 .. step 2"), std::string::npos) << r.out;
 }
 
 TEST_F(CliTest, ConvertToCptraceAndChromeJson) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <QFile>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
 #include <QProcess>
@@ -13,6 +14,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "core/format/CptraceWriter.h"
 #include "core/import/TraceLoader.h"
 #include "tests/testutils/SharedTraces.h"
 #include "tests/ui/PageTestSupport.h"
@@ -23,6 +25,8 @@
 #include "ui/pages/ReviewPage.h"
 #include "ui/review/PresenterView.h"
 #include "ui/timeline/TimelinePage.h"
+#include "ui/timeline/TimelineWidget.h"
+#include "ui/widgets/SearchBar.h"
 #include "ui/widgets/WelcomePage.h"
 
 namespace chokepoint::ui {
@@ -107,8 +111,11 @@ TEST(MainWindowTest, HiddenPagesRefreshWhenShownAndVisibleOnesAtOnce) {
     EXPECT_EQ(counting->modelRefreshes, 1);
     EXPECT_EQ(counting->reportRefreshes, 1);
     EXPECT_TRUE(counting->reportSeenAfterModel);
-    // The page being looked at refreshes at once.
+    // A new trace opens on the diagnosis page; shown again, the page catches up with the model and
+    // then, being looked at, takes the report at once when it arrives.
     window.document()->setModel(testutils::timelineTestModel(), QStringLiteral("again"));
+    EXPECT_EQ(window.currentPageId(), QStringLiteral("diagnosis"));
+    ASSERT_TRUE(window.showPage(QStringLiteral("counting")));
     EXPECT_EQ(counting->modelRefreshes, 2);
     ASSERT_TRUE(analysed.wait(10000));
     EXPECT_EQ(counting->reportRefreshes, 2);
@@ -169,8 +176,8 @@ TEST(MainWindowTest, ExportMenuWritesTheReportTablesAndTrace) {
         {ExportActions::Kind::ReportPdf, "r.pdf", "%PDF"},
         {ExportActions::Kind::ReportMarkdown, "r.md", "# "},
         {ExportActions::Kind::ReportJson, "r.json", "{"},
-        {ExportActions::Kind::TopKernelsCsv, "k.csv", "Kernel,"},
-        {ExportActions::Kind::TopOpsCsv, "o.csv", "Op,"},
+        {ExportActions::Kind::TopKernelsCsv, "k.csv", "name,class,tens"},
+        {ExportActions::Kind::TopOpsCsv, "o.csv", "name,class,calls"},
         {ExportActions::Kind::TraceChromeJson, "t.json", "{"},
     };
     for (const Case& c : cases) {
@@ -273,16 +280,95 @@ TEST(MainWindowTest, LoadFailureReturnsToTheWelcomePage) {
     EXPECT_TRUE(MainWindow::recentFiles().isEmpty());  // failures are not remembered
 }
 
+TEST(MainWindowTest, SearchShortcutsWorkWithTheTimelineFocused) {
+    isolateSettings();
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    window.activateWindow();
+    ASSERT_TRUE(QTest::qWaitForWindowActive(&window));
+    QSignalSpy analysed(window.document(), &TraceDocument::analysisAvailable);
+    window.document()->setModel(testutils::timelineTestModel(), QStringLiteral("test"));
+    ASSERT_TRUE(analysed.count() > 0 || analysed.wait(10000));
+    ASSERT_TRUE(window.showPage(QStringLiteral("timeline")));
+    auto* page = qobject_cast<TimelinePage*>(window.page(QStringLiteral("timeline")));
+    ASSERT_NE(page, nullptr);
+    window.activateWindow();
+    page->timeline()->setFocus();
+    QApplication::processEvents();
+    // Ctrl+F, registered once (the Go menu), moves the focus to the search field.
+    QTest::keyClick(page->timeline(), Qt::Key_F, Qt::ControlModifier);
+    auto* edit = page->searchBar()->findChild<QLineEdit*>();
+    ASSERT_NE(edit, nullptr);
+    EXPECT_TRUE(edit->hasFocus());
+    page->search(QStringLiteral("SGEMM"));
+    const timeline::SearchResults& hits = page->searchResults();
+    ASSERT_GE(hits.size(), 3u);
+    EXPECT_EQ(page->timeline()->selectedEvent(), hits[0].ref);
+    page->timeline()->setFocus();
+    QTest::keyClick(page->timeline(), Qt::Key_F3);
+    EXPECT_EQ(page->timeline()->selectedEvent(), hits[1].ref);
+    QTest::keyClick(page->timeline(), Qt::Key_F3, Qt::ShiftModifier);
+    EXPECT_EQ(page->timeline()->selectedEvent(), hits[0].ref);
+}
+
+TEST(MainWindowTest, AFailedOpenLeavesTheOpenTraceUntouched) {
+    isolateSettings();
+    MainWindow window;
+    window.setInteractive(false);
+    QSignalSpy analysed(window.document(), &TraceDocument::analysisAvailable);
+    const auto model = testutils::timelineTestModel();
+    window.document()->setModel(model, QStringLiteral("open trace"));
+    ASSERT_TRUE(analysed.count() > 0 || analysed.wait(10000));
+    const auto report = window.document()->report();
+    ASSERT_TRUE(report);
+    QSignalSpy failed(window.document(), &TraceDocument::loadFailed);
+    window.openFile(QStringLiteral("/nonexistent/trace.json"));
+    QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10'000);
+    EXPECT_EQ(window.document()->model(), model);
+    EXPECT_EQ(window.document()->report(), report);
+    EXPECT_EQ(window.document()->displayName(), QStringLiteral("open trace"));
+    EXPECT_FALSE(window.welcomeVisible());
+}
+
+TEST(MainWindowTest, ANewTraceStartsOnTheDiagnosisPageWithAFreshSearch) {
+    isolateSettings();
+    MainWindow window;
+    QSignalSpy analysed(window.document(), &TraceDocument::analysisAvailable);
+    window.document()->setModel(testutils::timelineTestModel(), QStringLiteral("first"));
+    ASSERT_TRUE(analysed.count() > 0 || analysed.wait(10000));
+    ASSERT_TRUE(window.showPage(QStringLiteral("timeline")));
+    auto* page = qobject_cast<TimelinePage*>(window.page(QStringLiteral("timeline")));
+    ASSERT_NE(page, nullptr);
+    page->search(QStringLiteral("SGEMM"));
+    EXPECT_FALSE(page->searchResults().empty());
+    window.document()->setModel(testutils::timelineTestModel(), QStringLiteral("second"));
+    EXPECT_EQ(window.currentPageId(), QStringLiteral("diagnosis"));
+    ASSERT_TRUE(analysed.wait(10000));
+    window.showPage(QStringLiteral("timeline"));
+    EXPECT_TRUE(page->searchBar()->text().isEmpty());
+    EXPECT_TRUE(page->searchResults().empty());
+}
+
 // --- The executable -------------------------------------------------------------------------
 
 QString guiBinary() {
     return QStringLiteral(CHOKEPOINT_BINARY_DIR "/bin/chokepoint");
 }
 
-int runGui(const QStringList& args, QString* errors = nullptr) {
+// Runs the GUI executable; `display` false runs it as on a machine without one (no DISPLAY, no
+// WAYLAND_DISPLAY, no QT_QPA_PLATFORM), where it must not abort.
+int runGui(const QStringList& args, QString* errors = nullptr, bool display = true,
+           QString* output = nullptr) {
     QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    if (display) {
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    } else {
+        for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"}) {
+            env.remove(QString::fromLatin1(name));
+        }
+    }
     process.setProcessEnvironment(env);
     process.start(guiBinary(), args);
     if (!process.waitForFinished(60'000)) {
@@ -291,6 +377,9 @@ int runGui(const QStringList& args, QString* errors = nullptr) {
     }
     if (errors) {
         *errors = QString::fromLocal8Bit(process.readAllStandardError());
+    }
+    if (output) {
+        *output = QString::fromLocal8Bit(process.readAllStandardOutput());
     }
     return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
 }
@@ -342,6 +431,32 @@ TEST(MainWindowTest, ScreenshotFailsClearlyOnBadInput) {
                       QStringLiteral("/nonexistent/trace.json")},
                      &errors),
               2);
+}
+
+TEST(MainWindowTest, WithoutADisplayHelpVersionAndScreenshotWork) {
+    if (!QFile::exists(guiBinary())) {
+        GTEST_SKIP() << "chokepoint executable not built";
+    }
+    testutils::guiApp();
+    QString errors, output;
+    ASSERT_EQ(runGui({QStringLiteral("--help")}, &errors, false, &output), 0) << errors.toStdString();
+    EXPECT_TRUE(output.contains(QStringLiteral("--screenshot"))) << output.toStdString();
+    ASSERT_EQ(runGui({QStringLiteral("--version")}, &errors, false, &output), 0) << errors.toStdString();
+    EXPECT_TRUE(output.contains(QStringLiteral("0.1.0"))) << output.toStdString();
+    // The README's headless rendering: --screenshot picks the offscreen platform by itself.
+    QTemporaryDir dir;
+    const QString trace = dir.filePath(QStringLiteral("t.cptrace"));
+    ASSERT_TRUE(core::writeCptrace(*testutils::timelineTestModel(), trace.toStdString()).ok());
+    const QString out = dir.filePath(QStringLiteral("d.png"));
+    ASSERT_EQ(runGui({QStringLiteral("--screenshot"), out, QStringLiteral("--page"),
+                      QStringLiteral("diagnosis"), trace},
+                     &errors, false),
+              0)
+        << errors.toStdString();
+    EXPECT_FALSE(QImage(out).isNull());
+    // Plain start without a display: a clear message, not an abort.
+    EXPECT_EQ(runGui({}, &errors, false), 3);
+    EXPECT_TRUE(errors.contains(QStringLiteral("no display"))) << errors.toStdString();
 }
 
 }  // namespace

@@ -188,6 +188,26 @@ TEST_F(ReviewModeTest, BookmarksAreSavedBesideTheTraceAndReloaded) {
     presenter->hide();
 }
 
+TEST_F(ReviewModeTest, BookmarksDefaultToTheTimelineSelection) {
+    TraceDocument document;
+    ReviewPage page;
+    page.setDocument(&document);
+    page.setTrace(QString(), m_report, m_report->model);  // in memory: no sidecar
+    // The user selects an op on the timeline: "Add bookmark" marks it, named after it.
+    const core::TimeRange op{m_report->steps[2].range.startNs + 1000,
+                             m_report->steps[2].range.startNs + 5000};
+    document.noteSelection(op, QStringLiteral("aten::mm"));
+    ASSERT_NE(page.bookmarkCurrentFocus(QString(), QString()), 0u);
+    ASSERT_EQ(page.bookmarks()->notes().bookmarks().size(), 1u);
+    const core::Bookmark& b = page.bookmarks()->notes().bookmarks().front();
+    EXPECT_EQ(b.range, op);
+    EXPECT_EQ(b.title, "aten::mm");
+    // A title typed by the user wins over the selection's name.
+    ASSERT_NE(page.bookmarkCurrentFocus(QStringLiteral("slow matmul"), QString()), 0u);
+    EXPECT_EQ(page.bookmarks()->notes().bookmarks().back().title, "slow matmul");
+    EXPECT_EQ(page.bookmarks()->notes().bookmarks().back().range, op);
+}
+
 TEST_F(ReviewModeTest, CorruptSidecarIsReportedAndNotOverwritten) {
     const QString sidecar = QString::fromStdString(core::reviewSidecarPath(m_trace.toStdString()));
     const QByteArray garbage =

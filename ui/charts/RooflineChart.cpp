@@ -274,6 +274,7 @@ void RooflineChart::rebuild() {
     // legend gets one fixed-size proxy entry per group instead of the variable-size dots.
     std::map<QString, QColor> groups;
     std::vector<QString> groupOrder;
+    bool anyAboveRoof = false;
     for (int pass = 0; pass < 2; ++pass) {
         for (std::size_t i = 0; i < m_data.dots.size(); ++i) {
             const RooflineDot& dot = m_data.dots[i];
@@ -296,6 +297,15 @@ void RooflineChart::rebuild() {
             if (groups.emplace(g->name(), dot.color.isValid() ? dot.color : QColor(31, 119, 180)).second) {
                 groupOrder.push_back(g->name());
             }
+            if (dot.aboveRoof && usable(dot.intensityFlopsPerByte) && usable(dot.flopsPerSecond)) {
+                QCPGraph* mark = m_plot->addGraph();
+                mark->setLineStyle(QCPGraph::lsNone);
+                mark->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QPen(QColor(200, 20, 20), 2),
+                                                      Qt::NoBrush, size + 4));
+                mark->setData({dot.intensityFlopsPerByte}, {dot.flopsPerSecond}, true);
+                mark->removeFromLegend();
+                anyAboveRoof = true;
+            }
             if (static_cast<int>(i) == m_highlighted) {
                 QCPGraph* ring = m_plot->addGraph();
                 ring->setLineStyle(QCPGraph::lsNone);
@@ -314,6 +324,13 @@ void RooflineChart::rebuild() {
         proxy->setScatterStyle(
             QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(groups[name].darker(140)), QBrush(fill), 9));
         proxy->setName(name);
+    }
+    if (anyAboveRoof) {
+        QCPGraph* proxy = m_plot->addGraph();
+        proxy->setLineStyle(QCPGraph::lsNone);
+        proxy->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssCross, QPen(QColor(200, 20, 20), 2), Qt::NoBrush, 9));
+        proxy->setName(tr("above its roof: estimate off (see tooltip)"));
     }
 
     if (m_data.dots.empty()) {

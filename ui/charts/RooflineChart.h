@@ -41,6 +41,9 @@ struct RooflineDot {
     QColor color;
     QString tooltip;      // full text for hover (may contain newlines)
     bool hollow = false;  // drawn as a ring (e.g. aggregate class points)
+    // Achieved more than its roof allows: the estimate is off. Drawn with a red cross on top and a
+    // legend entry; the tooltip says the likely reason.
+    bool aboveRoof = false;
 };
 
 struct RooflineChartData {

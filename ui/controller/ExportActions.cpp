@@ -6,18 +6,16 @@
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
-#include <limits>
 
 #pragma push_macro("signals")
 #undef signals
+#include "core/analysis/diagnosis/CsvTables.h"
 #include "core/analysis/diagnosis/ReportWriters.h"
 #pragma pop_macro("signals")
 
 #include "core/format/ChromeTraceExporter.h"
 #include "core/format/CptraceWriter.h"
 #include "ui/controller/TraceDocument.h"
-#include "ui/models/TopKernelsModel.h"
-#include "ui/report/CsvExport.h"
 #include "ui/report/DiagnosisReport.h"
 
 namespace chokepoint::ui {
@@ -41,10 +39,10 @@ const ExportItem kItems[] = {
      QT_TR_NOOP("Markdown files (*.md)"), ".md", true},
     {ExportActions::Kind::ReportJson, QT_TR_NOOP("Diagnosis Report as &JSON…"),
      QT_TR_NOOP("JSON files (*.json)"), ".json", true},
-    {ExportActions::Kind::TopKernelsCsv, QT_TR_NOOP("Top &Kernels as CSV…"), QT_TR_NOOP("CSV files (*.csv)"),
-     ".csv", true},
-    {ExportActions::Kind::TopOpsCsv, QT_TR_NOOP("Top &Ops as CSV…"), QT_TR_NOOP("CSV files (*.csv)"), ".csv",
-     true},
+    {ExportActions::Kind::TopKernelsCsv, QT_TR_NOOP("All &Kernels as CSV (ns, counts)…"),
+     QT_TR_NOOP("CSV files (*.csv)"), ".csv", true},
+    {ExportActions::Kind::TopOpsCsv, QT_TR_NOOP("All &Ops as CSV (ns, counts)…"),
+     QT_TR_NOOP("CSV files (*.csv)"), ".csv", true},
     {ExportActions::Kind::TraceCptrace, QT_TR_NOOP("Trace as &Chokepoint Trace (.cptrace)…"),
      QT_TR_NOOP("Chokepoint traces (*.cptrace)"), ".cptrace", false},
     {ExportActions::Kind::TraceChromeJson, QT_TR_NOOP("Trace as Chrome Trace &JSON (Perfetto)…"),
@@ -151,16 +149,10 @@ bool ExportActions::exportTo(Kind kind, const QString& path, QString* error) con
             return writeText(path, analysis::writeMarkdownReport(*report), error);
         case Kind::ReportJson:
             return writeText(path, analysis::writeJsonReport(*report), error);
-        case Kind::TopKernelsCsv: {
-            TopKernelsModel table;
-            table.setReport(report, model.get());
-            return writeTableCsv(table, path, error);
-        }
-        case Kind::TopOpsCsv: {
-            TopOpsModel table;
-            table.setReport(report, model, std::numeric_limits<int>::max());
-            return writeTableCsv(table, path, error);
-        }
+        case Kind::TopKernelsCsv:  // every kernel, base units (core/analysis/diagnosis/CsvTables.h)
+            return writeText(path, analysis::writeKernelsCsv(*report, *model), error);
+        case Kind::TopOpsCsv:
+            return writeText(path, analysis::writeOpsCsv(*report, *model), error);
         case Kind::TraceCptrace:
             return fromStatus(core::writeCptrace(*model, path.toStdString()), path, error);
         case Kind::TraceChromeJson:

@@ -33,6 +33,14 @@ struct TraceDocument::Job {
     bool wasCancelled = false;
     bool analysisStage = false;
     QFuture<void> future;
+    // The trace that was open when this load started: a failed load puts it back.
+    struct Previous {
+        QString filePath, displayName;
+        std::shared_ptr<const core::TraceModel> model;
+        std::shared_ptr<const timeline::TrackSet> tracks;
+        std::shared_ptr<const analysis::AnalysisReport> report;
+        bool analysisDone = false;
+    } previous;
 };
 
 namespace {
@@ -67,6 +75,7 @@ void TraceDocument::open(const QString& path) {
         m_job->future.waitForFinished();
         m_job.reset();
     }
+    Job::Previous previous{m_filePath, m_displayName, m_model, m_tracks, m_report, m_analysisDone};
     m_filePath = path;
     m_displayName = QFileInfo(path).fileName();
     m_model.reset();
@@ -81,6 +90,7 @@ void TraceDocument::open(const QString& path) {
     auto job = std::make_shared<Job>();
     job->path = path;
     job->prefetched = takePrefetchedTrace(path);
+    job->previous = std::move(previous);
     m_job = job;
     job->future = QtConcurrent::run([this, job] {
         core::LoadOptions options;
@@ -126,7 +136,17 @@ void TraceDocument::open(const QString& path) {
                 message = job->path + QStringLiteral(": ") + message;
             }
             emit statusMessage(tr("Could not open %1").arg(m_displayName));
+            restorePrevious(*job);
             emit loadFailed(message);
+            if (m_model) {
+                // The trace that was open stays open: the pages take it back.
+                emit modelAvailable();
+                if (m_report) {
+                    emit analysisAvailable();
+                } else if (!m_analysisDone) {
+                    startAnalysis();
+                }
+            }
             return;
         }
         m_model = job->model;
@@ -141,6 +161,16 @@ void TraceDocument::open(const QString& path) {
         noteStartupMilestone("modelAvailable handled");
     });
     watcher->setFuture(job->future);
+}
+
+void TraceDocument::restorePrevious(const Job& job) {
+    const Job::Previous& previous = job.previous;
+    m_filePath = previous.filePath;
+    m_displayName = previous.displayName;
+    m_model = previous.model;
+    m_tracks = previous.tracks;
+    m_report = previous.report;
+    m_analysisDone = previous.analysisDone;
 }
 
 void TraceDocument::setModel(std::shared_ptr<const core::TraceModel> model, const QString& displayName) {

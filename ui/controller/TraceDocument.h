@@ -6,9 +6,11 @@
 //
 // Signal order for a successful open(): loadStarted, progress (0..100, repeatedly),
 // modelAvailable, then analysisAvailable (or analysisFailed). A failed load emits loadFailed with
-// a message naming the file and the problem; a cancelled load or analysis emits cancelled (after
-// a cancelled analysis the model stays available, without a report). All signals are emitted on
-// the GUI thread.
+// a message naming the file and the problem, and leaves the trace that was open before untouched:
+// filePath(), model() and report() are the old ones again when loadFailed is emitted, followed by
+// modelAvailable and analysisAvailable for it so pages cleared at loadStarted show it again; a cancelled load
+// or analysis emits cancelled (after a cancelled analysis the model stays available, without a report). All
+// signals are emitted on the GUI thread.
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -56,6 +58,9 @@ public:
     void showRange(core::TimeRange range, const QString& reason) { emit requestShowRange(range, reason); }
     void selectKernel(core::KernelId kernel) { emit requestSelectKernel(kernel); }
     void showPage(const QString& pageId) { emit requestPage(pageId); }
+    // The user's current selection on the timeline (an event's extent or a dragged range), so that
+    // bookmarks default to it. Not a navigation request: nothing moves.
+    void noteSelection(core::TimeRange range, const QString& label) { emit selectionNoted(range, label); }
 
 signals:
     void loadStarted(const QString& path);
@@ -70,10 +75,13 @@ signals:
     void requestShowRange(chokepoint::core::TimeRange range, const QString& reason);
     void requestSelectKernel(chokepoint::core::KernelId kernel);
     void requestPage(const QString& pageId);
+    void selectionNoted(chokepoint::core::TimeRange range, const QString& label);
 
 private:
     struct Job;
     void startAnalysis();
+    // Puts back the trace that was open when `job` (a failed load) started.
+    void restorePrevious(const Job& job);
     // Posts a progress value from a worker thread; dropped when `job` is no longer current.
     void postProgress(const std::shared_ptr<Job>& job, int percent);
 

@@ -147,8 +147,8 @@ ComparePage::ComparePage(QWidget* parent) : Page(parent) {
         {tr("Metric"), tr("This trace"), tr("Other trace"), tr("Change"), tr("Verdict")});
     m_metricsView = makeSortableTable(m_metrics, split);
     m_kernels = new QStandardItemModel(0, 5, this);
-    m_kernels->setHorizontalHeaderLabels(
-        {tr("Kernel"), tr("Change"), tr("Mean before"), tr("Mean after"), tr("Total after")});
+    m_kernels->setHorizontalHeaderLabels({tr("Kernel"), tr("Change"), tr("Mean per call before"),
+                                          tr("Mean per call after"), tr("Per step after")});
     m_kernelsView = makeSortableTable(m_kernels, split);
     split->addWidget(m_metricsView);
     split->addWidget(m_kernelsView);
@@ -166,6 +166,14 @@ void ComparePage::setDocument(TraceDocument* document) {
     Page::setDocument(document);
     installMenuAction();
     if (document != nullptr) {
+        // Another trace in the document: the comparison was with the old one, so its other side goes.
+        connect(document, &TraceDocument::modelAvailable, this, [this] {
+            if (m_document && m_document->model() != m_beforeModel) {
+                m_beforeModel = m_document->model();
+                clearOtherSide();
+            }
+        });
+        m_beforeModel = document->model();
         connect(document, &TraceDocument::analysisAvailable, this, [this] {
             refreshNowOrWhenShown(0, [this] {
                 m_before = m_document ? m_document->report() : nullptr;
@@ -176,6 +184,18 @@ void ComparePage::setDocument(TraceDocument* document) {
     } else {
         m_before.reset();
     }
+    refresh();
+}
+
+void ComparePage::clearOtherSide() {
+    if (m_other != nullptr) {
+        m_other->cancel();
+        m_other->deleteLater();  // its signals no longer reach this page
+        disconnect(m_other, nullptr, this, nullptr);
+        m_other = nullptr;
+    }
+    m_before.reset();
+    m_after.reset();
     refresh();
 }
 
@@ -299,6 +319,10 @@ void ComparePage::refresh() {
         summary +=
             QStringLiteral("<br/>%1").arg(QString::fromStdString(c.prediction.summary).toHtmlEscaped());
     }
+    for (const std::string& w : c.warnings) {
+        summary += QStringLiteral("<br/><span style='color:#a60'>⚠ %1</span>")
+                       .arg(QString::fromStdString(w).toHtmlEscaped());
+    }
     m_summary->setText(summary);
 
     for (const analysis::MetricDelta& m : c.metrics) {
@@ -326,12 +350,17 @@ void ComparePage::refresh() {
             QList<QStandardItem*> row = {
                 new QStandardItem(QString::fromStdString(k.name)),
                 new QStandardItem(
-                    what == QStringLiteral("×") ? QStringLiteral("× %1").arg(k.meanRatio, 0, 'f', 2) : what),
+                    what == QStringLiteral("×") ? tr("× %1 per step").arg(k.perStepRatio, 0, 'f', 2) : what),
                 new QStandardItem(k.countBefore > 0 ? durationText(k.meanNsBefore) : QStringLiteral("—")),
                 new QStandardItem(k.countAfter > 0 ? durationText(k.meanNsAfter) : QStringLiteral("—")),
                 new QStandardItem(durationText(k.totalNsAfter))};
+            row[1]->setToolTip(tr("time per step × %1, mean per call × %2 (%3 → %4 calls)")
+                                   .arg(k.perStepRatio, 0, 'f', 2)
+                                   .arg(k.meanRatio, 0, 'f', 2)
+                                   .arg(k.countBefore)
+                                   .arg(k.countAfter));
             row[0]->setToolTip(row[0]->text());
-            row[1]->setData(k.meanRatio, SortRole);
+            row[1]->setData(k.perStepRatio, SortRole);
             row[2]->setData(k.meanNsBefore, SortRole);
             row[3]->setData(k.meanNsAfter, SortRole);
             row[4]->setData(k.totalNsAfter, SortRole);

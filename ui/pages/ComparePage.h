@@ -51,6 +51,7 @@ public:
 
 private:
     void chooseFile();
+    void clearOtherSide();  // forgets the second trace (the document changed)
     void refresh();
     void updateCharts();
     void installMenuAction();
@@ -58,6 +59,8 @@ private:
     std::shared_ptr<const analysis::AnalysisReport> m_before, m_after;
     std::unique_ptr<analysis::ComparisonReport> m_comparison;
     TraceDocument* m_other = nullptr;
+    // The model the other side was compared with: a new trace in the document clears the other side.
+    std::shared_ptr<const core::TraceModel> m_beforeModel;
     bool m_menuInstalled = false;
 
     QLabel* m_summary = nullptr;

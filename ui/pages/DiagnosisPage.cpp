@@ -281,6 +281,12 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
         }
         rationale += tr("  Missing: %1.").arg(missing.join(QStringLiteral("; ")));
     }
+    // A trace cut short is said at the top, where the figures are read, not only in the list below.
+    for (const analysis::ReportWarning& w : r.warnings) {
+        if (w.code == "trace.truncated") {
+            rationale = tr("⚠ %1\n%2").arg(QString::fromStdString(w.message), rationale);
+        }
+    }
     m_rationale->setText(rationale);
 
     const analysis::MfuReport& mfu = r.mfu;
@@ -303,28 +309,15 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
         m_figureCaptions[i]->setText(figures[static_cast<std::size_t>(i)].first);
         m_figureValues[i]->setText(figures[static_cast<std::size_t>(i)].second);
     }
-    m_stepNote->setText(QString::fromStdString(steps.note));
+    m_stepNote->setText(tr("Step time: %1. Steps: %2.")
+                            .arg(QString::fromStdString(analysis::describeStepTimes(r.metrics.stepTimes)),
+                                 QString::fromStdString(steps.note)));
 
     m_mfuBands->setMfu(mfu.mfu, mfu.estimate);
-    QString source;
-    switch (mfu.source) {
-        case analysis::ModelFlopsSource::None:
-            source = tr(
-                "not computed: model FLOPs unknown (give --model-flops, or --params and --tokens-per-step)");
-            break;
-        case analysis::ModelFlopsSource::UserFlopsPerStep:
-            source = tr("model FLOPs per step given by the user");
-            break;
-        case analysis::ModelFlopsSource::UserParamsTokens:
-            source = tr("6 · N · tokens from the user's parameter and token counts");
-            break;
-        case analysis::ModelFlopsSource::ShapeEstimate:
-            source = tr("estimated from recorded op shapes (× 3 for training)");
-            break;
-        case analysis::ModelFlopsSource::RecordedInTrace:
-            source = tr("model FLOPs recorded in the trace (parameters and tokens per step)");
-            break;
-    }
+    const QString source =
+        mfu.source == analysis::ModelFlopsSource::None
+            ? tr("not computed: model FLOPs unknown (give --model-flops, or --params and --tokens-per-step)")
+            : QString::fromStdString(mfu.sourceNote);
     QString mfuText =
         tr("<b>MFU band:</b> %1<br/><b>Source:</b> %2")
             .arg(QString::fromStdString(mfu.bandLabel.empty() ? std::string("—") : mfu.bandLabel)

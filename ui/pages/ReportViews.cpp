@@ -100,8 +100,6 @@ std::int16_t reportDevice(const analysis::AnalysisReport& report) {
 
 StepBarsData stepBarsFromReport(const analysis::AnalysisReport& report) {
     StepBarsData data;
-    const std::int16_t device = reportDevice(report);
-    const auto& perStep = report.metrics.accounting.perStep;
     const std::size_t steps = report.metrics.steps.steps.size();
 
     StackedSeries compute{QObject::tr("Compute"), QColor(44, 160, 44), {}};
@@ -116,18 +114,15 @@ StepBarsData stepBarsFromReport(const analysis::AnalysisReport& report) {
                         idleCauseColor(cause),
                         {}});
     }
+    // The figures of each step's verdict (DiagnosisSignals, as in the JSON's stepVerdicts), so the
+    // chart says what the verdict says: idle time moved to collective waits shows as such here too.
     constexpr double kMs = 1e6;
     for (std::size_t s = 0; s < steps; ++s) {
-        const analysis::GpuTimeBreakdown* row = nullptr;
-        for (const auto& b : perStep) {
-            if (b.stepIndex == static_cast<std::int32_t>(s) && b.deviceIndex == device) {
-                row = &b;
-                break;
-            }
-        }
         const analysis::Step& step = report.metrics.steps.steps[s];
         data.stepLabels << (step.number != 0 || s == 0 ? QString::number(step.number) : QString::number(s));
-        if (row == nullptr) {
+        const analysis::DiagnosisSignals* sig =
+            s < report.steps.size() ? &diagnosisSignals(report.steps[s]) : nullptr;
+        if (sig == nullptr || !sig->hasGpuActivity) {
             for (auto* series : {&compute, &comm, &copy, &other}) {
                 series->valuesMs.push_back(0);
             }
@@ -136,17 +131,20 @@ StepBarsData stepBarsFromReport(const analysis::AnalysisReport& report) {
             }
             continue;
         }
-        compute.valuesMs.push_back(static_cast<double>(row->computeNs) / kMs);
-        comm.valuesMs.push_back(static_cast<double>(row->exposedCommunicationNs) / kMs);
-        copy.valuesMs.push_back(static_cast<double>(row->exposedCopyNs) / kMs);
+        const double windowMs = sig->windowNs / kMs;
+        compute.valuesMs.push_back(sig->computeFraction * windowMs);
+        comm.valuesMs.push_back(sig->exposedCommunicationFraction * windowMs);
+        copy.valuesMs.push_back(sig->exposedCopyFraction * windowMs);
         // Busy time outside the three categories (memsets, copy/communication overlaps) so the bar's
         // height is the step's window.
         const double shown =
-            static_cast<double>(row->computeNs + row->exposedCommunicationNs + row->exposedCopyNs);
-        other.valuesMs.push_back(std::max(0.0, static_cast<double>(row->busyNs) - shown) / kMs);
+            sig->computeFraction + sig->exposedCommunicationFraction + sig->exposedCopyFraction;
+        other.valuesMs.push_back(std::max(0.0, sig->busyFraction - shown) * windowMs);
+        const double byCause[] = {sig->idleDataWaitFraction, sig->idleLaunchOverheadFraction,
+                                  sig->idleSyncFraction, sig->idleCollectiveFraction,
+                                  sig->idleUnexplainedFraction};
         for (std::size_t c = 0; c < std::size(causes); ++c) {
-            idle[c].valuesMs.push_back(
-                static_cast<double>(row->idleByCauseNs[static_cast<std::size_t>(causes[c])]) / kMs);
+            idle[c].valuesMs.push_back(byCause[c] * windowMs);
         }
     }
     data.series = {compute, comm, copy, other};
@@ -256,7 +254,14 @@ RooflineChartData rooflineFromReport(const analysis::AnalysisReport& report, std
                           .arg(label, kind, dot.group, QString::number(p.arithmeticIntensity, 'g', 3),
                                QString::fromStdString(core::formatFlopsPerSecond(p.achievedFlopsPerSecond)),
                                percentText(p.timeShare), durationText(static_cast<double>(p.timeNs)));
-        if (p.attainableFlopsPerSecond > 0) {
+        dot.aboveRoof = p.aboveRoof;
+        if (p.aboveRoof) {
+            dot.tooltip +=
+                QObject::tr(
+                    "\n⚠ %1 (the estimate gives %2 of attainable; the kernel cannot exceed "
+                    "100 %)")
+                    .arg(QString::fromStdString(p.aboveRoofReason), percentText(p.fractionOfAttainable));
+        } else if (p.attainableFlopsPerSecond > 0) {
             dot.tooltip +=
                 QObject::tr("\n%1 of attainable, %2")
                     .arg(percentText(p.fractionOfAttainable),
@@ -270,50 +275,6 @@ RooflineChartData rooflineFromReport(const analysis::AnalysisReport& report, std
     data.emptyMessage =
         QObject::tr("No roofline points: the trace records no shapes to estimate FLOPs and bytes from");
     return data;
-}
-
-core::TimeRange evidenceRange(const analysis::AnalysisReport& report, Bottleneck target) {
-    std::optional<IdleCause> cause;
-    switch (target) {
-        case Bottleneck::Data:
-            cause = IdleCause::DataWait;
-            break;
-        case Bottleneck::LaunchOverhead:
-            cause = IdleCause::LaunchOverhead;
-            break;
-        case Bottleneck::Communication:
-            cause = IdleCause::Collective;
-            break;
-        default:
-            break;
-    }
-    if (cause) {
-        const analysis::IdleInterval* longest = nullptr;
-        for (const analysis::IdleInterval& idle : report.metrics.accounting.idleIntervals) {
-            if (idle.cause == *cause &&
-                (longest == nullptr || idle.range.durationNs() > longest->range.durationNs())) {
-                longest = &idle;
-            }
-        }
-        if (longest != nullptr) {
-            // Some context either side so the gap is seen between the work around it.
-            const core::DurationNs pad = std::max<core::DurationNs>(longest->range.durationNs(), 1000);
-            return {longest->range.startNs - pad, longest->range.endNs + pad};
-        }
-    }
-    const analysis::StepDiagnosis* best = nullptr;
-    double bestShare = -1;
-    for (const analysis::StepDiagnosis& step : report.steps) {
-        const double share = step.verdict.shareOf(target);
-        if (share > bestShare) {
-            bestShare = share;
-            best = &step;
-        }
-    }
-    if (best != nullptr) {
-        return best->range;
-    }
-    return report.metrics.steps.span();
 }
 
 }  // namespace chokepoint::ui

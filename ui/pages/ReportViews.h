@@ -39,11 +39,8 @@ RooflineChartData rooflineFromReport(const analysis::AnalysisReport& report,
 // The text of a StringId in the report's model (empty without a model).
 QString modelText(const core::TraceModel* model, core::StringId id);
 
-// The time range that best shows the evidence for `target` on the timeline: the longest idle
-// interval whose cause matches the bottleneck (data wait, launch overhead, collectives), else the
-// step where the bottleneck holds the largest share, else the whole span of the steps. Empty range
-// when the report has no steps.
-core::TimeRange evidenceRange(const analysis::AnalysisReport& report, analysis::Bottleneck target);
+// Where a finding can be seen on the timeline: one definition, in core (EvidenceRange.h).
+using analysis::evidenceRange;
 
 // "61.2 ms" etc. from a double of nanoseconds.
 QString durationText(double ns);

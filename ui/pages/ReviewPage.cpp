@@ -132,9 +132,19 @@ void ReviewPage::setDocument(TraceDocument* document) {
     connect(document, &TraceDocument::requestShowRange, this, [this](core::TimeRange range, const QString&) {
         runPendingRefreshes();
         m_lastRange = range;
+        m_lastRangeLabel.clear();
         m_lastKernel = {};
         rebuildSlideList();
     });
+    // What the user selected on the timeline (an op, a kernel, a range) is what "Add bookmark" marks.
+    connect(document, &TraceDocument::selectionNoted, this,
+            [this](core::TimeRange range, const QString& label) {
+                runPendingRefreshes();
+                m_lastRange = range;
+                m_lastRangeLabel = label;
+                m_lastKernel = {};
+                rebuildSlideList();
+            });
     connect(document, &TraceDocument::requestSelectKernel, this, [this](core::KernelId kernel) {
         runPendingRefreshes();
         m_lastKernel = kernel;
@@ -239,8 +249,10 @@ void ReviewPage::rebuildSlideList() {
             QStringLiteral("kernel"));
     }
     if (m_lastRange) {
-        m_target->addItem(tr("the range last shown on the timeline (%1)")
-                              .arg(durationText(static_cast<double>(m_lastRange->durationNs()))),
+        const QString extent = durationText(static_cast<double>(m_lastRange->durationNs()));
+        m_target->addItem(m_lastRangeLabel.isEmpty()
+                              ? tr("the range last shown on the timeline (%1)").arg(extent)
+                              : tr("the selection: %1 (%2)").arg(m_lastRangeLabel.left(60), extent),
                           QStringLiteral("range"));
     }
     if (m_report) {
@@ -278,7 +290,8 @@ std::uint64_t ReviewPage::bookmarkCurrentFocus(const QString& title, const QStri
     } else {
         return 0;
     }
-    b.title = title.toStdString();
+    b.title = !title.isEmpty() || what != QStringLiteral("range") ? title.toStdString()
+                                                                  : m_lastRangeLabel.toStdString();
     b.note = note.toStdString();
     return addBookmark(std::move(b));
 }

@@ -68,6 +68,7 @@ private:
     std::shared_ptr<const analysis::AnalysisReport> m_report;
     std::shared_ptr<const core::TraceModel> m_model;
     std::optional<core::TimeRange> m_lastRange;
+    QString m_lastRangeLabel;  // what m_lastRange is: an event's name, "the selected range", or empty
     core::KernelId m_lastKernel;
     bool m_sidecarUnreadable = false;  // never overwrite a sidecar we could not read
     QString m_status;

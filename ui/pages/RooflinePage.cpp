@@ -1,5 +1,8 @@
 #include "ui/pages/RooflinePage.h"
 
+#include <algorithm>
+
+#include <QColor>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
@@ -23,9 +26,9 @@ RooflinePage::RooflinePage(QWidget* parent) : Page(parent) {
     layout->addWidget(m_caption);
     auto* split = new QSplitter(Qt::Vertical, this);
     m_chart = new RooflineChart(split);
-    m_points = new QStandardItemModel(0, 6, this);
-    m_points->setHorizontalHeaderLabels(
-        {tr("Point"), tr("Kind"), tr("Class"), tr("Intensity (FLOP/B)"), tr("Achieved"), tr("Time share")});
+    m_points = new QStandardItemModel(0, 7, this);
+    m_points->setHorizontalHeaderLabels({tr("Point"), tr("Kind"), tr("Class"), tr("Intensity (FLOP/B)"),
+                                         tr("Achieved"), tr("Of its roof"), tr("Time share")});
     m_table = makeSortableTable(m_points, split);
     split->addWidget(m_chart);
     split->addWidget(m_table);
@@ -72,6 +75,16 @@ void RooflinePage::setReport(std::shared_ptr<const analysis::AnalysisReport> rep
            "classes; discs: top kernels and ops, sized by their share of kernel time. Below the ridge a "
            "kernel is "
            "memory-bound; right of it, compute-bound. Click a point to select its kernel on the timeline."));
+    const auto above = std::count_if(roofline.points.begin(), roofline.points.end(),
+                                     [](const analysis::RooflinePoint& p) { return p.aboveRoof; });
+    if (above > 0) {
+        m_caption->setText(
+            m_caption->text() +
+            tr(" <b style='color:#b00'>%n point(s) sit above their roof (red ×):</b> their FLOPs "
+               "are over-estimated, not faster than the hardware; the tooltip gives the likely "
+               "reason.",
+               nullptr, static_cast<int>(above)));
+    }
     for (int dot = 0; dot < static_cast<int>(m_pointIndex.size()); ++dot) {
         const analysis::RooflinePoint& p =
             roofline.points[static_cast<std::size_t>(m_pointIndex[static_cast<std::size_t>(dot)])];
@@ -79,6 +92,20 @@ void RooflinePage::setReport(std::shared_ptr<const analysis::AnalysisReport> rep
             auto* i = new QStandardItem(text);
             i->setData(sort, SortRole);
             i->setToolTip(text);
+            return i;
+        };
+        // Above its roof the estimate is off: say so instead of a bare "> 100 %".
+        auto roofItem = [&item](const analysis::RooflinePoint& point) {
+            if (point.attainableFlopsPerSecond <= 0) {
+                return item(tr("—"), -1.0);
+            }
+            QStandardItem* i = item(point.aboveRoof ? tr("above its roof: estimate off")
+                                                    : percentText(point.fractionOfAttainable),
+                                    point.fractionOfAttainable);
+            if (point.aboveRoof) {
+                i->setForeground(QColor(180, 20, 20));
+                i->setToolTip(QString::fromStdString(point.aboveRoofReason));
+            }
             return i;
         };
         const QString kind = p.kind == analysis::RooflinePoint::Kind::KernelClass ? tr("class")
@@ -90,7 +117,7 @@ void RooflinePage::setReport(std::shared_ptr<const analysis::AnalysisReport> rep
              item(QString::number(p.arithmeticIntensity, 'g', 3), p.arithmeticIntensity),
              item(QString::fromStdString(core::formatFlopsPerSecond(p.achievedFlopsPerSecond)),
                   p.achievedFlopsPerSecond),
-             item(percentText(p.timeShare), p.timeShare)});
+             roofItem(p), item(percentText(p.timeShare), p.timeShare)});
     }
     m_table->resizeColumnsToContents();
     m_table->setColumnWidth(0, 360);

@@ -48,8 +48,10 @@ ReportDocument buildDiagnosisReport(const analysis::AnalysisReport& report, cons
                                : qs(report.device.note)},
         {QObject::tr("Steps"), QString::number(report.metrics.steps.steps.size()) + QStringLiteral(" — ") +
                                    qs(report.metrics.steps.note)},
-        {QObject::tr("Step time (mean)"),
-         mfu.stepTimeNs > 0 ? durationText(mfu.stepTimeNs) : QObject::tr("n/a")},
+        {QObject::tr("Step time (mean)"), mfu.stepTimeNs > 0
+                                              ? durationText(mfu.stepTimeNs) + QStringLiteral(" — ") +
+                                                    qs(analysis::describeStepTimes(report.metrics.stepTimes))
+                                              : QObject::tr("n/a")},
         {QObject::tr("GPU busy"), percentText(mfu.busyFraction)},
         {QObject::tr("MFU"), mfu.mfu
                                  ? percentText(*mfu.mfu) + QStringLiteral(" — ") + qs(mfu.bandLabel) +

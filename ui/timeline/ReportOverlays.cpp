@@ -44,9 +44,17 @@ TimelineOverlays overlaysFromReport(const analysis::AnalysisReport& report) {
         if (idle.streamId != -1) {
             continue;  // only whole-device idle is drawn; stream-level waits are in the details
         }
-        overlays.idleGaps.push_back(
-            {idle.range, idle.deviceIndex, idleCauseLabel(idle.cause), idleCauseColor(idle.cause)});
-        causes.insert(idle.cause);
+        // The cause the verdict counts (queued waits moved to collectives), so strip and verdict agree.
+        const analysis::IdleCause cause = analysis::judgedIdleCause(report, idle);
+        QString label = idleCauseLabel(cause);
+        if (cause != idle.cause) {
+            label +=
+                QObject::tr(" (the host was in %1, but the next kernel was already queued)")
+                    .arg(QString::fromUtf8(analysis::toString(idle.cause).data(),
+                                           static_cast<qsizetype>(analysis::toString(idle.cause).size())));
+        }
+        overlays.idleGaps.push_back({idle.range, idle.deviceIndex, label, idleCauseColor(cause)});
+        causes.insert(cause);
     }
     for (analysis::Bottleneck b : verdicts) {
         const std::string_view name = analysis::displayName(b);
@@ -82,7 +90,12 @@ std::vector<std::pair<QString, QString>> rooflineRows(const analysis::AnalysisRe
                           QString::fromStdString(core::formatFlopsPerSecond(point.achievedFlopsPerSecond)) +
                               QStringLiteral(" · ") +
                               QString::fromStdString(core::formatBandwidth(point.achievedBytesPerSecond)));
-        if (point.attainableFlopsPerSecond > 0) {
+        if (point.aboveRoof) {
+            rows.emplace_back(
+                field, QObject::tr("%1 (the estimate gives %2 of attainable)")
+                           .arg(QString::fromStdString(point.aboveRoofReason),
+                                QString::fromStdString(core::formatPercent(point.fractionOfAttainable))));
+        } else if (point.attainableFlopsPerSecond > 0) {
             rows.emplace_back(
                 field, QObject::tr("%1 of attainable, %2")
                            .arg(QString::fromStdString(core::formatPercent(point.fractionOfAttainable)),

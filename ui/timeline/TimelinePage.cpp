@@ -73,6 +73,15 @@ TimelinePage::TimelinePage(QWidget* parent) : Page(parent) {
                 rooflineRows(*m_document->report(), *m_document->model(), core::KernelId{ref.row}));
         }
         updateSearchPosition();
+        if (const core::TraceModel* model = m_timeline->model(); model && ref.valid() && m_document) {
+            m_document->noteSelection(timeline::eventTimes(*model, ref),
+                                      QString::fromStdString(timeline::eventName(*model, ref)));
+        }
+    });
+    connect(m_timeline, &TimelineWidget::rangeSelectionChanged, this, [this] {
+        if (const std::optional<core::TimeRange> range = m_timeline->rangeSelection(); range && m_document) {
+            m_document->noteSelection(*range, tr("the selected range"));
+        }
     });
     connect(m_details, &DetailsPanel::zoomRequested, this, [this] { m_timeline->zoomToSelection(); });
     connect(m_details, &DetailsPanel::showLaunchRequested, this, [this] {
@@ -101,6 +110,14 @@ TimelinePage::TimelinePage(QWidget* parent) : Page(parent) {
     next->setContext(Qt::WidgetWithChildrenShortcut);
     auto* previous = new QShortcut(QKeySequence::FindPrevious, this, [this] { findPrevious(); });
     previous->setContext(Qt::WidgetWithChildrenShortcut);
+    m_searchShortcuts = {find, next, previous};
+}
+
+void TimelinePage::useWindowSearchShortcuts() {
+    for (QShortcut* shortcut : m_searchShortcuts) {
+        delete shortcut;
+    }
+    m_searchShortcuts.clear();
 }
 
 void TimelinePage::setDocument(TraceDocument* document) {
@@ -141,6 +158,11 @@ void TimelinePage::refreshModel() {
     m_details->setEvent(model, {});
     m_results = {};
     m_search->setResultPosition(0, 0);
+    if (model && m_lastModel.lock() != model) {
+        // Another trace: its search starts fresh (the same trace shown again keeps its query).
+        m_lastModel = model;
+        m_search->setText(QString());
+    }
     if (model) {
         const core::TimeRange span = model->timeSpan();
         m_info->setText(tr("%1 GPU records · %2 host events · %3")

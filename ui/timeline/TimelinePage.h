@@ -5,11 +5,13 @@
 // cause), and answers the document's navigation requests (show range, select kernel).
 
 #include <memory>
+#include <vector>
 
 #include "core/timeline/TimelineSearch.h"
 #include "ui/Page.h"
 
 class QLabel;
+class QShortcut;
 
 namespace chokepoint::ui {
 
@@ -38,9 +40,14 @@ public:
     void findNext();
     void findPrevious();
     void activateSearch();
+    // A window that registers Ctrl+F, F3 and Shift+F3 itself (MainWindow's Go menu) calls this: the
+    // page's own shortcuts, for a page shown alone, are removed so each key is registered once.
+    void useWindowSearchShortcuts();
     const timeline::SearchResults& searchResults() const { return m_results; }
 
 private:
+    std::vector<QShortcut*> m_searchShortcuts;
+    std::weak_ptr<const core::TraceModel> m_lastModel;  // the trace the search text belongs to
     void refreshModel();
     void refreshOverlays();
     void showHit(std::size_t index);

@@ -635,6 +635,20 @@ const DeviceSpec* DeviceDatabase::findMeasured(const core::DeviceInfo& device) c
     return found;
 }
 
+std::string_view toString(DeviceMatch::Kind kind) {
+    switch (kind) {
+        case DeviceMatch::Kind::Name:
+            return "name";
+        case DeviceMatch::Kind::FamilyFallback:
+            return "family fallback";
+        case DeviceMatch::Kind::HardwareFallback:
+            return "hardware fallback";
+        case DeviceMatch::Kind::None:
+            break;
+    }
+    return "none";
+}
+
 DeviceMatch DeviceDatabase::matchDevice(const core::DeviceInfo& device) const {
     const std::string name = normaliseDeviceName(device.name);
     const double memory = static_cast<double>(device.totalMemoryBytes);
@@ -720,7 +734,8 @@ DeviceMatch DeviceDatabase::matchDevice(const core::DeviceInfo& device) const {
     if (!best.empty()) {
         if (const Entry* e = pick(best)) {
             return {&e->spec,
-                    "name \"" + device.name + "\" matches " + e->spec.id + " (" + e->spec.name + ")"};
+                    "name \"" + device.name + "\" matches " + e->spec.id + " (" + e->spec.name + ")",
+                    DeviceMatch::Kind::Name};
         }
         return {nullptr, "name \"" + device.name + "\" matches several entries equally: " + ids(best)};
     }
@@ -734,10 +749,13 @@ DeviceMatch DeviceDatabase::matchDevice(const core::DeviceInfo& device) const {
     }
     if (!family.empty()) {
         if (const Entry* e = pick(family)) {
-            return {&e->spec, "name \"" + device.name + "\" is of family \"" +
-                                  e->rules.family.substr(1, e->rules.family.size() - 2) + "\"; " +
-                                  hardwareText() + " fits " + e->spec.id +
-                                  (family.size() > 1 ? " (preferred of " + ids(family) + ")" : "")};
+            return {&e->spec,
+                    "name \"" + device.name + "\" is of family \"" +
+                        e->rules.family.substr(1, e->rules.family.size() - 2) + "\"; " + hardwareText() +
+                        " fits " + e->spec.id +
+                        (family.size() > 1 ? " (preferred of " + ids(family) + ")" : "") +
+                        "; a family fallback, not an exact model match",
+                    DeviceMatch::Kind::FamilyFallback};
         }
         return {nullptr, "name \"" + device.name + "\" fits several variants: " + ids(family) +
                              "; add the memory size or SM count to decide"};
@@ -757,9 +775,11 @@ DeviceMatch DeviceDatabase::matchDevice(const core::DeviceInfo& device) const {
         }
         if (!fits.empty()) {
             if (const Entry* e = pick(fits)) {
-                return {&e->spec, "name \"" + device.name + "\" is not specific; " + hardwareText() +
-                                      " fits " + e->spec.id +
-                                      (fits.size() > 1 ? " (preferred of " + ids(fits) + ")" : "")};
+                return {&e->spec,
+                        "name \"" + device.name + "\" is not specific; " + hardwareText() + " fits " +
+                            e->spec.id + (fits.size() > 1 ? " (preferred of " + ids(fits) + ")" : "") +
+                            "; a hardware fallback, not an exact model match",
+                        DeviceMatch::Kind::HardwareFallback};
             }
             return {nullptr, "name \"" + device.name + "\" is not specific and " + hardwareText() +
                                  " fits several entries: " + ids(fits)};

@@ -37,9 +37,16 @@ namespace chokepoint::analysis {
 
 // The outcome of matching a trace device: the entry (or nullptr) and why, in one sentence.
 struct DeviceMatch {
+    // How the entry was found (the numbered rules above). A family or hardware match is a fallback:
+    // the trace's device is not the entry's exact model (a "V100-DGXS" taken as a "V100 SXM2").
+    enum class Kind { None = 0, Name, FamilyFallback, HardwareFallback };
     const DeviceSpec* spec = nullptr;
     std::string reason;
+    Kind kind = Kind::None;
 };
+
+// "name", "family fallback", "hardware fallback", "none".
+std::string_view toString(DeviceMatch::Kind kind);
 
 class DeviceDatabase {
 public:

@@ -36,7 +36,7 @@ inline constexpr int kReportSchemaVersion = 1;
 struct ReportDevice {
     bool matched = false;
     DeviceSpec spec;                // valid when matched
-    std::string method;             // "override", "name", "properties", "none"
+    std::string method;             // "override", "name", "family fallback", "hardware fallback", "none"
     std::string traceDeviceName;    // as the trace recorded it ("NVIDIA A100-SXM4-80GB")
     std::int32_t deviceIndex = -1;  // the device the verdicts are about (busiest)
     std::string note;               // "matched 'a100-sxm-80gb' by name", "no device in the trace"
@@ -46,8 +46,8 @@ struct ReportDevice {
 enum class ModelFlopsSource {
     None = 0,          // unknown: MFU not computed
     UserFlopsPerStep,  // --model-flops
-    UserParamsTokens,  // 6 · N · T from --params / --tokens-per-step
-    ShapeEstimate,     // forward FLOPs from recorded shapes × 3 (§1.3), labelled an estimate
+    UserParamsTokens,  // 6 · N · T from --params / --tokens-per-step (2 · N · T without a backward pass)
+    ShapeEstimate,     // FLOPs of the ops that ran, from recorded shapes (no extra factor), an estimate
     RecordedInTrace,   // model.flops_per_step, or 6 · N · T from model.parameter_count and
                        // model.tokens_per_step, recorded in the trace's metadata notes (Python helper)
 };
@@ -71,6 +71,9 @@ struct MfuReport {
     std::vector<std::string> warnings;  // ordering violations, busy-healthy-but-MFU-low, ...
     // Share of the device's kernel time whose FLOPs the shapes account for (HFU covers only that).
     double countedKernelTimeShare = 0;
+    // A backward pass ran (PhaseDetection): the 6·N·T training factor applies only then.
+    bool backwardPassSeen = false;
+    std::string sourceNote;  // where O_model came from, in one sentence every output uses
 };
 
 // The mean step decomposed with the iron law's three terms (§1.1 general form, §9.3):

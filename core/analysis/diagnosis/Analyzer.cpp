@@ -109,9 +109,10 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
                 std::int16_t device, const DeviceSpec* spec) {
     MfuReport& mfu = r.mfu;
     const TraceMetrics& m = r.metrics;
-    // T_step: wall-clock per step = the steps' union span / count (SignalsAdapter uses the same).
+    // T_step: the mean step window (StepTimes.h; SignalsAdapter uses the same).
     mfu.stepTimeNs = r.overallSignals.stepTimeNs;
     mfu.busyFraction = r.overallSignals.busyFraction;
+    mfu.backwardPassSeen = m.phases.seen[static_cast<std::size_t>(PhaseKind::Backward)];
 
     const CountedFlops counted = countedFlops(model, m, device);
     mfu.hardwareFlopsPerStep = counted.perStep;
@@ -121,20 +122,41 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
         mfu.modelFlopsPerStep = *o.modelFlopsPerStep;
     } else if (o.parameterCount && o.tokensPerStep && *o.parameterCount > 0 && *o.tokensPerStep > 0) {
         mfu.source = ModelFlopsSource::UserParamsTokens;
-        mfu.modelFlopsPerStep = formulas::trainingFlops(*o.parameterCount, *o.tokensPerStep);
+        // 6·N·T counts forward and backward (§1.3); a trace without a backward pass ran the forward
+        // only: 2·N·T.
+        // Without framework ops in the trace a backward pass cannot be seen: training is assumed.
+        const bool opsRecorded = model.cpuOps.size() > 0;
+        const bool training = mfu.backwardPassSeen || !opsRecorded;
+        mfu.modelFlopsPerStep = training
+                                    ? formulas::trainingFlops(*o.parameterCount, *o.tokensPerStep)
+                                    : formulas::forwardFlopsPerToken(*o.parameterCount) * *o.tokensPerStep;
+        mfu.sourceNote =
+            mfu.backwardPassSeen ? "6 · N · T from the given parameter and token counts (forward + backward)"
+            : training ? "6 · N · T from the given parameter and token counts (training assumed: the trace "
+                         "records no framework ops to show a backward pass)"
+                       : "2 · N · T from the given parameter and token counts (forward only: the trace "
+                         "has no backward pass, so no training factor)";
     } else if (std::optional<double> recorded = recordedModelFlops(model)) {
         mfu.source = ModelFlopsSource::RecordedInTrace;
         mfu.modelFlopsPerStep = *recorded;
+        mfu.sourceNote = "model FLOPs per step recorded in the trace's metadata";
     } else if (counted.perStep > 0) {
         mfu.source = ModelFlopsSource::ShapeEstimate;
         mfu.estimate = true;
         mfu.modelFlopsPerStep = counted.perStep;
+        mfu.sourceNote =
+            mfu.backwardPassSeen
+                ? "counted from the recorded shapes of the ops that ran (forward and backward "
+                  "ops as recorded; no extra training factor)"
+                : "counted from the recorded shapes of the ops that ran (forward only: the trace "
+                  "has no backward pass, so no training factor)";
         mfu.warnings.push_back(
             "O_model estimated from recorded shapes (FLOPs of the costed ops run in each step); recompute "
-            "and "
-            "padding cannot be separated, so this MFU is an upper estimate. Pass --model-flops or --params "
-            "and "
-            "--tokens-per-step for the definition's 6·N·T.");
+            "and padding cannot be separated, so this MFU is an upper estimate. Pass --model-flops or "
+            "--params and --tokens-per-step for the definition's 6·N·T.");
+    }
+    if (mfu.source == ModelFlopsSource::UserFlopsPerStep) {
+        mfu.sourceNote = "model FLOPs per step given by the user";
     }
     if (o.parameterCount.has_value() != o.tokensPerStep.has_value() && !o.modelFlopsPerStep) {
         mfu.warnings.push_back("MFU from 6·N·T needs both --params and --tokens-per-step");
@@ -343,7 +365,7 @@ core::Result<std::shared_ptr<const AnalysisReport>> analyze(const core::TraceMod
             const DeviceMatch match = o.devices->matchDevice(*info);
             spec = match.spec;
             matchReason = match.reason;
-            method = "match";
+            method = std::string(toString(match.kind));
         }
     }
     const core::ProgressFn inner = [&o](double f) { return core::reportProgress(o.progress, 0.9 * f); };
@@ -491,6 +513,13 @@ core::Result<std::shared_ptr<const AnalysisReport>> analyze(const core::TraceMod
     if (r.mfu.band == formulas::MfuBand::Impossible) {
         warn(r, core::Severity::Error, "mfu.impossible",
              "MFU >= 100 % is impossible: the FLOPs per step or the device peak is wrong");
+    }
+    // A file cut short opens to its last whole event; every view must say the trace is incomplete.
+    for (const char* name : {"import.truncated", "format.truncated_tail"}) {
+        if (const core::TraceStat* cut = model.stats.find(name)) {
+            warn(r, core::Severity::Warning, "trace.truncated",
+                 "the trace file is truncated: " + cut->detail + "; figures cover only what was written");
+        }
     }
     std::int64_t repaired = 0;
     for (const core::TraceStat& stat : model.stats.entries()) {

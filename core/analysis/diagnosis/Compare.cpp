@@ -25,7 +25,7 @@ std::string pct(double f) {
 }
 
 std::string dur(double ns) {
-    return core::formatDuration(static_cast<core::DurationNs>(ns));
+    return formatStepDuration(ns);
 }
 
 MetricDelta makeDelta(std::string name, std::string unit, double before, double after, bool lowerIsBetter,
@@ -138,13 +138,14 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
         d.totalNsBefore = ka.totalNs / stepsA;
         d.meanNsBefore = ka.meanNs;
         d.meanRatio = ka.meanNs > 0 ? kb.meanNs / ka.meanNs : 1;
+        d.perStepRatio = d.totalNsBefore > 0 ? d.totalNsAfter / d.totalNsBefore : 1;
         const bool relevant = std::max(ka.shareOfKernelTime, kb.shareOfKernelTime) >= o.kernelMinShareOfTime;
         if (!relevant) {
             continue;
         }
-        if (d.meanRatio >= o.kernelChangeMinRatio) {
+        if (d.perStepRatio >= o.kernelChangeMinRatio) {
             c.slower.push_back(d);
-        } else if (d.meanRatio > 0 && d.meanRatio <= 1.0 / o.kernelChangeMinRatio) {
+        } else if (d.perStepRatio > 0 && d.perStepRatio <= 1.0 / o.kernelChangeMinRatio) {
             c.faster.push_back(d);
         }
     }
@@ -174,6 +175,46 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
         }
     }
 
+    // Are these two runs of the same job?
+    const std::string deviceA =
+        a.device.traceDeviceName.empty() ? a.device.spec.id : a.device.traceDeviceName;
+    const std::string deviceB =
+        b.device.traceDeviceName.empty() ? b.device.spec.id : b.device.traceDeviceName;
+    if (!deviceA.empty() && !deviceB.empty() && deviceA != deviceB) {
+        c.warnings.push_back("the traces ran on different devices ('" + deviceA + "' and '" + deviceB +
+                             "'): differences include the hardware");
+    }
+    const int worldA = a.distributed.present ? a.distributed.worldSize : 1;
+    const int worldB = b.distributed.present ? b.distributed.worldSize : 1;
+    if (worldA != worldB) {
+        c.warnings.push_back("the traces have different world sizes (" + std::to_string(worldA) + " and " +
+                             std::to_string(worldB) + " ranks)");
+    }
+    {
+        double totalA = 0, totalB = 0, sharedA = 0, sharedB = 0;
+        std::unordered_map<std::string, double> timeB;
+        for (const TopKernel& k : b.kernelsByName) {
+            timeB[k.name] += k.totalNs;
+            totalB += k.totalNs;
+        }
+        for (const TopKernel& k : a.kernelsByName) {
+            totalA += k.totalNs;
+            if (const auto it = timeB.find(k.name); it != timeB.end()) {
+                sharedA += k.totalNs;
+                sharedB += it->second;
+            }
+        }
+        if (totalA > 0 && totalB > 0) {
+            const double overlap = std::min(sharedA / totalA, sharedB / totalB);
+            if (overlap < o.sameModelMinOverlap) {
+                c.warnings.push_back(
+                    "the traces run different kernels (only " + pct(overlap) +
+                    " of the kernel time is in kernels both run): probably different models; "
+                    "the deltas compare two jobs, not a change to one");
+            }
+        }
+    }
+
     // Did the first report's top fix deliver its predicted gain?
     if (!a.fixes.recommendations.empty() && a.fixes.recommendations.front().gain.computed) {
         const Recommendation& top = a.fixes.recommendations.front();
@@ -196,17 +237,27 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
     }
 
     const MetricDelta& step = c.metrics.front();
-    std::string s = "step time " + metricText(step);
+    std::string s = "step time (mean) " + metricText(step);
     s += c.overall.changed() ? "; verdict " + std::string(toString(c.overall.before)) + " -> " +
                                    std::string(toString(c.overall.after))
                              : "; verdict unchanged (" + std::string(toString(c.overall.after)) + ")";
+    if (!c.warnings.empty()) {
+        s += "; CAUTION: " + c.warnings.front();
+    }
     c.summary = s;
     return c;
 }
 
 std::string writeTextComparison(const ComparisonReport& c) {
     std::string out = "Chokepoint diff\n  A: " + c.labelBefore + "\n  B: " + c.labelAfter + "\n\n";
-    out += "SUMMARY: " + c.summary + "\n\nMETRICS (A -> B)\n";
+    out += "SUMMARY: " + c.summary + "\n";
+    if (!c.warnings.empty()) {
+        out += "\nWARNINGS (these may not be two runs of one job)\n";
+        for (const std::string& w : c.warnings) {
+            out += "  " + w + "\n";
+        }
+    }
+    out += "\nMETRICS (A -> B)\n";
     for (const MetricDelta& m : c.metrics) {
         std::string name = m.name;
         name.resize(std::max<std::size_t>(name.size(), 24), ' ');
@@ -223,17 +274,19 @@ std::string writeTextComparison(const ComparisonReport& c) {
         if (ks.empty()) {
             return;
         }
-        out += std::string("\n") + title + " (per step, mean per call)\n";
+        out += std::string("\n") + title + "\n";
         for (const KernelDelta& k : ks) {
             std::string name = k.name.size() > 70 ? k.name.substr(0, 67) + "..." : k.name;
-            out += "  " + dur(k.totalNsBefore) + " -> " + dur(k.totalNsAfter) + ", mean " +
-                   dur(k.meanNsBefore) + " -> " + dur(k.meanNsAfter) + "  " + name + "\n";
+            out += "  " + dur(k.totalNsBefore) + " -> " + dur(k.totalNsAfter) + " per step; " +
+                   dur(k.meanNsBefore) + " -> " + dur(k.meanNsAfter) + " per call (" +
+                   std::to_string(k.countBefore) + " -> " + std::to_string(k.countAfter) + " calls)  " +
+                   name + "\n";
         }
     };
-    list("KERNELS SLOWER", c.slower);
-    list("KERNELS FASTER", c.faster);
-    list("KERNELS ONLY IN B", c.appeared);
-    list("KERNELS ONLY IN A", c.vanished);
+    list("KERNELS SLOWER (more time per step)", c.slower);
+    list("KERNELS FASTER (less time per step)", c.faster);
+    list("KERNELS ONLY IN B (time per step)", c.appeared);
+    list("KERNELS ONLY IN A (time per step)", c.vanished);
     if (c.prediction.available) {
         out += "\nPREDICTION CHECK\n  " + c.prediction.summary + "\n";
     }
@@ -243,7 +296,11 @@ std::string writeTextComparison(const ComparisonReport& c) {
 std::string writeMarkdownComparison(const ComparisonReport& c) {
     std::string out =
         "# Chokepoint diff\n\n- **A:** `" + c.labelBefore + "`\n- **B:** `" + c.labelAfter + "`\n\n";
-    out += "> " + c.summary + "\n\n| metric | A -> B | |\n|---|---|---|\n";
+    out += "> " + c.summary + "\n\n";
+    for (const std::string& w : c.warnings) {
+        out += "- **Warning:** " + w + "\n";
+    }
+    out += std::string(c.warnings.empty() ? "" : "\n") + "| metric | A -> B | |\n|---|---|---|\n";
     for (const MetricDelta& m : c.metrics) {
         out += "| " + m.name + " | " + metricText(m) + " | " +
                (m.improved ? "better" : (m.regressed ? "worse" : "")) + " |\n";
@@ -258,15 +315,15 @@ std::string writeMarkdownComparison(const ComparisonReport& c) {
         if (ks.empty()) {
             return;
         }
-        out +=
-            std::string("\n## ") + title + "\n\n| kernel | per step A -> B | mean A -> B |\n|---|---|---|\n";
+        out += std::string("\n## ") + title +
+               "\n\n| kernel | per step A -> B | per call A -> B |\n|---|---|---|\n";
         for (const KernelDelta& k : ks) {
             out += "| `" + k.name + "` | " + dur(k.totalNsBefore) + " -> " + dur(k.totalNsAfter) + " | " +
                    dur(k.meanNsBefore) + " -> " + dur(k.meanNsAfter) + " |\n";
         }
     };
-    list("Kernels slower", c.slower);
-    list("Kernels faster", c.faster);
+    list("Kernels slower (more time per step)", c.slower);
+    list("Kernels faster (less time per step)", c.faster);
     list("Kernels only in B", c.appeared);
     list("Kernels only in A", c.vanished);
     if (c.prediction.available) {
@@ -279,6 +336,11 @@ std::string writeJsonComparison(const ComparisonReport& c) {
     std::string out = "{\"schema\":\"chokepoint.diff\",\"schemaVersion\":1";
     out += ",\"before\":" + jsonQuote(c.labelBefore) + ",\"after\":" + jsonQuote(c.labelAfter);
     out += ",\"summary\":" + jsonQuote(c.summary);
+    out += ",\"warnings\":[";
+    for (std::size_t i = 0; i < c.warnings.size(); ++i) {
+        out += std::string(i ? "," : "") + jsonQuote(c.warnings[i]);
+    }
+    out += "]";
     const auto num = [](double v) {
         return std::isfinite(v) ? core::formatFixed(v, 6) : std::string("null");
     };
@@ -311,7 +373,8 @@ std::string writeJsonComparison(const ComparisonReport& c) {
                    ",\"countAfter\":" + std::to_string(k.countAfter) +
                    ",\"perStepNsBefore\":" + num(k.totalNsBefore) +
                    ",\"perStepNsAfter\":" + num(k.totalNsAfter) + ",\"meanNsBefore\":" + num(k.meanNsBefore) +
-                   ",\"meanNsAfter\":" + num(k.meanNsAfter) + ",\"meanRatio\":" + num(k.meanRatio) + "}";
+                   ",\"meanNsAfter\":" + num(k.meanNsAfter) + ",\"meanRatio\":" + num(k.meanRatio) +
+                   ",\"perStepRatio\":" + num(k.perStepRatio) + "}";
         }
         out += "]";
     };

@@ -1,7 +1,9 @@
 #pragma once
 // Compare two analysis reports (before/after a change, or two ranks of one job): per-metric deltas
 // (step time, busy, MFU, idle by cause, shares), verdict changes (overall and per phase), kernels
-// matched by name that got slower or faster, and whether the predicted gain of the first report's
+// matched by name whose time per step got longer or shorter (the figure printed first; the mean per
+// call is shown beside it), warnings when the traces differ in device, kernel set or world size,
+// and whether the predicted gain of the first report's
 // top fix materialised in the second. Pure function; linear in kernel names (hash join).
 // Units: ns for times, fractions 0..1 for shares.
 
@@ -38,7 +40,8 @@ struct KernelDelta {
     std::int64_t countBefore = 0, countAfter = 0;
     double totalNsBefore = 0, totalNsAfter = 0;
     double meanNsBefore = 0, meanNsAfter = 0;
-    double meanRatio = 1;  // meanAfter / meanBefore
+    double meanRatio = 1;     // meanAfter / meanBefore (per call)
+    double perStepRatio = 1;  // totalNsAfter / totalNsBefore (per step): slower/faster go by this
 };
 
 struct PredictionCheck {
@@ -53,7 +56,8 @@ struct PredictionCheck {
 };
 
 struct CompareOptions {
-    double kernelChangeMinRatio = 1.10;   // mean time changed by ≥ 10 %
+    double kernelChangeMinRatio = 1.10;   // time per step changed by ≥ 10 %
+    double sameModelMinOverlap = 0.5;     // kernel time (both sides) in kernels both traces run
     double kernelMinShareOfTime = 0.005;  // and the kernel holds ≥ 0.5 % of kernel time on a side
     std::size_t maxKernels = 15;          // per list
     double metricNoiseRelative = 0.02;    // changes under 2 % (relative) are "unchanged"
@@ -70,6 +74,9 @@ struct ComparisonReport {
     std::vector<KernelDelta> appeared;  // only in the second report
     std::vector<KernelDelta> vanished;  // only in the first report
     PredictionCheck prediction;
+    // The two traces are not runs of the same job: other device, other kernel set (model) or other
+    // world size. Each entry is one sentence; deltas and the prediction check mean little then.
+    std::vector<std::string> warnings;
     std::string summary;  // one sentence
     const MetricDelta* metric(const std::string& name) const;
 };

@@ -346,21 +346,62 @@ private:
                                "memory -50 % for weights/activations (L1135)");
         r.costs =
             "validation of convergence on a representative run (L1937); FP32 master weights add 4 B/param";
-        r.risks =
-            "FP16 range is +-65,504: overflow/underflow and NaNs without loss scaling (L1196); BF16 avoids "
-            "most of it on Ampere+";
-        r.companions = {"dynamic loss scaling (GradScaler) for FP16", "FP32 master weights",
-                        "keep LayerNorm, softmax and loss accumulation in FP32 (L1173)"};
-        r.pytorchChange =
-            "scaler = torch.cuda.amp.GradScaler()           # only needed for float16\n"
-            "for inputs, targets in loader:\n"
-            "    optimizer.zero_grad(set_to_none=True)\n"
-            "    with torch.autocast(device_type='cuda', dtype=torch.bfloat16):  # float16 on V100\n"
-            "        loss = loss_fn(model(inputs), targets)\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.step(optimizer)\n"
-            "    scaler.update()\n"
-            "# FP32 code on Ampere+: torch.backends.cuda.matmul.allow_tf32 = True (2-3x, Table 12)\n";
+        // The dtype the device supports: BF16 from Ampere (and CDNA) on, FP16 with loss scaling before
+        // (V100 has no BF16, L1264); unknown architectures get both, labelled.
+        const std::string& arch = m_s.architecture;
+        const bool bf16 =
+            arch == "ampere" || arch == "ada" || arch == "hopper" || arch == "blackwell" || arch == "cdna";
+        const bool fp16 = arch == "volta" || arch == "turing" || arch == "pascal";
+        if (fp16) {
+            r.risks = "FP16 range is +-65,504: overflow/underflow and NaNs without loss scaling (L1196); " +
+                      arch + " has no BF16, so GradScaler is required";
+            r.companions = {"dynamic loss scaling (GradScaler)", "FP32 master weights",
+                            "keep LayerNorm, softmax and loss accumulation in FP32 (L1173)"};
+            r.pytorchChange = "scaler = torch.cuda.amp.GradScaler()  # float16 needs loss scaling (" + arch +
+                              ": no bfloat16)\n"
+                              "for inputs, targets in loader:\n"
+                              "    optimizer.zero_grad(set_to_none=True)\n"
+                              "    with torch.autocast(device_type='cuda', dtype=torch.float16):\n"
+                              "        loss = loss_fn(model(inputs), targets)\n"
+                              "    scaler.scale(loss).backward()\n"
+                              "    scaler.step(optimizer)\n"
+                              "    scaler.update()\n";
+        } else if (bf16) {
+            r.risks =
+                "BF16 keeps FP32's range (no loss scaling needed) but has fewer mantissa bits: validate "
+                "convergence (L1196)";
+            r.companions = {"FP32 master weights",
+                            "keep LayerNorm, softmax and loss accumulation in FP32 (L1173)"};
+            r.pytorchChange =
+                "for inputs, targets in loader:\n"
+                "    optimizer.zero_grad(set_to_none=True)\n"
+                "    with torch.autocast(device_type='cuda', dtype=torch.bfloat16):  # " +
+                arch +
+                " supports bfloat16: no GradScaler\n"
+                "        loss = loss_fn(model(inputs), targets)\n"
+                "    loss.backward()\n"
+                "    optimizer.step()\n"
+                "# FP32 matmuls left over: torch.backends.cuda.matmul.allow_tf32 = True (2-3x, Table "
+                "12)\n";
+        } else {
+            r.risks =
+                "FP16 range is +-65,504: overflow/underflow and NaNs without loss scaling (L1196); BF16 "
+                "avoids most of it on Ampere+";
+            r.companions = {"dynamic loss scaling (GradScaler) for FP16", "FP32 master weights",
+                            "keep LayerNorm, softmax and loss accumulation in FP32 (L1173)"};
+            r.pytorchChange =
+                "# the GPU's architecture is unknown: bfloat16 on Ampere or newer, float16 + GradScaler "
+                "before\n"
+                "scaler = torch.cuda.amp.GradScaler(enabled=USE_FP16)\n"
+                "for inputs, targets in loader:\n"
+                "    optimizer.zero_grad(set_to_none=True)\n"
+                "    with torch.autocast(device_type='cuda', dtype=torch.float16 if USE_FP16 else "
+                "torch.bfloat16):\n"
+                "        loss = loss_fn(model(inputs), targets)\n"
+                "    scaler.scale(loss).backward()\n"
+                "    scaler.step(optimizer)\n"
+                "    scaler.update()\n";
+        }
         r.seedReferences = "Table 1, Table 9, L1095, L1129, L1136, L1169-1173, L1196";
         show(std::move(r), capacity
                                ? "memory-capacity-bound: first of the single-machine steps (L1842)"

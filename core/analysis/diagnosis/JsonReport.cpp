@@ -281,6 +281,12 @@ std::string writeJsonReport(const AnalysisReport& r) {
     j.key("note").str(r.metrics.steps.note);
     j.key("count").integer(static_cast<std::int64_t>(r.metrics.steps.steps.size()));
     j.key("meanStepNs").num(r.mfu.stepTimeNs);
+    j.key("medianStepNs").num(r.metrics.stepTimes.medianNs);
+    j.key("minStepNs").num(r.metrics.stepTimes.minNs);
+    j.key("maxStepNs").num(r.metrics.stepTimes.maxNs);
+    j.key("stretchedOverGpuWork").boolean(r.metrics.stepTimes.stretched);
+    j.key("clippedSteps").integer(r.metrics.stepTimes.clipped);
+    j.key("stepTimeDefinition").str(describeStepTimes(r.metrics.stepTimes));
     j.endObject();
 
     j.key("headline").str(r.headline);
@@ -289,6 +295,8 @@ std::string writeJsonReport(const AnalysisReport& r) {
 
     j.key("mfu").beginObject();
     j.key("source").str(toString(r.mfu.source));
+    j.key("sourceNote").str(r.mfu.sourceNote);
+    j.key("backwardPassSeen").boolean(r.mfu.backwardPassSeen);
     j.key("estimate").boolean(r.mfu.estimate);
     j.key("modelFlopsPerStep").num(r.mfu.modelFlopsPerStep);
     j.key("hardwareFlopsPerStep").num(r.mfu.hardwareFlopsPerStep);

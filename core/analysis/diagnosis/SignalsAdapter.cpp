@@ -403,10 +403,9 @@ private:
             applyQueuedWaits(s);
             fillMix(s, m_overallMix, static_cast<double>(b->busyNs));
         }
-        double stepNs = 0, idle = 0, covered = 0, wait = 0;
+        double idle = 0, covered = 0, wait = 0;
         std::int64_t launches = 0, withData = 0;
         for (std::size_t i = 0; i < steps.size(); ++i) {
-            stepNs += steps[i].stepTimeNs;
             idle += m_stepIdleTotal[i];
             covered += m_stepCovered[i];
             wait += m_stepStreamWait[i];
@@ -415,13 +414,10 @@ private:
                 ++withData;
             }
         }
-        // Wall-clock per step: the steps' union span over their count (stretched steps may overlap,
-        // so the mean of their durations would overstate it).
-        const core::TimeRange span = m_metrics.steps.span();
-        s.stepTimeNs = steps.empty() || span.empty()
-                           ? s.windowNs
-                           : static_cast<double>(span.durationNs()) / static_cast<double>(steps.size());
-        (void)stepNs;
+        // The step time every output shows (StepTimes.h): the mean of the step windows, which never
+        // overlap.
+        s.stepTimeNs =
+            steps.empty() || m_metrics.stepTimes.count == 0 ? s.windowNs : m_metrics.stepTimes.meanNs;
         s.streamWaitFraction = ratio(wait, s.windowNs);
         s.launchesDuringIdle = launches;
         if (idle > 0 && s.idleCausesKnown) {

@@ -15,7 +15,7 @@ std::string pct(double f) {
 }
 
 std::string dur(double ns) {
-    return core::formatDuration(static_cast<core::DurationNs>(ns));
+    return formatStepDuration(ns);
 }
 
 std::string pad(std::string s, std::size_t width) {
@@ -81,7 +81,7 @@ std::string utilizationLines(const AnalysisReport& r, const std::string& prefix)
     }
     if (m.modelFlopsPerStep > 0) {
         out += prefix + "O_model per step: " + core::formatFixed(m.modelFlopsPerStep / 1e12, 3) + " TFLOP (" +
-               std::string(toString(m.source)) + ")\n";
+               (m.sourceNote.empty() ? std::string(toString(m.source)) : m.sourceNote) + ")\n";
     }
     out +=
         prefix + "reference: production 30-50 % MFU, practical ceiling 55-65 %; PaLM 46.2 %, GPT-3 ~45 %\n";
@@ -120,7 +120,8 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
                std::to_string(r.distributed.worldSize) + " (" + r.distributed.backend + ")\n";
     }
     out += "Steps: " + std::to_string(r.metrics.steps.steps.size()) + " from " +
-           std::string(toString(r.metrics.steps.source)) + ", mean " + dur(r.mfu.stepTimeNs) + "\n\n";
+           std::string(toString(r.metrics.steps.source)) + "; step time " +
+           describeStepTimes(r.metrics.stepTimes) + "\n\n";
 
     out += "VERDICT: " + std::string(displayName(r.overall.bottleneck)) + "  (confidence " +
            std::string(r.overall.confidenceLabel()) + ", " + core::formatFixed(r.overall.confidence, 2) +
@@ -231,7 +232,8 @@ std::string writeMarkdownReport(const AnalysisReport& r) {
         (r.device.matched ? " → `" + r.device.spec.id + "` (" + r.device.method + ")" : " (no datasheet)") +
         "\n";
     out += "- **Steps:** " + std::to_string(r.metrics.steps.steps.size()) + " (" +
-           std::string(toString(r.metrics.steps.source)) + "), mean " + dur(r.mfu.stepTimeNs) + "\n\n";
+           std::string(toString(r.metrics.steps.source)) + "); step time " +
+           describeStepTimes(r.metrics.stepTimes) + "\n\n";
     out += "## Verdict: " + std::string(displayName(r.overall.bottleneck)) + "\n\n";
     out += "> " + r.headline + "\n\n";
     out += "Confidence: " + std::string(r.overall.confidenceLabel()) + " (" +

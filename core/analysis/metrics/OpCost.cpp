@@ -473,6 +473,7 @@ OpCostResult attributeOpCosts(const core::TraceModel& model) {
     result.kernelFlops.assign(kernelCount, 0.0);
     result.kernelBytes.assign(kernelCount, 0.0);
     result.kernelPrecision.assign(kernelCount, -1);
+    result.kernelSharers.assign(kernelCount, 0);
     const core::CpuOpTable& ops = model.cpuOps;
     for (std::size_t i = 0; i < ops.size(); ++i) {
         if (ops.inputShapes[i].valid() && !model.text(ops.inputShapes[i]).empty()) {
@@ -567,6 +568,7 @@ OpCostResult attributeOpCosts(const core::TraceModel& model) {
                                                : 1.0 / static_cast<double>(opKernels[opIndex]);
         result.kernelFlops[k] = e.flops * share;
         result.kernelBytes[k] = e.bytes * share;
+        result.kernelSharers[k] = opKernels[opIndex];
         std::optional<Precision> precision = e.precision;
         // PyTorch records fp32 dtypes for matmuls that cuBLAS runs as TF32 on tensor cores
         // (torch.backends.cuda.matmul.allow_tf32); only the kernel name tells.

@@ -69,7 +69,9 @@ struct OpCostResult {
     std::vector<double> kernelFlops;
     std::vector<double> kernelBytes;
     std::vector<std::int8_t> kernelPrecision;  // Precision value, -1 unknown
-    double totalFlops = 0;                     // of the costed ops that launched GPU work
+    // Per kernel row: how many kernels share its costed op's FLOPs (1 = the op launched only it).
+    std::vector<std::int32_t> kernelSharers;
+    double totalFlops = 0;  // of the costed ops that launched GPU work
     double totalBytes = 0;
     std::int64_t opsWithShapes = 0;  // CPU ops that carry recorded shapes
     std::int64_t opsCosted = 0;      // ops a formula applied to

@@ -19,12 +19,17 @@ struct Accum {
     double bytes = 0;
     DurationNs timeNs = 0;
     DurationNs tensorCoreNs = 0;
+    DurationNs sharedOpNs = 0;  // kernels whose op's FLOPs were split over several kernels
     std::array<DurationNs, kPrecisionCount> byPrecision{};
     std::vector<std::pair<DurationNs, std::uint32_t>> kernels;  // (duration, kernel row)
     std::vector<core::CpuOpId> ops;
 
-    void add(double f, double b, DurationNs d, std::int8_t precision, bool tensorCore, std::uint32_t kernel) {
+    void add(double f, double b, DurationNs d, std::int8_t precision, bool tensorCore, std::uint32_t kernel,
+             bool shared) {
         flops += f;
+        if (shared) {
+            sharedOpNs += d;
+        }
         bytes += b;
         timeNs += d;
         if (tensorCore) {
@@ -43,7 +48,7 @@ double peakFor(const DeviceSpec* device, Precision p) {
 
 RooflinePoint makePoint(Accum& acc, RooflinePoint::Kind kind, std::string label, core::StringId name,
                         KernelClass kernelClass, DurationNs totalKernelNs, const DeviceSpec* device,
-                        double bandwidth, std::size_t maxIds) {
+                        double bandwidth, std::size_t maxIds, double aboveTolerance) {
     RooflinePoint p;
     p.kind = kind;
     p.label = std::move(label);
@@ -80,6 +85,14 @@ RooflinePoint makePoint(Accum& acc, RooflinePoint::Kind kind, std::string label,
         p.fractionOfAttainable =
             p.attainableFlopsPerSecond > 0 ? p.achievedFlopsPerSecond / p.attainableFlopsPerSecond : 0;
         p.memoryBound = p.arithmeticIntensity < peak / bandwidth;
+        if (p.fractionOfAttainable > 1.0 + aboveTolerance) {
+            p.aboveRoof = true;
+            const bool fp32OnTensorCores =
+                (*p.precision == Precision::FP32 || *p.precision == Precision::FP64) &&
+                acc.tensorCoreNs * 2 > acc.timeNs;
+            p.aboveRoofReason =
+                aboveRoofReason(kernelClass, fp32OnTensorCores, acc.sharedOpNs * 2 > acc.timeNs);
+        }
     }
     // Only the longest maxIds are kept: a partial sort keeps this linear in the class size.
     const std::size_t keep = std::min(maxIds, acc.kernels.size());
@@ -97,6 +110,22 @@ RooflinePoint makePoint(Accum& acc, RooflinePoint::Kind kind, std::string label,
 }
 
 }  // namespace
+
+std::string aboveRoofReason(KernelClass kernelClass, bool fp32OnTensorCores, bool sharedOp) {
+    if (kernelClass == KernelClass::Convolution) {
+        return "above its roof: the convolution likely uses Winograd or FFT, which do fewer FLOPs than the "
+               "direct formula counts";
+    }
+    if (fp32OnTensorCores) {
+        return "above its roof: FP32-recorded math ran on tensor cores (TF32/FP16), whose roof is higher";
+    }
+    if (sharedOp) {
+        return "above its roof: the op's FLOPs, estimated from its shapes, are split over its kernels by "
+               "time "
+               "and this kernel likely did less than its share";
+    }
+    return "above its roof: the FLOPs estimated from the recorded shapes exceed the work the kernel did";
+}
 
 double attainableFlopsPerSecond(double arithmeticIntensity, double peakFlopsPerSecond,
                                 double bandwidthBytesPerSecond) {
@@ -158,14 +187,15 @@ RooflineResult computeRoofline(const core::TraceModel& model, const KernelStatsR
         std::int8_t precision = k < costs.kernelPrecision.size() ? costs.kernelPrecision[k] : std::int8_t{-1};
         bool tc = k < kernels.kernelTensorCore.size() && kernels.kernelTensorCore[k] != 0;
         KernelClass cls = k < kernels.kernelClass.size() ? kernels.kernelClass[k] : KernelClass::Other;
+        const bool shared = k < costs.kernelSharers.size() && costs.kernelSharers[k] > 1;
         byClass[static_cast<std::size_t>(cls)].add(costs.kernelFlops[k], costs.kernelBytes[k], d, precision,
-                                                   tc, k);
+                                                   tc, k, shared);
         byName[model.kernels.name[k].index].add(costs.kernelFlops[k], costs.kernelBytes[k], d, precision, tc,
-                                                k);
+                                                k, shared);
         core::CpuOpId op = launchingOp(model, core::KernelId{k});
         if (op.valid()) {
             Accum& acc = byOp[model.cpuOps.name[op.index].index];
-            acc.add(costs.kernelFlops[k], costs.kernelBytes[k], d, precision, tc, k);
+            acc.add(costs.kernelFlops[k], costs.kernelBytes[k], d, precision, tc, k, shared);
             if (acc.ops.size() < options.maxIdsPerPoint && (acc.ops.empty() || acc.ops.back() != op)) {
                 acc.ops.push_back(op);
             }
@@ -177,7 +207,7 @@ RooflineResult computeRoofline(const core::TraceModel& model, const KernelStatsR
             result.points.push_back(makePoint(byClass[c], RooflinePoint::Kind::KernelClass,
                                               std::string(toString(static_cast<KernelClass>(c))), {},
                                               static_cast<KernelClass>(c), total, device, bandwidth,
-                                              options.maxIdsPerPoint));
+                                              options.maxIdsPerPoint, options.aboveRoofTolerance));
         }
     }
     std::size_t added = 0;
@@ -189,9 +219,9 @@ RooflineResult computeRoofline(const core::TraceModel& model, const KernelStatsR
         if (it == byName.end() || it->second.bytes <= 0) {
             continue;
         }
-        result.points.push_back(makePoint(it->second, RooflinePoint::Kind::Kernel,
-                                          std::string(model.text(row.name)), row.name, row.kernelClass, total,
-                                          device, bandwidth, options.maxIdsPerPoint));
+        result.points.push_back(makePoint(
+            it->second, RooflinePoint::Kind::Kernel, std::string(model.text(row.name)), row.name,
+            row.kernelClass, total, device, bandwidth, options.maxIdsPerPoint, options.aboveRoofTolerance));
         ++added;
     }
     std::vector<std::pair<DurationNs, std::uint32_t>> opOrder;
@@ -215,7 +245,8 @@ RooflineResult computeRoofline(const core::TraceModel& model, const KernelStatsR
                                             classTime.begin());
         core::StringId name{opOrder[i].second};
         result.points.push_back(makePoint(acc, RooflinePoint::Kind::Op, std::string(model.text(name)), name,
-                                          cls, total, device, bandwidth, options.maxIdsPerPoint));
+                                          cls, total, device, bandwidth, options.maxIdsPerPoint,
+                                          options.aboveRoofTolerance));
     }
 
     // Per-step HBM bandwidth: counters when the trace has DRAM throughput tracks, else shape estimates.

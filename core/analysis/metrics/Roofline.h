@@ -31,6 +31,11 @@ struct RooflineCeiling {
     bool tensorCore = false;
 };
 
+// Why a point can sit above its roof, most specific first: a convolution computed with fewer FLOPs
+// than the direct formula (Winograd, FFT), FP32-recorded math that ran on tensor cores, or an op
+// whose shape-based FLOPs were split over its kernels by time.
+std::string aboveRoofReason(KernelClass kernelClass, bool fp32OnTensorCores, bool sharedOp);
+
 // Attainable FLOP/s at `arithmeticIntensity` under a roof: min(peak, AI × BW).
 double attainableFlopsPerSecond(double arithmeticIntensity, double peakFlopsPerSecond,
                                 double bandwidthBytesPerSecond);
@@ -52,6 +57,11 @@ struct RooflinePoint {
     double attainableFlopsPerSecond = 0;  // under its precision's roof; 0 without a device
     double fractionOfAttainable = 0;      // achieved / attainable; 0 without a device
     bool memoryBound = false;             // AI below its precision's ridge (needs a device)
+    // Achieved above the roof (more than RooflineOptions::aboveRoofTolerance over attainable): the
+    // estimate, not the kernel, is off. `aboveRoofReason` names the likely cause; outputs flag the
+    // point and never show the excess as a plain "> 100 %".
+    bool aboveRoof = false;
+    std::string aboveRoofReason;
     std::vector<core::KernelId> kernels;  // up to RooflineOptions::maxIdsPerPoint, longest first
     std::vector<core::CpuOpId> ops;       // for Kind::Op: example calls
 };
@@ -71,6 +81,7 @@ struct RooflineOptions {
     std::size_t topKernels = 20;
     std::size_t topOps = 20;
     std::size_t maxIdsPerPoint = 64;
+    double aboveRoofTolerance = 0.02;  // achieved / attainable above 1 + this is flagged
 };
 
 // The roofs a calibration measured on this machine (`chokepoint-cli calibrate`), drawn beside the

@@ -494,16 +494,33 @@ StepsResult detectSteps(const core::TraceModel& model, const StepDetectionOption
     }
     StepLookup lookup(result.steps);
     const bool stretch = options.stretchOverGpuWork;
+    result.stretched = stretch;
     assignGpuRows(model, model.kernels, lookup, result.steps, result.kernelStep, &Step::kernelCount, stretch);
     assignGpuRows(model, model.memcpys, lookup, result.steps, result.memcpyStep, &Step::memcpyCount, stretch);
     assignGpuRows(model, model.memsets, lookup, result.steps, result.memsetStep, &Step::memsetCount, stretch);
+    // Stretched steps tile the time line: GPU work that runs past the next step's start (the GPU
+    // lagging the CPU) is clipped there, so the windows never overlap and their durations add up to
+    // the wall-clock they cover. Host ranges that already overlap (several threads) are kept.
+    for (std::size_t i = 0; i + 1 < result.steps.size(); ++i) {
+        Step& step = result.steps[i];
+        const TimestampNs nextStart = result.steps[i + 1].range.startNs;
+        const TimestampNs clippedEnd = std::max(step.cpuRange.endNs, std::min(step.range.endNs, nextStart));
+        if (clippedEnd < step.range.endNs) {
+            step.range.endNs = clippedEnd;
+            ++result.clippedSteps;
+        }
+    }
     for (std::size_t i = 1; i < result.steps.size(); ++i) {
         if (result.steps[i - 1].range.endNs > result.steps[i].range.startNs) {
             result.overlapping = true;
         }
     }
+    if (result.clippedSteps > 0) {
+        result.note += "; " + std::to_string(result.clippedSteps) +
+                       " steps' GPU work ran past the next step's start: each is clipped there";
+    }
     if (result.overlapping) {
-        result.note += "; some steps overlap the next one once stretched over the GPU work they launched";
+        result.note += "; some host step ranges overlap each other";
     }
     return result;
 }

@@ -8,7 +8,8 @@
 //   5. the whole trace as one window (StepsResult::note says so).
 // Each step's host range is stretched over the GPU work launched inside it (kernels, copies and
 // memsets whose launch call starts inside the host range; GPU work without a launch call is
-// assigned by its own start time). All times are ns on the trace clock. Pure function, linear
+// assigned by its own start time), but never past the next step's start: stretched steps tile the
+// time line without overlapping. All times are ns on the trace clock. Pure function, linear
 // (sort + sweep) in the number of events.
 
 #include <cstdint>
@@ -64,9 +65,13 @@ struct Step {
 
 struct StepsResult {
     StepSource source = StepSource::WholeTrace;
-    std::string note;          // human-readable: where the steps came from, what was guessed
-    std::vector<Step> steps;   // sorted by range start
-    bool overlapping = false;  // some step's stretched range overlaps the next step's range
+    std::string note;         // human-readable: where the steps came from, what was guessed
+    std::vector<Step> steps;  // sorted by range start
+    // Some steps' host ranges overlap the next step's (steps of several threads). Stretching never
+    // creates an overlap: a stretched range is clipped at the next step's start.
+    bool overlapping = false;
+    std::int32_t clippedSteps = 0;  // steps whose GPU work ran past the next step's start
+    bool stretched = false;         // StepDetectionOptions::stretchOverGpuWork was on
     // Step index of every GPU row (same order as the model's tables), -1 when outside all steps.
     std::vector<std::int32_t> kernelStep, memcpyStep, memsetStep;
 

@@ -9,10 +9,12 @@ core::Result<TraceMetrics> computeTraceMetrics(const core::TraceModel& model, co
     const core::Error cancelled = core::makeError(core::kCancelledMessage);
 
     m.hasGpuWork = model.gpuEventCount() > 0;
+    m.traceSpan = model.timeSpan();
     if (!m.hasGpuWork) {
         m.notes.push_back("no GPU activity in the trace (no kernels, copies or memsets)");
     }
     m.steps = detectSteps(model, options.steps);
+    m.stepTimes = summarizeStepTimes(m.steps);
     m.notes.push_back("steps: " + m.steps.note);
     if (!step(0.15)) {
         return cancelled;

@@ -14,6 +14,7 @@
 #include "core/analysis/metrics/PhaseDetection.h"
 #include "core/analysis/metrics/Roofline.h"
 #include "core/analysis/metrics/StepDetection.h"
+#include "core/analysis/metrics/StepTimes.h"
 #include "core/base/Progress.h"
 #include "core/base/Result.h"
 #include "core/model/TraceModel.h"
@@ -29,7 +30,9 @@ struct MetricsOptions {
 
 struct TraceMetrics {
     bool hasGpuWork = false;
+    core::TimeRange traceSpan;  // first to last event of the trace: every range shown lies inside
     StepsResult steps;
+    StepTimeSummary stepTimes;  // the step time every output shows
     PhasesResult phases;
     KernelStatsResult kernels;
     GpuTimeAccountingResult accounting;

@@ -147,8 +147,42 @@ TEST(Analyzer, TensorCoreComputeJobDoesNotGetMixedPrecision) {
     EXPECT_NE(r->fixes.decision("R4")->reason.find("reduced precision"), std::string::npos);
 }
 
-TEST(Analyzer, MfuFromParamsAndTokens) {
-    const core::TraceModel model = testutils::computeBoundJob();
+TEST(Analyzer, MfuFromParamsAndTokensUsesTheTrainingFactorOnlyWithABackwardPass) {
+    // The synthetic job runs forward GEMMs only: 2 · N · T, said so.
+    {
+        testutils::SyntheticJob forward("Tesla V100-SXM2-32GB", 80, 34'089'730'048);
+        for (int s = 0; s < 4; ++s) {
+            const core::TimestampNs t = testutils::SyntheticJob::stepStart(s);
+            forward.step(s);
+            forward.builder().cpuOp("aten::mm", t + 100'000, t + 150'000);  // framework ops are recorded
+            for (int k = 0; k < 8; ++k) {
+                const core::TimestampNs start = t + 200'000 + k * 1'200'000;
+                forward.launched(testutils::kFp32Gemm, start, start + 1'200'000, 7, 150'000);
+            }
+        }
+        const core::TraceModel forwardOnly = forward.build();
+        AnalysisOptions o;
+        o.parameterCount = 100e6;
+        o.tokensPerStep = 2048;
+        o.precision = Precision::FP32;
+        auto r = analyze(forwardOnly, o);
+        ASSERT_TRUE(r);
+        ASSERT_TRUE(r->mfu.mfu.has_value());
+        EXPECT_FALSE(r->mfu.backwardPassSeen);
+        EXPECT_DOUBLE_EQ(r->mfu.modelFlopsPerStep, 2 * 100e6 * 2048);
+        EXPECT_NE(r->mfu.sourceNote.find("no backward pass"), std::string::npos) << r->mfu.sourceNote;
+    }
+    testutils::SyntheticJob job("Tesla V100-SXM2-32GB", 80, 34'089'730'048);
+    for (int s = 0; s < 4; ++s) {
+        const core::TimestampNs t = testutils::SyntheticJob::stepStart(s);
+        job.step(s);
+        for (int k = 0; k < 8; ++k) {
+            const core::TimestampNs start = t + 200'000 + k * 1'200'000;
+            job.launched(testutils::kFp32Gemm, start, start + 1'200'000, 7, 150'000);
+        }
+        job.builder().cpuOp("autograd::engine::evaluate_function: MmBackward0", t + 5'000'000, t + 5'100'000);
+    }
+    const core::TraceModel model = job.build();
     AnalysisOptions o;
     o.parameterCount = 100e6;
     o.tokensPerStep = 2048;
@@ -157,6 +191,7 @@ TEST(Analyzer, MfuFromParamsAndTokens) {
     ASSERT_TRUE(r);
     ASSERT_TRUE(r->mfu.mfu.has_value());
     EXPECT_EQ(r->mfu.source, ModelFlopsSource::UserParamsTokens);
+    EXPECT_TRUE(r->mfu.backwardPassSeen);
     const double expected = 6 * 100e6 * 2048 / (r->mfu.peakFlopsPerSecond * r->mfu.stepTimeNs * 1e-9);
     EXPECT_NEAR(*r->mfu.mfu, expected, 1e-12);
     EXPECT_GT(r->mfu.peakFlopsPerSecond, 0);

@@ -101,6 +101,54 @@ TEST(Compare, KernelsMatchedByNameSlowerAndFaster) {
     EXPECT_NEAR(slower.slower[0].meanRatio, 2.0, 0.02);
 }
 
+TEST(Compare, KernelsAreClassifiedByTheTimePerStepTheyPrint) {
+    // B runs the GEMM twice as often, each call a third faster: less time per call, more per step.
+    SyntheticJob twice;
+    for (int s = 0; s < 4; ++s) {
+        const core::TimestampNs t = s * 12'000'000;
+        twice.builder().range("ProfilerStep#" + std::to_string(s), t, t + 12'000'000 - 1);
+        for (int k = 0; k < 12; ++k) {
+            const core::TimestampNs start = t + 100'000 + k * 970'000;
+            twice.launched(testutils::kFp32Gemm, start, start + 600'000, 7, 60'000);
+        }
+    }
+    auto before = analyze(prefetchedJob(4, 900'000), "a");
+    auto after = analyze(twice.build(), "b");
+    ASSERT_TRUE(before && after);
+    const ComparisonReport c = compareReports(*before, *after);
+    ASSERT_EQ(c.slower.size(), 1u);
+    EXPECT_TRUE(c.faster.empty());
+    EXPECT_NEAR(c.slower[0].perStepRatio, 12.0 * 600 / (6.0 * 900), 0.02);
+    EXPECT_LT(c.slower[0].meanRatio, 1.0);
+    const std::string text = writeTextComparison(c);
+    EXPECT_NE(text.find("KERNELS SLOWER (more time per step)"), std::string::npos) << text;
+    EXPECT_NE(text.find(" per step; "), std::string::npos) << text;
+    EXPECT_NE(text.find(" per call ("), std::string::npos) << text;
+    // Same job: no warning that the traces differ.
+    EXPECT_TRUE(c.warnings.empty()) << c.warnings.front();
+}
+
+TEST(Compare, WarnsWhenTheTracesAreNotRunsOfOneJob) {
+    auto before = analyze(testutils::computeBoundJob(), "v100.json");  // a V100 running GEMMs
+    auto after = analyze(prefetchedJob(), "a100.json");                // an A100
+    ASSERT_TRUE(before && after);
+    auto multi = std::make_shared<AnalysisReport>(*after);
+    multi->distributed = core::DistributedInfo{true, 0, 8, "nccl"};
+    const ComparisonReport c = compareReports(*before, *multi);
+    ASSERT_GE(c.warnings.size(), 2u);
+    EXPECT_NE(c.warnings[0].find("different devices"), std::string::npos) << c.warnings[0];
+    EXPECT_NE(c.warnings[1].find("world sizes (1 and 8"), std::string::npos) << c.warnings[1];
+    EXPECT_NE(c.summary.find("CAUTION"), std::string::npos);
+    EXPECT_NE(writeTextComparison(c).find("WARNINGS"), std::string::npos);
+    const ComparisonReport models = compareReports(*analyze(testutils::computeBoundJob(), "a"),
+                                                   *analyze(testutils::communicationBoundJob(), "b"));
+    bool kernelWarning = false;
+    for (const std::string& w : models.warnings) {
+        kernelWarning = kernelWarning || w.find("different kernels") != std::string::npos;
+    }
+    EXPECT_TRUE(kernelWarning);
+}
+
 TEST(Compare, KernelsOnlyOnOneSideAndWriters) {
     const core::TraceModel a = testutils::computeBoundJob();
     const core::TraceModel b = testutils::communicationBoundJob();

@@ -24,15 +24,31 @@ TEST(StepDetection, ProfilerStepRangesWithStretchOverLaunchedGpuWork) {
     EXPECT_EQ(steps.steps[0].number, 7);
     EXPECT_EQ(steps.steps[2].name, "ProfilerStep#9");
     EXPECT_EQ(steps.steps[0].cpuRange, (core::TimeRange{0, 1000}));
-    EXPECT_EQ(steps.steps[0].range, (core::TimeRange{0, 1800}));
+    // Stretched over its kernel, but clipped at step 8's start: steps never overlap.
+    EXPECT_EQ(steps.steps[0].range, (core::TimeRange{0, 1000}));
+    EXPECT_EQ(steps.clippedSteps, 1);
     EXPECT_EQ(steps.steps[0].gpuRange, (core::TimeRange{1200, 1800}));
     EXPECT_EQ(steps.steps[0].kernelCount, 1);
     EXPECT_EQ(steps.steps[2].kernelCount, 1);
     ASSERT_EQ(steps.kernelStep.size(), 2u);
     EXPECT_EQ(steps.kernelStep[0], 0);
     EXPECT_EQ(steps.kernelStep[1], 2);
-    EXPECT_TRUE(steps.overlapping);  // step 7 now ends inside step 8
+    EXPECT_FALSE(steps.overlapping);
+    EXPECT_NE(steps.note.find("clipped"), std::string::npos) << steps.note;
     EXPECT_EQ(steps.span(), (core::TimeRange{0, 3000}));
+}
+
+TEST(StepDetection, TheLastStepStretchesOverItsGpuWork) {
+    TraceBuilder b;
+    b.range("ProfilerStep#1", 0, 100);
+    b.range("ProfilerStep#2", 100, 200);
+    b.apiCall("cudaLaunchKernel", 150, 160, 3);
+    b.kernel("k", 180, 450, 0, 7, 3);
+    core::TraceModel model = b.build();
+    StepsResult steps = detectSteps(model);
+    ASSERT_EQ(steps.steps.size(), 2u);
+    EXPECT_EQ(steps.steps[1].range, (core::TimeRange{100, 450}));
+    EXPECT_EQ(steps.clippedSteps, 0);
 }
 
 TEST(StepDetection, NoStretchKeepsHostRanges) {

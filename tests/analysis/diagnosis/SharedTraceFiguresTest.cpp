@@ -1,0 +1,210 @@
+// One figure per concept on every shared trace (../shared/traces; each case skips when the trace is
+// absent): the step time is defined once (StepTimes.h) and every writer prints that figure, steps
+// never overlap, evidence ranges stay inside the trace and come from the finding's intervals, and a
+// roofline point above its roof is flagged with a reason.
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/analysis/diagnosis/Analyzer.h"
+#include "core/analysis/diagnosis/CsvTables.h"
+#include "core/analysis/diagnosis/EvidenceRange.h"
+#include "core/analysis/diagnosis/ReportWriters.h"
+#include "core/base/Format.h"
+#include "core/import/TraceLoader.h"
+#include "tests/testutils/SharedTraces.h"
+
+using namespace chokepoint;
+using namespace chokepoint::analysis;
+
+namespace {
+
+const char* const kTraces[] = {
+    "kineto-rn50-nw0__worker0.1623143089861.pt.trace.json.gz",
+    "kineto-rn50-nw4__worker0.1623212756351.pt.trace.json.gz",
+    "hta-negative-queue__rank0.json.gz",
+    "hta-ns-resolution__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+    "hta-trace-diff-test__test.json.gz",
+    "hta-trace-diff-control__control.json.gz",
+    "param-linear__linear_kineto.json.gz",
+    "hta-amd-mi250__mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+    "tracelens-h100__gaunernst_bert-small-uncased__1016001.json.gz",
+};
+
+struct Analyzed {
+    std::shared_ptr<const core::TraceModel> model;
+    std::shared_ptr<const AnalysisReport> report;
+};
+
+Analyzed analyzeFile(const std::string& path) {
+    static const DeviceDatabase* kDevices = [] {
+        auto db = DeviceDatabase::loadBuiltin();
+        return db ? new DeviceDatabase(std::move(db.value())) : nullptr;
+    }();
+    Analyzed out;
+    core::Result<core::TraceModel> model = core::loadTrace(path);
+    EXPECT_TRUE(model.ok()) << (model.ok() ? "" : model.error().message);
+    if (!model.ok()) {
+        return out;
+    }
+    out.model = std::make_shared<const core::TraceModel>(std::move(model.value()));
+    AnalysisOptions options;
+    options.devices = kDevices;
+    options.sourcePath = path;
+    core::Result<std::shared_ptr<const AnalysisReport>> r = analyzeTrace(out.model, options);
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+    out.report = r.ok() ? r.value() : nullptr;
+    return out;
+}
+
+class SharedTraceFigures : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(SharedTraceFigures, StepTimeIsOneFigureAndStepsNeverOverlap) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, GetParam());
+    const Analyzed a = analyzeFile(path);
+    ASSERT_TRUE(a.report);
+    const AnalysisReport& r = *a.report;
+    const auto& steps = r.metrics.steps.steps;
+    ASSERT_FALSE(steps.empty());
+    double sum = 0;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        sum += static_cast<double>(steps[i].durationNs());
+        if (i + 1 < steps.size()) {
+            EXPECT_LE(steps[i].range.endNs, steps[i + 1].range.startNs)
+                << steps[i].name << " overlaps the next step";
+        }
+        // Every step's window lies inside the trace.
+        EXPECT_TRUE(r.metrics.traceSpan.contains(steps[i].range.startNs)) << steps[i].name;
+        EXPECT_LE(steps[i].range.endNs, r.metrics.traceSpan.endNs) << steps[i].name;
+    }
+    const double mean = sum / static_cast<double>(steps.size());
+    // The headline mean is the steps' mean, wherever it is read.
+    EXPECT_NEAR(r.metrics.stepTimes.meanNs, mean, 1.0);
+    EXPECT_NEAR(r.mfu.stepTimeNs, mean, 1.0);
+    EXPECT_NEAR(r.overallSignals.stepTimeNs, mean, 1.0);
+    EXPECT_NEAR(r.ironLaw.stepTimeNs, mean, 1.0);
+    ASSERT_EQ(r.steps.size(), steps.size());
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        EXPECT_EQ(r.steps[i].range, steps[i].range);
+        EXPECT_NEAR(r.steps[i].signals.stepTimeNs, static_cast<double>(steps[i].durationNs()), 1.0);
+    }
+    // The summed step windows fit in the trace (stretched steps used to add up to more than it).
+    EXPECT_LE(sum, static_cast<double>(r.metrics.traceSpan.durationNs()) + 1.0);
+
+    // Text, Markdown and JSON print the same figure.
+    const std::string sentence = describeStepTimes(r.metrics.stepTimes);
+    EXPECT_NE(sentence.find("mean " + formatStepDuration(mean)), std::string::npos) << sentence;
+    EXPECT_NE(writeTextReport(r).find(sentence), std::string::npos);
+    EXPECT_NE(writeMarkdownReport(r).find(sentence), std::string::npos);
+    const std::string json = writeJsonReport(r);
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    ASSERT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS);
+    EXPECT_NEAR(double(doc["steps"]["meanStepNs"]), mean, 1.0);
+    EXPECT_NEAR(double(doc["mfu"]["stepTimeNs"]), mean, 1.0);
+    EXPECT_EQ(std::string_view(doc["steps"]["stepTimeDefinition"]), sentence);
+    EXPECT_NEAR(double(doc["mfu"]["busy"]), r.overallSignals.busyFraction, 1e-6);
+    EXPECT_NEAR(double(doc["signals"]["busy"]), r.mfu.busyFraction, 1e-6);
+    // Idle by cause: the JSON's per-step figures are the verdict's (what the step chart draws).
+    simdjson::dom::array stepVerdicts = doc["stepVerdicts"];
+    ASSERT_EQ(stepVerdicts.size(), r.steps.size());
+    std::size_t i = 0;
+    for (simdjson::dom::element step : stepVerdicts) {
+        const DiagnosisSignals& s = r.steps[i++].signals;
+        EXPECT_NEAR(double(step["signals"]["idleByCause"]["synchronization"]), s.idleSyncFraction, 1e-6);
+        EXPECT_NEAR(double(step["signals"]["idleByCause"]["collective"]), s.idleCollectiveFraction, 1e-6);
+        EXPECT_NEAR(double(step["signals"]["idleByCause"]["launchOverhead"]), s.idleLaunchOverheadFraction,
+                    1e-6);
+    }
+    // The text report's MFU is the report's.
+    if (r.mfu.mfu) {
+        EXPECT_NE(writeTextReport(r).find("MFU " + core::formatPercent(*r.mfu.mfu)), std::string::npos);
+        EXPECT_NEAR(double(doc["mfu"]["mfu"]), *r.mfu.mfu, 1e-6);
+    }
+}
+
+TEST_P(SharedTraceFigures, EvidenceRangesStayInsideTheTraceAndShowTheFinding) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, GetParam());
+    const Analyzed a = analyzeFile(path);
+    ASSERT_TRUE(a.report);
+    const AnalysisReport& r = *a.report;
+    const core::TimeRange trace = a.model->timeSpan();
+    std::vector<Bottleneck> targets = {r.overall.bottleneck};
+    for (const Recommendation& fix : r.fixes.recommendations) {
+        targets.push_back(fix.target);
+    }
+    for (Bottleneck target : targets) {
+        const core::TimeRange range = evidenceRange(r, target);
+        EXPECT_FALSE(range.empty()) << toString(target);
+        EXPECT_GE(range.startNs, trace.startNs) << toString(target);
+        EXPECT_LE(range.endNs, trace.endNs) << toString(target);
+        // An idle-time finding shows an idle interval of its own cause.
+        const IdleCause* cause = nullptr;
+        static const IdleCause kData = IdleCause::DataWait, kLaunch = IdleCause::LaunchOverhead,
+                               kCollective = IdleCause::Collective;
+        cause = target == Bottleneck::Data             ? &kData
+                : target == Bottleneck::LaunchOverhead ? &kLaunch
+                : target == Bottleneck::Communication  ? &kCollective
+                                                       : nullptr;
+        if (cause != nullptr) {
+            bool hasCause = false, shown = false;
+            for (const IdleInterval& idle : r.metrics.accounting.idleIntervals) {
+                if (idle.cause == *cause) {
+                    hasCause = true;
+                    shown = shown || range.overlaps(idle.range);
+                }
+            }
+            EXPECT_EQ(shown, hasCause) << toString(target);
+        }
+    }
+}
+
+TEST_P(SharedTraceFigures, RooflinePointsAboveTheirRoofAreFlaggedAndKernelThroughputIsOneFigure) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, GetParam());
+    const Analyzed a = analyzeFile(path);
+    ASSERT_TRUE(a.report);
+    const AnalysisReport& r = *a.report;
+    for (const RooflinePoint& p : r.metrics.roofline.points) {
+        if (p.attainableFlopsPerSecond <= 0) {
+            EXPECT_FALSE(p.aboveRoof);
+            continue;
+        }
+        const bool above = p.achievedFlopsPerSecond > p.attainableFlopsPerSecond * 1.02;
+        EXPECT_EQ(p.aboveRoof, above) << p.label;
+        if (p.aboveRoof) {
+            EXPECT_NE(p.aboveRoofReason.find("above its roof"), std::string::npos) << p.label;
+        }
+    }
+    // The kernels CSV's throughput is the roofline's achieved FLOP/s of the same kernel.
+    const std::string csv = writeKernelsCsv(r, *a.model);
+    for (const RooflinePoint& p : r.metrics.roofline.points) {
+        if (p.kind != RooflinePoint::Kind::Kernel || p.achievedFlopsPerSecond <= 0) {
+            continue;
+        }
+        const std::string name = csvField(p.label);
+        const std::size_t line = csv.find("\r\n" + name + ",");
+        ASSERT_NE(line, std::string::npos) << p.label;
+        const std::size_t end = csv.find("\r\n", line + 2);
+        const std::string row = csv.substr(line + 2, end - line - 2);
+        const double perSecond = std::stod(row.substr(row.rfind(',') + 1));
+        EXPECT_NEAR(perSecond / p.achievedFlopsPerSecond, 1.0, 1e-6) << p.label;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTraces, SharedTraceFigures, ::testing::ValuesIn(kTraces),
+                         [](const ::testing::TestParamInfo<const char*>& param) {
+                             std::string name = param.param;
+                             name = name.substr(0, name.find("__"));
+                             for (char& c : name) {
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) {
+                                     c = '_';
+                                 }
+                             }
+                             return name;
+                         });
+
+}  // namespace

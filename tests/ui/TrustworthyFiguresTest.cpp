@@ -1,0 +1,170 @@
+// One figure per concept in every GUI view (issue "Numbers you can trust"): the diagnosis page, the
+// HTML report and the step chart show the report's step time, busy and idle-by-cause figures; the
+// roofline flags points above their roof; Compare forgets its other side when the document gets
+// another trace. The shared ResNet-50 trace is used when ../shared/traces is present.
+
+#include <gtest/gtest.h>
+
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <cmath>
+
+#include "core/format/CptraceWriter.h"
+#include "core/import/TraceLoader.h"
+#include "tests/testutils/SharedTraces.h"
+#include "tests/ui/PageReportFixture.h"
+#include "tests/ui/PageTestSupport.h"
+#include "tests/ui/UiTestModels.h"
+#include "ui/controller/TraceDocument.h"
+#include "ui/pages/ComparePage.h"
+#include "ui/pages/DiagnosisPage.h"
+#include "ui/pages/ReportViews.h"
+#include "ui/report/DiagnosisReport.h"
+#include "ui/report/ReportDocument.h"
+#include "ui/timeline/ReportOverlays.h"
+
+namespace chokepoint::ui {
+namespace {
+
+// Loads `path` into a document watched by `page` and waits for the analysis.
+std::shared_ptr<const analysis::AnalysisReport> analyzeInto(TraceDocument& document, const QString& path) {
+    QSignalSpy done(&document, &TraceDocument::analysisAvailable);
+    QSignalSpy failed(&document, &TraceDocument::loadFailed);
+    document.open(path);
+    for (int i = 0; i < 1200 && done.isEmpty() && failed.isEmpty(); ++i) {
+        QTest::qWait(25);
+    }
+    return document.report();
+}
+
+QString allLabelText(const QWidget& widget) {
+    QString text;
+    for (const QLabel* label : widget.findChildren<QLabel*>()) {
+        text += label->text() + QLatin1Char('\n');
+    }
+    return text;
+}
+
+void expectFiguresAgree(const analysis::AnalysisReport& r, const QWidget& diagnosisPage) {
+    const QString page = allLabelText(diagnosisPage);
+    const QString mean = QString::fromStdString(analysis::formatStepDuration(r.metrics.stepTimes.meanNs));
+    const QString sentence = QString::fromStdString(analysis::describeStepTimes(r.metrics.stepTimes));
+    // The step time: the figure and the sentence that defines it, on the page and in the report.
+    EXPECT_TRUE(page.contains(mean)) << mean.toStdString();
+    EXPECT_TRUE(page.contains(sentence)) << sentence.toStdString();
+    EXPECT_EQ(durationText(r.mfu.stepTimeNs), mean);
+    const QString html = buildDiagnosisReport(r, r.model.get()).toHtml();
+    EXPECT_TRUE(html.contains(htmlEscape(sentence))) << sentence.toStdString();
+    // Busy and MFU as the core computed them.
+    EXPECT_TRUE(page.contains(percentText(r.mfu.busyFraction)));
+    EXPECT_TRUE(html.contains(percentText(r.mfu.busyFraction)));
+    if (r.mfu.mfu) {
+        EXPECT_TRUE(page.contains(percentText(*r.mfu.mfu)));
+    }
+    // The step chart draws each step's verdict figures: bars add up to the step window and the idle
+    // series are the verdict's idle by cause.
+    const StepBarsData bars = stepBarsFromReport(r);
+    ASSERT_EQ(static_cast<std::size_t>(bars.stepLabels.size()), r.steps.size());
+    for (std::size_t s = 0; s < r.steps.size(); ++s) {
+        const analysis::DiagnosisSignals& sig = diagnosisSignals(r.steps[s]);
+        if (!sig.hasGpuActivity) {
+            continue;
+        }
+        double total = 0;
+        for (const StackedSeries& series : bars.series) {
+            total += series.valuesMs[s];
+        }
+        EXPECT_NEAR(total, sig.windowNs / 1e6, sig.windowNs / 1e6 * 0.01 + 1e-3) << "step " << s;
+        for (const StackedSeries& series : bars.series) {
+            double expected = -1;
+            if (series.name == QObject::tr("Idle: synchronization")) {
+                expected = sig.idleSyncFraction;
+            } else if (series.name == QObject::tr("Idle: waiting on a collective")) {
+                expected = sig.idleCollectiveFraction;
+            } else if (series.name == QObject::tr("Idle: launch overhead")) {
+                expected = sig.idleLaunchOverheadFraction;
+            } else if (series.name == QObject::tr("Idle: waiting for data")) {
+                expected = sig.idleDataWaitFraction;
+            }
+            if (expected >= 0) {
+                EXPECT_NEAR(series.valuesMs[s], expected * sig.windowNs / 1e6, 1e-6)
+                    << series.name.toStdString();
+            }
+        }
+    }
+    // The timeline's idle strip says what the verdict says: idle the verdict counts as collective
+    // waits is not drawn as launch overhead or synchronization.
+    if (r.overallSignals.launchIdleReassignedFraction > 0) {
+        const TimelineOverlays overlays = overlaysFromReport(r);
+        for (const IdleGap& gap : overlays.idleGaps) {
+            if (gap.deviceIndex == r.device.deviceIndex) {
+                EXPECT_NE(gap.color, idleCauseColor(analysis::IdleCause::LaunchOverhead));
+                EXPECT_NE(gap.color, idleCauseColor(analysis::IdleCause::Synchronization));
+            }
+        }
+    }
+    // Points above their roof carry a flag and their reason; no other tooltip shows more than 100 %.
+    const RooflineChartData roofline = rooflineFromReport(r);
+    for (const RooflineDot& dot : roofline.dots) {
+        if (dot.aboveRoof) {
+            EXPECT_TRUE(dot.tooltip.contains(QStringLiteral("above its roof"))) << dot.tooltip.toStdString();
+        }
+    }
+}
+
+TEST(TrustworthyFigures, SyntheticReportShowsTheSameFiguresEverywhere) {
+    testutils::guiApp();
+    TraceDocument document;
+    DiagnosisPage page;
+    page.setDocument(&document);
+    QSignalSpy done(&document, &TraceDocument::analysisAvailable);
+    document.setModel(testutils::buildDataBoundTrace(), QStringLiteral("data-bound"));
+    ASSERT_TRUE(done.count() > 0 || done.wait(20'000));
+    ASSERT_TRUE(document.report());
+    expectFiguresAgree(*document.report(), page);
+}
+
+TEST(TrustworthyFigures, SharedTracesShowTheSameFiguresEverywhere) {
+    testutils::guiApp();
+    for (const char* name :
+         {"kineto-rn50-nw0__worker0.1623143089861.pt.trace.json.gz", "hta-negative-queue__rank0.json.gz"}) {
+        if (!testutils::sharedTraceExists(name)) {
+            GTEST_SKIP() << "shared trace " << name << " not found";
+        }
+        TraceDocument document;
+        DiagnosisPage page;
+        page.setDocument(&document);
+        auto report = analyzeInto(document, QString::fromStdString(testutils::sharedTracePath(name)));
+        ASSERT_TRUE(report) << name;
+        SCOPED_TRACE(name);
+        expectFiguresAgree(*report, page);
+    }
+}
+
+TEST(TrustworthyFigures, CompareForgetsItsOtherSideWhenTheDocumentGetsAnotherTrace) {
+    testutils::guiApp();
+    QTemporaryDir dir;
+    const QString other = dir.filePath(QStringLiteral("other.cptrace"));
+    ASSERT_TRUE(core::writeCptrace(*testutils::buildDataBoundTrace(1'000'000), other.toStdString()).ok());
+    TraceDocument document;
+    ComparePage page;
+    page.setDocument(&document);
+    QSignalSpy done(&document, &TraceDocument::analysisAvailable);
+    document.setModel(testutils::buildDataBoundTrace(), QStringLiteral("first"));
+    ASSERT_TRUE(done.count() > 0 || done.wait(20'000));
+    page.compareWith(other);
+    QTRY_VERIFY_WITH_TIMEOUT(page.comparison() != nullptr, 20'000);
+    EXPECT_TRUE(page.summaryText().contains(QStringLiteral("step time")));
+    // Another trace in the document: the old comparison must not be shown against it.
+    done.clear();
+    document.setModel(testutils::timelineTestModel(), QStringLiteral("second"));
+    ASSERT_TRUE(done.count() > 0 || done.wait(20'000));
+    QTest::qWait(50);
+    EXPECT_EQ(page.comparison(), nullptr);
+    EXPECT_FALSE(page.summaryText().contains(QStringLiteral("step time")));
+}
+
+}  // namespace
+}  // namespace chokepoint::ui
