@@ -96,6 +96,7 @@ void measureCollectives(JobReport& report, const std::vector<MatchedCall>& calls
             arrival.rank = rank.summary->rank;
             arrival.startNs = own.startNs - rank.clockOffsetNs;
             arrival.endNs = own.endNs - rank.clockOffsetNs;
+            arrival.collectiveIndex = static_cast<std::int32_t>(c);
             instance.arrivals.push_back(arrival);
             starts.push_back(arrival.startNs);
             const core::DurationNs duration = own.endNs - own.startNs;

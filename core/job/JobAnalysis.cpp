@@ -84,6 +84,17 @@ JobReport analyzeJob(std::vector<std::shared_ptr<const RankSummary>> ranks, std:
         }
     }
 
+    std::vector<std::pair<core::DurationNs, std::int32_t>> meanSteps;
+    for (const JobRank& rank : report.ranks) {
+        meanSteps.emplace_back(rank.meanStepNs, rank.summary->rank);
+    }
+    if (!meanSteps.empty()) {
+        const std::size_t middle = (meanSteps.size() - 1) / 2;
+        std::nth_element(meanSteps.begin(), meanSteps.begin() + static_cast<std::ptrdiff_t>(middle),
+                         meanSteps.end());
+        report.medianRank = meanSteps[middle].second;
+    }
+
     std::vector<stages::MatchedCall> calls = stages::matchCollectives(report.ranks);
     report.clock = stages::alignClocks(report.ranks, calls, options.minClockMatches);
     const std::size_t matched = calls.size();

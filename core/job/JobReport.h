@@ -51,7 +51,8 @@ struct CollectiveArrival {
     std::int32_t rank = -1;
     core::TimestampNs startNs = 0;  // job clock
     core::TimestampNs endNs = 0;
-    core::DurationNs waitNs = 0;  // last arrival - this start (0 for the last arriver)
+    core::DurationNs waitNs = 0;        // last arrival - this start (0 for the last arriver)
+    std::int32_t collectiveIndex = -1;  // index in that rank's summary->collectives
 };
 
 // One collective call matched across the ranks of its group.
@@ -160,8 +161,9 @@ struct JobVerdict {
 };
 
 struct JobReport {
-    std::vector<JobRank> ranks;  // by rank number
-    std::int32_t worldSize = 0;  // recorded world size (largest seen), else the number of ranks
+    std::vector<JobRank> ranks;    // by rank number
+    std::int32_t medianRank = -1;  // the typical rank: its mean step is the median (lower middle)
+    std::int32_t worldSize = 0;    // recorded world size (largest seen), else the number of ranks
     std::vector<std::int32_t> missingRanks;
     std::vector<RankProblem> problems;
     std::vector<std::string> warnings;

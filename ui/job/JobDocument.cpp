@@ -33,10 +33,6 @@ struct JobDocument::Job {
 
 namespace {
 
-// A collective's arrival and the rank's own record of it are the same time once the rank's clock
-// offset is removed; this tolerance only absorbs rounding.
-constexpr core::DurationNs kArrivalToleranceNs = 1'000;
-
 QString problemsText(const std::vector<job::RankProblem>& problems) {
     QStringList lines;
     for (const job::RankProblem& p : problems) {
@@ -185,18 +181,7 @@ void JobDocument::adopt(std::shared_ptr<const job::JobReport> report) {
             m_rankIndex[static_cast<std::size_t>(r.ranks[i].summary->rank)] = static_cast<int>(i);
         }
     }
-    // Median rank by mean step time.
-    std::vector<std::pair<core::DurationNs, int>> steps;
-    for (const job::JobRank& jr : r.ranks) {
-        if (jr.summary) {
-            steps.emplace_back(jr.meanStepNs, jr.summary->rank);
-        }
-    }
-    if (!steps.empty()) {
-        const std::size_t mid = (steps.size() - 1) / 2;
-        std::nth_element(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(mid), steps.end());
-        m_medianRank = steps[mid].second;
-    }
+    m_medianRank = r.medianRank;
     // Each arrival back to the rank's own collective (its collectives are sorted by start).
     m_instanceOf.resize(r.ranks.size());
     for (std::size_t i = 0; i < r.ranks.size(); ++i) {
@@ -211,17 +196,9 @@ void JobDocument::adopt(std::shared_ptr<const job::JobReport> report) {
                 continue;
             }
             const job::JobRank& jr = r.ranks[static_cast<std::size_t>(ri)];
-            const auto& own = jr.summary->collectives;
-            const core::TimestampNs rankStart = a.startNs + jr.clockOffsetNs;
-            auto it = std::lower_bound(
-                own.begin(), own.end(), rankStart - kArrivalToleranceNs,
-                [](const job::RankCollective& c, core::TimestampNs t) { return c.startNs < t; });
-            for (; it != own.end() && it->startNs <= rankStart + kArrivalToleranceNs; ++it) {
-                const auto index = static_cast<std::size_t>(it - own.begin());
-                if (m_instanceOf[static_cast<std::size_t>(ri)][index] < 0) {
-                    m_instanceOf[static_cast<std::size_t>(ri)][index] = static_cast<int>(instance);
-                    break;
-                }
+            const auto index = static_cast<std::size_t>(a.collectiveIndex);
+            if (a.collectiveIndex >= 0 && index < jr.summary->collectives.size()) {
+                m_instanceOf[static_cast<std::size_t>(ri)][index] = static_cast<int>(instance);
             }
         }
     }
