@@ -108,8 +108,9 @@ TEST(JobLoadingTest, FolderOfRankTracesFindsTheLateRankAndItsDataWait) {
 TEST(JobLoadingTest, OneCorruptRankCostsThatRankOnly) {
     TempFolder folder;
     testjob::writeKinetoJob({}, folder.path());
-    const std::string text = testjob::kinetoRankTrace({}, 3);
-    std::ofstream(folder.file("rank-3.pt.trace.json")) << text.substr(0, text.size() / 2);
+    // Not a trace at all (a JSON syntax error in the first event): the rank is left out, named.
+    std::ofstream(folder.file("rank-3.pt.trace.json"), std::ios::trunc)
+        << "{\"traceEvents\": [ {\"ph\": \"X\",, }";
     LoadedJob loaded = load({folder.path()});
     EXPECT_EQ(loaded.ranks.size(), 3u);
     ASSERT_EQ(loaded.problems.size(), 1u);
@@ -118,6 +119,20 @@ TEST(JobLoadingTest, OneCorruptRankCostsThatRankOnly) {
     const JobReport report = analyzeJob(loaded.ranks, loaded.problems);
     EXPECT_EQ(report.missingRanks, (std::vector<std::int32_t>{3}));
     EXPECT_EQ(report.problems.size(), 1u);
+}
+
+TEST(JobLoadingTest, ATruncatedRankOpensToItsLastWholeEventWithAWarning) {
+    TempFolder folder;
+    testjob::writeKinetoJob({}, folder.path());
+    const std::string text = testjob::kinetoRankTrace({}, 3);
+    std::ofstream(folder.file("rank-3.pt.trace.json"), std::ios::trunc)
+        << text.substr(0, text.size() * 3 / 4);
+    LoadedJob loaded = load({folder.path()});
+    ASSERT_EQ(loaded.ranks.size(), 4u);
+    const RankSummary& cut = *loaded.ranks[3];
+    EXPECT_EQ(cut.rank, 3);
+    EXPECT_LT(cut.collectives.size(), loaded.ranks[0]->collectives.size());
+    EXPECT_FALSE(cut.warnings.empty());  // the import's truncation warning travels with the rank
 }
 
 TEST(JobLoadingTest, InputsExpandFoldersGlobsAndReportWhatIsMissing) {

@@ -109,6 +109,18 @@ inline std::shared_ptr<job::JobReport> makeJobReport(const JobFixtureSpec& spec)
         jr.timesLast = rank == spec.straggler ? spec.steps : 0;
         r.ranks.push_back(jr);
     }
+    {
+        // As analyzeJob sets it: the rank whose mean step is the median (lower middle).
+        std::vector<std::pair<core::DurationNs, std::int32_t>> steps;
+        for (const job::JobRank& jr : r.ranks) {
+            steps.emplace_back(jr.meanStepNs, jr.summary->rank);
+        }
+        if (!steps.empty()) {
+            const std::size_t middle = (steps.size() - 1) / 2;
+            std::nth_element(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(middle), steps.end());
+            r.medianRank = steps[middle].second;
+        }
+    }
     r.clock.estimated = true;
     r.clock.note = "offsets from " + std::to_string(spec.steps) + " matched collectives per rank";
     for (int s = 0; s < spec.steps; ++s) {
@@ -127,6 +139,7 @@ inline std::shared_ptr<job::JobReport> makeJobReport(const JobFixtureSpec& spec)
             a.startNs = base + late(rank);
             a.endNs = base + spec.lateNs + spec.transferNs;
             a.waitNs = spec.straggler >= 0 ? spec.lateNs - late(rank) : 0;
+            a.collectiveIndex = s;  // each rank's summary holds one collective per step
             ci.arrivals.push_back(a);
         }
         ci.skewNs = spec.straggler >= 0 ? spec.lateNs : 0;
