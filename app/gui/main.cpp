@@ -1,7 +1,7 @@
 // chokepoint: the desktop application.
 //
 //   chokepoint [FILE]
-//   chokepoint --screenshot OUT.png --page diagnosis|timeline|roofline|fixes|review [--size WxH] FILE
+//   chokepoint --screenshot OUT.png --page diagnosis|timeline|roofline|ops|fixes|review [--size WxH] FILE
 //
 // --screenshot loads FILE, waits for the analysis, renders the window with the page shown
 // (QWidget::grab, works with QT_QPA_PLATFORM=offscreen) and exits 0; it exits non-zero with a
@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
                                   QStringLiteral("OUT"));
     QCommandLineOption page(
         QStringLiteral("page"),
-        QStringLiteral("Page for --screenshot: diagnosis, timeline, roofline, fixes, review."),
+        QStringLiteral("Page for --screenshot: diagnosis, timeline, roofline, ops, fixes, review."),
         QStringLiteral("ID"), QStringLiteral("diagnosis"));
     QCommandLineOption sizeOption(QStringLiteral("size"),
                                   QStringLiteral("Window size for --screenshot (default 1600x1000)."),
