@@ -20,6 +20,8 @@
 #include "ui/models/ModelRoles.h"
 #include "ui/models/OpStatsModel.h"
 #include "ui/pages/OpsPage.h"
+#include "ui/timeline/TimelinePage.h"
+#include "ui/timeline/TimelineWidget.h"
 
 namespace chokepoint::ui {
 namespace {
@@ -178,6 +180,35 @@ TEST(OpsPageTest, MainWindowHasTheOpsPage) {
     MainWindow window;
     EXPECT_TRUE(window.pageIds().contains(QStringLiteral("ops")));
     ASSERT_NE(window.page(QStringLiteral("ops")), nullptr);
+}
+
+TEST(OpsPageTest, DoubleClickedRowIsShownOnTheTimeline) {
+    testutils::isolateSettings();
+    MainWindow window;
+    window.resize(1200, 800);
+    window.document()->setModel(smallModel(), QStringLiteral("small"));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return window.document()->model() != nullptr; }, 10'000));
+    ASSERT_TRUE(window.showPage(QStringLiteral("ops")));
+    window.show();
+    auto* page = qobject_cast<OpsPage*>(window.page(QStringLiteral("ops")));
+    ASSERT_NE(page, nullptr);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return page->opsModel()->rowCount() == 4; }, 10'000));
+    page->setFilterText(QStringLiteral("aten::addmm"));
+    ASSERT_EQ(page->opsProxy()->rowCount(), 1);
+    QTableView* table = page->opsTable();
+    QApplication::processEvents();
+    const QRect cell = table->visualRect(page->opsProxy()->index(0, 0));
+    ASSERT_FALSE(cell.isEmpty());
+    // A real double-click starts with a press: the view acts only on the row pressed.
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+    QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+    EXPECT_EQ(window.currentPageId(), QStringLiteral("timeline"));
+    auto* timeline = qobject_cast<TimelinePage*>(window.page(QStringLiteral("timeline")));
+    ASSERT_NE(timeline, nullptr);
+    const std::optional<core::TimeRange> selected = timeline->timeline()->rangeSelection();
+    ASSERT_TRUE(selected.has_value());
+    EXPECT_EQ(selected->startNs, 200);  // addmm's longest call
+    EXPECT_EQ(selected->endNs, 3'000);
 }
 
 void renderRealTrace(const std::string& path, const QString& name) {
