@@ -232,6 +232,31 @@ void renderRealTrace(const std::string& path, const QString& name) {
     EXPECT_LT(page.opsProxy()->rowCount(), page.opsModel()->rowCount() + 1);
 }
 
+// Under a dark palette the page, flame graph included, draws dark backgrounds.
+TEST(OpsPageTest, FollowsADarkPalette) {
+    testutils::guiApp();
+    const QPalette saved = QApplication::palette();
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(0x20, 0x22, 0x25));
+    dark.setColor(QPalette::Base, QColor(0x18, 0x19, 0x1b));
+    dark.setColor(QPalette::AlternateBase, QColor(0x25, 0x27, 0x2a));
+    dark.setColor(QPalette::Text, QColor(0xe8, 0xe8, 0xe8));
+    dark.setColor(QPalette::WindowText, QColor(0xe8, 0xe8, 0xe8));
+    dark.setColor(QPalette::Button, QColor(0x30, 0x32, 0x35));
+    dark.setColor(QPalette::ButtonText, QColor(0xe8, 0xe8, 0xe8));
+    QApplication::setPalette(dark);
+    {
+        OpsPage page;
+        page.setModel(smallModel());
+        const QImage image = testutils::renderWidget(page, QSize(1280, 800));
+        testutils::saveIfRequested(image, QStringLiteral("ops-dark-small"));
+        FlameGraph* flame = page.flameGraph();
+        const QPoint empty = flame->mapTo(&page, QPoint(flame->width() - 2, flame->height() - 2));
+        EXPECT_LT(qGray(image.pixel(empty)), 64) << "flame graph background follows the palette";
+    }
+    QApplication::setPalette(saved);
+}
+
 TEST(OpsPageTest, RendersTheBertTraceWithPythonStacks) {
     CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "tracelens-h100__gaunernst_bert-small-uncased__1016001.json.gz");
     testutils::guiApp();
