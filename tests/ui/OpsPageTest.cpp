@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
+#include <QLineEdit>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
@@ -13,12 +14,15 @@
 #include "core/import/TraceLoader.h"
 #include "tests/testutils/SharedTraces.h"
 #include "tests/testutils/TraceBuilder.h"
+#include "tests/ui/PageReportFixture.h"
 #include "tests/ui/PageTestSupport.h"
 #include "ui/MainWindow.h"
 #include "ui/charts/FlameGraph.h"
 #include "ui/models/CallTreeModel.h"
 #include "ui/models/ModelRoles.h"
 #include "ui/models/OpStatsModel.h"
+#include "ui/models/TopKernelsModel.h"
+#include "ui/pages/DiagnosisPage.h"
 #include "ui/pages/OpsPage.h"
 #include "ui/timeline/TimelinePage.h"
 #include "ui/timeline/TimelineWidget.h"
@@ -209,6 +213,48 @@ TEST(OpsPageTest, DoubleClickedRowIsShownOnTheTimeline) {
     ASSERT_TRUE(selected.has_value());
     EXPECT_EQ(selected->startNs, 200);  // addmm's longest call
     EXPECT_EQ(selected->endNs, 3'000);
+}
+
+// The Diagnosis page's kernel and op tables have filter boxes over their sort proxies.
+TEST(OpsPageTest, DiagnosisTablesHaveFilterBoxes) {
+    testutils::guiApp();
+    const auto report = testutils::buildDataBoundReport();
+    ASSERT_NE(report, nullptr);
+    DiagnosisPage page;
+    page.setReport(report, report->model);
+    auto* kernelFilter = page.findChild<QLineEdit*>(QStringLiteral("kernelFilter"));
+    auto* opFilter = page.findChild<QLineEdit*>(QStringLiteral("opFilter"));
+    ASSERT_NE(kernelFilter, nullptr);
+    ASSERT_NE(opFilter, nullptr);
+    // The proxies the filters drive: the views showing the report's models.
+    const QSortFilterProxyModel* kernels = nullptr;
+    const QSortFilterProxyModel* ops = nullptr;
+    for (const QTableView* view : page.findChildren<QTableView*>()) {
+        auto* proxy = qobject_cast<const QSortFilterProxyModel*>(view->model());
+        if (proxy != nullptr && proxy->sourceModel() == page.topKernelsModel()) {
+            kernels = proxy;
+        } else if (proxy != nullptr && proxy->sourceModel() == page.topOpsModel()) {
+            ops = proxy;
+        }
+    }
+    ASSERT_NE(kernels, nullptr);
+    ASSERT_NE(ops, nullptr);
+    ASSERT_EQ(kernels->rowCount(), 3);
+    kernelFilter->setText(QStringLiteral("RELU"));
+    ASSERT_EQ(kernels->rowCount(), 1);
+    EXPECT_TRUE(kernels->index(0, 0).data().toString().contains(QStringLiteral("relu")));
+    kernelFilter->clear();
+    EXPECT_EQ(kernels->rowCount(), 3);
+    const int allOps = ops->rowCount();
+    ASSERT_GT(allOps, 1);
+    opFilter->setText(QStringLiteral("aten::mm"));
+    EXPECT_EQ(ops->rowCount(), 1);
+    opFilter->setText(QStringLiteral("no such op"));
+    EXPECT_EQ(ops->rowCount(), 0);
+    kernelFilter->setText(QStringLiteral("elementwise"));
+    opFilter->setText(QStringLiteral("aten"));
+    testutils::saveIfRequested(testutils::renderWidget(page, QSize(1280, 2000)),
+                               QStringLiteral("diagnosis-filters"));
 }
 
 void renderRealTrace(const std::string& path, const QString& name) {
