@@ -123,15 +123,18 @@ OpsPage::OpsPage(QWidget* parent) : Page(parent) {
     header->setSectionResizeMode(QHeaderView::ResizeToContents);
     header->setSectionResizeMode(OpStatsModel::NameColumn, QHeaderView::Stretch);
     header->setSectionResizeMode(OpStatsModel::ShapesColumn, QHeaderView::Interactive);
+    m_opsTable->setAccessibleName(tr("Ops table"));
     m_tabs->addTab(m_opsTable, tr("Ops table"));
 
     m_topDownModel = new CallTreeModel(this);
     m_topDownProxy = makeProxy(m_topDownModel, this);
     m_topDownView = makeTree(m_topDownProxy, m_tabs);
+    m_topDownView->setAccessibleName(tr("Top-down call tree"));
     m_tabs->addTab(m_topDownView, tr("Top-down"));
     m_bottomUpModel = new CallTreeModel(this);
     m_bottomUpProxy = makeProxy(m_bottomUpModel, this);
     m_bottomUpView = makeTree(m_bottomUpProxy, m_tabs);
+    m_bottomUpView->setAccessibleName(tr("Bottom-up call tree"));
     m_tabs->addTab(m_bottomUpView, tr("Bottom-up (callers)"));
 
     split->addWidget(flameBox);
