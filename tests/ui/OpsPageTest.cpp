@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <QAbstractItemModelTester>
 #include <QLineEdit>
 #include <QSignalSpy>
@@ -272,6 +274,19 @@ void renderRealTrace(const std::string& path, const QString& name) {
         testutils::saveIfRequested(
             image, QStringLiteral("ops-%1-%2x%3").arg(name).arg(size.width()).arg(size.height()));
     }
+    // Zoomed 12 levels down the path that launched the most GPU time: the block spans the width.
+    const auto& tree = *page.topDownModel()->tree();
+    std::uint32_t node = calltree::CallTree::kRoot;
+    for (int level = 0; level < 12 && !tree.nodes[node].children.empty(); ++level) {
+        const auto& children = tree.nodes[node].children;
+        node = *std::max_element(children.begin(), children.end(), [&](std::uint32_t a, std::uint32_t b) {
+            return tree.nodes[a].gpuNs < tree.nodes[b].gpuNs;
+        });
+    }
+    page.flameGraph()->setFocusNode(node);
+    const QImage zoomed = testutils::renderWidget(page, QSize(1280, 800));
+    testutils::saveIfRequested(zoomed, QStringLiteral("ops-%1-zoomed").arg(name));
+    EXPECT_NEAR(page.flameGraph()->blockOf(node).width(), page.flameGraph()->width(), 1.0);
     QAbstractItemModelTester tester(page.opsProxy(), QAbstractItemModelTester::FailureReportingMode::Fatal);
     page.setFilterText(QStringLiteral("aten::"));
     EXPECT_GT(page.opsProxy()->rowCount(), 0);

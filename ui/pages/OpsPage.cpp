@@ -13,6 +13,7 @@
 #include <QTableView>
 #include <QTreeView>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "core/base/Format.h"
 #include "core/calltree/OpStats.h"
@@ -141,7 +142,9 @@ OpsPage::OpsPage(QWidget* parent) : Page(parent) {
     split->addWidget(m_tabs);
     split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 1);
-    split->setSizes({400, 400});
+    m_split = split;
+    // The flame graph and the tables share the height evenly until the user moves the handle.
+    connect(split, &QSplitter::splitterMoved, this, [this] { m_splitMoved = true; });
     layout->addWidget(split, 1);
 
     connect(m_includePython, &QCheckBox::toggled, this, [this](bool on) {
@@ -174,6 +177,14 @@ OpsPage::OpsPage(QWidget* parent) : Page(parent) {
         }
     });
     rebuild();
+}
+
+void OpsPage::resizeEvent(QResizeEvent* event) {
+    Page::resizeEvent(event);
+    if (!m_splitMoved) {
+        const int half = std::max(1, m_split->height() / 2);
+        m_split->setSizes({half, half});
+    }
 }
 
 void OpsPage::setDocument(TraceDocument* document) {
@@ -273,13 +284,27 @@ void OpsPage::updateBreadcrumb(std::uint32_t node) {
         return;
     }
     // Each ancestor is a link that zooms back out to it.
-    QStringList links{QStringLiteral("<a href=\"%1\">%2</a>").arg(CallTree::kRoot).arg(tr("All ops"))};
+    QStringList links{node == CallTree::kRoot
+                          ? tr("All ops")
+                          : QStringLiteral("<a href=\"%1\">%2</a>").arg(CallTree::kRoot).arg(tr("All ops"))};
     QStringList plain{tr("All ops")};
-    for (std::uint32_t at : calltree::pathTo(*m_topDown, node)) {
+    // Deep paths show the root, an ellipsis and the last few levels; the tooltip has them all.
+    constexpr std::size_t kShownLevels = 4;
+    const std::vector<std::uint32_t> path = calltree::pathTo(*m_topDown, node);
+    for (std::size_t i = 0; i < path.size(); ++i) {
+        const std::uint32_t at = path[i];
         const QString label = callNodeLabel(*m_model, m_topDown->nodes[at]);
         plain << label;
-        links << (at == node ? label.toHtmlEscaped()
-                             : QStringLiteral("<a href=\"%1\">%2</a>").arg(at).arg(label.toHtmlEscaped()));
+        if (path.size() > kShownLevels && i + kShownLevels < path.size()) {
+            if (i == 0) {
+                links << QStringLiteral("…");
+            }
+            continue;
+        }
+        // Long Python frame names keep their end ("…profile.py(34): run_torch_profiler").
+        const QString shown =
+            m_breadcrumb->fontMetrics().elidedText(label, Qt::ElideLeft, 230).toHtmlEscaped();
+        links << (at == node ? shown : QStringLiteral("<a href=\"%1\">%2</a>").arg(at).arg(shown));
     }
     QString text = links.join(QStringLiteral(" › "));
     if (node == CallTree::kRoot) {

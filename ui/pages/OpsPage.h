@@ -16,6 +16,7 @@ class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QSplitter;
 class QSortFilterProxyModel;
 class QTabWidget;
 class QTableView;
@@ -54,6 +55,9 @@ signals:
     // The op range a "find on timeline" asked for (also sent to the document).
     void findRequested(chokepoint::core::TimeRange range);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void rebuild();
     void updateCaption();
@@ -84,6 +88,8 @@ private:
     QTableView* m_opsTable = nullptr;
     QTreeView* m_topDownView = nullptr;
     QTreeView* m_bottomUpView = nullptr;
+    QSplitter* m_split = nullptr;
+    bool m_splitMoved = false;
 };
 
 }  // namespace chokepoint::ui
