@@ -37,14 +37,16 @@ private:
     std::unordered_map<NodeKey, std::uint32_t, NodeKeyHash> m_index;
 };
 
-void sortChildren(CallTree& tree) {
+// Orders every node's children by `key` (largest first), then the other time, then node id.
+void sortChildren(CallTree& tree, core::DurationNs CallNode::*key, core::DurationNs CallNode::*tieBreak) {
     for (CallNode& node : tree.nodes) {
         std::sort(node.children.begin(), node.children.end(), [&](std::uint32_t a, std::uint32_t b) {
-            if (tree.nodes[a].totalNs != tree.nodes[b].totalNs) {
-                return tree.nodes[a].totalNs > tree.nodes[b].totalNs;
+            const CallNode& x = tree.nodes[a];
+            const CallNode& y = tree.nodes[b];
+            if (x.*key != y.*key) {
+                return x.*key > y.*key;
             }
-            return tree.nodes[a].selfNs != tree.nodes[b].selfNs ? tree.nodes[a].selfNs > tree.nodes[b].selfNs
-                                                                : a < b;
+            return x.*tieBreak != y.*tieBreak ? x.*tieBreak > y.*tieBreak : a < b;
         });
     }
 }
@@ -86,7 +88,7 @@ CallTree buildTopDown(const core::TraceModel& model, const CallTreeOptions& opti
             root.gpuNs += a.gpuNs[i];
         }
     }
-    sortChildren(tree);
+    sortChildren(tree, &CallNode::totalNs, &CallNode::selfNs);
     return tree;
 }
 
@@ -132,7 +134,7 @@ CallTree buildBottomUp(const CallTree& topDown) {
             }
         }
     }
-    sortChildren(tree);
+    sortChildren(tree, &CallNode::selfNs, &CallNode::totalNs);  // hottest functions first
     return tree;
 }
 

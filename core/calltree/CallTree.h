@@ -5,9 +5,9 @@
 // (root > forward > aten::linear > aten::addmm), merged over every call and every thread. Each node
 // sums its calls' total, self (exclusive) and GPU time (see OpAttribution.h).
 //
-// Bottom-up: the root's children are every function; a node's children are its callers, their
-// children the callers' callers. Each top-down node N adds its calls, self and GPU self time to
-// every node of its reversed path (N's name, its parent's, ...). Total and inclusive GPU time are
+// Bottom-up: the root's children are every function, most self time first; a node's children are
+// its callers, their children the callers' callers. Each top-down node N adds its calls, self and GPU self
+// time to every node of its reversed path (N's name, its parent's, ...). Total and inclusive GPU time are
 // added only for the outermost call of a recursive function (N's name does not occur among its
 // ancestors), so recursion does not count time twice.
 
@@ -34,7 +34,7 @@ struct CallNode {
     core::DurationNs gpuSelfNs = 0;       // kernels launched directly by these calls
     core::CpuOpId longestOp;              // the longest call, to find one on the timeline
     core::DurationNs longestNs = 0;       // its duration
-    std::vector<std::uint32_t> children;  // by totalNs, longest first
+    std::vector<std::uint32_t> children;  // top-down: by totalNs; bottom-up: by selfNs; largest first
 };
 
 struct CallTree {

@@ -189,6 +189,11 @@ TEST(CallTreeTest, BottomUpListsCallersWithTheCalleesSelfTime) {
     // A is only ever outermost.
     EXPECT_TRUE(at(model, bottomUp, "A").children.empty());
     EXPECT_EQ(at(model, bottomUp, "A").selfNs, 300 + 400 + 200);
+    // Hottest functions (most self time) first: A 900, C 400, B 300, D 100.
+    ASSERT_EQ(bottomUp.root().children.size(), 4u);
+    EXPECT_EQ(model.text(bottomUp.nodes[bottomUp.root().children[0]].name), "A");
+    EXPECT_EQ(model.text(bottomUp.nodes[bottomUp.root().children[1]].name), "C");
+    EXPECT_EQ(model.text(bottomUp.nodes[bottomUp.root().children[3]].name), "D");
     // Every function's self time adds up to the top-down total self time.
     core::DurationNs selfSum = 0;
     for (std::uint32_t c : bottomUp.root().children) {

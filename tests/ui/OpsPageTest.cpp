@@ -274,6 +274,13 @@ void renderRealTrace(const std::string& path, const QString& name) {
         testutils::saveIfRequested(
             image, QStringLiteral("ops-%1-%2x%3").arg(name).arg(size.width()).arg(size.height()));
     }
+    for (int tab : {1, 2}) {
+        page.tabs()->setCurrentIndex(tab);
+        const QImage trees = testutils::renderWidget(page, QSize(1280, 800));
+        EXPECT_GT(testutils::inkFraction(trees), 0.05);
+        testutils::saveIfRequested(trees, QStringLiteral("ops-%1-tab%2").arg(name).arg(tab));
+    }
+    page.tabs()->setCurrentIndex(0);
     // Zoomed 12 levels down the path that launched the most GPU time: the block spans the width.
     const auto& tree = *page.topDownModel()->tree();
     std::uint32_t node = calltree::CallTree::kRoot;
