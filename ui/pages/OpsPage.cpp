@@ -30,6 +30,7 @@ using calltree::kNoNode;
 namespace {
 
 constexpr int kHeaderSizingRows = 200;  // rows sampled to size columns to their contents
+constexpr int kExpandedLevels = 64;     // the top-down tree opens its heaviest path this deep at most
 
 QSortFilterProxyModel* makeProxy(QAbstractItemModel* source, QObject* parent) {
     auto* proxy = new QSortFilterProxyModel(parent);
@@ -244,8 +245,32 @@ void OpsPage::rebuild() {
         m_flame->setTree(nullptr, nullptr);
     }
     m_opsTable->setColumnHidden(OpStatsModel::ShapesColumn, !m_options.byInputShapes);
-    m_topDownView->expandToDepth(0);
+    expandHeaviestPath();
     updateCaption();
+}
+
+void OpsPage::expandHeaviestPath() {
+    m_topDownView->collapseAll();
+    m_topDownView->expandToDepth(0);
+    if (!m_topDown) {
+        return;
+    }
+    // Python stacks are long chains: under each outermost op, open the path that takes the most
+    // time down to a node whose time is split between several children (or a leaf).
+    for (std::uint32_t top : m_topDown->root().children) {
+        std::uint32_t node = top;
+        for (int level = 0; level < kExpandedLevels; ++level) {
+            const calltree::CallNode& n = m_topDown->nodes[node];
+            if (n.children.empty()) {
+                break;
+            }
+            m_topDownView->expand(m_topDownProxy->mapFromSource(m_topDownModel->indexOf(node)));
+            if (m_topDown->nodes[n.children.front()].totalNs * 2 < n.totalNs) {
+                break;
+            }
+            node = n.children.front();
+        }
+    }
 }
 
 void OpsPage::updateCaption() {

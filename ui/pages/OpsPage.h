@@ -61,6 +61,7 @@ protected:
 private:
     void rebuild();
     void updateCaption();
+    void expandHeaviestPath();
     void updateBreadcrumb(std::uint32_t node);
     void findFromIndex(const QModelIndex& proxyIndex);
     void findCurrent();
