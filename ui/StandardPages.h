@@ -8,7 +8,7 @@
 namespace chokepoint::ui {
 
 // New page objects (unparented; MainWindow::addPage takes ownership), in tab order:
-// diagnosis, timeline, roofline, fixes, review, compare.
+// diagnosis, timeline, roofline, ops, fixes, review, compare.
 std::vector<Page*> createStandardPages();
 
 }  // namespace chokepoint::ui

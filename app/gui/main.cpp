@@ -2,7 +2,7 @@
 //
 //   chokepoint [FILE]
 //   chokepoint FILE FILE... | FOLDER                    (a job: one trace or .cpsum per rank)
-//   chokepoint --screenshot OUT.png --page diagnosis|timeline|roofline|fixes|review [--size WxH] FILE
+//   chokepoint --screenshot OUT.png --page diagnosis|timeline|roofline|ops|fixes|review [--size WxH] FILE
 //   chokepoint --screenshot OUT.png --page job [--size WxH] FILE...|FOLDER
 //
 // --help and --version work without a display; --screenshot uses the offscreen platform unless
@@ -227,7 +227,7 @@ struct CommandLine {
                                   QStringLiteral("OUT")};
     QCommandLineOption page{
         QStringLiteral("page"),
-        QStringLiteral("Page for --screenshot: diagnosis, timeline, roofline, fixes, review, or job "
+        QStringLiteral("Page for --screenshot: diagnosis, timeline, roofline, ops, fixes, review, or job "
                        "(FILE...: the ranks of one job, or their FOLDER)."),
         QStringLiteral("ID"), QStringLiteral("diagnosis")};
     QCommandLineOption sizeOption{QStringLiteral("size"),

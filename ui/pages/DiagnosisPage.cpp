@@ -8,6 +8,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScrollArea>
@@ -29,6 +30,7 @@
 #include "ui/pages/ReportViews.h"
 #include "ui/report/CsvExport.h"
 #include "ui/report/DiagnosisReport.h"
+#include "ui/widgets/TableFilter.h"
 
 namespace chokepoint::ui {
 
@@ -161,6 +163,9 @@ DiagnosisPage::DiagnosisPage(QWidget* parent) : Page(parent) {
     kernelLayout->addWidget(sectionTitle(tr("Top kernels"), kernelBox));
     m_kernels = new TopKernelsModel(this);
     m_kernelView = makeSortableTable(m_kernels, kernelBox);
+    QLineEdit* kernelFilter = makeTableFilter(m_kernelView, tr("Filter kernels…"), kernelBox);
+    kernelFilter->setObjectName(QStringLiteral("kernelFilter"));
+    kernelLayout->addWidget(kernelFilter);
     kernelLayout->addWidget(m_kernelView);
     connect(m_kernelView, &QTableView::doubleClicked, this, &DiagnosisPage::onKernelActivated);
     auto* opBox = new QWidget(tables);
@@ -169,6 +174,9 @@ DiagnosisPage::DiagnosisPage(QWidget* parent) : Page(parent) {
     opLayout->addWidget(sectionTitle(tr("Top ops (by GPU time launched)"), opBox));
     m_ops = new TopOpsModel(this);
     m_opView = makeSortableTable(m_ops, opBox);
+    QLineEdit* opFilter = makeTableFilter(m_opView, tr("Filter ops…"), opBox);
+    opFilter->setObjectName(QStringLiteral("opFilter"));
+    opLayout->addWidget(opFilter);
     opLayout->addWidget(m_opView);
     tables->addWidget(kernelBox);
     tables->addWidget(opBox);
