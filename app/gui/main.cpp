@@ -2,7 +2,12 @@
 //
 //   chokepoint [FILE]
 //   chokepoint --screenshot OUT.png --page diagnosis|timeline|roofline|fixes|review [--size WxH] FILE
+//   chokepoint --screenshot OUT.png --compare OTHER [--size WxH] FILE
+//   chokepoint --screenshot OUT.png --page welcome [--size WxH]
+//   chokepoint --version
+//   chokepoint --list-samples     the bundled samples it finds (real first), one path a line
 //
+// --compare renders the Compare page of FILE against OTHER once both are analysed.
 // --screenshot loads FILE, waits for the analysis, renders the window with the page shown
 // (QWidget::grab, works with QT_QPA_PLATFORM=offscreen) and exits 0; it exits non-zero with a
 // message on stderr when the file cannot be opened or the page does not exist. With
@@ -17,10 +22,12 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "chokepoint/Version.h"
 #include "ui/AppIcon.h"
 #include "ui/MainWindow.h"
 #include "ui/controller/StartupTiming.h"
 #include "ui/controller/TracePrefetch.h"
+#include "ui/pages/ComparePage.h"
 
 namespace {
 
@@ -46,7 +53,7 @@ bool parseSize(const QString& text, QSize& size) {
 }
 
 int runScreenshot(chokepoint::ui::MainWindow& window, const QString& out, const QString& pageId, QSize size,
-                  const QString& file) {
+                  const QString& file, const QString& compareFile) {
     if (!window.page(pageId)) {
         std::fprintf(stderr, "chokepoint: page '%s' is not available (available: %s)\n", qPrintable(pageId),
                      qPrintable(window.pageIds().join(QStringLiteral(", "))));
@@ -85,7 +92,29 @@ int runScreenshot(chokepoint::ui::MainWindow& window, const QString& out, const 
             QApplication::exit(exitCode);
         });
     };
-    QObject::connect(document, &chokepoint::ui::TraceDocument::analysisAvailable, &window, render);
+    if (compareFile.isEmpty()) {
+        QObject::connect(document, &chokepoint::ui::TraceDocument::analysisAvailable, &window, render);
+    } else {
+        // Both traces load in parallel; draw once the Compare page holds their comparison.
+        auto* compare = qobject_cast<chokepoint::ui::ComparePage*>(window.page(QStringLiteral("compare")));
+        if (compare == nullptr) {
+            std::fprintf(stderr, "chokepoint: no compare page\n");
+            return kExitFailure;
+        }
+        auto* poll = new QTimer(&window);
+        QObject::connect(poll, &QTimer::timeout, &window, [&, compare, poll] {
+            if (compare->comparison() != nullptr) {
+                poll->stop();
+                render();
+            } else if (compare->summaryText().contains(QStringLiteral("Could not compare"))) {
+                poll->stop();
+                std::fprintf(stderr, "chokepoint: %s\n", qPrintable(compare->summaryText()));
+                exitCode = kExitInput;
+                QApplication::exit(exitCode);
+            }
+        });
+        poll->start(50);
+    }
     // Without a report the pages still draw what they can (the timeline, the trace's warnings).
     QObject::connect(document, &chokepoint::ui::TraceDocument::analysisFailed, &window,
                      [&](const QString& message) {
@@ -93,8 +122,32 @@ int runScreenshot(chokepoint::ui::MainWindow& window, const QString& out, const 
                          render();
                      });
     window.openFile(file);
+    if (!compareFile.isEmpty()) {
+        // The Compare page is shown while both load: a hidden page would defer its refresh.
+        if (auto* compare =
+                qobject_cast<chokepoint::ui::ComparePage*>(window.page(QStringLiteral("compare")))) {
+            compare->compareWith(compareFile);
+        }
+        window.showPage(QStringLiteral("compare"));
+    }
     QApplication::exec();
     return exitCode;
+}
+
+// The welcome page, as a new user sees it with no trace open.
+int runWelcomeScreenshot(chokepoint::ui::MainWindow& window, const QString& out, QSize size) {
+    window.setAttribute(Qt::WA_DontShowOnScreen);
+    window.resize(size);
+    window.show();
+    QApplication::processEvents();
+    const QPixmap pixmap = window.grab();
+    if (pixmap.isNull() || !pixmap.save(out)) {
+        std::fprintf(stderr, "chokepoint: could not write the screenshot to %s\n", qPrintable(out));
+        return kExitFailure;
+    }
+    std::fprintf(stderr, "chokepoint: wrote %s (%dx%d, page welcome)\n", qPrintable(out), pixmap.width(),
+                 pixmap.height());
+    return kExitOk;
 }
 
 // With CHOKEPOINT_TIMING set, notes when the diagnosis page is first painted with an analysis, and
@@ -140,7 +193,7 @@ QString firstFileArgument(int argc, char** argv) {
             return i + 1 < argc ? QString::fromLocal8Bit(argv[i + 1]) : QString();
         }
         if (arg == QLatin1String("--screenshot") || arg == QLatin1String("--page") ||
-            arg == QLatin1String("--size")) {
+            arg == QLatin1String("--size") || arg == QLatin1String("--compare")) {
             ++i;
             continue;
         }
@@ -163,7 +216,7 @@ int main(int argc, char** argv) {
     chokepoint::ui::noteStartupMilestone("QApplication");
     QApplication::setOrganizationName(QStringLiteral("Chokepoint"));
     QApplication::setApplicationName(QStringLiteral("Chokepoint"));
-    QApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    QApplication::setApplicationVersion(QString::fromLatin1(chokepoint::kVersion));
     QApplication::setDesktopFileName(QStringLiteral("chokepoint"));
     chokepoint::ui::initUiResources();
     QApplication::setWindowIcon(chokepoint::ui::appIcon());
@@ -178,19 +231,36 @@ int main(int argc, char** argv) {
                                   QStringLiteral("OUT"));
     QCommandLineOption page(
         QStringLiteral("page"),
-        QStringLiteral("Page for --screenshot: diagnosis, timeline, roofline, fixes, review."),
+        QStringLiteral(
+            "Page for --screenshot: diagnosis, timeline, roofline, fixes, review, compare; welcome "
+            "without FILE."),
         QStringLiteral("ID"), QStringLiteral("diagnosis"));
     QCommandLineOption sizeOption(QStringLiteral("size"),
                                   QStringLiteral("Window size for --screenshot (default 1600x1000)."),
                                   QStringLiteral("WxH"), QStringLiteral("1600x1000"));
+    QCommandLineOption compareOption(
+        QStringLiteral("compare"),
+        QStringLiteral("With --screenshot: render the Compare page of FILE against OTHER."),
+        QStringLiteral("OTHER"));
     parser.addOption(screenshot);
     parser.addOption(page);
+    parser.addOption(compareOption);
+    QCommandLineOption listSamples(
+        QStringLiteral("list-samples"),
+        QStringLiteral("Print the bundled sample traces found, one a line, and exit."));
+    parser.addOption(listSamples);
     parser.addOption(sizeOption);
     parser.addPositionalArgument(QStringLiteral("FILE"),
                                  QStringLiteral("Trace to open (.json, .json.gz, .sqlite, .cptrace)."),
                                  QStringLiteral("[FILE...]"));
     parser.process(app);
     const QStringList files = parser.positionalArguments();
+    if (parser.isSet(listSamples)) {
+        for (const QString& sample : chokepoint::ui::MainWindow::sampleFiles()) {
+            std::printf("%s\n", qPrintable(sample));
+        }
+        return kExitOk;
+    }
 
     chokepoint::ui::MainWindow window;
     chokepoint::ui::noteStartupMilestone("window built");
@@ -201,11 +271,17 @@ int main(int argc, char** argv) {
                          qPrintable(parser.value(sizeOption)));
             return kExitUsage;
         }
+        if (files.isEmpty() && parser.value(page) == QLatin1String("welcome")) {
+            return runWelcomeScreenshot(window, parser.value(screenshot), size);
+        }
         if (files.size() != 1) {
-            std::fprintf(stderr, "chokepoint: --screenshot needs exactly one FILE\n");
+            std::fprintf(stderr,
+                         "chokepoint: --screenshot needs exactly one FILE (or --page welcome and none)\n");
             return kExitUsage;
         }
-        return runScreenshot(window, parser.value(screenshot), parser.value(page), size, files.first());
+        const QString compareFile = parser.value(compareOption);
+        const QString pageId = compareFile.isEmpty() ? parser.value(page) : QStringLiteral("compare");
+        return runScreenshot(window, parser.value(screenshot), pageId, size, files.first(), compareFile);
     }
     if (qEnvironmentVariableIsSet("CHOKEPOINT_TIMING")) {
         new DiagnosisDrawnProbe(window);

@@ -14,6 +14,7 @@
 #include "core/analysis/metrics/PhaseDetection.h"
 #include "core/analysis/metrics/Roofline.h"
 #include "core/analysis/metrics/StepDetection.h"
+#include "core/analysis/metrics/TbPluginOverview.h"
 #include "core/base/Progress.h"
 #include "core/base/Result.h"
 #include "core/model/TraceModel.h"
@@ -34,6 +35,7 @@ struct TraceMetrics {
     KernelStatsResult kernels;
     GpuTimeAccountingResult accounting;
     HtaBreakdown hta;
+    TbPluginOverview tbPlugin;  // the TensorBoard profiler plugin's Overview figures
     OpCostResult opCosts;
     std::vector<CounterAverage> counters;
     RooflineResult roofline;
