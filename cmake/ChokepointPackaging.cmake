@@ -43,12 +43,12 @@ set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://example.invalid/chokepoint")
 # CUDA toolkit's libcupti, which no Debian package provides, and would make dpkg-shlibdeps fail.
 # scripts/package-check.sh compares this list with what dpkg-shlibdeps finds for the executables.
 set(_chokepoint_depends
-    "libc6 (>= 2.34)" "libstdc++6 (>= 12)" "libgcc-s1" "zlib1g" "libsqlite3-0" "libsimdjson14"
+    "libc6 (>= 2.35)" "libstdc++6 (>= 12)" "libgcc-s1" "zlib1g" "libsqlite3-0" "libsimdjson14"
     "libprotobuf32")
 if(CHOKEPOINT_BUILD_GUI)
   list(APPEND _chokepoint_depends
-       "libqt6core6 (>= 6.4)" "libqt6gui6 (>= 6.4)" "libqt6widgets6 (>= 6.4)" "libqt6concurrent6 (>= 6.4)"
-       "libqt6printsupport6 (>= 6.4)" "libqt6svg6 (>= 6.4)" "libqcustomplot2.1-qt6")
+       "libqt6core6 (>= 6.4)" "libqt6gui6 (>= 6.4)" "libqt6widgets6 (>= 6.4)" "libqt6svg6 (>= 6.4)"
+       "libqcustomplot2.1-qt6")
   set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "qt6-qpa-plugins, shared-mime-info, desktop-file-utils")
 endif()
 list(JOIN _chokepoint_depends ", " CPACK_DEBIAN_PACKAGE_DEPENDS)
