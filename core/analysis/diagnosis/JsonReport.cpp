@@ -335,8 +335,11 @@ std::string writeJsonReport(const AnalysisReport& r) {
     j.key("stepCount").integer(static_cast<std::int64_t>(tb.steps.size()));
     j.key("averageStepNs").num(tb.averageStepNs);
     j.key("averageNs").beginObject();
+    // camelCase keys for the plugin's column names (Kernel, ..., CPU Exec, Other).
+    constexpr const char* kRoleKeys[kTbRoleCount] = {"kernel",  "memcpy",     "memset",  "communication",
+                                                     "runtime", "dataLoader", "cpuExec", "other"};
     for (std::size_t role = 0; role < kTbRoleCount; ++role) {
-        j.key(tbRoleName(static_cast<TbRole>(role))).num(tb.averageRoleNs[role]);
+        j.key(kRoleKeys[role]).num(tb.averageRoleNs[role]);
     }
     j.endObject();
     j.key("gpus").beginArray();
