@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Configures and builds Chokepoint into ./build (override with BUILD_DIR). Extra arguments go to cmake.
+# Configures and builds Chokepoint into ./build (override with BUILD_DIR). Extra arguments go to
+# cmake on every run, also for an existing build folder (cmake -S -B is idempotent), so
+# `scripts/build.sh -DCHOKEPOINT_BUILD_TESTS=ON` takes effect on a tree configured without tests.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=${BUILD_DIR:-$root/build}
-generator=()
-command -v ninja >/dev/null && generator=(-G Ninja)
+args=()
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
-  cmake -S "$root" -B "$build_dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@"
+  # First configure: choose the generator and build type (a later -G would clash with the cache).
+  command -v ninja >/dev/null && args+=(-G Ninja)
+  args+=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
 fi
+cmake -S "$root" -B "$build_dir" "${args[@]}" "$@"
 cmake --build "$build_dir" -j "$(nproc)"

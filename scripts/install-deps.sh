@@ -9,6 +9,7 @@ packages=(
   libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev
   libsimdjson-dev zlib1g-dev libsqlite3-dev
+  dpkg-dev  # dpkg-shlibdeps: scripts/package-check.sh checks the .deb's Depends with it
 )
 
 missing=()

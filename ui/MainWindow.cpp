@@ -27,6 +27,7 @@
 #include "ui/capture/RecordDialog.h"
 #include "ui/controller/ExportActions.h"
 #include "ui/job/JobWindow.h"
+#include "ui/pages/ComparePage.h"
 #include "ui/timeline/TimelinePage.h"
 #include "ui/timeline/TimelineWidget.h"
 #include "ui/widgets/WelcomePage.h"
@@ -37,6 +38,16 @@ namespace {
 
 constexpr int kMaxRecentFiles = 10;
 const char* const kRecentKey = "recentFiles";
+
+// The bundled real before/after pair (samples/real/README.md).
+const char* const kPairBefore = "resnet50-nw0.pt.trace.json.gz";
+const char* const kPairAfter = "resnet50-nw4.pt.trace.json.gz";
+
+const QStringList& traceNameFilters() {
+    static const QStringList filters{QStringLiteral("*.cptrace"), QStringLiteral("*.json"),
+                                     QStringLiteral("*.json.gz"), QStringLiteral("*.sqlite")};
+    return filters;
+}
 
 const char* const kTraceFilter =
     "Traces (*.json *.json.gz *.gz *.sqlite *.cptrace);;Kineto / PyTorch profiler JSON (*.json *.json.gz);;"
@@ -100,7 +111,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_welcome, &WelcomePage::openRequested, this, &MainWindow::openDialog);
     connect(m_welcome, &WelcomePage::openFileRequested, this, &MainWindow::openFile);
     connect(m_welcome, &WelcomePage::sampleRequested, this, &MainWindow::openSample);
-    m_welcome->setSamples(sampleFiles());
+    connect(m_welcome, &WelcomePage::comparePairRequested, this, &MainWindow::compareSamplePair);
+    m_welcome->setSamples(sampleFiles(), defaultSample(), samplePair().size() == 2);
     m_welcome->setAttachAvailable(true, tr("Record a window from a job started with chokepoint-cli launch."));
     connect(m_welcome, &WelcomePage::attachRequested, this, &MainWindow::attachToJob);
     connect(m_welcome, &WelcomePage::recordRequested, this, &MainWindow::recordCommand);
@@ -330,22 +342,25 @@ void MainWindow::openDialog() {
 }
 
 void MainWindow::openSample() {
-    const QStringList samples = sampleFiles();
-    if (samples.isEmpty()) {
+    const QString chosen = defaultSample();
+    if (chosen.isEmpty()) {
         QMessageBox::information(this, tr("No Samples"),
                                  tr("No bundled sample traces were found. Set CHOKEPOINT_SAMPLES_DIR to the "
                                     "folder that holds them."));
         return;
     }
-    // Prefer the data-bound sample: it shows the most common real-world problem.
-    QString chosen = samples.first();
-    for (const QString& s : samples) {
-        if (QFileInfo(s).fileName().contains(QStringLiteral("data-bound")) &&
-            !QFileInfo(s).fileName().contains(QStringLiteral("fixed"))) {
-            chosen = s;
-        }
-    }
     openFile(chosen);
+}
+
+void MainWindow::compareSamplePair() {
+    const QStringList pair = samplePair();
+    auto* compare = qobject_cast<ComparePage*>(page(QStringLiteral("compare")));
+    if (pair.size() != 2 || compare == nullptr) {
+        return;
+    }
+    openFile(pair[0]);
+    compare->compareWith(pair[1]);
+    showPage(QStringLiteral("compare"));
 }
 
 void MainWindow::attachToJob() {
@@ -473,16 +488,15 @@ QString MainWindow::samplesDirectory() {
     if (!env.isEmpty()) {
         candidates << env;
     }
-    candidates << QCoreApplication::applicationDirPath() + QStringLiteral("/../samples");
-#ifdef CHOKEPOINT_BUILD_SAMPLES_DIR
-    candidates << QStringLiteral(CHOKEPOINT_BUILD_SAMPLES_DIR);
-#endif
+    const QString exeDir = QCoreApplication::applicationDirPath();
+    candidates << exeDir + QStringLiteral("/../share/chokepoint/samples")
+               << exeDir + QStringLiteral("/../samples");
     for (const QString& c : candidates) {
         QDir dir(c);
-        if (dir.exists() && !dir.entryList({QStringLiteral("*.cptrace"), QStringLiteral("*.json"),
-                                            QStringLiteral("*.json.gz"), QStringLiteral("*.sqlite")},
-                                           QDir::Files)
-                                 .isEmpty()) {
+        if (dir.exists() && (!dir.entryList(traceNameFilters(), QDir::Files).isEmpty() ||
+                             !QDir(dir.filePath(QStringLiteral("real")))
+                                  .entryList(traceNameFilters(), QDir::Files)
+                                  .isEmpty())) {
             return dir.absolutePath();
         }
     }
@@ -494,14 +508,46 @@ QStringList MainWindow::sampleFiles() {
     if (dirPath.isEmpty()) {
         return {};
     }
-    QDir dir(dirPath);
     QStringList files;
-    for (const QString& name : dir.entryList({QStringLiteral("*.cptrace"), QStringLiteral("*.json"),
-                                              QStringLiteral("*.json.gz"), QStringLiteral("*.sqlite")},
-                                             QDir::Files, QDir::Name)) {
-        files << dir.absoluteFilePath(name);
+    for (const QDir& dir : {QDir(dirPath + QStringLiteral("/real")), QDir(dirPath)}) {
+        for (const QString& name : dir.entryList(traceNameFilters(), QDir::Files, QDir::Name)) {
+            files << dir.absoluteFilePath(name);
+        }
     }
     return files;
+}
+
+QString MainWindow::defaultSample() {
+    const QStringList samples = sampleFiles();
+    if (samples.isEmpty()) {
+        return {};
+    }
+    const QStringList pair = samplePair();
+    if (!pair.isEmpty()) {
+        return pair.first();
+    }
+    // The synthetic data-bound sample shows the same, most common problem.
+    for (const QString& s : samples) {
+        const QString name = QFileInfo(s).fileName();
+        if (name.contains(QStringLiteral("data-bound")) && !name.contains(QStringLiteral("fixed"))) {
+            return s;
+        }
+    }
+    return samples.first();
+}
+
+QStringList MainWindow::samplePair() {
+    const QString dirPath = samplesDirectory();
+    if (dirPath.isEmpty()) {
+        return {};
+    }
+    const QDir real(dirPath + QStringLiteral("/real"));
+    const QString before = real.absoluteFilePath(QLatin1String(kPairBefore));
+    const QString after = real.absoluteFilePath(QLatin1String(kPairAfter));
+    if (!QFileInfo(before).isFile() || !QFileInfo(after).isFile()) {
+        return {};
+    }
+    return {before, after};
 }
 
 // --- Drag and drop ------------------------------------------------------------------------------

@@ -55,11 +55,20 @@ public:
     static QStringList recentFiles();
     static void addRecentFile(const QString& path);
 
-    // Where the bundled samples live: $CHOKEPOINT_SAMPLES_DIR, then <exe dir>/../samples, then
-    // the build tree's samples folder. Empty when none exists.
+    // Where the bundled samples live, relative to the executable so an installed or moved tree
+    // finds its own: $CHOKEPOINT_SAMPLES_DIR, then <exe dir>/../share/chokepoint/samples (installed),
+    // then <exe dir>/../samples (build tree). Empty when none holds a trace.
     static QString samplesDirectory();
-    // The sample traces found in samplesDirectory(), sorted by name.
+    // The sample traces found in samplesDirectory(): the real ones (its real/ folder) first, then
+    // the others (synthetic), each group sorted by name.
     static QStringList sampleFiles();
+    // What "Open sample" opens: the real data-bound sample, else the synthetic data-bound one, else
+    // the first sample; empty without samples.
+    static QString defaultSample();
+    // The bundled before/after pair (real ResNet-50, num_workers 0 and 4); empty when absent.
+    static QStringList samplePair();
+    // Opens the pair's first trace and compares it with the second on the Compare page.
+    void compareSamplePair();
 
     // When false, load errors go to stderr and the loadFailed signal only (no modal dialog):
     // used by --screenshot and tests.

@@ -6,6 +6,7 @@
 
 #include "app/cli/Commands.h"
 #include "app/cli/ExitCodes.h"
+#include "chokepoint/Version.h"
 
 namespace chokepoint::cli {
 
@@ -73,7 +74,7 @@ int main(int argc, char** argv) {
         return kExitOk;
     }
     if (name == "--version") {
-        std::printf("chokepoint-cli 0.1.0\n");
+        std::printf("chokepoint-cli %s\n", chokepoint::kVersion);
         return kExitOk;
     }
     Args args(argv + 2, argv + argc);

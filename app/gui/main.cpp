@@ -3,8 +3,13 @@
 //   chokepoint [FILE]
 //   chokepoint FILE FILE... | FOLDER                    (a job: one trace or .cpsum per rank)
 //   chokepoint --screenshot OUT.png --page diagnosis|timeline|roofline|ops|fixes|review [--size WxH] FILE
+//   chokepoint --screenshot OUT.png --compare OTHER [--size WxH] FILE
+//   chokepoint --screenshot OUT.png --page welcome [--size WxH]
 //   chokepoint --screenshot OUT.png --page job [--size WxH] FILE...|FOLDER
+//   chokepoint --version
+//   chokepoint --list-samples     the bundled samples it finds (real first), one path a line
 //
+// --compare renders the Compare page of FILE against OTHER once both are analysed.
 // --help and --version work without a display; --screenshot uses the offscreen platform unless
 // QT_QPA_PLATFORM is set; without a display and without --screenshot the program says so and exits 3.
 // --screenshot loads FILE, waits for the analysis, renders the window with the page shown
@@ -24,6 +29,7 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "chokepoint/Version.h"
 #include "core/job/JobInputs.h"
 #include "ui/AppIcon.h"
 #include "ui/MainWindow.h"
@@ -31,6 +37,7 @@
 #include "ui/controller/TracePrefetch.h"
 #include "ui/job/JobDocument.h"
 #include "ui/job/JobWindow.h"
+#include "ui/pages/ComparePage.h"
 
 namespace {
 
@@ -56,7 +63,7 @@ bool parseSize(const QString& text, QSize& size) {
 }
 
 int runScreenshot(chokepoint::ui::MainWindow& window, const QString& out, const QString& pageId, QSize size,
-                  const QString& file) {
+                  const QString& file, const QString& compareFile) {
     if (!window.page(pageId)) {
         std::fprintf(stderr, "chokepoint: page '%s' is not available (available: %s)\n", qPrintable(pageId),
                      qPrintable(window.pageIds().join(QStringLiteral(", "))));
@@ -95,7 +102,29 @@ int runScreenshot(chokepoint::ui::MainWindow& window, const QString& out, const 
             QApplication::exit(exitCode);
         });
     };
-    QObject::connect(document, &chokepoint::ui::TraceDocument::analysisAvailable, &window, render);
+    if (compareFile.isEmpty()) {
+        QObject::connect(document, &chokepoint::ui::TraceDocument::analysisAvailable, &window, render);
+    } else {
+        // Both traces load in parallel; draw once the Compare page holds their comparison.
+        auto* compare = qobject_cast<chokepoint::ui::ComparePage*>(window.page(QStringLiteral("compare")));
+        if (compare == nullptr) {
+            std::fprintf(stderr, "chokepoint: no compare page\n");
+            return kExitFailure;
+        }
+        auto* poll = new QTimer(&window);
+        QObject::connect(poll, &QTimer::timeout, &window, [&, compare, poll] {
+            if (compare->comparison() != nullptr) {
+                poll->stop();
+                render();
+            } else if (compare->summaryText().contains(QStringLiteral("Could not compare"))) {
+                poll->stop();
+                std::fprintf(stderr, "chokepoint: %s\n", qPrintable(compare->summaryText()));
+                exitCode = kExitInput;
+                QApplication::exit(exitCode);
+            }
+        });
+        poll->start(50);
+    }
     // Without a report the pages still draw what they can (the timeline, the trace's warnings).
     QObject::connect(document, &chokepoint::ui::TraceDocument::analysisFailed, &window,
                      [&](const QString& message) {
@@ -103,6 +132,14 @@ int runScreenshot(chokepoint::ui::MainWindow& window, const QString& out, const 
                          render();
                      });
     window.openFile(file);
+    if (!compareFile.isEmpty()) {
+        // The Compare page is shown while both load: a hidden page would defer its refresh.
+        if (auto* compare =
+                qobject_cast<chokepoint::ui::ComparePage*>(window.page(QStringLiteral("compare")))) {
+            compare->compareWith(compareFile);
+        }
+        window.showPage(QStringLiteral("compare"));
+    }
     QApplication::exec();
     return exitCode;
 }
@@ -144,6 +181,22 @@ int runJobScreenshot(const QString& out, QSize size, const QStringList& inputs) 
     window.openJob(inputs);
     QApplication::exec();
     return exitCode;
+}
+
+// The welcome page, as a new user sees it with no trace open.
+int runWelcomeScreenshot(chokepoint::ui::MainWindow& window, const QString& out, QSize size) {
+    window.setAttribute(Qt::WA_DontShowOnScreen);
+    window.resize(size);
+    window.show();
+    QApplication::processEvents();
+    const QPixmap pixmap = window.grab();
+    if (pixmap.isNull() || !pixmap.save(out)) {
+        std::fprintf(stderr, "chokepoint: could not write the screenshot to %s\n", qPrintable(out));
+        return kExitFailure;
+    }
+    std::fprintf(stderr, "chokepoint: wrote %s (%dx%d, page welcome)\n", qPrintable(out), pixmap.width(),
+                 pixmap.height());
+    return kExitOk;
 }
 
 // With CHOKEPOINT_TIMING set, notes when the diagnosis page is first painted with an analysis, and
@@ -193,7 +246,7 @@ QStringList fileArguments(int argc, char** argv, QString* pageId) {
             break;
         }
         if (arg == QLatin1String("--screenshot") || arg == QLatin1String("--page") ||
-            arg == QLatin1String("--size")) {
+            arg == QLatin1String("--size") || arg == QLatin1String("--compare")) {
             if (arg == QLatin1String("--page") && i + 1 < argc) {
                 *pageId = QString::fromLocal8Bit(argv[i + 1]);
             }
@@ -227,9 +280,16 @@ struct CommandLine {
                                   QStringLiteral("OUT")};
     QCommandLineOption page{
         QStringLiteral("page"),
-        QStringLiteral("Page for --screenshot: diagnosis, timeline, roofline, ops, fixes, review, or job "
-                       "(FILE...: the ranks of one job, or their FOLDER)."),
+        QStringLiteral("Page for --screenshot: diagnosis, timeline, roofline, ops, fixes, review, compare; "
+                       "welcome without FILE; job with FILE... (the ranks of one job) or their FOLDER."),
         QStringLiteral("ID"), QStringLiteral("diagnosis")};
+    QCommandLineOption compare{
+        QStringLiteral("compare"),
+        QStringLiteral("With --screenshot: render the Compare page of FILE against OTHER."),
+        QStringLiteral("OTHER")};
+    QCommandLineOption listSamples{
+        QStringLiteral("list-samples"),
+        QStringLiteral("Print the bundled sample traces found, one a line, and exit.")};
     QCommandLineOption sizeOption{QStringLiteral("size"),
                                   QStringLiteral("Window size for --screenshot (default 1600x1000)."),
                                   QStringLiteral("WxH"), QStringLiteral("1600x1000")};
@@ -241,6 +301,8 @@ struct CommandLine {
         parser.addVersionOption();
         parser.addOption(screenshot);
         parser.addOption(page);
+        parser.addOption(compare);
+        parser.addOption(listSamples);
         parser.addOption(sizeOption);
         parser.addPositionalArgument(
             QStringLiteral("FILE"),
@@ -253,7 +315,7 @@ struct CommandLine {
 void setApplicationNames() {
     QCoreApplication::setOrganizationName(QStringLiteral("Chokepoint"));
     QCoreApplication::setApplicationName(QStringLiteral("Chokepoint"));
-    QCoreApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    QCoreApplication::setApplicationVersion(QString::fromLatin1(chokepoint::kVersion));
 }
 
 bool hasArgument(int argc, char** argv, std::initializer_list<const char*> names) {
@@ -293,7 +355,8 @@ int main(int argc, char** argv) {
         return kExitOk;
     }
     // Headless rendering needs no display either: fall back to the offscreen platform.
-    if (hasArgument(argc, argv, {"--screenshot"}) && !qEnvironmentVariableIsSet("QT_QPA_PLATFORM")) {
+    if (hasArgument(argc, argv, {"--screenshot", "--list-samples"}) &&
+        !qEnvironmentVariableIsSet("QT_QPA_PLATFORM")) {
         qputenv("QT_QPA_PLATFORM", "offscreen");
     } else if (noDisplay()) {
         std::fprintf(stderr,
@@ -321,8 +384,15 @@ int main(int argc, char** argv) {
     const QCommandLineOption& screenshot = cl.screenshot;
     const QCommandLineOption& page = cl.page;
     const QCommandLineOption& sizeOption = cl.sizeOption;
+    const QCommandLineOption& compareOption = cl.compare;
     parser.process(app);
     const QStringList files = parser.positionalArguments();
+    if (parser.isSet(cl.listSamples)) {
+        for (const QString& sample : chokepoint::ui::MainWindow::sampleFiles()) {
+            std::printf("%s\n", qPrintable(sample));
+        }
+        return kExitOk;
+    }
     QSize size;
     if (parser.isSet(screenshot) && !parseSize(parser.value(sizeOption), size)) {
         std::fprintf(stderr, "chokepoint: --size wants WxH between 200x150 and 10000x10000, not '%s'\n",
@@ -348,11 +418,17 @@ int main(int argc, char** argv) {
     chokepoint::ui::MainWindow window;
     chokepoint::ui::noteStartupMilestone("window built");
     if (parser.isSet(screenshot)) {
+        if (files.isEmpty() && parser.value(page) == QLatin1String("welcome")) {
+            return runWelcomeScreenshot(window, parser.value(screenshot), size);
+        }
         if (files.size() != 1) {
-            std::fprintf(stderr, "chokepoint: --screenshot needs exactly one FILE\n");
+            std::fprintf(stderr,
+                         "chokepoint: --screenshot needs exactly one FILE (or --page welcome and none)\n");
             return kExitUsage;
         }
-        return runScreenshot(window, parser.value(screenshot), parser.value(page), size, files.first());
+        const QString compareFile = parser.value(compareOption);
+        const QString pageId = compareFile.isEmpty() ? parser.value(page) : QStringLiteral("compare");
+        return runScreenshot(window, parser.value(screenshot), pageId, size, files.first(), compareFile);
     }
     if (qEnvironmentVariableIsSet("CHOKEPOINT_TIMING")) {
         new DiagnosisDrawnProbe(window);

@@ -386,9 +386,8 @@ int runGui(const QStringList& args, QString* errors = nullptr, bool display = tr
 
 TEST(MainWindowTest, ScreenshotRendersTheTimelineOfASharedTrace) {
     CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "hta-ns-resolution__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
-    if (!QFile::exists(guiBinary())) {
-        GTEST_SKIP() << "chokepoint executable not built";
-    }
+    ASSERT_TRUE(QFile::exists(guiBinary()))
+        << "chokepoint executable not built: " << guiBinary().toStdString();
     testutils::guiApp();
     QTemporaryDir dir;
     for (const QString& size : {QStringLiteral("1280x800"), QStringLiteral("1920x1080")}) {
@@ -409,9 +408,8 @@ TEST(MainWindowTest, ScreenshotRendersTheTimelineOfASharedTrace) {
 }
 
 TEST(MainWindowTest, ScreenshotFailsClearlyOnBadInput) {
-    if (!QFile::exists(guiBinary())) {
-        GTEST_SKIP() << "chokepoint executable not built";
-    }
+    ASSERT_TRUE(QFile::exists(guiBinary()))
+        << "chokepoint executable not built: " << guiBinary().toStdString();
     testutils::guiApp();
     QTemporaryDir dir;
     const QString out = dir.filePath(QStringLiteral("x.png"));

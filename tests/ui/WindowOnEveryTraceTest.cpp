@@ -22,9 +22,16 @@ namespace {
 
 const char* const kBundledSample = "bundled sample";
 
+// The real samples are in the repository (samples/real): they must always be there.
+bool isBundled(const std::string& name) {
+    return name == kBundledSample || name.rfind("samples/real/", 0) == 0;
+}
+
 std::string tracePath(const std::string& name) {
-    return name == kBundledSample ? std::string(CHOKEPOINT_BINARY_DIR "/samples/synthetic-data-bound.cptrace")
-                                  : testutils::sharedTracePath(name);
+    if (name == kBundledSample) {
+        return CHOKEPOINT_BINARY_DIR "/samples/synthetic-data-bound.cptrace";
+    }
+    return isBundled(name) ? std::string(CHOKEPOINT_SOURCE_DIR "/") + name : testutils::sharedTracePath(name);
 }
 
 class WindowOnEveryTraceTest : public ::testing::TestWithParam<std::string> {};
@@ -32,7 +39,8 @@ class WindowOnEveryTraceTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(WindowOnEveryTraceTest, OpensAnalysesAndDrawsEveryPage) {
     const std::string path = tracePath(GetParam());
     if (!QFile::exists(QString::fromStdString(path))) {
-        GTEST_SKIP() << path << " not found";
+        ASSERT_FALSE(isBundled(GetParam())) << path << " not found";
+        CHOKEPOINT_SHARED_TRACE_ABSENT(path << " not found");
     }
     testutils::isolateSettings();  // recent files go to this process's own settings
     MainWindow window;
@@ -94,23 +102,26 @@ TEST_P(WindowOnEveryTraceTest, OpensAnalysesAndDrawsEveryPage) {
     EXPECT_NE(whole, zoomed);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Traces, WindowOnEveryTraceTest,
-    ::testing::Values(kBundledSample, "hta-amd-mi250__mi250_minitoy_train_ROCm6_2_kineto.json.gz",
-                      "hta-cpu-only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz",
-                      "hta-negative-queue__rank0.json.gz", "hta-trace-diff-control__control.json.gz",
-                      "hta-trace-diff-test__test.json.gz",
-                      "hta-ns-resolution__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
-                      "param-linear__linear_kineto.json.gz", "kineto-tbplugin__gpu_metrics_input.json",
-                      "tracelens-h100__gaunernst_bert-small-uncased__1016001.json.gz",
-                      "pipit-nsys__saxpy-mpi-cuda_nsys_perlmutter0.sqlite"),
-    [](const ::testing::TestParamInfo<std::string>& trace) {
-        std::string name = trace.param.substr(0, trace.param.find("__"));
-        for (char& c : name) {
-            c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-        }
-        return name + "_" + std::to_string(trace.index);
-    });
+INSTANTIATE_TEST_SUITE_P(Traces, WindowOnEveryTraceTest,
+                         ::testing::Values(kBundledSample, "samples/real/resnet50-nw0.pt.trace.json.gz",
+                                           "samples/real/resnet50-nw4.pt.trace.json.gz",
+                                           "hta-amd-mi250__mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+                                           "hta-cpu-only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz",
+                                           "hta-negative-queue__rank0.json.gz",
+                                           "hta-trace-diff-control__control.json.gz",
+                                           "hta-trace-diff-test__test.json.gz",
+                                           "hta-ns-resolution__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz",
+                                           "param-linear__linear_kineto.json.gz",
+                                           "kineto-tbplugin__gpu_metrics_input.json",
+                                           "tracelens-h100__gaunernst_bert-small-uncased__1016001.json.gz",
+                                           "pipit-nsys__saxpy-mpi-cuda_nsys_perlmutter0.sqlite"),
+                         [](const ::testing::TestParamInfo<std::string>& trace) {
+                             std::string name = trace.param.substr(0, trace.param.find("__"));
+                             for (char& c : name) {
+                                 c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                             }
+                             return name + "_" + std::to_string(trace.index);
+                         });
 
 }  // namespace
 }  // namespace chokepoint::ui

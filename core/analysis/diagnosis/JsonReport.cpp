@@ -336,6 +336,32 @@ std::string writeJsonReport(const AnalysisReport& r) {
     j.key("nonComputePercent").num(r.metrics.hta.nonComputePercent());
     j.endObject();
 
+    const TbPluginOverview& tb = r.metrics.tbPlugin;
+    j.key("tbPlugin").beginObject();
+    j.key("available").boolean(tb.available);
+    j.key("note").str(tb.note);
+    j.key("stepCount").integer(static_cast<std::int64_t>(tb.steps.size()));
+    j.key("averageStepNs").num(tb.averageStepNs);
+    j.key("averageNs").beginObject();
+    // camelCase keys for the plugin's column names (Kernel, ..., CPU Exec, Other).
+    constexpr const char* kRoleKeys[kTbRoleCount] = {"kernel",  "memcpy",     "memset",  "communication",
+                                                     "runtime", "dataLoader", "cpuExec", "other"};
+    for (std::size_t role = 0; role < kTbRoleCount; ++role) {
+        j.key(kRoleKeys[role]).num(tb.averageRoleNs[role]);
+    }
+    j.endObject();
+    j.key("gpus").beginArray();
+    for (const TbGpuMetrics& g : tb.gpus) {
+        j.beginObject();
+        j.key("device").integer(g.deviceIndex);
+        j.key("utilization").num(g.utilization);
+        j.key("smEfficiency").optional(g.smEfficiency);
+        j.key("achievedOccupancyPercent").optional(g.achievedOccupancyPercent);
+        j.endObject();
+    }
+    j.endArray();
+    j.endObject();
+
     j.key("stepVerdicts").beginArray();
     for (const StepDiagnosis& s : r.steps) {
         j.beginObject();

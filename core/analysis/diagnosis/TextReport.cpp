@@ -14,6 +14,27 @@ std::string pct(double f) {
     return core::formatPercent(f);
 }
 
+// The TensorBoard profiler plugin's Overview figures, computed its way (TbPluginOverview.h).
+std::string tbPluginLines(const TbPluginOverview& tb, const std::string& prefix) {
+    if (!tb.available) {
+        return {};
+    }
+    std::string out = prefix + "TensorBoard plugin's overview (" + tb.note + "): average step " +
+                      core::formatFixed(tb.averageStepNs / 1e3, 0) + " us, DataLoader " +
+                      core::formatFixed(100.0 * tb.roleShare(TbRole::DataLoader), 2) + " %, kernel " +
+                      core::formatFixed(100.0 * tb.roleShare(TbRole::Kernel), 2) + " %\n";
+    for (const TbGpuMetrics& g : tb.gpus) {
+        out += prefix + "  GPU " + std::to_string(g.deviceIndex) + ": utilization " +
+               core::formatFixed(100.0 * g.utilization, 2) + " %, est. SM efficiency " +
+               (g.smEfficiency ? core::formatFixed(100.0 * *g.smEfficiency, 2) + " %" : std::string("n/a")) +
+               ", est. achieved occupancy " +
+               (g.achievedOccupancyPercent ? core::formatFixed(*g.achievedOccupancyPercent, 2) + " %"
+                                           : std::string("n/a")) +
+               "\n";
+    }
+    return out;
+}
+
 std::string dur(double ns) {
     return formatStepDuration(ns);
 }
@@ -155,6 +176,7 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
                    core::formatFixed(r.metrics.hta.computePercent(), 2) + " %, non-compute " +
                    core::formatFixed(r.metrics.hta.nonComputePercent(), 2) + " %\n";
         }
+        out += tbPluginLines(r.metrics.tbPlugin, "  ");
         if (!r.steps.empty()) {
             out += "\nSTEPS\n  " + pad("step", 26) + pad("duration", 11) + pad("busy", 9) +
                    pad("data wait", 11) + "verdict\n";

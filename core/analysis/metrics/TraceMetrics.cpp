@@ -35,6 +35,7 @@ core::Result<TraceMetrics> computeTraceMetrics(const core::TraceModel& model, co
         return cancelled;
     }
     m.hta = computeHtaBreakdown(model, options.hta);
+    m.tbPlugin = computeTbPluginOverview(model);
     if (!step(0.75)) {
         return cancelled;
     }

@@ -15,6 +15,7 @@
 #include "core/analysis/metrics/Roofline.h"
 #include "core/analysis/metrics/StepDetection.h"
 #include "core/analysis/metrics/StepTimes.h"
+#include "core/analysis/metrics/TbPluginOverview.h"
 #include "core/base/Progress.h"
 #include "core/base/Result.h"
 #include "core/model/TraceModel.h"
@@ -37,6 +38,7 @@ struct TraceMetrics {
     KernelStatsResult kernels;
     GpuTimeAccountingResult accounting;
     HtaBreakdown hta;
+    TbPluginOverview tbPlugin;  // the TensorBoard profiler plugin's Overview figures
     OpCostResult opCosts;
     std::vector<CounterAverage> counters;
     RooflineResult roofline;

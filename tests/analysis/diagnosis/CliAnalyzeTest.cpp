@@ -27,9 +27,7 @@ std::string writeTemp(const char* name, const std::string& text) {
 }  // namespace
 
 TEST(CliAnalyze, ErrorsHaveTheDocumentedExitCodes) {
-    if (!cliBuilt()) {
-        GTEST_SKIP() << "chokepoint-cli not built";
-    }
+    ASSERT_TRUE(cliBuilt()) << "chokepoint-cli not built";
     CliResult missing = runCli("analyze /nonexistent/trace.json");
     EXPECT_EQ(missing.exitCode, 1);
     EXPECT_NE(missing.out.find("/nonexistent/trace.json"), std::string::npos);
@@ -50,9 +48,7 @@ TEST(CliAnalyze, ErrorsHaveTheDocumentedExitCodes) {
 }
 
 TEST(CliAnalyze, AnalyzesASharedTraceInEveryFormat) {
-    if (!cliBuilt()) {
-        GTEST_SKIP() << "chokepoint-cli not built";
-    }
+    ASSERT_TRUE(cliBuilt()) << "chokepoint-cli not built";
     CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "hta-amd-mi250__mi250_minitoy_train_ROCm6_2_kineto.json.gz");
     CliResult text = runCli("analyze " + path + " --explain");
     EXPECT_EQ(text.exitCode, 0) << text.out;

@@ -140,7 +140,7 @@ TEST(SharedTraceIdleCauses, LaunchBoundTracesIdleInLaunchOverhead) {
                              "tracelens-h100__gaunernst_bert-small-uncased__1016001.json.gz",
                              "hta-amd-mi250__mi250_minitoy_train_ROCm6_2_kineto.json.gz"}) {
         if (!testutils::sharedTraceExists(file)) {
-            GTEST_SKIP() << "shared trace " << file << " not found";
+            CHOKEPOINT_SHARED_TRACE_ABSENT("shared trace " << file << " not found");
         }
         TraceMetrics m = analyse(testutils::sharedTracePath(file));
         ASSERT_EQ(m.accounting.perDevice.size(), 1u) << file;

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Builds the Debian package from an existing build folder (BUILD_DIR, default <repo>/build), then
+# checks it the way a user would get it, without installing it system-wide:
+#   * its Depends cover every package dpkg-shlibdeps finds for the executables;
+#   * unpacked with dpkg -x into a temporary folder (so nothing refers to the build tree), the
+#     unpacked chokepoint-cli prints the project version and analyses the unpacked real sample,
+#     and the unpacked GUI finds its samples relative to itself and renders a screenshot offscreen.
+# Exit status non-zero on the first failure, with a message saying which check failed.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=${BUILD_DIR:-$root/build}
+fail() { echo "package-check: $*" >&2; exit 1; }
+
+version=$(sed -n 's/^project(Chokepoint VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
+[ -n "$version" ] || fail "no project(VERSION) in CMakeLists.txt"
+(cd "$build_dir" && cpack -G DEB >/dev/null) || fail "cpack -G DEB failed"
+deb=$(ls -t "$build_dir"/chokepoint_"$version"_*.deb 2>/dev/null | head -n1)
+[ -f "$deb" ] || fail "cpack made no chokepoint_${version}_*.deb in $build_dir"
+echo "package-check: built $deb ($(du -h "$deb" | cut -f1))"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+dpkg -x "$deb" "$work/root"
+depends=$(dpkg-deb -f "$deb" Depends)
+echo "package-check: Depends: $depends"
+bin="$work/root/usr/bin"
+sample="$work/root/usr/share/chokepoint/samples/real/resnet50-nw0.pt.trace.json.gz"
+[ -x "$bin/chokepoint-cli" ] || fail "the package has no usr/bin/chokepoint-cli"
+[ -f "$sample" ] || fail "the package has no real sample at usr/share/chokepoint/samples/real"
+[ -f "$work/root/usr/share/doc/chokepoint/LICENSE" ] || fail "the package has no LICENSE"
+if [ -f "$build_dir/bin/libchokepoint_agent.so" ]; then
+  [ -f "$work/root/usr/lib/libchokepoint_agent.so" ] || fail "the agent was built but is not in the package"
+  echo "package-check: the agent is packaged (usr/lib/libchokepoint_agent.so)"
+fi
+desktop="$work/root/usr/share/applications/chokepoint.desktop"
+if [ -f "$desktop" ] && command -v desktop-file-validate >/dev/null; then
+  desktop-file-validate "$desktop" || fail "chokepoint.desktop does not validate"
+fi
+
+# Every library package the executables need is declared (names as dpkg-shlibdeps sees them).
+executables=("$bin/chokepoint-cli")
+[ -x "$bin/chokepoint" ] && executables+=("$bin/chokepoint")
+mkdir -p "$work/shlibs/debian"
+printf 'Source: chokepoint\n\nPackage: chokepoint\nArchitecture: any\n' >"$work/shlibs/debian/control"
+needed=$(cd "$work/shlibs" && dpkg-shlibdeps -O "${executables[@]}" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+[ -n "$needed" ] || fail "dpkg-shlibdeps found nothing for ${executables[*]}"
+for entry in $(echo "$needed" | tr ',' '\n' | sed 's/(.*)//; s/|.*//; s/ //g'); do
+  echo "$depends" | tr ',' '\n' | sed 's/(.*)//; s/ //g' | grep -qx "$entry" ||
+    fail "Depends lacks $entry (dpkg-shlibdeps: $needed)"
+done
+
+# Build-tree paths baked into the binaries (lookups must go relative to the executable first).
+for f in "${executables[@]}"; do
+  baked=$(strings "$f" | grep -F "$build_dir/" || true)
+  if [ -n "$baked" ]; then
+    echo "package-check: warning: $(basename "$f") contains a build-tree path: $(echo "$baked" | head -n1)" >&2
+  fi
+done
+
+"$bin/chokepoint-cli" --version | grep -qx "chokepoint-cli $version" ||
+  fail "chokepoint-cli --version does not print $version"
+analysis="$work/analysis.txt"
+"$bin/chokepoint-cli" analyze "$sample" >"$analysis" || fail "the unpacked chokepoint-cli analyze failed"
+grep -q "^VERDICT: Data-bound" "$analysis" || fail "the unpacked CLI does not call the num_workers=0 sample data-bound"
+echo "package-check: unpacked chokepoint-cli analyzed the unpacked sample: $(grep -m1 -i 'verdict\|bottleneck' "$analysis" || true)"
+
+if [ -x "$bin/chokepoint" ]; then
+  export QT_QPA_PLATFORM=offscreen
+  "$bin/chokepoint" --version | grep -q "$version" || fail "chokepoint --version does not print $version"
+  # Relative to its own location: the samples it lists are the unpacked ones.
+  listed=$(env -u CHOKEPOINT_SAMPLES_DIR "$bin/chokepoint" --list-samples)
+  echo "$listed" | head -n1 | grep -qF "$work/root/usr/share/chokepoint/samples/real/resnet50-nw0" ||
+    fail "the unpacked GUI does not list its own samples first: $listed"
+  "$bin/chokepoint" --screenshot "$work/shot.png" --page diagnosis "$sample" ||
+    fail "the unpacked chokepoint --screenshot failed"
+  [ -s "$work/shot.png" ] || fail "the unpacked GUI wrote no screenshot"
+  echo "package-check: unpacked GUI rendered the diagnosis page ($(stat -c %s "$work/shot.png") bytes)"
+fi
+echo "package-check: OK"
