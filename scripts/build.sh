@@ -9,6 +9,8 @@ args=()
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   # First configure: choose the generator and build type (a later -G would clash with the cache).
   command -v ninja >/dev/null && args+=(-G Ninja)
+  # ccache, when installed, makes rebuilds in a fresh clone cheap (optional; not installed by us).
+  command -v ccache >/dev/null && args+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
   args+=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
 fi
 cmake -S "$root" -B "$build_dir" "${args[@]}" "$@"
