@@ -167,11 +167,15 @@ void ComparePage::setDocument(TraceDocument* document) {
     installMenuAction();
     if (document != nullptr) {
         // Another trace in the document: the comparison was with the old one, so its other side goes.
+        connect(document, &TraceDocument::loadStarted, this, [this] { m_otherIsStale = true; });
         connect(document, &TraceDocument::modelAvailable, this, [this] {
             if (m_document && m_document->model() != m_beforeModel) {
                 m_beforeModel = m_document->model();
-                clearOtherSide();
+                if (m_otherIsStale) {
+                    clearOtherSide();
+                }
             }
+            m_otherIsStale = false;
         });
         m_beforeModel = document->model();
         connect(document, &TraceDocument::analysisAvailable, this, [this] {
@@ -224,6 +228,7 @@ void ComparePage::chooseFile() {
 }
 
 void ComparePage::compareWith(const QString& path) {
+    m_otherIsStale = false;
     if (m_other == nullptr) {
         m_other = new TraceDocument(this);
         connect(m_other, &TraceDocument::analysisAvailable, this, [this] {

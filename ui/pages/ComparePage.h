@@ -61,6 +61,9 @@ private:
     TraceDocument* m_other = nullptr;
     // The model the other side was compared with: a new trace in the document clears the other side.
     std::shared_ptr<const core::TraceModel> m_beforeModel;
+    // A load started in the document since the other side was chosen: when its model arrives, the
+    // old comparison is stale. A comparison asked for while the load runs is with the new trace.
+    bool m_otherIsStale = false;
     bool m_menuInstalled = false;
 
     QLabel* m_summary = nullptr;
