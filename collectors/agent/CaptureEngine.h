@@ -38,6 +38,7 @@
 #include <thread>
 #include <vector>
 
+#include "chokepoint/Version.h"
 #include "collectors/agent/ActivityBufferPool.h"
 #include "collectors/agent/ActivityDecoder.h"
 #include "collectors/agent/ClockSync.h"
@@ -86,7 +87,7 @@ struct CaptureEngineConfig {
     std::int64_t pid = 0;
     std::vector<std::string> commandLine;
     std::string hostName;
-    std::string agentVersion = "0.1.0";
+    std::string agentVersion = chokepoint::kVersion;  // project(VERSION)
     bool compressChunks = true;
     std::function<std::vector<std::string>()> gpuNames;  // optional, for Status
     std::function<void(const std::string&)> log;         // optional diagnostics
