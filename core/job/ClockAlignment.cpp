@@ -262,12 +262,7 @@ std::size_t keepConsistentCalls(const std::vector<JobRank>& ranks, std::vector<M
         });
         dropped += before - call.members.size();
     }
-    std::erase_if(calls, [&](const MatchedCall& call) {
-        if (call.members.size() < 2) {
-            return true;
-        }
-        return false;
-    });
+    std::erase_if(calls, [](const MatchedCall& call) { return call.members.size() < 2; });
     return dropped;
 }
 

@@ -15,7 +15,7 @@ using core::DurationNs;
 using core::TimeRange;
 using core::TimestampNs;
 
-// Sorted, merged intervals with prefix sums: the covered length of any range in O(log n).
+// Sorted, merged intervals: the covered length of a range by binary search and a short walk.
 class CoveredTime {
 public:
     explicit CoveredTime(std::vector<TimeRange> ranges) {
@@ -30,10 +30,6 @@ public:
             } else {
                 m_merged.push_back(r);
             }
-        }
-        m_prefix.resize(m_merged.size() + 1, 0);
-        for (std::size_t i = 0; i < m_merged.size(); ++i) {
-            m_prefix[i + 1] = m_prefix[i] + m_merged[i].durationNs();
         }
     }
 
@@ -64,7 +60,6 @@ public:
 
 private:
     std::vector<TimeRange> m_merged;
-    std::vector<DurationNs> m_prefix;
 };
 
 WorkKind workKindOf(analysis::IdleCause cause) {
@@ -223,10 +218,6 @@ std::vector<DurationNs> exclusiveTimes(const core::TraceModel& model) {
 
 }  // namespace
 
-std::string collectiveKind(std::string_view name) {
-    return collectiveKindFromName(name);
-}
-
 RankSummary summarizeRank(const core::TraceModel& model, const analysis::AnalysisReport& report,
                           const RankIdentity& identity) {
     RankSummary s;
@@ -363,7 +354,7 @@ RankSummary summarizeRank(const core::TraceModel& model, const analysis::Analysi
         c.deviceIndex = k.deviceIndex[i];
         c.streamId = k.streamId[i];
         const std::string_view kernelName = model.text(k.name[i]);
-        c.kind = collectiveKind(kernelName);
+        c.kind = collectiveKindFromName(kernelName);
         const core::ApiCallId launch = k.launchCall[i];
         if (launch.valid() && launch.index < model.apiCalls.size()) {
             std::string annotated =
@@ -376,7 +367,7 @@ RankSummary summarizeRank(const core::TraceModel& model, const analysis::Analysi
             k.correlationId[i] != 0 ? callByCorrelation.find(k.correlationId[i]) : callByCorrelation.end();
         if (call != callByCorrelation.end()) {
             const core::CollectiveCallRow& row = *call->second;
-            const std::string recordedKind = collectiveKind(model.text(row.collectiveName));
+            const std::string recordedKind = collectiveKindFromName(model.text(row.collectiveName));
             if (!recordedKind.empty()) {
                 c.kind = recordedKind;
             }

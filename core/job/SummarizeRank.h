@@ -21,10 +21,4 @@ struct RankIdentity {
 RankSummary summarizeRank(const core::TraceModel& model, const analysis::AnalysisReport& report,
                           const RankIdentity& identity);
 
-// The normalised collective kind of a kernel or a recorded collective name: "AllReduce",
-// "AllGather", "ReduceScatter", "Broadcast", "Reduce", "AllToAll", "SendRecv", "Barrier", or ""
-// when the name says nothing. Case-insensitive token match ("ncclDevKernel_AllReduce_Sum_f32_RING",
-// "allreduce", "_allgather_base", "all_to_allv", "ncclKernel_SendRecv_...").
-std::string collectiveKind(std::string_view name);
-
 }  // namespace chokepoint::job
