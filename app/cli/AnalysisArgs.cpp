@@ -88,6 +88,19 @@ bool parseAnalysisArgs(const Args& args, std::size_t fileCount, AnalysisArgs& ou
             out.outOfMemory = true;
         } else if (a == "--device") {
             ok = next(out.device);
+        } else if (a == "--device-index") {
+            std::string text;
+            ok = next(text);
+            if (ok) {
+                char* end = nullptr;
+                const long value = std::strtol(text.c_str(), &end, 10);
+                if (text.empty() || *end != '\0' || value < 0 || value > 32767) {
+                    error = "--device-index: '" + text + "' is not a GPU index (0, 1, ...)";
+                    ok = false;
+                } else {
+                    out.deviceIndex = static_cast<std::int16_t>(value);
+                }
+            }
         } else if (a == "--precision") {
             ok = next(out.precision);
         } else if (a == "--config") {
@@ -172,6 +185,7 @@ int prepareAnalysis(const AnalysisArgs& args, AnalysisSetup& setup) {
     o.tokensPerStep = args.tokensPerStep;
     o.peakMemoryBytes = args.peakMemory;
     o.outOfMemoryObserved = args.outOfMemory;
+    o.deviceIndex = args.deviceIndex;
     if (!args.precision.empty()) {
         o.precision = parsePrecision(args.precision);
         if (!o.precision) {

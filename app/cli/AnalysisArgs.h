@@ -21,6 +21,7 @@ struct AnalysisArgs {
     std::optional<double> peakMemory;
     bool outOfMemory = false;
     std::string device;
+    std::optional<std::int16_t> deviceIndex;  // --device-index: analyse that GPU alone
     std::string precision;
     std::string configPath;
     std::string format = "text";

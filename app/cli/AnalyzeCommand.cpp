@@ -31,6 +31,9 @@ constexpr const char* kAnalyzeUsage =
     "  --params N               parameters (with --tokens-per-step: O_model = 6 N T per step)\n"
     "  --tokens-per-step T      tokens per step over all micro-batches of one rank\n"
     "  --device NAME            datasheet to use (id or name, e.g. h100-sxm); default: matched\n"
+    "  --device-index N         analyse GPU N alone (its work and the threads that launch on it);\n"
+    "                           default: the whole trace, verdicts for the busiest GPU, and one\n"
+    "                           line per GPU when several did work\n"
     "  --precision P            peak precision for MFU: fp32, tf32, bf16, fp16, fp8\n"
     "  --peak-memory BYTES      peak device memory the job needs (torch.cuda.max_memory_allocated())\n"
     "  --oom                    the run hit an out-of-memory error (memory-capacity check)\n"
@@ -63,6 +66,12 @@ int runAnalyze(const Args& rawArgs) {
     if (!parsed.help && !parsed.printConfig && isJobInvocation(parsed.files)) {
         if (parsed.format == "markdown") {
             std::fprintf(stderr, "chokepoint-cli analyze: a job's report is text or json\n");
+            return kExitUsage;
+        }
+        if (parsed.deviceIndex) {
+            std::fprintf(stderr,
+                         "chokepoint-cli analyze: --device-index applies to one trace; in a job each rank "
+                         "whose process drives several GPUs lists every GPU's own figures\n");
             return kExitUsage;
         }
         return runAnalyzeJob(parsed, jobArgs);

@@ -26,7 +26,8 @@ constexpr const char* kDiffUsage =
     "  --model-flops F | --params N --tokens-per-step T   model FLOPs per step (for MFU)\n"
     "  --device NAME     datasheet to use        --precision P   peak precision for MFU\n"
     "  --config FILE     thresholds              --format text|json|markdown (default text)\n"
-    "  --output FILE     write to FILE instead of stdout\n\n"
+    "  --output FILE     write to FILE instead of stdout\n"
+    "  --device-index N  compare GPU N of each trace alone\n\n"
     "Exit codes: 0 success, 1 unreadable or invalid trace or config, 2 wrong arguments,\n"
     "3 other failure, 130 cancelled.\n";
 
@@ -81,6 +82,10 @@ int runDiff(const Args& rawArgs) {
     }
     // A and B are jobs when either is a folder, a glob or a .cpsum summary.
     if (isJobInvocation({parsed.files[0]}) || isJobInvocation({parsed.files[1]})) {
+        if (parsed.deviceIndex) {
+            std::fprintf(stderr, "chokepoint-cli diff: --device-index applies to two traces, not to jobs\n");
+            return kExitUsage;
+        }
         return runDiffJobs(parsed, jobArgs);
     }
     AnalysisSetup setup;

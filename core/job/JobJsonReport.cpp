@@ -143,6 +143,19 @@ std::string writeJobJson(const JobReport& r) {
         j.key("clockOffsetNs").num(rank.clockOffsetNs);
         j.key("verdict").str(s.verdict);
         j.key("headline").str(s.headline);
+        j.key("devices").open('[');
+        for (const RankDevice& d : s.devices) {
+            j.open('{');
+            j.key("deviceIndex").num(d.deviceIndex);
+            j.key("deviceName").str(d.deviceName);
+            j.key("busyFraction").real(d.busyFraction);
+            j.key("idleFraction").real(d.idleFraction);
+            j.key("meanStepNs").num(d.meanStepNs);
+            j.key("verdict").str(d.verdict);
+            j.key("headline").str(d.headline);
+            j.close('}');
+        }
+        j.close(']');
         j.close('}');
     }
     j.close(']');

@@ -80,6 +80,11 @@ std::string writeJobText(const JobReport& r) {
                pad(core::formatDuration(rank.collectiveWaitNs / steps), 12) +
                pad(core::formatDuration(rank.lateNs / steps), 12) + pad(std::to_string(rank.timesLast), 9) +
                rank.summary->verdict + "\n";
+        for (const RankDevice& d : rank.summary->devices) {
+            out += "  " + pad("", 6) + pad("GPU " + std::to_string(d.deviceIndex), 14) +
+                   pad(core::formatDuration(d.meanStepNs), 12) + "busy " +
+                   pad(core::formatPercent(d.busyFraction), 9) + d.verdict + "\n";
+        }
     }
     if (r.ranks.size() > kFullRankTable) {
         out += "  (the " + std::to_string(kRankRowsWhenLarge) + " latest of " +

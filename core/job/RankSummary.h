@@ -85,6 +85,18 @@ struct RankStep {
     std::array<core::DurationNs, kWorkKindCount> workNs{};
 };
 
+// One GPU of a rank whose process drives several: its own figures, from its slice of the trace
+// (core/model/DeviceSlice.h, AnalysisReport::deviceReports).
+struct RankDevice {
+    std::int16_t deviceIndex = 0;
+    std::string deviceName;
+    double busyFraction = 0;
+    double idleFraction = 0;
+    core::DurationNs meanStepNs = 0;
+    std::string verdict;  // single-device bottleneck ("compute-bound", ...)
+    std::string headline;
+};
+
 struct RankSummary {
     int schemaVersion = kRankSummarySchemaVersion;
     std::int32_t rank = -1;
@@ -110,6 +122,9 @@ struct RankSummary {
     std::optional<double> mfu;
     std::vector<RankCollective> collectives;  // by start time
     std::vector<std::string> warnings;        // import and analysis warnings worth repeating
+    // Several GPUs in the rank's process: each one's own accounting and verdict (scope = device);
+    // the fields above describe `deviceIndex`, the busiest. Empty with one GPU.
+    std::vector<RankDevice> devices;
 
     core::DurationNs meanStepNs() const;
     core::DurationNs medianStepNs() const;

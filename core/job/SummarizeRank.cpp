@@ -248,6 +248,17 @@ RankSummary summarizeRank(const core::TraceModel& model, const analysis::Analysi
     s.verdict = std::string(analysis::toString(report.overall.bottleneck));
     s.headline = report.headline;
     s.mfu = report.mfu.mfu;
+    for (const auto& scoped : report.deviceReports) {
+        RankDevice d;
+        d.deviceIndex = static_cast<std::int16_t>(scoped->scopeDeviceIndex);
+        d.deviceName = scoped->device.traceDeviceName;
+        d.busyFraction = scoped->overallSignals.busyFraction;
+        d.idleFraction = scoped->overallSignals.idleFraction;
+        d.meanStepNs = static_cast<core::DurationNs>(scoped->overallSignals.stepTimeNs);
+        d.verdict = std::string(analysis::toString(scoped->overall.bottleneck));
+        d.headline = scoped->headline;
+        s.devices.push_back(std::move(d));
+    }
 
     const analysis::GpuTimeAccountingResult& accounting = report.metrics.accounting;
     for (const analysis::GpuTimeBreakdown& row : accounting.perDevice) {

@@ -66,6 +66,16 @@ std::string encodeSummary(const RankSummary& s) {
     m.set_headline(s.headline);
     m.set_has_mfu(s.mfu.has_value());
     m.set_mfu(s.mfu.value_or(0));
+    for (const RankDevice& d : s.devices) {
+        cpsum::Device* out = m.add_devices();
+        out->set_device_index(d.deviceIndex);
+        out->set_device_name(d.deviceName);
+        out->set_busy_fraction(d.busyFraction);
+        out->set_idle_fraction(d.idleFraction);
+        out->set_mean_step_ns(d.meanStepNs);
+        out->set_verdict(d.verdict);
+        out->set_headline(d.headline);
+    }
     for (const RankCollective& c : s.collectives) {
         cpsum::Collective* out = m.add_collectives();
         out->set_kind(c.kind);
@@ -149,6 +159,17 @@ core::Result<RankSummary> decodeSummary(std::string_view bytes, const std::strin
     s.headline = m.headline();
     if (m.has_mfu()) {
         s.mfu = m.mfu();
+    }
+    for (const cpsum::Device& in : m.devices()) {
+        RankDevice d;
+        d.deviceIndex = static_cast<std::int16_t>(in.device_index());
+        d.deviceName = in.device_name();
+        d.busyFraction = in.busy_fraction();
+        d.idleFraction = in.idle_fraction();
+        d.meanStepNs = in.mean_step_ns();
+        d.verdict = in.verdict();
+        d.headline = in.headline();
+        s.devices.push_back(std::move(d));
     }
     for (const cpsum::Collective& in : m.collectives()) {
         RankCollective c;

@@ -5,15 +5,19 @@
 
 #include "core/job/JobLoader.h"
 #include "core/job/RankSplit.h"
+#include "core/job/SummaryFile.h"
 
 namespace chokepoint::job {
 namespace {
 
-core::TraceModel twoRankModel(bool rankNames) {
+// `oneProcess`: both GPUs driven by one process (one thread), as with single-process multi-GPU.
+core::TraceModel twoRankModel(bool rankNames, bool oneProcess = false) {
     core::TraceModel m;
     for (int rank = 0; rank < 2; ++rank) {
-        const std::int64_t pid = 100 + rank;
-        m.processes.push_back({pid, rankNames ? "RANK " + std::to_string(rank) + " - CPU" : "python"});
+        const std::int64_t pid = oneProcess ? 100 : 100 + rank;
+        if (!oneProcess || rank == 0) {
+            m.processes.push_back({pid, rankNames ? "RANK " + std::to_string(rank) + " - CPU" : "python"});
+        }
         m.deviceOrAdd(rank).name = "NVIDIA H100 80GB HBM3";
         const core::ThreadIndex thread = m.threadIndex(pid, pid, "python");
         std::int64_t correlation = 1000 * (rank + 1);
@@ -80,6 +84,33 @@ TEST(RankSplitTest, SummarizeModelGivesOneSummaryPerRank) {
     EXPECT_EQ(summaries[0].collectives.size(), 3u);
     EXPECT_EQ(summaries[1].deviceIndex, 1);
     EXPECT_EQ(summaries[1].steps.size(), 3u);
+}
+
+TEST(RankSplitTest, OneProcessDrivingTwoGpusIsOneRankWithPerDeviceFigures) {
+    auto model = std::make_shared<const core::TraceModel>(twoRankModel(false, true));
+    EXPECT_TRUE(splitRanks(*model, 0).empty());
+    std::string error;
+    std::vector<RankSummary> summaries = summarizeModel(model, "rank-5.json", 0, {}, &error);
+    ASSERT_EQ(summaries.size(), 1u) << error;
+    const RankSummary& s = summaries.front();
+    EXPECT_EQ(s.rank, 5);
+    ASSERT_EQ(s.devices.size(), 2u);
+    EXPECT_EQ(s.devices[0].deviceIndex, 0);
+    EXPECT_EQ(s.devices[1].deviceIndex, 1);
+    EXPECT_EQ(s.devices[1].deviceName, "NVIDIA H100 80GB HBM3");
+    EXPECT_GT(s.devices[1].busyFraction, 0.0);
+    EXPECT_FALSE(s.devices[1].verdict.empty());
+
+    // The per-device figures survive a .cpsum round trip and reach the job's reports.
+    const std::string path = ::testing::TempDir() + "/one-process-two-gpus.cpsum";
+    ASSERT_TRUE(writeSummaryFile(s, path).ok());
+    auto back = readSummaryFile(path);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    ASSERT_EQ(back.value().devices.size(), 2u);
+    EXPECT_EQ(back.value().devices[1].deviceIndex, 1);
+    EXPECT_DOUBLE_EQ(back.value().devices[1].busyFraction, s.devices[1].busyFraction);
+    EXPECT_EQ(back.value().devices[1].meanStepNs, s.devices[1].meanStepNs);
+    EXPECT_EQ(back.value().devices[1].verdict, s.devices[1].verdict);
 }
 
 TEST(RankSplitTest, OneGpuIsNotSplit) {

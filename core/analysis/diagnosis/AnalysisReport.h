@@ -151,6 +151,13 @@ struct AnalysisReport {
     // Every kernel name by total time (compare matches kernels by name).
     std::vector<TopKernel> kernelsByName;
     IronLawReport ironLaw;
+    // Scope: -1 for the whole trace; else the one GPU this report is about (AnalysisOptions::
+    // deviceIndex): its kernels, copies and memsets and the host threads that launch on it
+    // (core/model/DeviceSlice.h). `model` then holds that slice.
+    std::int32_t scopeDeviceIndex = -1;
+    // With GPU work on several devices (one process driving several GPUs): each device's own
+    // report, scoped as above, by device index. Empty otherwise, and inside a scoped report.
+    std::vector<std::shared_ptr<const AnalysisReport>> deviceReports;
 };
 
 }  // namespace chokepoint::analysis

@@ -9,6 +9,7 @@
 #include "core/analysis/diagnosis/DamClassifier.h"
 #include "core/analysis/diagnosis/SignalsAdapter.h"
 #include "core/base/Format.h"
+#include "core/model/DeviceSlice.h"
 
 namespace chokepoint::analysis {
 
@@ -309,9 +310,8 @@ std::string headlineOf(const AnalysisReport& r) {
     return name;
 }
 
-core::Result<std::shared_ptr<const AnalysisReport>> analyze(const core::TraceModel& model,
-                                                            const AnalysisOptions& o,
-                                                            std::shared_ptr<const core::TraceModel> owner) {
+core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& model, const AnalysisOptions& o,
+                                                      std::shared_ptr<const core::TraceModel> owner) {
     auto report = std::make_shared<AnalysisReport>();
     AnalysisReport& r = *report;
     r.model = std::move(owner);
@@ -535,6 +535,71 @@ core::Result<std::shared_ptr<const AnalysisReport>> analyze(const core::TraceMod
     if (!core::reportProgress(o.progress, 1.0)) {
         return core::makeError(core::kCancelledMessage);
     }
+    return report;
+}
+
+std::string deviceList(const std::vector<std::int16_t>& devices) {
+    std::string out;
+    for (std::int16_t d : devices) {
+        out += (out.empty() ? "" : ", ") + std::to_string(d);
+    }
+    return out;
+}
+
+// The whole trace, or one device's slice of it (AnalysisOptions::deviceIndex); with GPU work on
+// several devices and no device chosen, each device's own report is attached (deviceReports).
+core::Result<std::shared_ptr<const AnalysisReport>> analyzeInScope(
+    const core::TraceModel& model, const AnalysisOptions& o, std::shared_ptr<const core::TraceModel> owner) {
+    const std::vector<std::int16_t> devices = core::devicesWithGpuWork(model);
+    if (o.deviceIndex) {
+        if (std::find(devices.begin(), devices.end(), *o.deviceIndex) == devices.end()) {
+            return core::makeError("GPU " + std::to_string(*o.deviceIndex) +
+                                   " has no GPU work in this trace" +
+                                   (devices.empty() ? std::string(" (no device has any)")
+                                                    : " (GPUs with work: " + deviceList(devices) + ")"));
+        }
+        AnalysisOptions inner = o;
+        inner.deviceIndex.reset();
+        inner.perDeviceReports = false;
+        core::Result<std::shared_ptr<AnalysisReport>> scoped = [&] {
+            if (devices.size() == 1) {
+                return analyze(model, inner, std::move(owner));
+            }
+            auto slice = std::make_shared<const core::TraceModel>(
+                core::sliceDevice(model, *o.deviceIndex, core::DeviceThreads(model)));
+            const core::TraceModel& sliceRef = *slice;
+            return analyze(sliceRef, inner, std::move(slice));
+        }();
+        if (!scoped) {
+            return scoped.error();
+        }
+        scoped.value()->scopeDeviceIndex = *o.deviceIndex;
+        return std::shared_ptr<const AnalysisReport>(std::move(scoped).value());
+    }
+    core::Result<std::shared_ptr<AnalysisReport>> whole = analyze(model, o, std::move(owner));
+    if (!whole) {
+        return whole.error();
+    }
+    std::shared_ptr<AnalysisReport> report = std::move(whole).value();
+    if (devices.size() >= 2 && o.perDeviceReports) {
+        const core::DeviceThreads threads(model);
+        AnalysisOptions inner = o;
+        inner.perDeviceReports = false;
+        inner.progress = {};
+        for (std::int16_t device : devices) {
+            if (o.progress && !o.progress(1.0)) {
+                return core::makeError(core::kCancelledMessage);
+            }
+            auto slice = std::make_shared<const core::TraceModel>(core::sliceDevice(model, device, threads));
+            const core::TraceModel& sliceRef = *slice;
+            core::Result<std::shared_ptr<AnalysisReport>> one = analyze(sliceRef, inner, std::move(slice));
+            if (!one) {
+                return core::makeError("GPU " + std::to_string(device) + ": " + one.error().message);
+            }
+            one.value()->scopeDeviceIndex = device;
+            report->deviceReports.push_back(std::move(one).value());
+        }
+    }
     return std::shared_ptr<const AnalysisReport>(std::move(report));
 }
 
@@ -542,7 +607,7 @@ core::Result<std::shared_ptr<const AnalysisReport>> analyze(const core::TraceMod
 
 core::Result<std::shared_ptr<const AnalysisReport>> analyzeTrace(const core::TraceModel& model,
                                                                  const AnalysisOptions& options) {
-    return analyze(model, options, nullptr);
+    return analyzeInScope(model, options, nullptr);
 }
 
 core::Result<std::shared_ptr<const AnalysisReport>> analyzeTrace(
@@ -551,7 +616,7 @@ core::Result<std::shared_ptr<const AnalysisReport>> analyzeTrace(
         return core::makeError("analyzeTrace: no trace model");
     }
     const core::TraceModel& ref = *model;
-    return analyze(ref, options, std::move(model));
+    return analyzeInScope(ref, options, std::move(model));
 }
 
 }  // namespace chokepoint::analysis

@@ -45,6 +45,12 @@ struct AnalysisOptions {
     DiagnosisConfig config;
     MetricsOptions metrics;
     core::ProgressFn progress;
+    // Analyse one GPU alone (its slice, AnalysisReport::scopeDeviceIndex); an Error when that GPU
+    // has no work in the trace. Unset: the whole trace, verdicts for the busiest device.
+    std::optional<std::int16_t> deviceIndex;
+    // With GPU work on several devices: also analyse each device alone (AnalysisReport::
+    // deviceReports). Costs one more analysis per device.
+    bool perDeviceReports = true;
     // The file the user opened, shown in reports; empty: the path the trace recorded as its source
     // (a .cptrace converted from JSON records the JSON's path, synthetic traces record none).
     std::string sourcePath;

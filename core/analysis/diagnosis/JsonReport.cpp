@@ -457,6 +457,22 @@ std::string writeJsonReport(const AnalysisReport& r) {
         j.key(k.key).num(r.config.*(k.member));
     }
     j.endObject();
+
+    // Scope and per-device verdicts (one process driving several GPUs).
+    j.key("scopeDeviceIndex").integer(r.scopeDeviceIndex);
+    j.key("devices").beginArray();
+    for (const auto& d : r.deviceReports) {
+        j.beginObject();
+        j.key("deviceIndex").integer(d->scopeDeviceIndex);
+        j.key("traceName").str(d->device.traceDeviceName);
+        j.key("headline").str(d->headline);
+        j.key("verdict");
+        writeVerdict(j, d->overall);
+        j.key("signals");
+        writeSignals(j, d->overallSignals);
+        j.endObject();
+    }
+    j.endArray();
     j.endObject();
     std::string out = j.take();
     out += '\n';

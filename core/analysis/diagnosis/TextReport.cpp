@@ -125,6 +125,19 @@ std::string accountingLines(const DiagnosisSignals& s, const std::string& prefix
     return out;
 }
 
+// One line per device when the trace holds several (AnalysisReport::deviceReports).
+std::string perDeviceLines(const AnalysisReport& r, const std::string& prefix) {
+    std::string out;
+    for (const auto& d : r.deviceReports) {
+        out += prefix + pad("GPU " + std::to_string(d->scopeDeviceIndex), 8) + "busy " +
+               pad(pct(d->overallSignals.busyFraction), 9) + "step " +
+               pad(dur(d->overallSignals.stepTimeNs), 11) + "idle " +
+               pad(pct(d->overallSignals.idleFraction), 9) + std::string(displayName(d->overall.bottleneck)) +
+               "\n";
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& options) {
@@ -136,6 +149,10 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
            (r.device.traceDeviceName.empty() ? std::string("none recorded") : r.device.traceDeviceName);
     out +=
         r.device.matched ? " -> " + r.device.spec.id + " (" + r.device.method + ")\n" : " (no datasheet)\n";
+    if (r.scopeDeviceIndex >= 0) {
+        out += "Scope: GPU " + std::to_string(r.scopeDeviceIndex) +
+               " alone (its kernels, copies and the host threads that launch on it)\n";
+    }
     if (r.distributed.present) {
         out += "Rank " + std::to_string(r.distributed.rank) + " of " +
                std::to_string(r.distributed.worldSize) + " (" + r.distributed.backend + ")\n";
@@ -161,6 +178,10 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
     }
     if (!r.overall.shares.empty()) {
         out += "  share of the step by constraint: " + sharesLine(r.overall) + "\n";
+    }
+    if (!r.deviceReports.empty()) {
+        out += "\nPER DEVICE (each GPU analysed alone; --device-index N for one GPU's full report)\n" +
+               perDeviceLines(r, "  ");
     }
     if (r.overall.bottleneck == Bottleneck::NoGpuActivity) {
         out += "\nNothing ran on a GPU in this trace; no fixes apply.\n";
