@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
 #include <QDragEnterEvent>
@@ -16,6 +17,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -77,6 +79,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_progressBar->setTextVisible(true);
     m_cancelButton = new QPushButton(tr("Cancel"), this);
     statusBar()->addWidget(m_statusLabel, 1);
+    m_deviceSelector = new QComboBox(this);
+    m_deviceSelector->setAccessibleName(tr("GPU shown"));
+    m_deviceSelector->setToolTip(
+        tr("Several GPUs did work in this trace: show every GPU (verdicts for the busiest) or one GPU "
+           "alone, with its own accounting, verdict and timeline"));
+    m_deviceSelector->setVisible(false);
+    statusBar()->addPermanentWidget(m_deviceSelector);
     statusBar()->addPermanentWidget(m_progressBar);
     statusBar()->addPermanentWidget(m_cancelButton);
     setBusyUi(false);
@@ -107,6 +116,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     connect(m_document, &TraceDocument::requestSelectKernel, this,
             [this] { showPage(QStringLiteral("timeline")); });
     connect(m_document, &TraceDocument::requestPage, this, [this](const QString& id) { showPage(id); });
+    connect(m_deviceSelector, &QComboBox::activated, this, [this](int index) {
+        if (!m_document->selectDevice(m_deviceSelector->itemData(index).toInt())) {
+            refreshDeviceSelector();  // busy: show the scope that is still in effect
+        }
+    });
 
     connect(m_welcome, &WelcomePage::openRequested, this, &MainWindow::openDialog);
     connect(m_welcome, &WelcomePage::openFileRequested, this, &MainWindow::openFile);
@@ -425,6 +439,22 @@ void MainWindow::onModelAvailable() {
 
 void MainWindow::onAnalysisAvailable() {
     setBusyUi(false);
+    refreshDeviceSelector();
+}
+
+void MainWindow::refreshDeviceSelector() {
+    const QList<int> devices = m_document->devicesWithReports();
+    const QSignalBlocker blocker(m_deviceSelector);
+    m_deviceSelector->clear();
+    m_deviceSelector->setVisible(!devices.isEmpty());
+    if (devices.isEmpty()) {
+        return;
+    }
+    m_deviceSelector->addItem(tr("Every GPU"), -1);
+    for (int device : devices) {
+        m_deviceSelector->addItem(tr("GPU %1 alone").arg(device), device);
+    }
+    m_deviceSelector->setCurrentIndex(std::max(0, m_deviceSelector->findData(m_document->scopeDevice())));
 }
 
 void MainWindow::onLoadFailed(const QString& message) {

@@ -11,6 +11,7 @@
 #include "ui/Page.h"
 #include "ui/controller/TraceDocument.h"
 
+class QComboBox;
 class QLabel;
 class QMenu;
 class QProgressBar;
@@ -96,6 +97,8 @@ private:
     void onProgress(int percent);
     void onModelAvailable();
     void onAnalysisAvailable();
+    // Lists the trace's GPUs when several did work; hidden otherwise.
+    void refreshDeviceSelector();
     void onLoadFailed(const QString& message);
     void onCancelled();
     void updateRecentMenu();
@@ -110,6 +113,8 @@ private:
     QProgressBar* m_progressBar = nullptr;
     QPushButton* m_cancelButton = nullptr;
     QLabel* m_statusLabel = nullptr;
+    // Several GPUs in the trace: which one the pages show (every GPU, or one alone).
+    QComboBox* m_deviceSelector = nullptr;
     QMenu* m_menus[6] = {};
     QMenu* m_recentMenu = nullptr;
     bool m_interactive = true;

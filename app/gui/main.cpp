@@ -28,12 +28,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <memory>
 
 #include "chokepoint/Version.h"
 #include "core/job/JobInputs.h"
 #include "ui/AppIcon.h"
 #include "ui/MainWindow.h"
 #include "ui/controller/StartupTiming.h"
+#include "ui/controller/TraceDocument.h"
 #include "ui/controller/TracePrefetch.h"
 #include "ui/job/JobDocument.h"
 #include "ui/job/JobWindow.h"
@@ -62,8 +64,36 @@ bool parseSize(const QString& text, QSize& size) {
     return true;
 }
 
+// --device-index: once FILE's analysis is in, shows that GPU alone (TraceDocument::selectDevice).
+// A GPU without its own report (one GPU in the trace, or none with that index) is an error.
+void showDeviceOnceAnalysed(chokepoint::ui::MainWindow& window, int deviceIndex, int* exitCode) {
+    auto* document = window.document();
+    auto connection = std::make_shared<QMetaObject::Connection>();
+    *connection =
+        QObject::connect(document, &chokepoint::ui::TraceDocument::analysisAvailable, &window,
+                         [document, deviceIndex, exitCode, connection] {
+                             QObject::disconnect(*connection);
+                             if (document->devicesWithReports().contains(deviceIndex)) {
+                                 document->selectDevice(deviceIndex);
+                                 return;
+                             }
+                             QStringList devices;
+                             for (int d : document->devicesWithReports()) {
+                                 devices << QString::number(d);
+                             }
+                             std::fprintf(stderr, "chokepoint: --device-index %d: %s\n", deviceIndex,
+                                          devices.isEmpty() ? "the trace has GPU work on one device at most"
+                                                            : qPrintable(QStringLiteral("GPUs with work: ") +
+                                                                         devices.join(QStringLiteral(", "))));
+                             if (exitCode != nullptr) {
+                                 *exitCode = kExitUsage;
+                                 QApplication::exit(kExitUsage);
+                             }
+                         });
+}
+
 int runScreenshot(chokepoint::ui::MainWindow& window, const QString& out, const QString& pageId, QSize size,
-                  const QString& file, const QString& compareFile) {
+                  const QString& file, const QString& compareFile, int deviceIndex) {
     if (!window.page(pageId)) {
         std::fprintf(stderr, "chokepoint: page '%s' is not available (available: %s)\n", qPrintable(pageId),
                      qPrintable(window.pageIds().join(QStringLiteral(", "))));
@@ -103,7 +133,13 @@ int runScreenshot(chokepoint::ui::MainWindow& window, const QString& out, const 
         });
     };
     if (compareFile.isEmpty()) {
-        QObject::connect(document, &chokepoint::ui::TraceDocument::analysisAvailable, &window, render);
+        if (deviceIndex >= 0) {
+            // Drawn when the chosen GPU's report is in (selectDevice emits analysisAvailable again).
+            showDeviceOnceAnalysed(window, deviceIndex, &exitCode);
+            QObject::connect(document, &chokepoint::ui::TraceDocument::scopeChanged, &window, render);
+        } else {
+            QObject::connect(document, &chokepoint::ui::TraceDocument::analysisAvailable, &window, render);
+        }
     } else {
         // Both traces load in parallel; draw once the Compare page holds their comparison.
         auto* compare = qobject_cast<chokepoint::ui::ComparePage*>(window.page(QStringLiteral("compare")));
@@ -290,6 +326,11 @@ struct CommandLine {
     QCommandLineOption listSamples{
         QStringLiteral("list-samples"),
         QStringLiteral("Print the bundled sample traces found, one a line, and exit.")};
+    QCommandLineOption deviceIndex{
+        QStringLiteral("device-index"),
+        QStringLiteral("When several GPUs did work in FILE: show GPU N alone (its own accounting, verdict "
+                       "and timeline)."),
+        QStringLiteral("N")};
     QCommandLineOption sizeOption{QStringLiteral("size"),
                                   QStringLiteral("Window size for --screenshot (default 1600x1000)."),
                                   QStringLiteral("WxH"), QStringLiteral("1600x1000")};
@@ -304,6 +345,7 @@ struct CommandLine {
         parser.addOption(compare);
         parser.addOption(listSamples);
         parser.addOption(sizeOption);
+        parser.addOption(deviceIndex);
         parser.addPositionalArgument(
             QStringLiteral("FILE"),
             QStringLiteral("Trace to open (.json, .json.gz, .sqlite, .cptrace). Several "
@@ -393,6 +435,16 @@ int main(int argc, char** argv) {
         }
         return kExitOk;
     }
+    int deviceIndex = -1;
+    if (parser.isSet(cl.deviceIndex)) {
+        bool ok = false;
+        deviceIndex = parser.value(cl.deviceIndex).toInt(&ok);
+        if (!ok || deviceIndex < 0) {
+            std::fprintf(stderr, "chokepoint: --device-index wants a GPU index (0, 1, ...), not '%s'\n",
+                         qPrintable(parser.value(cl.deviceIndex)));
+            return kExitUsage;
+        }
+    }
     QSize size;
     if (parser.isSet(screenshot) && !parseSize(parser.value(sizeOption), size)) {
         std::fprintf(stderr, "chokepoint: --size wants WxH between 200x150 and 10000x10000, not '%s'\n",
@@ -428,12 +480,16 @@ int main(int argc, char** argv) {
         }
         const QString compareFile = parser.value(compareOption);
         const QString pageId = compareFile.isEmpty() ? parser.value(page) : QStringLiteral("compare");
-        return runScreenshot(window, parser.value(screenshot), pageId, size, files.first(), compareFile);
+        return runScreenshot(window, parser.value(screenshot), pageId, size, files.first(), compareFile,
+                             deviceIndex);
     }
     if (qEnvironmentVariableIsSet("CHOKEPOINT_TIMING")) {
         new DiagnosisDrawnProbe(window);
     }
     window.show();
+    if (deviceIndex >= 0) {
+        showDeviceOnceAnalysed(window, deviceIndex, nullptr);
+    }
     if (!files.isEmpty()) {
         window.openFile(files.first());  // several files open a job (above)
     }

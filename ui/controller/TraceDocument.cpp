@@ -3,6 +3,7 @@
 #include <QFileInfo>
 #include <QFuture>
 #include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
 
 // Qt's `signals` keyword macro would rewrite the report's `signals` fields: suspend it while core's
 // analysis headers are read (ui/models/AnalysisReportQt.h does the same for the pages).
@@ -75,6 +76,7 @@ void TraceDocument::open(const QString& path) {
         m_job->future.waitForFinished();
         m_job.reset();
     }
+    leaveDeviceScope();
     Job::Previous previous{m_filePath, m_displayName, m_model, m_tracks, m_report, m_analysisDone};
     m_filePath = path;
     m_displayName = QFileInfo(path).fileName();
@@ -163,6 +165,55 @@ void TraceDocument::open(const QString& path) {
     watcher->setFuture(job->future);
 }
 
+void TraceDocument::leaveDeviceScope() {
+    if (m_scopeDevice >= 0 && m_wholeModel) {
+        m_model = m_wholeModel;
+        m_tracks = m_wholeTracks;
+        m_report = m_wholeReport;
+    }
+    m_scopeDevice = -1;
+}
+
+QList<int> TraceDocument::devicesWithReports() const {
+    QList<int> devices;
+    if (m_wholeReport && m_wholeModel && (m_scopeDevice >= 0 || m_report == m_wholeReport)) {
+        for (const auto& deviceReport : m_wholeReport->deviceReports) {
+            devices.append(deviceReport->scopeDeviceIndex);
+        }
+    }
+    return devices;
+}
+
+bool TraceDocument::selectDevice(int deviceIndex) {
+    if (m_busy || !m_wholeReport || deviceIndex == m_scopeDevice) {
+        return !m_busy && m_wholeReport && deviceIndex == m_scopeDevice;
+    }
+    if (deviceIndex < 0) {
+        leaveDeviceScope();
+    } else {
+        const auto& reports = m_wholeReport->deviceReports;
+        auto it = std::find_if(reports.begin(), reports.end(),
+                               [deviceIndex](const auto& r) { return r->scopeDeviceIndex == deviceIndex; });
+        if (it == reports.end() || !(*it)->model) {
+            return false;
+        }
+        std::shared_ptr<const timeline::TrackSet>& tracks = m_deviceTracks[deviceIndex];
+        if (!tracks) {
+            tracks = std::make_shared<const timeline::TrackSet>(timeline::buildTracks(*(*it)->model));
+        }
+        m_model = (*it)->model;
+        m_tracks = tracks;
+        m_report = *it;
+        m_scopeDevice = deviceIndex;
+    }
+    emit statusMessage(deviceIndex < 0 ? tr("%1: every GPU").arg(m_displayName)
+                                       : tr("%1: GPU %2 alone").arg(m_displayName).arg(deviceIndex));
+    emit modelAvailable();
+    emit analysisAvailable();
+    emit scopeChanged(m_scopeDevice);
+    return true;
+}
+
 void TraceDocument::restorePrevious(const Job& job) {
     const Job::Previous& previous = job.previous;
     m_filePath = previous.filePath;
@@ -179,6 +230,7 @@ void TraceDocument::setModel(std::shared_ptr<const core::TraceModel> model, cons
         m_job->future.waitForFinished();
         m_job.reset();
     }
+    leaveDeviceScope();
     m_filePath.clear();
     m_displayName = displayName;
     m_model = std::move(model);
@@ -258,6 +310,11 @@ void TraceDocument::startAnalysis() {
             return;
         }
         m_report = job->report;
+        m_wholeModel = m_model;
+        m_wholeTracks = m_tracks;
+        m_wholeReport = m_report;
+        m_deviceTracks.clear();
+        m_scopeDevice = -1;
         emit progress(100);
         emit statusMessage(tr("%1 analyzed").arg(m_displayName));
         noteStartupMilestone("analysis handed to GUI");

@@ -13,9 +13,11 @@
 // signals are emitted on the GUI thread.
 
 #include <QFutureWatcher>
+#include <QList>
 #include <QObject>
 #include <QString>
 #include <atomic>
+#include <map>
 #include <memory>
 
 #include "core/base/Ids.h"
@@ -54,6 +56,17 @@ public:
     // True once analysis has finished (successfully or not) for the current model.
     bool analysisDone() const { return m_analysisDone; }
 
+    // Several GPUs did work: the devices that have their own report (AnalysisReport::deviceReports),
+    // ascending; empty otherwise.
+    QList<int> devicesWithReports() const;
+    // -1: the whole trace; else the GPU shown alone.
+    int scopeDevice() const { return m_scopeDevice; }
+    // Shows GPU `deviceIndex` alone (-1: the whole trace again): model(), tracks() and report()
+    // become that GPU's slice of the trace and its own report, then modelAvailable,
+    // analysisAvailable and scopeChanged are emitted. Returns false (and changes nothing) while
+    // busy or for a GPU without its own report.
+    bool selectDevice(int deviceIndex);
+
     // --- Navigation: pages call these; the main window and the timeline listen. ---
     void showRange(core::TimeRange range, const QString& reason) { emit requestShowRange(range, reason); }
     void selectKernel(core::KernelId kernel) { emit requestSelectKernel(kernel); }
@@ -71,6 +84,7 @@ signals:
     void loadFailed(const QString& message);
     void analysisFailed(const QString& message);
     void cancelled();
+    void scopeChanged(int deviceIndex);
 
     void requestShowRange(chokepoint::core::TimeRange range, const QString& reason);
     void requestSelectKernel(chokepoint::core::KernelId kernel);
@@ -84,6 +98,8 @@ private:
     void restorePrevious(const Job& job);
     // Posts a progress value from a worker thread; dropped when `job` is no longer current.
     void postProgress(const std::shared_ptr<Job>& job, int percent);
+    // Puts the whole trace back as the current one, without signals (before a new load).
+    void leaveDeviceScope();
 
     QString m_filePath;
     QString m_displayName;
@@ -93,6 +109,12 @@ private:
     std::shared_ptr<Job> m_job;  // the running load/analysis, shared with its worker
     bool m_busy = false;
     bool m_analysisDone = false;
+    // The whole trace while one GPU is shown alone (selectDevice); per-GPU tracks, built once.
+    std::shared_ptr<const core::TraceModel> m_wholeModel;
+    std::shared_ptr<const timeline::TrackSet> m_wholeTracks;
+    std::shared_ptr<const analysis::AnalysisReport> m_wholeReport;
+    std::map<int, std::shared_ptr<const timeline::TrackSet>> m_deviceTracks;
+    int m_scopeDevice = -1;
 };
 
 }  // namespace chokepoint::ui
