@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev
   libsimdjson-dev zlib1g-dev libsqlite3-dev
   dpkg-dev  # dpkg-shlibdeps: scripts/package-check.sh checks the .deb's Depends with it
+  desktop-file-utils  # desktop-file-validate: scripts/package-check.sh checks the .desktop file
 )
 
 missing=()

@@ -33,9 +33,10 @@ if [ -f "$build_dir/bin/libchokepoint_agent.so" ]; then
   echo "package-check: the agent is packaged (usr/lib/libchokepoint_agent.so)"
 fi
 desktop="$work/root/usr/share/applications/chokepoint.desktop"
-if [ -f "$desktop" ] && command -v desktop-file-validate >/dev/null; then
-  desktop-file-validate "$desktop" || fail "chokepoint.desktop does not validate"
-fi
+[ -f "$desktop" ] || fail "the package has no usr/share/applications/chokepoint.desktop"
+command -v desktop-file-validate >/dev/null || fail "desktop-file-validate missing (scripts/install-deps.sh installs it)"
+desktop-file-validate "$desktop" || fail "chokepoint.desktop does not validate"
+echo "package-check: chokepoint.desktop validates"
 
 # Every library package the executables need is declared (names as dpkg-shlibdeps sees them).
 executables=("$bin/chokepoint-cli")

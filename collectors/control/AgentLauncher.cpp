@@ -11,8 +11,10 @@
 
 extern char** environ;
 
-#ifndef CHOKEPOINT_AGENT_BUILD_PATH
-#define CHOKEPOINT_AGENT_BUILD_PATH ""
+// 1 when this build also built the agent (CUPTI found at configure time). The agent is looked up
+// beside the executable only: no build-tree path is baked in (installs and .deb stay relocatable).
+#ifndef CHOKEPOINT_AGENT_BUILT
+#define CHOKEPOINT_AGENT_BUILT 0
 #endif
 
 namespace chokepoint::collectors {
@@ -73,11 +75,7 @@ core::Result<std::string> findAgentLibrary(const std::string& executablePath) {
             tried.push_back(path);
         }
     }
-    std::string built = CHOKEPOINT_AGENT_BUILD_PATH;
-    if (isFile(built)) {
-        return built;
-    }
-    if (built.empty()) {
+    if (!CHOKEPOINT_AGENT_BUILT) {
         return core::makeError(
             "the Chokepoint CUDA agent (libchokepoint_agent.so) is not part of this build: it was configured "
             "without the CUDA toolkit/CUPTI (CHOKEPOINT_HAVE_CUPTI is OFF). Rebuild on a machine with the "
@@ -88,7 +86,7 @@ core::Result<std::string> findAgentLibrary(const std::string& executablePath) {
     for (const auto& t : tried) {
         list += "\n  " + t;
     }
-    return core::makeError("libchokepoint_agent.so not found; looked in:" + list + "\n  " + built +
+    return core::makeError("libchokepoint_agent.so not found; looked in:" + list +
                            "\nSet CHOKEPOINT_AGENT_PATH to its location.");
 }
 
