@@ -53,9 +53,7 @@ done
 # Build-tree paths baked into the binaries (lookups must go relative to the executable first).
 for f in "${executables[@]}"; do
   baked=$(strings "$f" | grep -F "$build_dir/" || true)
-  if [ -n "$baked" ]; then
-    echo "package-check: warning: $(basename "$f") contains a build-tree path: $(echo "$baked" | head -n1)" >&2
-  fi
+  [ -z "$baked" ] || fail "$(basename "$f") contains a build-tree path: $(echo "$baked" | head -n1)"
 done
 
 "$bin/chokepoint-cli" --version | grep -qx "chokepoint-cli $version" ||
@@ -76,5 +74,22 @@ if [ -x "$bin/chokepoint" ]; then
     fail "the unpacked chokepoint --screenshot failed"
   [ -s "$work/shot.png" ] || fail "the unpacked GUI wrote no screenshot"
   echo "package-check: unpacked GUI rendered the diagnosis page ($(stat -c %s "$work/shot.png") bytes)"
+fi
+# In CI, as root: install the package with apt as a user would (its Depends resolved from Debian),
+# run the installed programs from outside the source tree, then remove it.
+if [ "${CI:-}" = "true" ] && [ "$(id -u)" -eq 0 ]; then
+  deb_path=$(realpath "$deb")
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb_path" >"$work/apt.log" 2>&1 ||
+    fail "apt-get install $deb_path failed: $(tail -n 3 "$work/apt.log")"
+  trap 'DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq chokepoint >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+  installed_sample=/usr/share/chokepoint/samples/real/resnet50-nw0.pt.trace.json.gz
+  (cd / && /usr/bin/chokepoint-cli analyze "$installed_sample" >"$work/installed.txt") ||
+    fail "the installed chokepoint-cli analyze failed"
+  grep -q "^VERDICT: Data-bound" "$work/installed.txt" || fail "the installed CLI does not call the sample data-bound"
+  if [ -x /usr/bin/chokepoint ]; then
+    (cd / && QT_QPA_PLATFORM=offscreen /usr/bin/chokepoint --screenshot "$work/installed.png" --page diagnosis \
+      "$installed_sample") || fail "the installed chokepoint --screenshot failed"
+  fi
+  echo "package-check: installed with apt-get, ran the installed CLI and GUI, removed it again"
 fi
 echo "package-check: OK"

@@ -432,9 +432,8 @@ TEST(MainWindowTest, ScreenshotFailsClearlyOnBadInput) {
 }
 
 TEST(MainWindowTest, WithoutADisplayHelpVersionAndScreenshotWork) {
-    if (!QFile::exists(guiBinary())) {
-        GTEST_SKIP() << "chokepoint executable not built";
-    }
+    ASSERT_TRUE(QFile::exists(guiBinary()))
+        << "chokepoint executable not built: " << guiBinary().toStdString();
     testutils::guiApp();
     QString errors, output;
     ASSERT_EQ(runGui({QStringLiteral("--help")}, &errors, false, &output), 0) << errors.toStdString();

@@ -122,9 +122,7 @@ TEST(PerDeviceTest, ThreadGoesWithDevicesHoldingATenthOfItsLaunches) {
 }
 
 TEST(PerDeviceTest, CliDeviceIndexAndPerDeviceLines) {
-    if (!testutils::cliBuilt()) {
-        GTEST_SKIP() << "chokepoint-cli not built";
-    }
+    ASSERT_TRUE(testutils::cliBuilt()) << "chokepoint-cli not built";
     const std::string path = ::testing::TempDir() + "/two-gpus-one-process.cptrace";
     ASSERT_TRUE(core::writeCptrace(twoGpuProcess(), path).ok());
     const testutils::CliResult whole = testutils::runCli("analyze " + path);
