@@ -55,10 +55,8 @@ void putSignedColumn(std::string& out, std::string& scratch, std::uint32_t field
     if (!any) {
         return;
     }
-    scratch.clear();
-    for (std::size_t i = begin; i < end; ++i) {
-        appendVarint(scratch, zigzag(static_cast<std::int64_t>(value(i))));
-    }
+    protowire::packVarints(scratch, begin, end,
+                           [&](std::size_t i) { return zigzag(static_cast<std::int64_t>(value(i))); });
     protowire::putPacked(out, field, scratch);
 }
 
@@ -72,22 +70,20 @@ void putUnsignedColumn(std::string& out, std::string& scratch, std::uint32_t fie
     if (!any) {
         return;
     }
-    scratch.clear();
-    for (std::size_t i = begin; i < end; ++i) {
-        appendVarint(scratch, static_cast<std::uint64_t>(value(i)));
-    }
+    protowire::packVarints(scratch, begin, end,
+                           [&](std::size_t i) { return static_cast<std::uint64_t>(value(i)); });
     protowire::putPacked(out, field, scratch);
 }
 
 // start_delta (field 1, always written) and duration (field 2) columns.
 void putTimes(std::string& out, std::string& scratch, const std::vector<TimestampNs>& startNs,
               const std::vector<TimestampNs>& endNs, std::size_t begin, std::size_t end) {
-    scratch.clear();
     TimestampNs prev = 0;
-    for (std::size_t i = begin; i < end; ++i) {
-        appendVarint(scratch, zigzag(wrapSub(startNs[i], prev)));
+    protowire::packVarints(scratch, begin, end, [&](std::size_t i) {
+        const std::uint64_t delta = zigzag(wrapSub(startNs[i], prev));
         prev = startNs[i];
-    }
+        return delta;
+    });
     protowire::putPacked(out, 1, scratch);
     putSignedColumn(out, scratch, 2, begin, end,
                     [&](std::size_t i) { return wrapSub(endNs[i], startNs[i]); });
@@ -103,12 +99,12 @@ void putDeltas(std::string& out, std::string& scratch, std::uint32_t field,
     if (!any) {
         return;
     }
-    scratch.clear();
     std::int64_t prev = 0;
-    for (std::size_t i = begin; i < end; ++i) {
-        appendVarint(scratch, zigzag(wrapSub(values[i], prev)));
+    protowire::packVarints(scratch, begin, end, [&](std::size_t i) {
+        const std::uint64_t delta = zigzag(wrapSub(values[i], prev));
         prev = values[i];
-    }
+        return delta;
+    });
     protowire::putPacked(out, field, scratch);
 }
 
@@ -122,15 +118,14 @@ void putLinks(std::string& out, std::string& scratch, std::uint32_t field, const
     if (!any) {
         return;
     }
-    scratch.clear();
     LinkEncoder encoder;
-    for (std::size_t i = begin; i < end; ++i) {
+    protowire::packVarints(scratch, begin, end, [&](std::size_t i) {
         std::optional<std::uint64_t> g;
         if (links[i].valid()) {
             g = std::uint64_t{links[i].index} + offset;
         }
-        appendVarint(scratch, encoder.encode(g));
-    }
+        return encoder.encode(g);
+    });
     protowire::putPacked(out, field, scratch);
 }
 
@@ -207,6 +202,38 @@ std::string CptraceChunkEncoder::frame(const std::string& payload) const {
     return out;
 }
 
+std::string CptraceChunkEncoder::frame(const std::vector<std::string_view>& pieces) const {
+    std::size_t payloadBytes = 0;
+    for (std::string_view piece : pieces) {
+        payloadBytes += piece.size();
+    }
+    if (m_options.compress && payloadBytes > 64 && payloadBytes <= m_options.compressMaxRawBytes) {
+        std::string payload;
+        payload.reserve(payloadBytes);
+        for (std::string_view piece : pieces) {
+            payload.append(piece);
+        }
+        return frame(payload);
+    }
+    // Stored raw: the pieces go straight into the frame, copied once.
+    const std::size_t bodyBytes = 5 + payloadBytes;
+    std::string out;
+    out.reserve(bodyBytes + 10);
+    appendVarint(out, bodyBytes);
+    const std::size_t bodyStart = out.size();
+    appendU32Le(out, 0);  // CRC, patched below
+    out.push_back(static_cast<char>(CptraceChunkEncoding::Protobuf));
+    for (std::string_view piece : pieces) {
+        out.append(piece);
+    }
+    auto crc = static_cast<std::uint32_t>(crc32(
+        0L, reinterpret_cast<const Bytef*>(out.data() + bodyStart + 4), static_cast<uInt>(bodyBytes - 4)));
+    for (int i = 0; i < 4; ++i) {
+        out[bodyStart + static_cast<std::size_t>(i)] = static_cast<char>((crc >> (8 * i)) & 0xFF);
+    }
+    return out;
+}
+
 std::string CptraceChunkEncoder::encodeChunk(const TraceModel& batch) {
     Slice slice;
     slice.kernels = {0, batch.kernels.size()};
@@ -227,9 +254,19 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
     // The Chunk message (proto/cptrace.proto) is written by hand: each repeated or sub-message field
     // is collected in its own buffer and the buffers are joined in field-number order at the end,
     // since strings (field 3) are known only once every row was encoded.
-    std::string tables, devices, processes, threads, streams, distributed, metadata, counters, stats, hint,
+    std::string devices, processes, threads, streams, distributed, metadata, counters, stats, hint,
         collectives, strings;
-    std::string msg, cols, scratch;
+    std::string msg;
+    std::string& scratch = m_scratch;
+    // Tables, fields 4..10: each table's columns in its own reused buffer, preceded on the wire by
+    // a small header (tag and length); the pieces are joined only once, in frame().
+    std::string tableHeaders[7];
+    for (std::string& columns : m_tableColumns) {
+        columns.clear();
+    }
+    auto endTable = [&](int k, std::uint32_t field) {
+        putLenHeader(tableHeaders[k], field, m_tableColumns[k].size());
+    };
 
     // Strings: remap the model's ids to global ids, collecting those never sent.
     stringCache.resize(model.strings.size(), kUnsent);
@@ -359,7 +396,7 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
     // Tables, fields 4..10 of Chunk in this order; column field numbers as in proto/cptrace.proto.
     if (const Window w = slice.kernels; w.end > w.begin) {
         const KernelTable& t = model.kernels;
-        cols.clear();
+        std::string& cols = m_tableColumns[0];
         putTimes(cols, scratch, t.startNs, t.endNs, w.begin, w.end);
         putSignedColumn(cols, scratch, 3, w.begin, w.end, [&](std::size_t i) { return t.deviceIndex[i]; });
         putSignedColumn(cols, scratch, 4, w.begin, w.end, [&](std::size_t i) { return t.streamId[i]; });
@@ -378,12 +415,12 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
                         [&](std::size_t i) { return t.dynamicSharedBytes[i]; });
         putDeltas(cols, scratch, 15, t.correlationId, w.begin, w.end);
         putLinks(cols, scratch, 16, t.launchCall, w.begin, w.end, offset(before.apiCalls));
-        putLen(tables, 4, cols);
+        endTable(0, 4);
         m_rows.kernels += w.end - w.begin;
     }
     if (const Window w = slice.memcpys; w.end > w.begin) {
         const MemcpyTable& t = model.memcpys;
-        cols.clear();
+        std::string& cols = m_tableColumns[1];
         putTimes(cols, scratch, t.startNs, t.endNs, w.begin, w.end);
         putSignedColumn(cols, scratch, 3, w.begin, w.end, [&](std::size_t i) { return t.deviceIndex[i]; });
         putSignedColumn(cols, scratch, 4, w.begin, w.end, [&](std::size_t i) { return t.streamId[i]; });
@@ -396,12 +433,12 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
         putSignedColumn(cols, scratch, 8, w.begin, w.end, [&](std::size_t i) { return t.sizeBytes[i]; });
         putDeltas(cols, scratch, 9, t.correlationId, w.begin, w.end);
         putLinks(cols, scratch, 10, t.launchCall, w.begin, w.end, offset(before.apiCalls));
-        putLen(tables, 5, cols);
+        endTable(1, 5);
         m_rows.memcpys += w.end - w.begin;
     }
     if (const Window w = slice.memsets; w.end > w.begin) {
         const MemsetTable& t = model.memsets;
-        cols.clear();
+        std::string& cols = m_tableColumns[2];
         putTimes(cols, scratch, t.startNs, t.endNs, w.begin, w.end);
         putSignedColumn(cols, scratch, 3, w.begin, w.end, [&](std::size_t i) { return t.deviceIndex[i]; });
         putSignedColumn(cols, scratch, 4, w.begin, w.end, [&](std::size_t i) { return t.streamId[i]; });
@@ -410,12 +447,12 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
         putSignedColumn(cols, scratch, 6, w.begin, w.end, [&](std::size_t i) { return t.sizeBytes[i]; });
         putDeltas(cols, scratch, 7, t.correlationId, w.begin, w.end);
         putLinks(cols, scratch, 8, t.launchCall, w.begin, w.end, offset(before.apiCalls));
-        putLen(tables, 6, cols);
+        endTable(2, 6);
         m_rows.memsets += w.end - w.begin;
     }
     if (const Window w = slice.apiCalls; w.end > w.begin) {
         const ApiCallTable& t = model.apiCalls;
-        cols.clear();
+        std::string& cols = m_tableColumns[3];
         putTimes(cols, scratch, t.startNs, t.endNs, w.begin, w.end);
         putUnsignedColumn(cols, scratch, 3, w.begin, w.end,
                           [&](std::size_t i) { return thread(t.thread[i]); });
@@ -424,12 +461,12 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
                           [&](std::size_t i) { return enumValue(t.domain[i]); });
         putDeltas(cols, scratch, 6, t.correlationId, w.begin, w.end);
         putLinks(cols, scratch, 7, t.cpuOp, w.begin, w.end, offset(before.cpuOps));
-        putLen(tables, 7, cols);
+        endTable(3, 7);
         m_rows.apiCalls += w.end - w.begin;
     }
     if (const Window w = slice.syncs; w.end > w.begin) {
         const SyncTable& t = model.syncs;
-        cols.clear();
+        std::string& cols = m_tableColumns[4];
         putTimes(cols, scratch, t.startNs, t.endNs, w.begin, w.end);
         putSignedColumn(cols, scratch, 3, w.begin, w.end, [&](std::size_t i) { return t.deviceIndex[i]; });
         putSignedColumn(cols, scratch, 4, w.begin, w.end, [&](std::size_t i) { return t.streamId[i]; });
@@ -439,12 +476,12 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
                           [&](std::size_t i) { return enumValue(t.kind[i]); });
         putDeltas(cols, scratch, 7, t.correlationId, w.begin, w.end);
         putLinks(cols, scratch, 8, t.apiCall, w.begin, w.end, offset(before.apiCalls));
-        putLen(tables, 8, cols);
+        endTable(4, 8);
         m_rows.syncs += w.end - w.begin;
     }
     if (const Window w = slice.ranges; w.end > w.begin) {
         const RangeTable& t = model.ranges;
-        cols.clear();
+        std::string& cols = m_tableColumns[5];
         putTimes(cols, scratch, t.startNs, t.endNs, w.begin, w.end);
         putUnsignedColumn(cols, scratch, 3, w.begin, w.end,
                           [&](std::size_t i) { return enumValue(t.source[i]); });
@@ -457,12 +494,12 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
         putUnsignedColumn(cols, scratch, 9, w.begin, w.end,
                           [&](std::size_t i) { return std::uint32_t{t.depth[i]}; });
         putLinks(cols, scratch, 10, t.parent, w.begin, w.end, offset(before.ranges));
-        putLen(tables, 9, cols);
+        endTable(5, 9);
         m_rows.ranges += w.end - w.begin;
     }
     if (const Window w = slice.cpuOps; w.end > w.begin) {
         const CpuOpTable& t = model.cpuOps;
-        cols.clear();
+        std::string& cols = m_tableColumns[6];
         putTimes(cols, scratch, t.startNs, t.endNs, w.begin, w.end);
         putUnsignedColumn(cols, scratch, 3, w.begin, w.end,
                           [&](std::size_t i) { return thread(t.thread[i]); });
@@ -477,7 +514,7 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
         putUnsignedColumn(cols, scratch, 9, w.begin, w.end,
                           [&](std::size_t i) { return std::uint32_t{t.depth[i]}; });
         putLinks(cols, scratch, 10, t.parent, w.begin, w.end, offset(before.cpuOps));
-        putLen(tables, 10, cols);
+        endTable(6, 10);
         m_rows.cpuOps += w.end - w.begin;
     }
 
@@ -499,17 +536,14 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
                 putInt(msg, 6, track.tid);
             }
             std::size_t n = std::min(track.timesNs.size(), track.values.size());
-            scratch.clear();
             TimestampNs prev = 0;
-            for (std::size_t i = 0; i < n; ++i) {
-                appendVarint(scratch, zigzag(wrapSub(track.timesNs[i], prev)));
+            packVarints(scratch, 0, n, [&](std::size_t i) {
+                const std::uint64_t delta = zigzag(wrapSub(track.timesNs[i], prev));
                 prev = track.timesNs[i];
-            }
+                return delta;
+            });
             putPacked(msg, 7, scratch);
-            scratch.clear();
-            for (std::size_t i = 0; i < n; ++i) {
-                appendDouble(scratch, track.values[i]);
-            }
+            packDoubles(scratch, track.values.data(), n);
             putPacked(msg, 8, scratch);
             putLen(counters, 17, msg);
             m_rows.counterSamples += n;
@@ -562,18 +596,22 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
         m_stringsSent = static_cast<std::uint32_t>(m_sentStrings.size());
     }
 
-    std::string chunk;
-    chunk.reserve(32 + strings.size() + tables.size() + devices.size() + processes.size() + threads.size() +
-                  streams.size() + distributed.size() + metadata.size() + counters.size() + stats.size() +
-                  hint.size() + collectives.size());
-    putUint(chunk, 1, m_chunks);
-    putUint(chunk, 2, totalChunks);
-    for (const std::string* part : {&strings, &tables, &devices, &processes, &threads, &streams, &distributed,
-                                    &metadata, &counters, &stats, &hint, &collectives}) {
-        chunk += *part;
+    std::string head;
+    putUint(head, 1, m_chunks);
+    putUint(head, 2, totalChunks);
+    std::vector<std::string_view> pieces = {head, strings};
+    for (int k = 0; k < 7; ++k) {
+        if (!tableHeaders[k].empty()) {
+            pieces.push_back(tableHeaders[k]);
+            pieces.push_back(m_tableColumns[k]);
+        }
+    }
+    for (const std::string* part : {&devices, &processes, &threads, &streams, &distributed, &metadata,
+                                    &counters, &stats, &hint, &collectives}) {
+        pieces.push_back(*part);
     }
     ++m_chunks;
-    return frame(chunk);
+    return frame(pieces);
 }
 
 std::string CptraceChunkEncoder::encodeFooter() {
