@@ -229,17 +229,17 @@ void Agent::startRecordingToFile(const std::string& pattern) {
             return true;
         },
         ended);
-    control::StartCapture request;
-    request.set_steps(static_cast<std::uint32_t>(envLong("CHOKEPOINT_RECORD_STEPS", 0)));
-    request.set_duration_ms(static_cast<std::uint64_t>(envLong("CHOKEPOINT_RECORD_DURATION_MS", 0)));
-    request.set_start_at_next_step(envFlag("CHOKEPOINT_RECORD_AT_STEP"));
-    request.set_kinds(static_cast<std::uint32_t>(envLong("CHOKEPOINT_RECORD_KINDS", 0)));
+    wire::StartCapture request;
+    request.steps = static_cast<std::uint32_t>(envLong("CHOKEPOINT_RECORD_STEPS", 0));
+    request.durationMs = static_cast<std::uint64_t>(envLong("CHOKEPOINT_RECORD_DURATION_MS", 0));
+    request.startAtNextStep = envFlag("CHOKEPOINT_RECORD_AT_STEP");
+    request.kinds = static_cast<std::uint32_t>(envLong("CHOKEPOINT_RECORD_KINDS", 0));
     if (const char* marker = std::getenv("CHOKEPOINT_RECORD_MARKER"); marker != nullptr && *marker != '\0') {
-        request.set_step_marker(marker);
+        request.stepMarker = marker;
     }
     if (auto refused = m_engine->startCapture(request, 1)) {
-        log("recording refused: " + refused->text());
-        std::string note = "chokepoint-agent: recording refused: " + refused->text() + "\n";
+        log("recording refused: " + refused->text);
+        std::string note = "chokepoint-agent: recording refused: " + refused->text + "\n";
         [[maybe_unused]] ssize_t w = ::write(2, note.data(), note.size());
         ::close(m_recordFd);
         m_recordFd = -1;
@@ -272,7 +272,7 @@ void Agent::onExit() {
     if (a.m_isForkChild) {
         return;
     }
-    if (a.m_engine && a.m_engine->state() != control::AGENT_STATE_DORMANT) {
+    if (a.m_engine && a.m_engine->state() != wire::AGENT_STATE_DORMANT) {
         // A short drain (exitDrainTimeoutMs), so the footer is written before exit() runs static
         // destructors; torchrun's SIGTERM after Ctrl-C leaves little time.
         a.log("process exiting: stopping the capture");

@@ -171,49 +171,49 @@ std::vector<CaptureEngine::Completed> CaptureEngine::takeCompleted() {
 
 // --- Control-thread API --------------------------------------------------------------------------
 
-control::Status CaptureEngine::status() {
-    control::Status s;
-    s.set_pid(m_config.pid);
+wire::Status CaptureEngine::status() {
+    wire::Status s;
+    s.pid = m_config.pid;
     for (const auto& arg : m_config.commandLine) {
-        s.add_command_line(arg);
+        s.commandLine.push_back(arg);
     }
     if (m_config.gpuNames) {
         for (const auto& name : m_config.gpuNames()) {
-            s.add_gpu_names(name);
+            s.gpuNames.push_back(name);
         }
     }
-    s.set_state(state());
-    s.set_agent_version(m_config.agentVersion);
-    s.set_host_name(m_config.hostName);
-    s.set_cupti_available(m_config.cuptiAvailable);
-    s.set_steps_seen(static_cast<std::int64_t>(m_nvtx.stepsSeen()));
+    s.state = state();
+    s.agentVersion = m_config.agentVersion;
+    s.hostName = m_config.hostName;
+    s.cuptiAvailable = m_config.cuptiAvailable;
+    s.stepsSeen = static_cast<std::int64_t>(m_nvtx.stepsSeen());
     std::lock_guard lock(m_mutex);
-    s.set_capture_id(m_captureId);
-    s.set_cupti_holder(m_cuptiHolder);
+    s.captureId = m_captureId;
+    s.cuptiHolder = m_cuptiHolder;
     return s;
 }
 
-std::optional<control::Error> CaptureEngine::enableCupti(std::uint32_t kinds) {
-    auto fail = [&](control::ErrorCode code, const std::string& text) {
+std::optional<wire::Error> CaptureEngine::enableCupti(std::uint32_t kinds) {
+    auto fail = [&](wire::ErrorCode code, const std::string& text) {
         disableCupti();
-        control::Error e;
-        e.set_code(code);
-        e.set_text(text);
+        wire::Error e;
+        e.code = code;
+        e.text = text;
         log("capture refused: " + text);
-        return std::optional<control::Error>(e);
+        return std::optional<wire::Error>(e);
     };
     std::string notLoaded;
     if (!m_cupti.load(&notLoaded)) {
-        return fail(control::ERROR_CODE_CUPTI_FAILED, notLoaded);
+        return fail(wire::ERROR_CODE_CUPTI_FAILED, notLoaded);
     }
     std::uint32_t version = 0;
     CUptiResult r = m_cupti.version(&version);
     if (r != CUPTI_SUCCESS) {
-        return fail(control::ERROR_CODE_CUPTI_FAILED, "cuptiGetVersion failed: " + m_cupti.resultString(r));
+        return fail(wire::ERROR_CODE_CUPTI_FAILED, "cuptiGetVersion failed: " + m_cupti.resultString(r));
     }
     m_cuptiVersion = version;
     if (auto problem = cuptiVersionProblem(version, m_config.allowNewerCupti)) {
-        return fail(control::ERROR_CODE_CUPTI_FAILED, *problem);
+        return fail(wire::ERROR_CODE_CUPTI_FAILED, *problem);
     }
     std::string holder;
     r = m_cupti.subscribe("Chokepoint", &holder);
@@ -223,7 +223,7 @@ std::optional<control::Error> CaptureEngine::enableCupti(std::uint32_t kinds) {
             m_cuptiHolder = holder.empty() ? "another CUPTI client" : holder;
         }
         std::string who = holder.empty() ? "another CUPTI client" : "'" + holder + "'";
-        return fail(control::ERROR_CODE_CUPTI_BUSY,
+        return fail(wire::ERROR_CODE_CUPTI_BUSY,
                     "CUPTI is held by " + who +
                         ". Only one CUPTI subscriber is allowed per process with this CUDA version. If it is "
                         "the PyTorch profiler (Kineto), end the torch.profiler session and start the job "
@@ -232,7 +232,7 @@ std::optional<control::Error> CaptureEngine::enableCupti(std::uint32_t kinds) {
                         "it.");
     }
     if (r != CUPTI_SUCCESS) {
-        return fail(control::ERROR_CODE_CUPTI_FAILED, "cuptiSubscribe_v2 failed: " + m_cupti.resultString(r));
+        return fail(wire::ERROR_CODE_CUPTI_FAILED, "cuptiSubscribe_v2 failed: " + m_cupti.resultString(r));
     }
     m_subscribed = true;
     {
@@ -244,7 +244,7 @@ std::optional<control::Error> CaptureEngine::enableCupti(std::uint32_t kinds) {
     if (!m_threadIdTypeSet) {
         r = m_cupti.setThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM, nullptr);
         if (r != CUPTI_SUCCESS) {
-            return fail(control::ERROR_CODE_CUPTI_FAILED,
+            return fail(wire::ERROR_CODE_CUPTI_FAILED,
                         "cuptiSetThreadIdType failed: " + m_cupti.resultString(r));
         }
         m_threadIdTypeSet = true;
@@ -260,44 +260,43 @@ std::optional<control::Error> CaptureEngine::enableCupti(std::uint32_t kinds) {
     g_engine.store(this, std::memory_order_release);
     r = m_cupti.registerCallbacks(&CaptureEngine::onBufferRequested, &CaptureEngine::onBufferCompleted);
     if (r != CUPTI_SUCCESS) {
-        return fail(control::ERROR_CODE_CUPTI_FAILED,
+        return fail(wire::ERROR_CODE_CUPTI_FAILED,
                     "cuptiActivityRegisterCallbacks failed: " + m_cupti.resultString(r));
     }
     std::vector<CUpti_ActivityKind> wanted;
-    if ((kinds & control::CAPTURE_KIND_KERNELS) != 0) {
+    if ((kinds & wire::CAPTURE_KIND_KERNELS) != 0) {
         wanted.push_back(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);  // never KIND_KERNEL: it serialises
     }
-    if ((kinds & control::CAPTURE_KIND_MEMORY) != 0) {
+    if ((kinds & wire::CAPTURE_KIND_MEMORY) != 0) {
         wanted.push_back(CUPTI_ACTIVITY_KIND_MEMCPY);
         wanted.push_back(CUPTI_ACTIVITY_KIND_MEMCPY2);
         wanted.push_back(CUPTI_ACTIVITY_KIND_MEMSET);
     }
-    if ((kinds & control::CAPTURE_KIND_API) != 0) {
+    if ((kinds & wire::CAPTURE_KIND_API) != 0) {
         wanted.push_back(CUPTI_ACTIVITY_KIND_INTERNAL_LAUNCH_API);
     }
-    if ((kinds & control::CAPTURE_KIND_SYNC) != 0) {
+    if ((kinds & wire::CAPTURE_KIND_SYNC) != 0) {
         // By default CUPTI also reports every cudaEventQuery/cudaStreamQuery here (cupti_activity.h,
         // cuptiActivityEnableAllSyncRecords); PyTorch polls constantly. Completed waits only.
         r = m_cupti.enableAllSyncRecords(false);
         if (r != CUPTI_SUCCESS) {
-            return fail(control::ERROR_CODE_CUPTI_FAILED,
+            return fail(wire::ERROR_CODE_CUPTI_FAILED,
                         "cuptiActivityEnableAllSyncRecords failed: " + m_cupti.resultString(r));
         }
         wanted.push_back(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
     }
-    if ((kinds & control::CAPTURE_KIND_GRAPHS) != 0) {
+    if ((kinds & wire::CAPTURE_KIND_GRAPHS) != 0) {
         wanted.push_back(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
     }
-    if ((kinds & control::CAPTURE_KIND_OVERHEAD) != 0) {
+    if ((kinds & wire::CAPTURE_KIND_OVERHEAD) != 0) {
         wanted.push_back(CUPTI_ACTIVITY_KIND_OVERHEAD);
     }
     wanted.push_back(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
     for (CUpti_ActivityKind kind : wanted) {
         r = m_cupti.enable(kind);
         if (r != CUPTI_SUCCESS) {
-            return fail(control::ERROR_CODE_CUPTI_FAILED, std::string("cuptiActivityEnable(") +
-                                                              kindName(kind) +
-                                                              ") failed: " + m_cupti.resultString(r));
+            return fail(wire::ERROR_CODE_CUPTI_FAILED, std::string("cuptiActivityEnable(") + kindName(kind) +
+                                                           ") failed: " + m_cupti.resultString(r));
         }
         m_enabledKinds.push_back(kind);
     }
@@ -308,14 +307,14 @@ std::optional<control::Error> CaptureEngine::enableCupti(std::uint32_t kinds) {
     for (CUpti_CallbackId cbid : kRuntimeAllowList) {
         r = m_cupti.enableRuntimeApi(cbid, true);
         if (r != CUPTI_SUCCESS) {
-            return fail(control::ERROR_CODE_CUPTI_FAILED,
+            return fail(wire::ERROR_CODE_CUPTI_FAILED,
                         "cuptiActivityEnableRuntimeApi failed: " + m_cupti.resultString(r));
         }
     }
     for (CUpti_CallbackId cbid : kDriverAllowList) {
         r = m_cupti.enableDriverApi(cbid, true);
         if (r != CUPTI_SUCCESS) {
-            return fail(control::ERROR_CODE_CUPTI_FAILED,
+            return fail(wire::ERROR_CODE_CUPTI_FAILED,
                         "cuptiActivityEnableDriverApi failed: " + m_cupti.resultString(r));
         }
     }
@@ -388,12 +387,12 @@ void CaptureEngine::disableCupti() {
     }
 }
 
-std::optional<control::Error> CaptureEngine::startCapture(const control::StartCapture& request,
-                                                          std::uint64_t captureId) {
-    control::Error busy;
-    if (state() != control::AGENT_STATE_DORMANT) {
-        busy.set_code(control::ERROR_CODE_BUSY);
-        busy.set_text("a capture is already running");
+std::optional<wire::Error> CaptureEngine::startCapture(const wire::StartCapture& request,
+                                                       std::uint64_t captureId) {
+    wire::Error busy;
+    if (state() != wire::AGENT_STATE_DORMANT) {
+        busy.code = wire::ERROR_CODE_BUSY;
+        busy.text = "a capture is already running";
         return busy;
     }
     if (m_worker.joinable()) {
@@ -402,20 +401,18 @@ std::optional<control::Error> CaptureEngine::startCapture(const control::StartCa
     // Requests come from another process: bound what they can ask for.
     constexpr std::uint64_t kMaxDurationMs = 7ull * 24 * 3600 * 1000;
     constexpr std::uint32_t kMaxSteps = 1000000;
-    if (request.duration_ms() > kMaxDurationMs || request.steps() > kMaxSteps ||
-        request.step_marker().size() > 63) {
-        busy.set_code(control::ERROR_CODE_MALFORMED);
-        busy.set_text(
-            "capture window out of range: at most 7 days, 1,000,000 steps and a 63-byte step marker");
+    if (request.durationMs > kMaxDurationMs || request.steps > kMaxSteps || request.stepMarker.size() > 63) {
+        busy.code = wire::ERROR_CODE_MALFORMED;
+        busy.text = "capture window out of range: at most 7 days, 1,000,000 steps and a 63-byte step marker";
         return busy;
     }
-    std::uint32_t kinds = request.kinds() != 0 ? request.kinds() : kDefaultCaptureKinds;
-    constexpr std::uint32_t kCuptiKinds = control::CAPTURE_KIND_KERNELS | control::CAPTURE_KIND_MEMORY |
-                                          control::CAPTURE_KIND_API | control::CAPTURE_KIND_SYNC |
-                                          control::CAPTURE_KIND_GRAPHS | control::CAPTURE_KIND_OVERHEAD;
-    if ((kinds & (kCuptiKinds | control::CAPTURE_KIND_GPU_METRICS)) != 0 && !m_config.cuptiAvailable) {
-        busy.set_code(control::ERROR_CODE_CUPTI_FAILED);
-        busy.set_text("CUPTI is not usable in this process; ask for NVTX and host kinds only");
+    std::uint32_t kinds = request.kinds != 0 ? request.kinds : kDefaultCaptureKinds;
+    constexpr std::uint32_t kCuptiKinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_MEMORY |
+                                          wire::CAPTURE_KIND_API | wire::CAPTURE_KIND_SYNC |
+                                          wire::CAPTURE_KIND_GRAPHS | wire::CAPTURE_KIND_OVERHEAD;
+    if ((kinds & (kCuptiKinds | wire::CAPTURE_KIND_GPU_METRICS)) != 0 && !m_config.cuptiAvailable) {
+        busy.code = wire::ERROR_CODE_CUPTI_FAILED;
+        busy.text = "CUPTI is not usable in this process; ask for NVTX and host kinds only";
         return busy;
     }
     m_enabledKinds.clear();
@@ -437,16 +434,16 @@ std::optional<control::Error> CaptureEngine::startCapture(const control::StartCa
     // GPU metrics are best effort, and start on the worker (see startWorkerSideSources).
     m_pm.reset();
     m_pmProblem.clear();
-    m_wantPm = (kinds & control::CAPTURE_KIND_GPU_METRICS) != 0;
+    m_wantPm = (kinds & wire::CAPTURE_KIND_GPU_METRICS) != 0;
     {
         std::lock_guard lock(m_mutex);
         m_request = request;
-        m_request.set_kinds(kinds);
+        m_request.kinds = kinds;
         m_captureId = captureId;
         m_startNs = monotonicNowNs();  // the window opens now, not when the worker gets scheduled
         m_stopRequested = false;
         m_finished = false;
-        m_done.Clear();
+        m_done = {};
         m_queue.clear();
         m_queuedBytes = 0;
         m_spill.abandon();  // what an earlier client left unread
@@ -459,20 +456,20 @@ std::optional<control::Error> CaptureEngine::startCapture(const control::StartCa
     m_clock.clear();
     takeAnchor();
     std::vector<std::string> markers = m_config.defaultStepMarkers;
-    if (!request.step_marker().empty()) {
-        markers = {request.step_marker()};
+    if (!request.stepMarker.empty()) {
+        markers = {request.stepMarker};
     }
     m_nvtx.setMode(NvtxMode::Idle);
     m_nvtx.setStepMarkers(markers);
     m_nvtx.resetSteps();
     m_nvtx.clear();
-    bool needSteps = request.steps() > 0 || request.start_at_next_step();
-    if ((kinds & control::CAPTURE_KIND_NVTX) != 0) {
+    bool needSteps = request.steps > 0 || request.startAtNextStep;
+    if ((kinds & wire::CAPTURE_KIND_NVTX) != 0) {
         m_nvtx.setMode(NvtxMode::Recording);
     } else if (needSteps) {
         m_nvtx.setMode(NvtxMode::Armed);
     }
-    m_state.store(request.start_at_next_step() ? control::AGENT_STATE_ARMED : control::AGENT_STATE_CAPTURING);
+    m_state.store(request.startAtNextStep ? wire::AGENT_STATE_ARMED : wire::AGENT_STATE_CAPTURING);
     m_worker = std::thread([this] { run(); });
     return std::nullopt;
 }
@@ -485,14 +482,14 @@ void CaptureEngine::requestStop() {
     m_cv.notify_all();
 }
 
-bool CaptureEngine::pollCapture(std::vector<control::Chunk>& out, control::CaptureDone* done) {
+bool CaptureEngine::pollCapture(std::vector<wire::Chunk>& out, wire::CaptureDone* done) {
     // Read back at most this much from disk per poll, so one call never holds the lock long.
     constexpr std::size_t kSpillReadPerPoll = 16u << 20;
     std::lock_guard lock(m_mutex);
     std::size_t spillRead = 0;
     while (!m_queue.empty()) {
         if (m_queue.front()) {
-            m_queuedBytes -= m_queue.front()->data().size();
+            m_queuedBytes -= m_queue.front()->data.size();
             out.push_back(std::move(*m_queue.front()));
             m_queue.pop_front();
             continue;
@@ -500,7 +497,7 @@ bool CaptureEngine::pollCapture(std::vector<control::Chunk>& out, control::Captu
         if (spillRead >= kSpillReadPerPoll) {
             return false;  // the rest at the next poll
         }
-        std::vector<control::Chunk> one;
+        std::vector<wire::Chunk> one;
         if (!m_spill.pop(one, 0) || one.empty()) {
             // The file could not be read back: those chunks are lost; say so in the end message.
             const auto lost = std::count_if(m_queue.begin(), m_queue.end(), [](const auto& q) { return !q; });
@@ -510,7 +507,7 @@ bool CaptureEngine::pollCapture(std::vector<control::Chunk>& out, control::Captu
                           m_queue.end());
             continue;
         }
-        spillRead += one.front().data().size();
+        spillRead += one.front().data.size();
         out.push_back(std::move(one.front()));
         m_queue.pop_front();
     }
@@ -518,14 +515,14 @@ bool CaptureEngine::pollCapture(std::vector<control::Chunk>& out, control::Captu
         return false;
     }
     if (m_spillLostChunks > 0) {
-        m_done.set_ok(false);
-        m_done.set_message(
-            m_done.message() + "; " + std::to_string(m_spillLostChunks) +
-            " chunks were lost reading them back from the spill file, so the trace is incomplete");
+        m_done.ok = false;
+        m_done.message =
+            m_done.message + "; " + std::to_string(m_spillLostChunks) +
+            " chunks were lost reading them back from the spill file, so the trace is incomplete";
     }
     *done = m_done;
     m_finished = false;
-    m_state.store(control::AGENT_STATE_DORMANT);
+    m_state.store(wire::AGENT_STATE_DORMANT);
     return true;
 }
 
@@ -578,7 +575,7 @@ void CaptureEngine::startWorkerSideSources() {
 bool CaptureEngine::waitIdle(int timeoutMs) {
     std::unique_lock lock(m_mutex);
     return m_cv.wait_for(lock, std::chrono::milliseconds(timeoutMs),
-                         [this] { return state() == control::AGENT_STATE_DORMANT; });
+                         [this] { return state() == wire::AGENT_STATE_DORMANT; });
 }
 
 void CaptureEngine::abandonAfterFork() {
@@ -591,7 +588,7 @@ void CaptureEngine::abandonAfterFork() {
     new (&m_completedMutex) std::mutex();
     new (&m_cv) std::condition_variable();
     new (&m_completed) std::vector<Completed>();
-    new (&m_queue) std::deque<std::optional<control::Chunk>>();
+    new (&m_queue) std::deque<std::optional<wire::Chunk>>();
     m_queuedBytes = 0;
     m_spill.forgetAfterFork();
     new (&m_enabledKinds) std::vector<CUpti_ActivityKind>();
@@ -602,7 +599,7 @@ void CaptureEngine::abandonAfterFork() {
     m_wantDeviceDump = false;
     m_subscribed = false;  // the child must never touch the parent's CUPTI state
     m_config.cuptiAvailable = false;
-    m_state.store(control::AGENT_STATE_DORMANT);
+    m_state.store(wire::AGENT_STATE_DORMANT);
     g_engine.store(nullptr);
 }
 
@@ -642,12 +639,12 @@ void CaptureEngine::emit(std::string bytes, std::int64_t records) {
         std::lock_guard lock(m_mutex);
         sink = m_sink;
         if (!sink) {
-            control::Chunk chunk;
-            chunk.set_capture_id(m_captureId);
-            chunk.set_seq(m_seq++);
-            chunk.set_records(records);
+            wire::Chunk chunk;
+            chunk.captureId = m_captureId;
+            chunk.seq = m_seq++;
+            chunk.records = records;
             const std::size_t size = bytes.size();
-            chunk.set_data(std::move(bytes));
+            chunk.data = std::move(bytes);
             // Past the memory share, or behind chunks already on disk (the order must hold), the
             // chunk waits on disk. When the disk refuses, it stays in memory, and the backlog check
             // pauses decoding once too much waits there.
@@ -730,7 +727,7 @@ void CaptureEngine::encodeBatch(core::TraceModel& batch, bool force) {
 }
 
 void CaptureEngine::run() {
-    control::StartCapture request;
+    wire::StartCapture request;
     std::uint64_t captureId = 0;
     core::TimestampNs startedNs = 0;
     {
@@ -739,8 +736,8 @@ void CaptureEngine::run() {
         captureId = m_captureId;
         startedNs = m_startNs;
     }
-    const std::uint32_t kinds = request.kinds();
-    core::TimestampNs windowStart = request.start_at_next_step() ? kNever : startedNs;
+    const std::uint32_t kinds = request.kinds;
+    core::TimestampNs windowStart = request.startAtNextStep ? kNever : startedNs;
     core::TimestampNs windowEnd = kNever;
     std::uint64_t stepBase = 0;  // step markers counted before the window opened
     std::string endReason = "stopped by request";
@@ -756,11 +753,11 @@ void CaptureEngine::run() {
     m_metadata.notes.emplace_back("capture.id", std::to_string(captureId));
     m_metadata.notes.emplace_back("capture.clock", "CLOCK_MONOTONIC");
     m_metadata.notes.emplace_back("capture.kinds", std::to_string(kinds));
-    if (request.steps() > 0) {
-        m_metadata.notes.emplace_back("capture.steps_requested", std::to_string(request.steps()));
+    if (request.steps > 0) {
+        m_metadata.notes.emplace_back("capture.steps_requested", std::to_string(request.steps));
     }
-    if (request.duration_ms() > 0) {
-        m_metadata.notes.emplace_back("capture.duration_ms_requested", std::to_string(request.duration_ms()));
+    if (request.durationMs > 0) {
+        m_metadata.notes.emplace_back("capture.duration_ms_requested", std::to_string(request.durationMs));
     }
     if (m_cuptiVersion != 0 && m_subscribed) {
         m_metadata.notes.emplace_back("capture.cupti_version", std::to_string(m_cuptiVersion));
@@ -781,14 +778,13 @@ void CaptureEngine::run() {
     emit(m_encoder->encodeHeader(), 0);
 
     ActivityDecoder decoder(m_clock);
-    decoder.setEmitApiRows((kinds & control::CAPTURE_KIND_API) != 0);
+    decoder.setEmitApiRows((kinds & wire::CAPTURE_KIND_API) != 0);
     std::unique_ptr<HostSampler> host;
-    if ((kinds & control::CAPTURE_KIND_HOST) != 0) {
+    if ((kinds & wire::CAPTURE_KIND_HOST) != 0) {
         HostSampler::Options o;
         o.rootPid = static_cast<pid_t>(m_config.pid);
-        o.hz = request.host_sample_hz() == 0
-                   ? 50
-                   : std::clamp<int>(static_cast<int>(request.host_sample_hz()), 20, 1000);
+        o.hz = request.hostSampleHz == 0 ? 50
+                                         : std::clamp<int>(static_cast<int>(request.hostSampleHz), 20, 1000);
         host = std::make_unique<HostSampler>(o);
         host->start();
     }
@@ -802,23 +798,23 @@ void CaptureEngine::run() {
         if (windowStart == kNever && m_nvtx.stepsSeen() >= 1) {
             windowStart = m_nvtx.stepTimeNs(1);
             stepBase = 1;
-            m_state.store(control::AGENT_STATE_CAPTURING);
+            m_state.store(wire::AGENT_STATE_CAPTURING);
         }
-        if (windowStart != kNever && request.steps() > 0 && windowEnd == kNever) {
+        if (windowStart != kNever && request.steps > 0 && windowEnd == kNever) {
             // Aligned windows end at the marker that opens step N+1; immediate windows after N markers.
-            std::uint64_t endMarker = stepBase == 1 ? 1 + request.steps() : request.steps();
+            std::uint64_t endMarker = stepBase == 1 ? 1 + request.steps : request.steps;
             core::TimestampNs t = m_nvtx.stepTimeNs(endMarker);
             if (t >= 0) {
                 windowEnd = t;
-                endReason = std::to_string(request.steps()) + " steps recorded";
+                endReason = std::to_string(request.steps) + " steps recorded";
             }
         }
-        if (windowStart != kNever && request.duration_ms() > 0) {
+        if (windowStart != kNever && request.durationMs > 0) {
             core::TimestampNs t =
-                windowStart + static_cast<core::TimestampNs>(request.duration_ms()) * core::kNsPerMs;
+                windowStart + static_cast<core::TimestampNs>(request.durationMs) * core::kNsPerMs;
             if (t < windowEnd) {
                 windowEnd = t;
-                endReason = std::to_string(request.duration_ms()) + " ms recorded";
+                endReason = std::to_string(request.durationMs) + " ms recorded";
             }
         }
     };
@@ -837,7 +833,7 @@ void CaptureEngine::run() {
             m_pool.release(c.buffer);
         }
         m_pool.topUp(m_config.spareBuffers);
-        if ((kinds & control::CAPTURE_KIND_NVTX) != 0) {
+        if ((kinds & wire::CAPTURE_KIND_NVTX) != 0) {
             m_nvtx.drainInto(into, -1, windowStart, windowEnd);
         }
         if (host) {
@@ -922,7 +918,7 @@ void CaptureEngine::run() {
     }
 
     // --- Draining ---
-    m_state.store(control::AGENT_STATE_DRAINING);
+    m_state.store(wire::AGENT_STATE_DRAINING);
     core::TimestampNs stopNs = monotonicNowNs();
     if (windowEnd == kNever) {
         windowEnd = stopNs;
@@ -930,7 +926,7 @@ void CaptureEngine::run() {
     if (windowStart == kNever) {
         endReason = "no step marker was seen, so the window never opened (stopped before the first step)";
     }
-    if ((kinds & control::CAPTURE_KIND_NVTX) == 0) {
+    if ((kinds & wire::CAPTURE_KIND_NVTX) == 0) {
         m_nvtx.setMode(NvtxMode::Idle);
     }
     std::int64_t missingGpuRecords = 0;
@@ -973,7 +969,7 @@ void CaptureEngine::run() {
     if (!m_pmProblem.empty()) {
         batch->stats.add("agent.gpu_metrics_unavailable", core::Severity::Warning, 1, m_pmProblem);
     }
-    if ((kinds & control::CAPTURE_KIND_NVTX) != 0) {
+    if ((kinds & wire::CAPTURE_KIND_NVTX) != 0) {
         m_nvtx.drainInto(*batch, windowEnd, windowStart, windowEnd);
     }
     if (useCupti) {
@@ -1050,18 +1046,18 @@ void CaptureEngine::run() {
     emit(m_encoder->encodeFooter(), 0);
     m_pool.trim();
 
-    control::CaptureDone done;
-    done.set_capture_id(captureId);
-    done.set_ok(windowStart != kNever);
-    done.set_message(endReason);
+    wire::CaptureDone done;
+    done.captureId = captureId;
+    done.ok = windowStart != kNever;
+    done.message = endReason;
     const core::CptraceRowCounts& rows = m_encoder->rowsEncoded();
-    done.set_kernels(static_cast<std::int64_t>(rows.kernels));
-    done.set_api_calls(static_cast<std::int64_t>(rows.apiCalls));
-    done.set_ranges(static_cast<std::int64_t>(rows.ranges));
-    done.set_dropped_records(dropped);
+    done.kernels = static_cast<std::int64_t>(rows.kernels);
+    done.apiCalls = static_cast<std::int64_t>(rows.apiCalls);
+    done.ranges = static_cast<std::int64_t>(rows.ranges);
+    done.droppedRecords = dropped;
     std::uint64_t steps = m_nvtx.stepsSeen();
-    done.set_steps(static_cast<std::int64_t>(steps >= stepBase ? steps - stepBase : 0));
-    done.set_duration_ns(windowStart == kNever ? 0 : windowEnd - windowStart);
+    done.steps = static_cast<std::int64_t>(steps >= stepBase ? steps - stepBase : 0);
+    done.durationNs = windowStart == kNever ? 0 : windowEnd - windowStart;
     log("capture " + std::to_string(captureId) + " done: " + endReason);
     std::function<void()> sinkEnded;
     bool fileMode = false;
@@ -1085,7 +1081,7 @@ void CaptureEngine::run() {
             sinkEnded();  // outside our lock: it takes the agent's
         }
         std::lock_guard lock(m_mutex);
-        m_state.store(control::AGENT_STATE_DORMANT);  // nobody polls in file mode
+        m_state.store(wire::AGENT_STATE_DORMANT);  // nobody polls in file mode
     }
     m_cv.notify_all();
 }

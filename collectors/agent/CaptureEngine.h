@@ -52,10 +52,9 @@
 namespace chokepoint::collectors {
 
 // Default kinds when StartCapture.kinds is 0.
-constexpr std::uint32_t kDefaultCaptureKinds = control::CAPTURE_KIND_KERNELS | control::CAPTURE_KIND_MEMORY |
-                                               control::CAPTURE_KIND_API | control::CAPTURE_KIND_SYNC |
-                                               control::CAPTURE_KIND_NVTX | control::CAPTURE_KIND_HOST |
-                                               control::CAPTURE_KIND_OVERHEAD;
+constexpr std::uint32_t kDefaultCaptureKinds =
+    wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_MEMORY | wire::CAPTURE_KIND_API |
+    wire::CAPTURE_KIND_SYNC | wire::CAPTURE_KIND_NVTX | wire::CAPTURE_KIND_HOST | wire::CAPTURE_KIND_OVERHEAD;
 
 struct CaptureEngineConfig {
     std::size_t bufferBytes = 4u << 20;  // CUPTI recommends 1-10 MB per buffer
@@ -108,11 +107,11 @@ public:
     CaptureEngine& operator=(const CaptureEngine&) = delete;
 
     // CaptureBackend (called by the control thread).
-    control::Status status() override;
-    std::optional<control::Error> startCapture(const control::StartCapture& request,
-                                               std::uint64_t captureId) override;
+    wire::Status status() override;
+    std::optional<wire::Error> startCapture(const wire::StartCapture& request,
+                                            std::uint64_t captureId) override;
     void requestStop() override;
-    bool pollCapture(std::vector<control::Chunk>& out, control::CaptureDone* done) override;
+    bool pollCapture(std::vector<wire::Chunk>& out, wire::CaptureDone* done) override;
 
     // File mode (chokepoint-cli run): chunks of the *next* capture go to `sink` on the worker thread
     // instead of the queue, and the engine returns to Dormant by itself when that capture ends. The
@@ -124,7 +123,7 @@ public:
     // Blocks until the current capture (if any) has ended, at most timeoutMs. True when idle.
     bool waitIdle(int timeoutMs);
 
-    control::AgentState state() const { return static_cast<control::AgentState>(m_state.load()); }
+    wire::AgentState state() const { return static_cast<wire::AgentState>(m_state.load()); }
     const ActivityBufferPool& pool() const { return m_pool; }
     std::uint64_t droppedRecords() const { return m_cuptiDropped.load(); }
     // The most encoded chunk bytes that waited in memory during the last capture (spilled ones
@@ -148,7 +147,7 @@ private:
         std::size_t validBytes;
     };
 
-    std::optional<control::Error> enableCupti(std::uint32_t kinds);
+    std::optional<wire::Error> enableCupti(std::uint32_t kinds);
     void setApiAllowList(bool on);
     void disableCupti();
     void startWorkerSideSources();
@@ -168,16 +167,16 @@ private:
     ActivityBufferPool m_pool;
     ClockMap m_clock;
 
-    std::atomic<int> m_state{control::AGENT_STATE_DORMANT};
+    std::atomic<int> m_state{wire::AGENT_STATE_DORMANT};
     std::thread m_worker;
     std::mutex m_mutex;  // guards everything below up to m_done
     std::condition_variable m_cv;
     bool m_stopRequested = false;
-    control::StartCapture m_request;
+    wire::StartCapture m_request;
     std::uint64_t m_captureId = 0;
     core::TimestampNs m_startNs = 0;
     // The stream in order. An empty entry stands for the next chunk in m_spill (it waits on disk).
-    std::deque<std::optional<control::Chunk>> m_queue;
+    std::deque<std::optional<wire::Chunk>> m_queue;
     std::size_t m_queuedBytes = 0;  // in memory only
     ChunkSpill m_spill;
     std::uint64_t m_spillLostChunks = 0;
@@ -185,7 +184,7 @@ private:
     std::size_t m_peakQueuedBytes = 0;
     std::uint64_t m_seq = 0;
     bool m_finished = false;
-    control::CaptureDone m_done;
+    wire::CaptureDone m_done;
     std::string m_cuptiHolder;
     std::function<bool(std::string_view)> m_sink;
     std::function<void()> m_sinkEnded;

@@ -1,11 +1,16 @@
-# Fails the build when libchokepoint_agent.so needs more than a training node is sure to have:
-# NEEDED only glibc's libraries, libgcc_s and zlib; no symbol version newer than GLIBC_2.34; no
-# libstdc++ (GLIBCXX/CXXABI) versions unless libstdc++.so.6 is in EXTRA_ALLOWED (the known gap,
-# see collectors/agent/CMakeLists.txt). Run with -DREADELF= -DOBJDUMP= -DLIBRARY= [-DEXTRA_ALLOWED=a.so,b.so].
+# Fails the build when libchokepoint_agent.so needs more than a training node is sure to have, or
+# shows more than its two entry points:
+#  - readelf -d: NEEDED only glibc's libraries (libc, libm, libdl, libpthread, librt, ld-linux),
+#    libgcc_s and zlib; nothing else (no libstdc++, no protobuf, no libcupti);
+#  - objdump -T: no symbol version newer than GLIBC_2.34, no GLIBCXX/CXXABI version (libstdc++ is
+#    linked in statically), and no defined symbol but InitializeInjection and InitializeInjectionNvtx2
+#    (nothing of the static libstdc++ or of our own code leaks into the dynamic symbol table).
+# Run with -DREADELF= -DOBJDUMP= -DLIBRARY= [-DREMOVE_ON_FAILURE=ON: delete LIBRARY when it fails,
+# as the post-link check does, so that no refused agent stays in the build].
 cmake_policy(VERSION 3.25)
-string(REPLACE "," ";" EXTRA_ALLOWED "${EXTRA_ALLOWED}")
 set(_allowed libc.so.6 libm.so.6 libdl.so.2 libpthread.so.0 librt.so.1 libgcc_s.so.1 libz.so.1
-    ld-linux-x86-64.so.2 ${EXTRA_ALLOWED})
+    ld-linux-x86-64.so.2)
+set(_exported InitializeInjection InitializeInjectionNvtx2)
 execute_process(COMMAND ${READELF} -d ${LIBRARY} OUTPUT_VARIABLE _dynamic RESULT_VARIABLE _rc)
 if(NOT _rc EQUAL 0)
   message(FATAL_ERROR "readelf -d ${LIBRARY} failed")
@@ -30,15 +35,30 @@ foreach(_v IN LISTS _versions)
     string(APPEND _problems "\n  symbol version ${_v} (newer than GLIBC_2.34)")
   endif()
 endforeach()
-set(_cxx "")
-if(NOT "libstdc++.so.6" IN_LIST EXTRA_ALLOWED)
-  string(REGEX MATCHALL "(GLIBCXX|CXXABI)_[0-9.]+" _cxx "${_symbols}")
-endif()
+string(REGEX MATCHALL "(GLIBCXX|CXXABI)_[0-9.]+" _cxx "${_symbols}")
 list(REMOVE_DUPLICATES _cxx)
 foreach(_v IN LISTS _cxx)
-  string(APPEND _problems "\n  needs libstdc++: ${_v}")
+  string(APPEND _problems "\n  needs the shared libstdc++: ${_v}")
 endforeach()
+# Defined dynamic symbols: every objdump -T line whose section is not *UND*; the name is the last field.
+string(REPLACE "\n" ";" _lines "${_symbols}")
+set(_defined 0)
+foreach(_line IN LISTS _lines)
+  if(NOT _line MATCHES "^[0-9a-f]+ " OR _line MATCHES "\\*UND\\*")
+    continue()
+  endif()
+  string(REGEX REPLACE ".*[ \t]([^ \t]+)[ \t]*$" "\\1" _name "${_line}")
+  math(EXPR _defined "${_defined} + 1")
+  if(NOT _name IN_LIST _exported)
+    string(APPEND _problems "\n  exports ${_name}")
+  endif()
+endforeach()
+if(NOT _defined EQUAL 2)
+  string(APPEND _problems "\n  exports ${_defined} symbols, expected exactly: ${_exported}")
+endif()
 if(_problems)
-  file(REMOVE ${LIBRARY})
+  if(REMOVE_ON_FAILURE)
+    file(REMOVE ${LIBRARY})
+  endif()
   message(FATAL_ERROR "${LIBRARY} would not load on every training node:${_problems}")
 endif()

@@ -63,8 +63,8 @@ bool ChunkSpill::open() {
     return true;
 }
 
-bool ChunkSpill::push(const control::Chunk& chunk) {
-    const std::string bytes = chunk.SerializeAsString();
+bool ChunkSpill::push(const wire::Chunk& chunk) {
+    const std::string bytes = wire::encodeEnvelope(chunk);
     if (m_bytesHeld + bytes.size() > m_maxBytes) {
         m_error = "spill cap of " + std::to_string(m_maxBytes >> 20) + " MiB reached";
         return false;
@@ -93,7 +93,7 @@ bool ChunkSpill::push(const control::Chunk& chunk) {
     return true;
 }
 
-bool ChunkSpill::pop(std::vector<control::Chunk>& out, std::size_t maxBytes) {
+bool ChunkSpill::pop(std::vector<wire::Chunk>& out, std::size_t maxBytes) {
     std::size_t taken = 0;
     std::string buffer;
     while (!m_entries.empty() && (taken == 0 || taken + m_entries.front().sizeBytes <= maxBytes)) {
@@ -114,13 +114,15 @@ bool ChunkSpill::pop(std::vector<control::Chunk>& out, std::size_t maxBytes) {
             }
             done += static_cast<std::size_t>(n);
         }
-        control::Chunk chunk;
-        if (!chunk.ParseFromString(buffer)) {
-            m_error = "the spill file holds a chunk that does not parse";
+        core::Result<wire::Envelope> read = wire::decodeEnvelope(buffer);
+        wire::Chunk* chunk = read.ok() ? std::get_if<wire::Chunk>(&read.value()) : nullptr;
+        if (chunk == nullptr) {
+            m_error = "the spill file holds a chunk that does not parse" +
+                      (read.ok() ? std::string() : " (" + read.error().message + ")");
             abandon();
             return false;
         }
-        out.push_back(std::move(chunk));
+        out.push_back(std::move(*chunk));
         m_entries.pop_front();
         m_bytesHeld -= entry.sizeBytes;
         taken += entry.sizeBytes;

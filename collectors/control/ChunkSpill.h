@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "collectors/control/proto/control.pb.h"
+#include "collectors/control/ControlWire.h"
 
 namespace chokepoint::collectors {
 
@@ -26,10 +26,10 @@ public:
 
     // Appends `chunk` at the end. False, holding nothing new, when the cap would be passed or the
     // file cannot be created or written (error() says which).
-    bool push(const control::Chunk& chunk);
+    bool push(const wire::Chunk& chunk);
     // Moves the oldest chunks into `out`, at least one and about `maxBytes` at most. False with
     // error() set when the file cannot be read back (the held chunks are then lost).
-    bool pop(std::vector<control::Chunk>& out, std::size_t maxBytes);
+    bool pop(std::vector<wire::Chunk>& out, std::size_t maxBytes);
     bool empty() const { return m_entries.empty(); }
 
     std::uint64_t bytesHeld() const { return m_bytesHeld; }

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <utility>
 
-#include "collectors/control/Framing.h"
+#include "collectors/control/EnvelopeFrames.h"
 
 namespace chokepoint::collectors {
 
@@ -60,7 +60,7 @@ core::Status ControlClient::send(const control::Envelope& envelope, int timeoutM
     if (m_fd < 0) {
         return core::makeError(m_path + ": not connected");
     }
-    if (!writeFrame(m_fd, envelope, timeoutMs, &err)) {
+    if (!writeEnvelope(m_fd, envelope, timeoutMs, &err)) {
         return core::makeError(m_path + ": " + err);
     }
     return core::Ok{};
@@ -70,7 +70,7 @@ core::Result<control::Envelope> ControlClient::next(int timeoutMs) {
     if (m_fd < 0) {
         return core::makeError(m_path + ": not connected");
     }
-    FrameReadResult frame = readFrame(m_fd, kMaxReplyFrameBytes, timeoutMs);
+    EnvelopeReadResult frame = readEnvelope(m_fd, kMaxReplyFrameBytes, timeoutMs);
     if (!frame.ok()) {
         return core::makeError(m_path + ": " + frame.detail);
     }

@@ -142,11 +142,36 @@ void ControlServer::abandonAfterFork() {
     m_running.store(false);
 }
 
-void ControlServer::refuse(int fd, control::ErrorCode code, const std::string& text) {
+void ControlServer::refuse(int fd, wire::ErrorCode code, const std::string& text) {
     m_refused.fetch_add(1);
     log("control: refused a client: " + text);
     std::string ignored;
-    writeFrame(fd, makeErrorEnvelope(code, text), 200, &ignored);
+    writeFrame(fd, wire::encodeEnvelope(wire::Error{code, text}), 200, &ignored);
+}
+
+ControlServer::Request ControlServer::readRequest(int fd, int timeoutMs) {
+    Request request;
+    FrameReadResult frame = readFrame(fd, kMaxRequestFrameBytes, timeoutMs);
+    request.error = frame.error;
+    request.detail = std::move(frame.detail);
+    if (frame.ok()) {
+        core::Result<wire::Envelope> envelope = wire::decodeEnvelope(frame.payload);
+        if (envelope.ok()) {
+            request.envelope = std::move(envelope.value());
+        } else {
+            request.error = FrameError::Malformed;
+            request.detail =
+                "payload of " + std::to_string(frame.payload.size()) + " bytes: " + envelope.error().message;
+        }
+    }
+    return request;
+}
+
+bool ControlServer::sendStatus(int fd) {
+    wire::Status status = m_backend.status();
+    status.protocolVersion = kProtocolVersion;
+    std::string err;
+    return writeFrame(fd, wire::encodeEnvelope(status), m_options.ioTimeoutMs, &err);
 }
 
 void ControlServer::run() {
@@ -174,24 +199,20 @@ void ControlServer::run() {
             }
         }
         if (rc > 0 && n == 3 && fds[2].revents != 0) {
-            FrameReadResult frame = readFrame(m_captureFd, kMaxRequestFrameBytes, m_options.ioTimeoutMs);
-            if (frame.ok() && frame.envelope.has_stop_capture()) {
+            Request frame = readRequest(m_captureFd, m_options.ioTimeoutMs);
+            if (frame.ok() && frame.is<wire::StopCapture>()) {
                 m_backend.requestStop();
-            } else if (frame.ok() && (frame.envelope.has_status_request() || frame.envelope.has_hello())) {
-                control::Envelope reply;
-                *reply.mutable_status() = m_backend.status();
-                reply.mutable_status()->set_protocol_version(kProtocolVersion);
-                std::string err;
-                writeFrame(m_captureFd, reply, m_options.ioTimeoutMs, &err);
+            } else if (frame.ok() && (frame.is<wire::StatusRequest>() || frame.is<wire::Hello>())) {
+                sendStatus(m_captureFd);
             } else {
                 // Client went away or spoke nonsense: stop recording, keep draining, drop the stream.
                 if (!frame.ok() && frame.error != FrameError::Closed) {
                     refuse(m_captureFd,
-                           frame.error == FrameError::TooLarge ? control::ERROR_CODE_TOO_LARGE
-                                                               : control::ERROR_CODE_MALFORMED,
+                           frame.error == FrameError::TooLarge ? wire::ERROR_CODE_TOO_LARGE
+                                                               : wire::ERROR_CODE_MALFORMED,
                            frame.detail);
                 } else if (frame.ok()) {
-                    refuse(m_captureFd, control::ERROR_CODE_PROTOCOL, "unexpected message during a capture");
+                    refuse(m_captureFd, wire::ERROR_CODE_PROTOCOL, "unexpected message during a capture");
                 }
                 m_backend.requestStop();
                 closeFd(m_captureFd);
@@ -214,17 +235,15 @@ void ControlServer::run() {
 }
 
 void ControlServer::serveCaptureClient() {
-    std::vector<control::Chunk> chunks;
-    control::CaptureDone done;
+    std::vector<wire::Chunk> chunks;
+    wire::CaptureDone done;
     bool finished = m_backend.pollCapture(chunks, &done);
     for (auto& chunk : chunks) {
         if (m_captureFd < 0) {
             break;
         }
-        control::Envelope envelope;
-        *envelope.mutable_chunk() = std::move(chunk);
         std::string err;
-        if (!writeFrame(m_captureFd, envelope, m_options.ioTimeoutMs, &err)) {
+        if (!writeFrame(m_captureFd, wire::encodeEnvelope(std::move(chunk)), m_options.ioTimeoutMs, &err)) {
             log("control: capture client stopped reading (" + err + "); stopping the capture");
             m_backend.requestStop();
             closeFd(m_captureFd);
@@ -232,10 +251,8 @@ void ControlServer::serveCaptureClient() {
     }
     if (finished) {
         if (m_captureFd >= 0) {
-            control::Envelope envelope;
-            *envelope.mutable_capture_done() = done;
             std::string err;
-            writeFrame(m_captureFd, envelope, m_options.ioTimeoutMs, &err);
+            writeFrame(m_captureFd, wire::encodeEnvelope(done), m_options.ioTimeoutMs, &err);
         }
         endCaptureClient();
     }
@@ -250,12 +267,12 @@ void ControlServer::handleConnection(int fd) {
     ucred cred{};
     socklen_t len = sizeof cred;
     if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
-        refuse(fd, control::ERROR_CODE_PERMISSION, "cannot read peer credentials");
+        refuse(fd, wire::ERROR_CODE_PERMISSION, "cannot read peer credentials");
         ::close(fd);
         return;
     }
     if (core::Status uidOk = checkPeerUid(cred.uid, m_options.allowedUid); !uidOk.ok()) {
-        refuse(fd, control::ERROR_CODE_PERMISSION, uidOk.error().message);
+        refuse(fd, wire::ERROR_CODE_PERMISSION, uidOk.error().message);
         ::close(fd);
         return;
     }
@@ -266,48 +283,42 @@ void ControlServer::handleConnection(int fd) {
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
                                                                           std::chrono::steady_clock::now());
         int timeoutMs = static_cast<int>(std::max<std::int64_t>(1, left.count()));
-        FrameReadResult frame = readFrame(fd, kMaxRequestFrameBytes, timeoutMs);
+        Request frame = readRequest(fd, timeoutMs);
         if (!frame.ok()) {
             if (frame.error == FrameError::BadMagic || frame.error == FrameError::Malformed) {
-                refuse(fd, control::ERROR_CODE_MALFORMED, frame.detail);
+                refuse(fd, wire::ERROR_CODE_MALFORMED, frame.detail);
             } else if (frame.error == FrameError::TooLarge) {
-                refuse(fd, control::ERROR_CODE_TOO_LARGE, frame.detail);
+                refuse(fd, wire::ERROR_CODE_TOO_LARGE, frame.detail);
             } else if (frame.error == FrameError::Timeout) {
-                refuse(fd, control::ERROR_CODE_TIMEOUT, "no request within the deadline");
+                refuse(fd, wire::ERROR_CODE_TIMEOUT, "no request within the deadline");
             }
             break;
         }
-        const control::Envelope& in = frame.envelope;
         std::string err;
-        if (in.has_hello() || in.has_status_request()) {
-            control::Envelope reply;
-            *reply.mutable_status() = m_backend.status();
-            reply.mutable_status()->set_protocol_version(kProtocolVersion);
-            if (!writeFrame(fd, reply, m_options.ioTimeoutMs, &err)) {
+        if (frame.is<wire::Hello>() || frame.is<wire::StatusRequest>()) {
+            if (!sendStatus(fd)) {
                 break;
             }
             continue;
         }
-        if (in.has_start_capture()) {
+        if (const auto* start = std::get_if<wire::StartCapture>(&frame.envelope)) {
             if (m_captureActive) {
-                refuse(fd, control::ERROR_CODE_BUSY, "a capture is already running for another client");
+                refuse(fd, wire::ERROR_CODE_BUSY, "a capture is already running for another client");
                 break;
             }
             std::uint64_t id = m_nextCaptureId++;
-            std::optional<control::Error> refused = m_backend.startCapture(in.start_capture(), id);
+            std::optional<wire::Error> refused = m_backend.startCapture(*start, id);
             if (refused) {
-                control::Envelope reply;
-                *reply.mutable_error() = *refused;
-                writeFrame(fd, reply, m_options.ioTimeoutMs, &err);
+                writeFrame(fd, wire::encodeEnvelope(*refused), m_options.ioTimeoutMs, &err);
                 break;
             }
             m_captureFd = fd;
             m_captureActive = true;
             return;  // the descriptor now belongs to the capture stream
         }
-        refuse(fd, control::ERROR_CODE_PROTOCOL,
-               in.has_stop_capture() ? "no capture is running on this connection"
-                                     : "message type not accepted by the agent");
+        refuse(fd, wire::ERROR_CODE_PROTOCOL,
+               frame.is<wire::StopCapture>() ? "no capture is running on this connection"
+                                             : "message type not accepted by the agent");
         break;
     }
     ::close(fd);

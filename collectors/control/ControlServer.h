@@ -12,6 +12,9 @@
 // foreign magic, over the size limit, or not parsing as an Envelope get an Error reply and the
 // connection is closed. Nothing here throws or aborts; problems are counted and logged through the
 // optional log callback. The backend is called only from the server thread.
+//
+// It runs inside the agent, so messages go through the hand-written codec (ControlWire.h), not
+// protobuf.
 
 #include <sys/types.h>
 
@@ -23,7 +26,8 @@
 #include <thread>
 #include <vector>
 
-#include "collectors/control/proto/control.pb.h"
+#include "collectors/control/ControlWire.h"
+#include "collectors/control/Framing.h"
 #include "core/base/Result.h"
 
 namespace chokepoint::collectors {
@@ -32,16 +36,16 @@ namespace chokepoint::collectors {
 class CaptureBackend {
 public:
     virtual ~CaptureBackend() = default;
-    // Snapshot for Hello/StatusRequest replies. The server fills protocol_version.
-    virtual control::Status status() = 0;
+    // Snapshot for Hello/StatusRequest replies. The server fills protocolVersion.
+    virtual wire::Status status() = 0;
     // Starts or arms a capture. Returns an Error to refuse it (CUPTI busy, unsupported kinds...).
-    virtual std::optional<control::Error> startCapture(const control::StartCapture& request,
-                                                       std::uint64_t captureId) = 0;
+    virtual std::optional<wire::Error> startCapture(const wire::StartCapture& request,
+                                                    std::uint64_t captureId) = 0;
     // Asks the running capture to stop (client sent StopCapture or went away). Must not block long.
     virtual void requestStop() = 0;
     // Moves the chunks produced so far into `out`. Returns true once the capture is complete and all
     // its chunks were handed out; then `*done` is filled.
-    virtual bool pollCapture(std::vector<control::Chunk>& out, control::CaptureDone* done) = 0;
+    virtual bool pollCapture(std::vector<wire::Chunk>& out, wire::CaptureDone* done) = 0;
 };
 
 class ControlServer {
@@ -77,7 +81,20 @@ private:
     void handleConnection(int fd);
     void serveCaptureClient();
     void endCaptureClient();
-    void refuse(int fd, control::ErrorCode code, const std::string& text);
+    // One request frame, decoded (a payload that is not an Envelope is FrameError::Malformed).
+    struct Request {
+        FrameError error = FrameError::None;
+        std::string detail;
+        wire::Envelope envelope;
+        bool ok() const { return error == FrameError::None; }
+        template <class Message>
+        bool is() const {
+            return std::holds_alternative<Message>(envelope);
+        }
+    };
+    Request readRequest(int fd, int timeoutMs);
+    bool sendStatus(int fd);
+    void refuse(int fd, wire::ErrorCode code, const std::string& text);
     void log(const std::string& text) const;
 
     CaptureBackend& m_backend;

@@ -88,8 +88,7 @@ std::string_view toString(FrameError error) {
     return "unknown";
 }
 
-std::string encodeFrame(const control::Envelope& envelope) {
-    std::string payload = envelope.SerializeAsString();
+std::string encodeFrame(std::string_view payload) {
     auto n = static_cast<std::uint32_t>(payload.size());
     std::string out;
     out.reserve(kFrameHeaderBytes + payload.size());
@@ -97,7 +96,7 @@ std::string encodeFrame(const control::Envelope& envelope) {
     for (int i = 0; i < 4; ++i) {
         out.push_back(static_cast<char>((n >> (8 * i)) & 0xFFu));
     }
-    out += payload;
+    out.append(payload.data(), payload.size());
     return out;
 }
 
@@ -146,11 +145,7 @@ FrameReadResult readFrame(int fd, std::uint32_t maxBytes, int timeoutMs) {
                         " of " + std::to_string(length);
         return result;
     }
-    if (!result.envelope.ParseFromString(payload) ||
-        result.envelope.body_case() == control::Envelope::BODY_NOT_SET) {
-        result.error = FrameError::Malformed;
-        result.detail = "payload of " + std::to_string(length) + " bytes is not a control Envelope";
-    }
+    result.payload = std::move(payload);
     return result;
 }
 
@@ -181,15 +176,8 @@ bool writeAll(int fd, std::string_view bytes, int timeoutMs, std::string* error)
     return true;
 }
 
-bool writeFrame(int fd, const control::Envelope& envelope, int timeoutMs, std::string* error) {
-    return writeAll(fd, encodeFrame(envelope), timeoutMs, error);
-}
-
-control::Envelope makeErrorEnvelope(control::ErrorCode code, std::string_view text) {
-    control::Envelope envelope;
-    envelope.mutable_error()->set_code(code);
-    envelope.mutable_error()->set_text(std::string(text));
-    return envelope;
+bool writeFrame(int fd, std::string_view payload, int timeoutMs, std::string* error) {
+    return writeAll(fd, encodeFrame(payload), timeoutMs, error);
 }
 
 }  // namespace chokepoint::collectors

@@ -1,6 +1,9 @@
 #pragma once
 // Frames of the agent control protocol on a stream socket:
 //   "CPC1" (4 bytes) | payload length (uint32, little-endian) | Envelope (protobuf, control.proto)
+// This file moves payloads and knows nothing of their content: the agent encodes and decodes them
+// with its hand-written codec (ControlWire.h), the CLI and GUI with protoc's classes
+// (EnvelopeFrames.h), so the agent links no protobuf runtime.
 // A frame whose magic is wrong (a foreign program) or whose length exceeds the receiver's limit is
 // refused before any payload is read. Reads and writes take a deadline and never block past it;
 // they use MSG_DONTWAIT/MSG_NOSIGNAL, so they work on blocking and non-blocking sockets and never
@@ -9,8 +12,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-
-#include "collectors/control/proto/control.pb.h"
 
 namespace chokepoint::collectors {
 
@@ -30,7 +31,7 @@ enum class FrameError {
     Timeout,    // deadline passed
     BadMagic,   // not our protocol
     TooLarge,   // length over the limit
-    Malformed,  // payload is not an Envelope, or the stream ended mid-frame
+    Malformed,  // the stream ended mid-frame, or (set by the caller) the payload is not an Envelope
     Io,         // socket error
 };
 
@@ -38,13 +39,13 @@ std::string_view toString(FrameError error);
 
 struct FrameReadResult {
     FrameError error = FrameError::None;
-    std::string detail;  // human-readable, names the byte offset where it applies
-    control::Envelope envelope;
+    std::string detail;   // human-readable, names the byte offset where it applies
+    std::string payload;  // the serialized Envelope, not parsed here
     bool ok() const { return error == FrameError::None; }
 };
 
-// Serialises one Envelope with its frame header.
-std::string encodeFrame(const control::Envelope& envelope);
+// One payload with its frame header.
+std::string encodeFrame(std::string_view payload);
 
 // Parses the 8-byte header: returns the payload length or the error (BadMagic/TooLarge).
 FrameError parseFrameHeader(std::string_view header, std::uint32_t maxBytes, std::uint32_t* lengthOut);
@@ -54,9 +55,6 @@ FrameReadResult readFrame(int fd, std::uint32_t maxBytes, int timeoutMs);
 
 // Writes raw bytes / one frame within `timeoutMs`. On failure returns false and sets *error.
 bool writeAll(int fd, std::string_view bytes, int timeoutMs, std::string* error);
-bool writeFrame(int fd, const control::Envelope& envelope, int timeoutMs, std::string* error);
-
-// Convenience builders.
-control::Envelope makeErrorEnvelope(control::ErrorCode code, std::string_view text);
+bool writeFrame(int fd, std::string_view payload, int timeoutMs, std::string* error);
 
 }  // namespace chokepoint::collectors

@@ -7,11 +7,10 @@
 
 #include "core/format/CptraceFormat.h"
 #include "core/format/CptraceWire.h"
-#include "proto/cptrace.pb.h"
+#include "core/format/ProtoWireWriter.h"
 
 namespace chokepoint::core {
 
-namespace pb = chokepoint::cptrace;
 using namespace cptrace_wire;
 
 namespace {
@@ -43,9 +42,12 @@ bool isDefaultMetadata(const CaptureMetadata& m) {
     return sameMetadata(m, CaptureMetadata{});
 }
 
-// Fills `out` with value(i) for i in [begin, end), or leaves it empty when every value is 0.
-template <class Field, class ValueFn>
-void fillColumn(Field* out, std::size_t begin, std::size_t end, ValueFn value) {
+// Column helpers: each packs value(i) for i in [begin, end) as one packed field of `out`, or omits
+// the field when every value is 0 (an empty column means "all default", see proto/cptrace.proto).
+// `scratch` is reused between columns.
+template <class ValueFn>
+void putSignedColumn(std::string& out, std::string& scratch, std::uint32_t field, std::size_t begin,
+                     std::size_t end, ValueFn value) {
     bool any = false;
     for (std::size_t i = begin; i < end && !any; ++i) {
         any = value(i) != 0;
@@ -53,29 +55,43 @@ void fillColumn(Field* out, std::size_t begin, std::size_t end, ValueFn value) {
     if (!any) {
         return;
     }
-    out->Reserve(static_cast<int>(end - begin));
-    for (std::size_t i = begin; i < end; ++i) {
-        out->AddAlreadyReserved(value(i));
-    }
+    protowire::packVarints(scratch, begin, end,
+                           [&](std::size_t i) { return zigzag(static_cast<std::int64_t>(value(i))); });
+    protowire::putPacked(out, field, scratch);
 }
 
-// start_delta and duration columns.
-template <class Columns>
-void fillTimes(Columns* out, const std::vector<TimestampNs>& startNs, const std::vector<TimestampNs>& endNs,
-               std::size_t begin, std::size_t end) {
-    auto* starts = out->mutable_start_delta();
-    starts->Reserve(static_cast<int>(end - begin));
+template <class ValueFn>
+void putUnsignedColumn(std::string& out, std::string& scratch, std::uint32_t field, std::size_t begin,
+                       std::size_t end, ValueFn value) {
+    bool any = false;
+    for (std::size_t i = begin; i < end && !any; ++i) {
+        any = value(i) != 0;
+    }
+    if (!any) {
+        return;
+    }
+    protowire::packVarints(scratch, begin, end,
+                           [&](std::size_t i) { return static_cast<std::uint64_t>(value(i)); });
+    protowire::putPacked(out, field, scratch);
+}
+
+// start_delta (field 1, always written) and duration (field 2) columns.
+void putTimes(std::string& out, std::string& scratch, const std::vector<TimestampNs>& startNs,
+              const std::vector<TimestampNs>& endNs, std::size_t begin, std::size_t end) {
     TimestampNs prev = 0;
-    for (std::size_t i = begin; i < end; ++i) {
-        starts->AddAlreadyReserved(wrapSub(startNs[i], prev));
+    protowire::packVarints(scratch, begin, end, [&](std::size_t i) {
+        const std::uint64_t delta = zigzag(wrapSub(startNs[i], prev));
         prev = startNs[i];
-    }
-    fillColumn(out->mutable_duration(), begin, end,
-               [&](std::size_t i) { return wrapSub(endNs[i], startNs[i]); });
+        return delta;
+    });
+    protowire::putPacked(out, 1, scratch);
+    putSignedColumn(out, scratch, 2, begin, end,
+                    [&](std::size_t i) { return wrapSub(endNs[i], startNs[i]); });
 }
 
-template <class Field>
-void fillDeltas(Field* out, const std::vector<std::int64_t>& values, std::size_t begin, std::size_t end) {
+// value(i) - value(i - 1), row begin - 1 counting as 0; omitted when every value is 0.
+void putDeltas(std::string& out, std::string& scratch, std::uint32_t field,
+               const std::vector<std::int64_t>& values, std::size_t begin, std::size_t end) {
     bool any = false;
     for (std::size_t i = begin; i < end && !any; ++i) {
         any = values[i] != 0;
@@ -83,17 +99,18 @@ void fillDeltas(Field* out, const std::vector<std::int64_t>& values, std::size_t
     if (!any) {
         return;
     }
-    out->Reserve(static_cast<int>(end - begin));
     std::int64_t prev = 0;
-    for (std::size_t i = begin; i < end; ++i) {
-        out->AddAlreadyReserved(wrapSub(values[i], prev));
+    protowire::packVarints(scratch, begin, end, [&](std::size_t i) {
+        const std::uint64_t delta = zigzag(wrapSub(values[i], prev));
         prev = values[i];
-    }
+        return delta;
+    });
+    protowire::putPacked(out, field, scratch);
 }
 
-template <class Field, class Id>
-void fillLinks(Field* out, const std::vector<Id>& links, std::size_t begin, std::size_t end,
-               std::uint64_t offset) {
+template <class Id>
+void putLinks(std::string& out, std::string& scratch, std::uint32_t field, const std::vector<Id>& links,
+              std::size_t begin, std::size_t end, std::uint64_t offset) {
     bool any = false;
     for (std::size_t i = begin; i < end && !any; ++i) {
         any = links[i].valid();
@@ -101,20 +118,40 @@ void fillLinks(Field* out, const std::vector<Id>& links, std::size_t begin, std:
     if (!any) {
         return;
     }
-    out->Reserve(static_cast<int>(end - begin));
     LinkEncoder encoder;
-    for (std::size_t i = begin; i < end; ++i) {
+    protowire::packVarints(scratch, begin, end, [&](std::size_t i) {
         std::optional<std::uint64_t> g;
         if (links[i].valid()) {
             g = std::uint64_t{links[i].index} + offset;
         }
-        out->AddAlreadyReserved(encoder.encode(g));
-    }
+        return encoder.encode(g);
+    });
+    protowire::putPacked(out, field, scratch);
 }
 
 template <class Enum>
 std::uint32_t enumValue(Enum e) {
     return static_cast<std::uint32_t>(e);
+}
+
+// A Footer message (used for the footer and for the totals hint, whose chunk_count is 0).
+std::string footerMessage(std::uint64_t chunkCount, const CptraceRowCounts& rows, std::uint64_t strings,
+                          std::uint64_t threads, std::uint64_t counterTracks) {
+    using namespace protowire;
+    std::string f;
+    putUint(f, 1, chunkCount);
+    putUint(f, 2, rows.kernels);
+    putUint(f, 3, rows.memcpys);
+    putUint(f, 4, rows.memsets);
+    putUint(f, 5, rows.apiCalls);
+    putUint(f, 6, rows.syncs);
+    putUint(f, 7, rows.ranges);
+    putUint(f, 8, rows.cpuOps);
+    putUint(f, 9, strings);
+    putUint(f, 10, threads);
+    putUint(f, 11, counterTracks);
+    putUint(f, 12, rows.counterSamples);
+    return f;
 }
 
 }  // namespace
@@ -165,6 +202,38 @@ std::string CptraceChunkEncoder::frame(const std::string& payload) const {
     return out;
 }
 
+std::string CptraceChunkEncoder::frame(const std::vector<std::string_view>& pieces) const {
+    std::size_t payloadBytes = 0;
+    for (std::string_view piece : pieces) {
+        payloadBytes += piece.size();
+    }
+    if (m_options.compress && payloadBytes > 64 && payloadBytes <= m_options.compressMaxRawBytes) {
+        std::string payload;
+        payload.reserve(payloadBytes);
+        for (std::string_view piece : pieces) {
+            payload.append(piece);
+        }
+        return frame(payload);
+    }
+    // Stored raw: the pieces go straight into the frame, copied once.
+    const std::size_t bodyBytes = 5 + payloadBytes;
+    std::string out;
+    out.reserve(bodyBytes + 10);
+    appendVarint(out, bodyBytes);
+    const std::size_t bodyStart = out.size();
+    appendU32Le(out, 0);  // CRC, patched below
+    out.push_back(static_cast<char>(CptraceChunkEncoding::Protobuf));
+    for (std::string_view piece : pieces) {
+        out.append(piece);
+    }
+    auto crc = static_cast<std::uint32_t>(crc32(
+        0L, reinterpret_cast<const Bytef*>(out.data() + bodyStart + 4), static_cast<uInt>(bodyBytes - 4)));
+    for (int i = 0; i < 4; ++i) {
+        out[bodyStart + static_cast<std::size_t>(i)] = static_cast<char>((crc >> (8 * i)) & 0xFF);
+    }
+    return out;
+}
+
 std::string CptraceChunkEncoder::encodeChunk(const TraceModel& batch) {
     Slice slice;
     slice.kernels = {0, batch.kernels.size()};
@@ -181,9 +250,23 @@ std::string CptraceChunkEncoder::encodeChunk(const TraceModel& batch) {
 std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slice& slice, bool linksAreGlobal,
                                              std::uint64_t totalChunks,
                                              std::vector<std::uint32_t>& stringCache) {
-    pb::Chunk chunk;
-    chunk.set_seq(m_chunks);
-    chunk.set_total_chunks(totalChunks);
+    using namespace protowire;
+    // The Chunk message (proto/cptrace.proto) is written by hand: each repeated or sub-message field
+    // is collected in its own buffer and the buffers are joined in field-number order at the end,
+    // since strings (field 3) are known only once every row was encoded.
+    std::string devices, processes, threads, streams, distributed, metadata, counters, stats, hint,
+        collectives, strings;
+    std::string msg;
+    std::string& scratch = m_scratch;
+    // Tables, fields 4..10: each table's columns in its own reused buffer, preceded on the wire by
+    // a small header (tag and length); the pieces are joined only once, in frame().
+    std::string tableHeaders[7];
+    for (std::string& columns : m_tableColumns) {
+        columns.clear();
+    }
+    auto endTable = [&](int k, std::uint32_t field) {
+        putLenHeader(tableHeaders[k], field, m_tableColumns[k].size());
+    };
 
     // Strings: remap the model's ids to global ids, collecting those never sent.
     stringCache.resize(model.strings.size(), kUnsent);
@@ -211,11 +294,12 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
         std::uint32_t global = it->second;
         if (added || (!t.name.empty() && m_threadNames[global] != t.name)) {
             m_threadNames[global] = t.name;
-            pb::Thread* record = chunk.add_threads();
-            record->set_index(global);
-            record->set_pid(t.pid);
-            record->set_tid(t.tid);
-            record->set_name(t.name);
+            msg.clear();
+            putUint(msg, 1, global);
+            putInt(msg, 2, t.pid);
+            putInt(msg, 3, t.tid);
+            putBytes(msg, 4, t.name);
+            putLen(threads, 13, msg);
         }
         threadMap[i] = global + 1;
     }
@@ -227,23 +311,24 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
             continue;
         }
         m_devices[d.deviceIndex] = d;
-        pb::Device* r = chunk.add_devices();
-        r->set_device_index(d.deviceIndex);
-        r->set_name(d.name);
-        r->set_vendor(d.vendor);
-        r->set_sm_count(d.smCount);
-        r->set_total_memory_bytes(d.totalMemoryBytes);
-        r->set_compute_major(d.computeMajor);
-        r->set_compute_minor(d.computeMinor);
-        r->set_max_threads_per_block(d.maxThreadsPerBlock);
-        r->set_max_threads_per_sm(d.maxThreadsPerSm);
-        r->set_registers_per_block(d.registersPerBlock);
-        r->set_shared_memory_per_block_bytes(d.sharedMemoryPerBlockBytes);
-        r->set_l2_cache_bytes(d.l2CacheBytes);
-        r->set_warp_size(d.warpSize);
-        r->set_core_clock_khz(d.coreClockKhz);
-        r->set_memory_clock_khz(d.memoryClockKhz);
-        r->set_memory_bus_width_bits(d.memoryBusWidthBits);
+        msg.clear();
+        putSint(msg, 1, d.deviceIndex);
+        putBytes(msg, 2, d.name);
+        putBytes(msg, 3, d.vendor);
+        putInt(msg, 4, d.smCount);
+        putInt(msg, 5, d.totalMemoryBytes);
+        putInt(msg, 6, d.computeMajor);
+        putInt(msg, 7, d.computeMinor);
+        putInt(msg, 8, d.maxThreadsPerBlock);
+        putInt(msg, 9, d.maxThreadsPerSm);
+        putInt(msg, 10, d.registersPerBlock);
+        putInt(msg, 11, d.sharedMemoryPerBlockBytes);
+        putInt(msg, 12, d.l2CacheBytes);
+        putInt(msg, 13, d.warpSize);
+        putInt(msg, 14, d.coreClockKhz);
+        putInt(msg, 15, d.memoryClockKhz);
+        putInt(msg, 16, d.memoryBusWidthBits);
+        putLen(devices, 11, msg);
     }
     for (const ProcessInfo& p : model.processes) {
         auto it = m_processes.find(p.pid);
@@ -251,9 +336,10 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
             continue;
         }
         m_processes[p.pid] = p.name;
-        pb::Process* r = chunk.add_processes();
-        r->set_pid(p.pid);
-        r->set_name(p.name);
+        msg.clear();
+        putInt(msg, 1, p.pid);
+        putBytes(msg, 2, p.name);
+        putLen(processes, 12, msg);
     }
     for (const StreamInfo& s : model.streams) {
         auto key = std::make_pair(s.deviceIndex, s.streamId);
@@ -262,21 +348,23 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
             continue;
         }
         m_streams[key] = s.name;
-        pb::Stream* r = chunk.add_streams();
-        r->set_device_index(s.deviceIndex);
-        r->set_stream_id(s.streamId);
-        r->set_name(s.name);
+        msg.clear();
+        putSint(msg, 1, s.deviceIndex);
+        putSint(msg, 2, s.streamId);
+        putBytes(msg, 3, s.name);
+        putLen(streams, 14, msg);
     }
     // A batch with default distributed info means "unchanged", like metadata below.
     if (!sameDistributed(DistributedInfo{}, model.distributed) &&
         (!m_distributedSent || !sameDistributed(m_distributed, model.distributed))) {
         m_distributed = model.distributed;
         m_distributedSent = true;
-        pb::Distributed* r = chunk.mutable_distributed();
-        r->set_present(model.distributed.present);
-        r->set_rank(model.distributed.rank);
-        r->set_world_size(model.distributed.worldSize);
-        r->set_backend(model.distributed.backend);
+        msg.clear();
+        putBool(msg, 1, model.distributed.present);
+        putInt(msg, 2, model.distributed.rank);
+        putInt(msg, 3, model.distributed.worldSize);
+        putBytes(msg, 4, model.distributed.backend);
+        putLen(distributed, 15, msg);
     }
     // A streaming batch with default metadata means "unchanged"; the first non-default one is sent.
     if (!isDefaultMetadata(model.metadata) &&
@@ -284,137 +372,149 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
         m_metadata = model.metadata;
         m_metadataSent = true;
         const CaptureMetadata& m = model.metadata;
-        pb::Metadata* r = chunk.mutable_metadata();
-        r->set_source_format(m.sourceFormat);
-        r->set_source_path(m.sourcePath);
-        r->set_producer(m.producer);
-        r->set_host_name(m.hostName);
-        r->set_capture_start_unix_ns(m.captureStartUnixNs);
-        r->set_synthetic(m.synthetic);
+        msg.clear();
+        putBytes(msg, 1, m.sourceFormat);
+        putBytes(msg, 2, m.sourcePath);
+        putBytes(msg, 3, m.producer);
+        putBytes(msg, 4, m.hostName);
+        putInt(msg, 5, m.captureStartUnixNs);
+        putBool(msg, 6, m.synthetic);
+        std::string note;
         for (const auto& [key, value] : m.notes) {
-            pb::Note* note = r->add_notes();
-            note->set_key(key);
-            note->set_value(value);
+            note.clear();
+            putBytes(note, 1, key);
+            putBytes(note, 2, value);
+            putLen(msg, 7, note);
         }
+        putLen(metadata, 16, msg);
     }
 
     // Row links: global id = local id + rows of the target table already sent (streaming batches).
     const CptraceRowCounts before = m_rows;
     auto offset = [&](std::uint64_t rowsBefore) { return linksAreGlobal ? 0 : rowsBefore; };
 
+    // Tables, fields 4..10 of Chunk in this order; column field numbers as in proto/cptrace.proto.
     if (const Window w = slice.kernels; w.end > w.begin) {
         const KernelTable& t = model.kernels;
-        pb::KernelColumns* c = chunk.mutable_kernels();
-        fillTimes(c, t.startNs, t.endNs, w.begin, w.end);
-        fillColumn(c->mutable_device(), w.begin, w.end,
-                   [&](std::size_t i) { return std::int32_t{t.deviceIndex[i]}; });
-        fillColumn(c->mutable_stream(), w.begin, w.end, [&](std::size_t i) { return t.streamId[i]; });
-        fillColumn(c->mutable_name(), w.begin, w.end, [&](std::size_t i) { return str(t.name[i]); });
-        fillColumn(c->mutable_grid_x(), w.begin, w.end, [&](std::size_t i) { return t.gridX[i]; });
-        fillColumn(c->mutable_grid_y(), w.begin, w.end, [&](std::size_t i) { return t.gridY[i]; });
-        fillColumn(c->mutable_grid_z(), w.begin, w.end, [&](std::size_t i) { return t.gridZ[i]; });
-        fillColumn(c->mutable_block_x(), w.begin, w.end, [&](std::size_t i) { return t.blockX[i]; });
-        fillColumn(c->mutable_block_y(), w.begin, w.end, [&](std::size_t i) { return t.blockY[i]; });
-        fillColumn(c->mutable_block_z(), w.begin, w.end, [&](std::size_t i) { return t.blockZ[i]; });
-        fillColumn(c->mutable_registers_per_thread(), w.begin, w.end,
-                   [&](std::size_t i) { return t.registersPerThread[i]; });
-        fillColumn(c->mutable_static_shared_bytes(), w.begin, w.end,
-                   [&](std::size_t i) { return t.staticSharedBytes[i]; });
-        fillColumn(c->mutable_dynamic_shared_bytes(), w.begin, w.end,
-                   [&](std::size_t i) { return t.dynamicSharedBytes[i]; });
-        fillDeltas(c->mutable_correlation_delta(), t.correlationId, w.begin, w.end);
-        fillLinks(c->mutable_launch_call(), t.launchCall, w.begin, w.end, offset(before.apiCalls));
+        std::string& cols = m_tableColumns[0];
+        putTimes(cols, scratch, t.startNs, t.endNs, w.begin, w.end);
+        putSignedColumn(cols, scratch, 3, w.begin, w.end, [&](std::size_t i) { return t.deviceIndex[i]; });
+        putSignedColumn(cols, scratch, 4, w.begin, w.end, [&](std::size_t i) { return t.streamId[i]; });
+        putUnsignedColumn(cols, scratch, 5, w.begin, w.end, [&](std::size_t i) { return str(t.name[i]); });
+        putSignedColumn(cols, scratch, 6, w.begin, w.end, [&](std::size_t i) { return t.gridX[i]; });
+        putSignedColumn(cols, scratch, 7, w.begin, w.end, [&](std::size_t i) { return t.gridY[i]; });
+        putSignedColumn(cols, scratch, 8, w.begin, w.end, [&](std::size_t i) { return t.gridZ[i]; });
+        putSignedColumn(cols, scratch, 9, w.begin, w.end, [&](std::size_t i) { return t.blockX[i]; });
+        putSignedColumn(cols, scratch, 10, w.begin, w.end, [&](std::size_t i) { return t.blockY[i]; });
+        putSignedColumn(cols, scratch, 11, w.begin, w.end, [&](std::size_t i) { return t.blockZ[i]; });
+        putSignedColumn(cols, scratch, 12, w.begin, w.end,
+                        [&](std::size_t i) { return t.registersPerThread[i]; });
+        putSignedColumn(cols, scratch, 13, w.begin, w.end,
+                        [&](std::size_t i) { return t.staticSharedBytes[i]; });
+        putSignedColumn(cols, scratch, 14, w.begin, w.end,
+                        [&](std::size_t i) { return t.dynamicSharedBytes[i]; });
+        putDeltas(cols, scratch, 15, t.correlationId, w.begin, w.end);
+        putLinks(cols, scratch, 16, t.launchCall, w.begin, w.end, offset(before.apiCalls));
+        endTable(0, 4);
         m_rows.kernels += w.end - w.begin;
     }
     if (const Window w = slice.memcpys; w.end > w.begin) {
         const MemcpyTable& t = model.memcpys;
-        pb::MemcpyColumns* c = chunk.mutable_memcpys();
-        fillTimes(c, t.startNs, t.endNs, w.begin, w.end);
-        fillColumn(c->mutable_device(), w.begin, w.end,
-                   [&](std::size_t i) { return std::int32_t{t.deviceIndex[i]}; });
-        fillColumn(c->mutable_stream(), w.begin, w.end, [&](std::size_t i) { return t.streamId[i]; });
-        fillColumn(c->mutable_kind(), w.begin, w.end, [&](std::size_t i) { return enumValue(t.kind[i]); });
-        fillColumn(c->mutable_src_kind(), w.begin, w.end,
-                   [&](std::size_t i) { return enumValue(t.srcKind[i]); });
-        fillColumn(c->mutable_dst_kind(), w.begin, w.end,
-                   [&](std::size_t i) { return enumValue(t.dstKind[i]); });
-        fillColumn(c->mutable_size_bytes(), w.begin, w.end, [&](std::size_t i) { return t.sizeBytes[i]; });
-        fillDeltas(c->mutable_correlation_delta(), t.correlationId, w.begin, w.end);
-        fillLinks(c->mutable_launch_call(), t.launchCall, w.begin, w.end, offset(before.apiCalls));
+        std::string& cols = m_tableColumns[1];
+        putTimes(cols, scratch, t.startNs, t.endNs, w.begin, w.end);
+        putSignedColumn(cols, scratch, 3, w.begin, w.end, [&](std::size_t i) { return t.deviceIndex[i]; });
+        putSignedColumn(cols, scratch, 4, w.begin, w.end, [&](std::size_t i) { return t.streamId[i]; });
+        putUnsignedColumn(cols, scratch, 5, w.begin, w.end,
+                          [&](std::size_t i) { return enumValue(t.kind[i]); });
+        putUnsignedColumn(cols, scratch, 6, w.begin, w.end,
+                          [&](std::size_t i) { return enumValue(t.srcKind[i]); });
+        putUnsignedColumn(cols, scratch, 7, w.begin, w.end,
+                          [&](std::size_t i) { return enumValue(t.dstKind[i]); });
+        putSignedColumn(cols, scratch, 8, w.begin, w.end, [&](std::size_t i) { return t.sizeBytes[i]; });
+        putDeltas(cols, scratch, 9, t.correlationId, w.begin, w.end);
+        putLinks(cols, scratch, 10, t.launchCall, w.begin, w.end, offset(before.apiCalls));
+        endTable(1, 5);
         m_rows.memcpys += w.end - w.begin;
     }
     if (const Window w = slice.memsets; w.end > w.begin) {
         const MemsetTable& t = model.memsets;
-        pb::MemsetColumns* c = chunk.mutable_memsets();
-        fillTimes(c, t.startNs, t.endNs, w.begin, w.end);
-        fillColumn(c->mutable_device(), w.begin, w.end,
-                   [&](std::size_t i) { return std::int32_t{t.deviceIndex[i]}; });
-        fillColumn(c->mutable_stream(), w.begin, w.end, [&](std::size_t i) { return t.streamId[i]; });
-        fillColumn(c->mutable_memory_kind(), w.begin, w.end,
-                   [&](std::size_t i) { return enumValue(t.memoryKind[i]); });
-        fillColumn(c->mutable_size_bytes(), w.begin, w.end, [&](std::size_t i) { return t.sizeBytes[i]; });
-        fillDeltas(c->mutable_correlation_delta(), t.correlationId, w.begin, w.end);
-        fillLinks(c->mutable_launch_call(), t.launchCall, w.begin, w.end, offset(before.apiCalls));
+        std::string& cols = m_tableColumns[2];
+        putTimes(cols, scratch, t.startNs, t.endNs, w.begin, w.end);
+        putSignedColumn(cols, scratch, 3, w.begin, w.end, [&](std::size_t i) { return t.deviceIndex[i]; });
+        putSignedColumn(cols, scratch, 4, w.begin, w.end, [&](std::size_t i) { return t.streamId[i]; });
+        putUnsignedColumn(cols, scratch, 5, w.begin, w.end,
+                          [&](std::size_t i) { return enumValue(t.memoryKind[i]); });
+        putSignedColumn(cols, scratch, 6, w.begin, w.end, [&](std::size_t i) { return t.sizeBytes[i]; });
+        putDeltas(cols, scratch, 7, t.correlationId, w.begin, w.end);
+        putLinks(cols, scratch, 8, t.launchCall, w.begin, w.end, offset(before.apiCalls));
+        endTable(2, 6);
         m_rows.memsets += w.end - w.begin;
     }
     if (const Window w = slice.apiCalls; w.end > w.begin) {
         const ApiCallTable& t = model.apiCalls;
-        pb::ApiCallColumns* c = chunk.mutable_api_calls();
-        fillTimes(c, t.startNs, t.endNs, w.begin, w.end);
-        fillColumn(c->mutable_thread(), w.begin, w.end, [&](std::size_t i) { return thread(t.thread[i]); });
-        fillColumn(c->mutable_name(), w.begin, w.end, [&](std::size_t i) { return str(t.name[i]); });
-        fillColumn(c->mutable_domain(), w.begin, w.end,
-                   [&](std::size_t i) { return enumValue(t.domain[i]); });
-        fillDeltas(c->mutable_correlation_delta(), t.correlationId, w.begin, w.end);
-        fillLinks(c->mutable_cpu_op(), t.cpuOp, w.begin, w.end, offset(before.cpuOps));
+        std::string& cols = m_tableColumns[3];
+        putTimes(cols, scratch, t.startNs, t.endNs, w.begin, w.end);
+        putUnsignedColumn(cols, scratch, 3, w.begin, w.end,
+                          [&](std::size_t i) { return thread(t.thread[i]); });
+        putUnsignedColumn(cols, scratch, 4, w.begin, w.end, [&](std::size_t i) { return str(t.name[i]); });
+        putUnsignedColumn(cols, scratch, 5, w.begin, w.end,
+                          [&](std::size_t i) { return enumValue(t.domain[i]); });
+        putDeltas(cols, scratch, 6, t.correlationId, w.begin, w.end);
+        putLinks(cols, scratch, 7, t.cpuOp, w.begin, w.end, offset(before.cpuOps));
+        endTable(3, 7);
         m_rows.apiCalls += w.end - w.begin;
     }
     if (const Window w = slice.syncs; w.end > w.begin) {
         const SyncTable& t = model.syncs;
-        pb::SyncColumns* c = chunk.mutable_syncs();
-        fillTimes(c, t.startNs, t.endNs, w.begin, w.end);
-        fillColumn(c->mutable_device(), w.begin, w.end,
-                   [&](std::size_t i) { return std::int32_t{t.deviceIndex[i]}; });
-        fillColumn(c->mutable_stream(), w.begin, w.end, [&](std::size_t i) { return t.streamId[i]; });
-        fillColumn(c->mutable_thread(), w.begin, w.end, [&](std::size_t i) { return thread(t.thread[i]); });
-        fillColumn(c->mutable_kind(), w.begin, w.end, [&](std::size_t i) { return enumValue(t.kind[i]); });
-        fillDeltas(c->mutable_correlation_delta(), t.correlationId, w.begin, w.end);
-        fillLinks(c->mutable_api_call(), t.apiCall, w.begin, w.end, offset(before.apiCalls));
+        std::string& cols = m_tableColumns[4];
+        putTimes(cols, scratch, t.startNs, t.endNs, w.begin, w.end);
+        putSignedColumn(cols, scratch, 3, w.begin, w.end, [&](std::size_t i) { return t.deviceIndex[i]; });
+        putSignedColumn(cols, scratch, 4, w.begin, w.end, [&](std::size_t i) { return t.streamId[i]; });
+        putUnsignedColumn(cols, scratch, 5, w.begin, w.end,
+                          [&](std::size_t i) { return thread(t.thread[i]); });
+        putUnsignedColumn(cols, scratch, 6, w.begin, w.end,
+                          [&](std::size_t i) { return enumValue(t.kind[i]); });
+        putDeltas(cols, scratch, 7, t.correlationId, w.begin, w.end);
+        putLinks(cols, scratch, 8, t.apiCall, w.begin, w.end, offset(before.apiCalls));
+        endTable(4, 8);
         m_rows.syncs += w.end - w.begin;
     }
     if (const Window w = slice.ranges; w.end > w.begin) {
         const RangeTable& t = model.ranges;
-        pb::RangeColumns* c = chunk.mutable_ranges();
-        fillTimes(c, t.startNs, t.endNs, w.begin, w.end);
-        fillColumn(c->mutable_source(), w.begin, w.end,
-                   [&](std::size_t i) { return enumValue(t.source[i]); });
-        fillColumn(c->mutable_thread(), w.begin, w.end, [&](std::size_t i) { return thread(t.thread[i]); });
-        fillColumn(c->mutable_device(), w.begin, w.end,
-                   [&](std::size_t i) { return std::int32_t{t.deviceIndex[i]}; });
-        fillColumn(c->mutable_stream(), w.begin, w.end, [&](std::size_t i) { return t.streamId[i]; });
-        fillColumn(c->mutable_name(), w.begin, w.end, [&](std::size_t i) { return str(t.name[i]); });
-        fillColumn(c->mutable_domain(), w.begin, w.end, [&](std::size_t i) { return str(t.domain[i]); });
-        fillColumn(c->mutable_depth(), w.begin, w.end,
-                   [&](std::size_t i) { return std::uint32_t{t.depth[i]}; });
-        fillLinks(c->mutable_parent(), t.parent, w.begin, w.end, offset(before.ranges));
+        std::string& cols = m_tableColumns[5];
+        putTimes(cols, scratch, t.startNs, t.endNs, w.begin, w.end);
+        putUnsignedColumn(cols, scratch, 3, w.begin, w.end,
+                          [&](std::size_t i) { return enumValue(t.source[i]); });
+        putUnsignedColumn(cols, scratch, 4, w.begin, w.end,
+                          [&](std::size_t i) { return thread(t.thread[i]); });
+        putSignedColumn(cols, scratch, 5, w.begin, w.end, [&](std::size_t i) { return t.deviceIndex[i]; });
+        putSignedColumn(cols, scratch, 6, w.begin, w.end, [&](std::size_t i) { return t.streamId[i]; });
+        putUnsignedColumn(cols, scratch, 7, w.begin, w.end, [&](std::size_t i) { return str(t.name[i]); });
+        putUnsignedColumn(cols, scratch, 8, w.begin, w.end, [&](std::size_t i) { return str(t.domain[i]); });
+        putUnsignedColumn(cols, scratch, 9, w.begin, w.end,
+                          [&](std::size_t i) { return std::uint32_t{t.depth[i]}; });
+        putLinks(cols, scratch, 10, t.parent, w.begin, w.end, offset(before.ranges));
+        endTable(5, 9);
         m_rows.ranges += w.end - w.begin;
     }
     if (const Window w = slice.cpuOps; w.end > w.begin) {
         const CpuOpTable& t = model.cpuOps;
-        pb::CpuOpColumns* c = chunk.mutable_cpu_ops();
-        fillTimes(c, t.startNs, t.endNs, w.begin, w.end);
-        fillColumn(c->mutable_thread(), w.begin, w.end, [&](std::size_t i) { return thread(t.thread[i]); });
-        fillColumn(c->mutable_name(), w.begin, w.end, [&](std::size_t i) { return str(t.name[i]); });
-        fillColumn(c->mutable_category(), w.begin, w.end,
-                   [&](std::size_t i) { return enumValue(t.category[i]); });
-        fillColumn(c->mutable_input_shapes(), w.begin, w.end,
-                   [&](std::size_t i) { return str(t.inputShapes[i]); });
-        fillColumn(c->mutable_input_types(), w.begin, w.end,
-                   [&](std::size_t i) { return str(t.inputTypes[i]); });
-        fillDeltas(c->mutable_external_id_delta(), t.externalId, w.begin, w.end);
-        fillColumn(c->mutable_depth(), w.begin, w.end,
-                   [&](std::size_t i) { return std::uint32_t{t.depth[i]}; });
-        fillLinks(c->mutable_parent(), t.parent, w.begin, w.end, offset(before.cpuOps));
+        std::string& cols = m_tableColumns[6];
+        putTimes(cols, scratch, t.startNs, t.endNs, w.begin, w.end);
+        putUnsignedColumn(cols, scratch, 3, w.begin, w.end,
+                          [&](std::size_t i) { return thread(t.thread[i]); });
+        putUnsignedColumn(cols, scratch, 4, w.begin, w.end, [&](std::size_t i) { return str(t.name[i]); });
+        putUnsignedColumn(cols, scratch, 5, w.begin, w.end,
+                          [&](std::size_t i) { return enumValue(t.category[i]); });
+        putUnsignedColumn(cols, scratch, 6, w.begin, w.end,
+                          [&](std::size_t i) { return str(t.inputShapes[i]); });
+        putUnsignedColumn(cols, scratch, 7, w.begin, w.end,
+                          [&](std::size_t i) { return str(t.inputTypes[i]); });
+        putDeltas(cols, scratch, 8, t.externalId, w.begin, w.end);
+        putUnsignedColumn(cols, scratch, 9, w.begin, w.end,
+                          [&](std::size_t i) { return std::uint32_t{t.depth[i]}; });
+        putLinks(cols, scratch, 10, t.parent, w.begin, w.end, offset(before.cpuOps));
+        endTable(6, 10);
         m_rows.cpuOps += w.end - w.begin;
     }
 
@@ -426,96 +526,102 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
             if (!added && track.timesNs.empty()) {
                 continue;
             }
-            pb::Counter* r = chunk.add_counters();
-            r->set_track(it->second);
+            msg.clear();
+            putUint(msg, 1, it->second);
             if (added) {
-                r->set_name(track.name);
-                r->set_unit(track.unit);
-                r->set_device_index(track.deviceIndex);
-                r->set_pid(track.pid);
-                r->set_tid(track.tid);
+                putBytes(msg, 2, track.name);
+                putBytes(msg, 3, track.unit);
+                putSint(msg, 4, track.deviceIndex);
+                putInt(msg, 5, track.pid);
+                putInt(msg, 6, track.tid);
             }
             std::size_t n = std::min(track.timesNs.size(), track.values.size());
-            r->mutable_time_delta()->Reserve(static_cast<int>(n));
-            r->mutable_values()->Reserve(static_cast<int>(n));
             TimestampNs prev = 0;
-            for (std::size_t i = 0; i < n; ++i) {
-                r->add_time_delta(wrapSub(track.timesNs[i], prev));
+            packVarints(scratch, 0, n, [&](std::size_t i) {
+                const std::uint64_t delta = zigzag(wrapSub(track.timesNs[i], prev));
                 prev = track.timesNs[i];
-                r->add_values(track.values[i]);
-            }
+                return delta;
+            });
+            putPacked(msg, 7, scratch);
+            packDoubles(scratch, track.values.data(), n);
+            putPacked(msg, 8, scratch);
+            putLen(counters, 17, msg);
             m_rows.counterSamples += n;
         }
         for (const CollectiveCallRow& call : model.collectiveCalls) {
-            pb::CollectiveCall* r = chunk.add_collective_calls();
-            r->set_correlation_id(call.correlationId);
-            r->set_collective_name(std::string(model.text(call.collectiveName)));
-            r->set_process_group_name(std::string(model.text(call.processGroupName)));
-            r->set_process_group_description(std::string(model.text(call.processGroupDescription)));
-            r->set_process_group_ranks(std::string(model.text(call.processGroupRanks)));
-            r->set_dtype(std::string(model.text(call.dtype)));
-            r->set_in_nelems(call.inNelems);
-            r->set_out_nelems(call.outNelems);
-            r->set_group_size(call.groupSize);
+            msg.clear();
+            putInt(msg, 1, call.correlationId);
+            putBytes(msg, 2, model.text(call.collectiveName));
+            putBytes(msg, 3, model.text(call.processGroupName));
+            putBytes(msg, 4, model.text(call.processGroupDescription));
+            putBytes(msg, 5, model.text(call.processGroupRanks));
+            putBytes(msg, 6, model.text(call.dtype));
+            putInt(msg, 7, call.inNelems);
+            putInt(msg, 8, call.outNelems);
+            putInt(msg, 9, call.groupSize);
+            putLen(collectives, 21, msg);
         }
         for (const TraceStat& stat : model.stats.entries()) {
-            pb::Stat* r = chunk.add_stats();
-            r->set_name(stat.name);
-            r->set_severity(enumValue(stat.severity));
-            r->set_count(stat.count);
-            r->set_detail(stat.detail);
+            msg.clear();
+            putBytes(msg, 1, stat.name);
+            putUint(msg, 2, enumValue(stat.severity));
+            putInt(msg, 3, stat.count);
+            putBytes(msg, 4, stat.detail);
+            putLen(stats, 18, msg);
         }
     }
 
     if (m_totalsHint != nullptr) {
         const TraceModel& m = *m_totalsHint;
-        pb::Footer* hint = chunk.mutable_totals_hint();
-        hint->set_kernels(m.kernels.size());
-        hint->set_memcpys(m.memcpys.size());
-        hint->set_memsets(m.memsets.size());
-        hint->set_api_calls(m.apiCalls.size());
-        hint->set_syncs(m.syncs.size());
-        hint->set_ranges(m.ranges.size());
-        hint->set_cpu_ops(m.cpuOps.size());
-        hint->set_strings(m.strings.size());
-        hint->set_threads(m.threads.size());
-        hint->set_counter_tracks(m.counters.size());
+        CptraceRowCounts totals;
+        totals.kernels = m.kernels.size();
+        totals.memcpys = m.memcpys.size();
+        totals.memsets = m.memsets.size();
+        totals.apiCalls = m.apiCalls.size();
+        totals.syncs = m.syncs.size();
+        totals.ranges = m.ranges.size();
+        totals.cpuOps = m.cpuOps.size();
+        putLen(hint, 20, footerMessage(0, totals, m.strings.size(), m.threads.size(), m.counters.size()));
         m_totalsHint = nullptr;
     }
 
     // New strings got consecutive global ids from firstNew on (StringPool assigns ids in order).
     if (m_sentStrings.size() > firstNew) {
-        pb::StringDelta* delta = chunk.mutable_strings();
-        delta->set_first_id(firstNew);
+        msg.clear();
+        putUint(msg, 1, firstNew);
         for (std::size_t id = firstNew; id < m_sentStrings.size(); ++id) {
-            std::string_view text = m_sentStrings.view(StringId{static_cast<std::uint32_t>(id)});
-            delta->add_values(text.data(), text.size());
+            putLen(msg, 2, m_sentStrings.view(StringId{static_cast<std::uint32_t>(id)}));
         }
+        putLen(strings, 3, msg);
         m_stringsSent = static_cast<std::uint32_t>(m_sentStrings.size());
     }
 
+    std::string head;
+    putUint(head, 1, m_chunks);
+    putUint(head, 2, totalChunks);
+    std::vector<std::string_view> pieces = {head, strings};
+    for (int k = 0; k < 7; ++k) {
+        if (!tableHeaders[k].empty()) {
+            pieces.push_back(tableHeaders[k]);
+            pieces.push_back(m_tableColumns[k]);
+        }
+    }
+    for (const std::string* part : {&devices, &processes, &threads, &streams, &distributed, &metadata,
+                                    &counters, &stats, &hint, &collectives}) {
+        pieces.push_back(*part);
+    }
     ++m_chunks;
-    return frame(chunk.SerializeAsString());
+    return frame(pieces);
 }
 
 std::string CptraceChunkEncoder::encodeFooter() {
-    pb::Chunk chunk;
-    chunk.set_seq(m_chunks);
-    pb::Footer* f = chunk.mutable_footer();
-    f->set_chunk_count(m_chunks);
-    f->set_kernels(m_rows.kernels);
-    f->set_memcpys(m_rows.memcpys);
-    f->set_memsets(m_rows.memsets);
-    f->set_api_calls(m_rows.apiCalls);
-    f->set_syncs(m_rows.syncs);
-    f->set_ranges(m_rows.ranges);
-    f->set_cpu_ops(m_rows.cpuOps);
-    f->set_strings(m_stringsSent);
-    f->set_threads(m_threadIndex.size());
-    f->set_counter_tracks(m_counterTracks.size());
-    f->set_counter_samples(m_rows.counterSamples);
+    using namespace protowire;
+    std::string chunk;
+    putUint(chunk, 1, m_chunks);
+    putLen(chunk, 19,
+           footerMessage(m_chunks, m_rows, m_stringsSent, m_threadIndex.size(), m_counterTracks.size()));
     ++m_chunks;
-    return frame(chunk.SerializeAsString());
+    return frame(chunk);
 }
 
 bool CptraceChunkEncoder::encodeModel(const TraceModel& model, std::size_t rowsPerChunk,

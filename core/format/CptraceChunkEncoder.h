@@ -102,8 +102,11 @@ private:
     std::string encodeSlice(const TraceModel& model, const Slice& slice, bool linksAreGlobal,
                             std::uint64_t totalChunks, std::vector<std::uint32_t>& stringCache);
     std::string frame(const std::string& payload) const;
+    std::string frame(const std::vector<std::string_view>& payloadPieces) const;
 
     CptraceEncoderOptions m_options;
+    std::string m_tableColumns[7];             // per-table column buffers, reused across chunks
+    std::string m_scratch;                     // one column being packed
     const TraceModel* m_totalsHint = nullptr;  // model whose totals go into the next chunk
     std::uint64_t m_chunks = 0;
     CptraceRowCounts m_rows;

@@ -44,7 +44,7 @@ std::uint64_t cuptiNow() {
 // Runs the capture to completion through the CaptureBackend interface and returns the stream.
 struct Captured {
     std::string bytes;
-    control::CaptureDone done;
+    wire::CaptureDone done;
     std::vector<std::uint64_t> seqs;
 };
 
@@ -55,11 +55,11 @@ Captured drive(CaptureEngine& engine, int maxMs = 5000, std::function<void(int)>
         if (tick) {
             tick(i);
         }
-        std::vector<control::Chunk> chunks;
+        std::vector<wire::Chunk> chunks;
         bool finished = engine.pollCapture(chunks, &c.done);
         for (auto& chunk : chunks) {
-            c.bytes += chunk.data();
-            c.seqs.push_back(chunk.seq());
+            c.bytes += chunk.data;
+            c.seqs.push_back(chunk.seq);
         }
         if (finished) {
             break;
@@ -77,9 +77,9 @@ Captured drive(CaptureEngine& engine, int maxMs = 5000, std::function<void(int)>
 TEST(CaptureEngineTest, DormantEngineMakesNoCuptiCalls) {
     FakeCuptiApi cupti;
     CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
-    control::Status s = engine.status();
-    EXPECT_EQ(s.state(), control::AGENT_STATE_DORMANT);
-    EXPECT_EQ(s.command_line_size(), 2);
+    wire::Status s = engine.status();
+    EXPECT_EQ(s.state, wire::AGENT_STATE_DORMANT);
+    EXPECT_EQ(s.commandLine.size(), 2u);
     EXPECT_TRUE(cupti.calls.empty());
     EXPECT_EQ(NvtxRecorder::instance().mode(), NvtxMode::Idle);
 }
@@ -89,45 +89,45 @@ TEST(CaptureEngineTest, SubscriberBusyIsRefusedNamingTheHolder) {
     cupti.subscribeResult = CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
     cupti.holderName = "CUPTI for PyTorch";
     CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
-    auto refused = engine.startCapture(control::StartCapture{}, 1);
+    auto refused = engine.startCapture(wire::StartCapture{}, 1);
     ASSERT_TRUE(refused.has_value());
-    EXPECT_EQ(refused->code(), control::ERROR_CODE_CUPTI_BUSY);
-    EXPECT_NE(refused->text().find("CUPTI for PyTorch"), std::string::npos);
-    EXPECT_NE(refused->text().find("TEARDOWN_CUPTI=1"), std::string::npos);
+    EXPECT_EQ(refused->code, wire::ERROR_CODE_CUPTI_BUSY);
+    EXPECT_NE(refused->text.find("CUPTI for PyTorch"), std::string::npos);
+    EXPECT_NE(refused->text.find("TEARDOWN_CUPTI=1"), std::string::npos);
     EXPECT_EQ(cupti.count("enable"), 0);
     EXPECT_EQ(cupti.count("unsubscribe"), 0);  // we never held it
-    EXPECT_EQ(engine.state(), control::AGENT_STATE_DORMANT);
-    EXPECT_EQ(engine.status().cupti_holder(), "CUPTI for PyTorch");
+    EXPECT_EQ(engine.state(), wire::AGENT_STATE_DORMANT);
+    EXPECT_EQ(engine.status().cuptiHolder, "CUPTI for PyTorch");
 }
 
 TEST(CaptureEngineTest, EnableFailureUndoesEverything) {
     FakeCuptiApi cupti;
     cupti.enableResults[CUPTI_ACTIVITY_KIND_MEMSET] = CUPTI_ERROR_NOT_COMPATIBLE;
     CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
-    auto refused = engine.startCapture(control::StartCapture{}, 1);
+    auto refused = engine.startCapture(wire::StartCapture{}, 1);
     ASSERT_TRUE(refused.has_value());
-    EXPECT_EQ(refused->code(), control::ERROR_CODE_CUPTI_FAILED);
-    EXPECT_NE(refused->text().find("MEMSET"), std::string::npos);
+    EXPECT_EQ(refused->code, wire::ERROR_CODE_CUPTI_FAILED);
+    EXPECT_NE(refused->text.find("MEMSET"), std::string::npos);
     EXPECT_TRUE(cupti.enabled.empty());  // kernels and memcpy were disabled again
     EXPECT_EQ(cupti.subscribed.load(), 0);
     EXPECT_EQ(cupti.count("unsubscribe"), 1);
-    EXPECT_EQ(engine.state(), control::AGENT_STATE_DORMANT);
+    EXPECT_EQ(engine.state(), wire::AGENT_STATE_DORMANT);
     // The engine is still usable once the problem is gone.
     cupti.enableResults.clear();
-    control::StartCapture request;
-    request.set_duration_ms(30);
+    wire::StartCapture request;
+    request.durationMs = 30;
     ASSERT_FALSE(engine.startCapture(request, 2).has_value());
     Captured c = drive(engine);
-    EXPECT_TRUE(c.done.ok());
+    EXPECT_TRUE(c.done.ok);
 }
 
 TEST(CaptureEngineTest, VersionMismatchIsRefused) {
     FakeCuptiApi cupti;
     cupti.apiVersion = 120000;
     CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
-    auto refused = engine.startCapture(control::StartCapture{}, 1);
+    auto refused = engine.startCapture(wire::StartCapture{}, 1);
     ASSERT_TRUE(refused.has_value());
-    EXPECT_NE(refused->text().find("120000"), std::string::npos);
+    EXPECT_NE(refused->text.find("120000"), std::string::npos);
     EXPECT_EQ(cupti.count("subscribe"), 0);
 }
 
@@ -142,15 +142,15 @@ TEST(CaptureEngineTest, CaptureStreamsADecodableTraceAndUnsubscribes) {
         s.kernel("_Z6matmulv", t - 40'000, t - 10'000, id);
     };
     CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
-    control::StartCapture request;
-    request.set_duration_ms(150);
+    wire::StartCapture request;
+    request.durationMs = 150;
     ASSERT_FALSE(engine.startCapture(request, 7).has_value());
     EXPECT_EQ(cupti.subscribed.load(), 1);
     EXPECT_EQ(NvtxRecorder::instance().mode(), NvtxMode::Recording);
     Captured c = drive(engine);
-    EXPECT_TRUE(c.done.ok()) << c.done.message();
-    EXPECT_EQ(c.done.capture_id(), 7u);
-    EXPECT_NE(c.done.message().find("150 ms"), std::string::npos);
+    EXPECT_TRUE(c.done.ok) << c.done.message;
+    EXPECT_EQ(c.done.captureId, 7u);
+    EXPECT_NE(c.done.message.find("150 ms"), std::string::npos);
     for (std::size_t i = 0; i < c.seqs.size(); ++i) {
         EXPECT_EQ(c.seqs[i], i);
     }
@@ -158,7 +158,7 @@ TEST(CaptureEngineTest, CaptureStreamsADecodableTraceAndUnsubscribes) {
     EXPECT_EQ(cupti.subscribed.load(), 0);
     EXPECT_TRUE(cupti.enabled.empty());
     EXPECT_EQ(NvtxRecorder::instance().mode(), NvtxMode::Idle);
-    EXPECT_EQ(engine.state(), control::AGENT_STATE_DORMANT);
+    EXPECT_EQ(engine.state(), wire::AGENT_STATE_DORMANT);
     EXPECT_GE(cupti.count("runtimeApi on"), 10);  // the allow-list, not the whole RUNTIME kind
     EXPECT_EQ(cupti.count("enable 5"), 0);        // CUPTI_ACTIVITY_KIND_RUNTIME never enabled
 
@@ -167,7 +167,7 @@ TEST(CaptureEngineTest, CaptureStreamsADecodableTraceAndUnsubscribes) {
     EXPECT_EQ(model->metadata.producer, "chokepoint-agent 0.1.0");
     EXPECT_EQ(model->metadata.hostName, "testhost");
     ASSERT_GT(model->kernels.size(), 0u);
-    EXPECT_EQ(static_cast<std::int64_t>(model->kernels.size()), c.done.kernels());
+    EXPECT_EQ(static_cast<std::int64_t>(model->kernels.size()), c.done.kernels);
     // Records are kept by start time: a launch in the window's last 10 us can have its kernel start
     // after the window end, so one launch may come without its kernel, never the other way round.
     EXPECT_LE(model->kernels.size(), model->apiCalls.size());
@@ -194,19 +194,19 @@ TEST(CaptureEngineTest, ExhaustedBufferPoolCountsDropsAndNeverBlocks) {
     cupti.holdBuffers = true;  // the consumer never gets buffers back: the pool runs dry
     cupti.buffersPerFlush = 3;
     CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());  // 4 buffers
-    control::StartCapture request;
-    request.set_duration_ms(100);
-    request.set_kinds(control::CAPTURE_KIND_KERNELS);
+    wire::StartCapture request;
+    request.durationMs = 100;
+    request.kinds = wire::CAPTURE_KIND_KERNELS;
     ASSERT_FALSE(engine.startCapture(request, 1).has_value());
     Captured c = drive(engine);
     cupti.releaseHeld();
-    EXPECT_GT(c.done.dropped_records(), 0);
+    EXPECT_GT(c.done.droppedRecords, 0);
     auto model = core::readCptraceFromMemory(c.bytes, "capture");
     ASSERT_TRUE(model.ok()) << model.error().message;
     const core::TraceStat* dropped = model->stats.find("agent.dropped_records");
     ASSERT_NE(dropped, nullptr);
     EXPECT_EQ(dropped->severity, core::Severity::DataLoss);
-    EXPECT_EQ(dropped->count, c.done.dropped_records());
+    EXPECT_EQ(dropped->count, c.done.droppedRecords);
     EXPECT_GT(model->stats.count("agent.buffer_pool_exhausted"), 0);
     EXPECT_LE(engine.pool().blocksAllocated(), 4u);
 }
@@ -215,12 +215,12 @@ TEST(CaptureEngineTest, ExhaustedBufferPoolCountsDropsAndNeverBlocks) {
 // on disk, and all of them arrive, in order, once the client reads. `spillDirectory` unwritable:
 // they stay in memory instead (still complete, because the memory cap is not reached).
 Captured captureWithASlowClient(CaptureEngine& engine) {
-    control::StartCapture request;
-    request.set_duration_ms(300);
-    request.set_kinds(control::CAPTURE_KIND_KERNELS | control::CAPTURE_KIND_API);
+    wire::StartCapture request;
+    request.durationMs = 300;
+    request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_API;
     EXPECT_FALSE(engine.startCapture(request, 3).has_value());
     // Nothing is read while the window runs (300 ms) and drains (up to 200 ms).
-    for (int waited = 0; engine.state() != control::AGENT_STATE_DRAINING && waited < 100; ++waited) {
+    for (int waited = 0; engine.state() != wire::AGENT_STATE_DRAINING && waited < 100; ++waited) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
@@ -257,11 +257,11 @@ TEST(CaptureEngineTest, ASlowClientGetsEveryChunkFromDiskInsteadOfDrops) {
     for (std::size_t i = 0; i < c.seqs.size(); ++i) {
         ASSERT_EQ(c.seqs[i], i) << "chunks out of order or missing";
     }
-    EXPECT_TRUE(c.done.ok()) << c.done.message();
+    EXPECT_TRUE(c.done.ok) << c.done.message;
     EXPECT_LE(engine.peakQueuedChunkBytes(), config.memoryChunkBytes);
     auto model = core::readCptraceFromMemory(c.bytes, "capture");
     ASSERT_TRUE(model.ok()) << model.error().message;
-    EXPECT_EQ(static_cast<std::int64_t>(model->kernels.size()), c.done.kernels());
+    EXPECT_EQ(static_cast<std::int64_t>(model->kernels.size()), c.done.kernels);
     EXPECT_GT(model->kernels.size(), 100u);
     EXPECT_EQ(model->stats.count("agent.dropped_records"), 0);
     EXPECT_GT(model->stats.count("agent.spilled_chunks"), 0) << "the slow client made chunks wait on disk";
@@ -287,7 +287,7 @@ TEST(CaptureEngineTest, WithoutAWritableSpillDirectoryChunksWaitInMemory) {
     EXPECT_GT(engine.peakQueuedChunkBytes(), config.memoryChunkBytes);
     auto model = core::readCptraceFromMemory(c.bytes, "capture");
     ASSERT_TRUE(model.ok()) << model.error().message;
-    EXPECT_EQ(static_cast<std::int64_t>(model->kernels.size()), c.done.kernels());
+    EXPECT_EQ(static_cast<std::int64_t>(model->kernels.size()), c.done.kernels);
     EXPECT_EQ(model->stats.count("agent.spilled_chunks"), 0);
 }
 
@@ -300,12 +300,12 @@ TEST(CaptureEngineTest, StepAlignedWindowKeepsOnlyRecordsOfTheRequestedSteps) {
         s.kernel("step_kernel", t - 20'000, t - 10'000, 1);
     };
     CaptureEngine engine(cupti, nvtx, fastConfig());
-    control::StartCapture request;
-    request.set_steps(2);
-    request.set_start_at_next_step(true);
-    request.set_kinds(control::CAPTURE_KIND_KERNELS);
+    wire::StartCapture request;
+    request.steps = 2;
+    request.startAtNextStep = true;
+    request.kinds = wire::CAPTURE_KIND_KERNELS;
     ASSERT_FALSE(engine.startCapture(request, 3).has_value());
-    EXPECT_EQ(engine.state(), control::AGENT_STATE_ARMED);
+    EXPECT_EQ(engine.state(), wire::AGENT_STATE_ARMED);
     EXPECT_EQ(nvtx.mode(), NvtxMode::Armed);
     std::int64_t stepTimes[3] = {0, 0, 0};
     Captured c = drive(engine, 5000, [&](int i) {
@@ -316,8 +316,8 @@ TEST(CaptureEngineTest, StepAlignedWindowKeepsOnlyRecordsOfTheRequestedSteps) {
             nvtx.noteStep("ProfilerStep#", t);
         }
     });
-    EXPECT_TRUE(c.done.ok()) << c.done.message();
-    EXPECT_NE(c.done.message().find("2 steps"), std::string::npos);
+    EXPECT_TRUE(c.done.ok) << c.done.message;
+    EXPECT_NE(c.done.message.find("2 steps"), std::string::npos);
     auto model = core::readCptraceFromMemory(c.bytes, "capture");
     ASSERT_TRUE(model.ok()) << model.error().message;
     ASSERT_GT(model->kernels.size(), 0u);
@@ -327,22 +327,22 @@ TEST(CaptureEngineTest, StepAlignedWindowKeepsOnlyRecordsOfTheRequestedSteps) {
         EXPECT_LT(start, stepTimes[2]);
     }
     EXPECT_GT(model->stats.count("agent.outside_window"), 0);  // records before step 1 were dropped
-    EXPECT_EQ(c.done.duration_ns(), stepTimes[2] - stepTimes[0]);
+    EXPECT_EQ(c.done.durationNs, stepTimes[2] - stepTimes[0]);
 }
 
 TEST(CaptureEngineTest, StopRequestEndsAnOpenEndedCapture) {
     FakeCuptiApi cupti;
     CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
-    control::StartCapture request;  // no steps, no duration
-    request.set_kinds(control::CAPTURE_KIND_KERNELS | control::CAPTURE_KIND_HOST);
+    wire::StartCapture request;  // no steps, no duration
+    request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_HOST;
     ASSERT_FALSE(engine.startCapture(request, 1).has_value());
     auto second = engine.startCapture(request, 2);
     ASSERT_TRUE(second.has_value());
-    EXPECT_EQ(second->code(), control::ERROR_CODE_BUSY);
+    EXPECT_EQ(second->code, wire::ERROR_CODE_BUSY);
     std::this_thread::sleep_for(std::chrono::milliseconds(60));
     engine.requestStop();
     Captured c = drive(engine);
-    EXPECT_EQ(c.done.message(), "stopped by request");
+    EXPECT_EQ(c.done.message, "stopped by request");
     auto model = core::readCptraceFromMemory(c.bytes, "capture");
     ASSERT_TRUE(model.ok()) << model.error().message;
 }
@@ -350,14 +350,14 @@ TEST(CaptureEngineTest, StopRequestEndsAnOpenEndedCapture) {
 TEST(CaptureEngineTest, GpuMetricsWithoutCounterAccessAreReportedNotFatal) {
     FakeCuptiApi cupti;
     CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
-    control::StartCapture request;
-    request.set_kinds(control::CAPTURE_KIND_GPU_METRICS | control::CAPTURE_KIND_KERNELS);
-    request.set_duration_ms(40);
+    wire::StartCapture request;
+    request.kinds = wire::CAPTURE_KIND_GPU_METRICS | wire::CAPTURE_KIND_KERNELS;
+    request.durationMs = 40;
     // PM sampling goes to the real libcupti, which has no GPU here: the capture proceeds without it.
     auto refused = engine.startCapture(request, 1);
-    ASSERT_FALSE(refused.has_value()) << refused->text();
+    ASSERT_FALSE(refused.has_value()) << refused->text;
     Captured c = drive(engine);
-    EXPECT_TRUE(c.done.ok());
+    EXPECT_TRUE(c.done.ok);
     auto model = core::readCptraceFromMemory(c.bytes, "capture");
     ASSERT_TRUE(model.ok()) << model.error().message;
     const core::TraceStat* why = model->stats.find("agent.gpu_metrics_unavailable");
@@ -369,13 +369,13 @@ TEST(CaptureEngineTest, GpuMetricsWithoutCounterAccessAreReportedNotFatal) {
 TEST(CaptureEngineTest, OutOfRangeWindowsAreRefusedBeforeTouchingCupti) {
     FakeCuptiApi cupti;
     CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
-    control::StartCapture huge;
-    huge.set_duration_ms(~0ull);  // would overflow the nanosecond window end
+    wire::StartCapture huge;
+    huge.durationMs = ~0ull;  // would overflow the nanosecond window end
     auto refused = engine.startCapture(huge, 1);
     ASSERT_TRUE(refused.has_value());
-    EXPECT_EQ(refused->code(), control::ERROR_CODE_MALFORMED);
-    control::StartCapture marker;
-    marker.set_step_marker(std::string(200, 'x'));
+    EXPECT_EQ(refused->code, wire::ERROR_CODE_MALFORMED);
+    wire::StartCapture marker;
+    marker.stepMarker = std::string(200, 'x');
     EXPECT_TRUE(engine.startCapture(marker, 2).has_value());
     EXPECT_TRUE(cupti.calls.empty());
 }
@@ -383,15 +383,15 @@ TEST(CaptureEngineTest, OutOfRangeWindowsAreRefusedBeforeTouchingCupti) {
 TEST(CaptureEngineTest, RealCuptiWithoutADriverIsRefusedWithoutHarm) {
     auto cupti = makeRealCuptiApi();
     CaptureEngine engine(*cupti, NvtxRecorder::instance(), fastConfig());
-    auto refused = engine.startCapture(control::StartCapture{}, 1);
+    auto refused = engine.startCapture(wire::StartCapture{}, 1);
     if (!refused.has_value()) {
         engine.requestStop();
         drive(engine);
         GTEST_SKIP() << "CUPTI accepted the capture: a driver is present on this machine";
     }
-    EXPECT_EQ(refused->code(), control::ERROR_CODE_CUPTI_FAILED);
-    EXPECT_FALSE(refused->text().empty());
-    EXPECT_EQ(engine.state(), control::AGENT_STATE_DORMANT);
+    EXPECT_EQ(refused->code, wire::ERROR_CODE_CUPTI_FAILED);
+    EXPECT_FALSE(refused->text.empty());
+    EXPECT_EQ(engine.state(), wire::AGENT_STATE_DORMANT);
 }
 
 }  // namespace

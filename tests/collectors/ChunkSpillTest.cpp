@@ -12,12 +12,12 @@
 namespace chokepoint::collectors {
 namespace {
 
-control::Chunk makeChunk(std::uint64_t seq, std::size_t sizeBytes) {
-    control::Chunk chunk;
-    chunk.set_capture_id(7);
-    chunk.set_seq(seq);
-    chunk.set_records(static_cast<std::int64_t>(seq * 10));
-    chunk.set_data(std::string(sizeBytes, static_cast<char>('a' + seq % 26)));
+wire::Chunk makeChunk(std::uint64_t seq, std::size_t sizeBytes) {
+    wire::Chunk chunk;
+    chunk.captureId = 7;
+    chunk.seq = seq;
+    chunk.records = static_cast<std::int64_t>(seq * 10);
+    chunk.data = std::string(sizeBytes, static_cast<char>('a' + seq % 26));
     return chunk;
 }
 
@@ -46,7 +46,7 @@ TEST(ChunkSpillTest, ChunksComeBackInOrderAndTheFileLeavesNoTrace) {
     EXPECT_GT(spill.bytesHeld(), 50u * 10'000);
     EXPECT_EQ(spill.peakBytes(), spill.bytesHeld());
 
-    std::vector<control::Chunk> out;
+    std::vector<wire::Chunk> out;
     ASSERT_TRUE(spill.pop(out, 35'000));  // about three chunks' worth
     EXPECT_EQ(out.size(), 3u);
     ASSERT_TRUE(spill.pop(out, 0));  // at least one, even when asked for nothing
@@ -56,9 +56,9 @@ TEST(ChunkSpillTest, ChunksComeBackInOrderAndTheFileLeavesNoTrace) {
     ASSERT_TRUE(spill.pop(out, std::size_t(1) << 30));
     ASSERT_EQ(out.size(), 51u);
     for (std::uint64_t seq = 0; seq < out.size(); ++seq) {
-        EXPECT_EQ(out[seq].seq(), seq);
-        EXPECT_EQ(out[seq].records(), static_cast<std::int64_t>(seq * 10));
-        EXPECT_EQ(out[seq].data(), makeChunk(seq, seq == 50 ? 100 : 10'000 + seq).data());
+        EXPECT_EQ(out[seq].seq, seq);
+        EXPECT_EQ(out[seq].records, static_cast<std::int64_t>(seq * 10));
+        EXPECT_EQ(out[seq].data, makeChunk(seq, seq == 50 ? 100 : 10'000 + seq).data);
     }
     EXPECT_TRUE(spill.empty());
     EXPECT_EQ(spill.bytesHeld(), 0u);
@@ -67,7 +67,7 @@ TEST(ChunkSpillTest, ChunksComeBackInOrderAndTheFileLeavesNoTrace) {
     out.clear();
     ASSERT_TRUE(spill.pop(out, 1));
     ASSERT_EQ(out.size(), 1u);
-    EXPECT_EQ(out[0].seq(), 51u);
+    EXPECT_EQ(out[0].seq, 51u);
 }
 
 TEST(ChunkSpillTest, TheCapAndAnUnwritableDirectoryAreRefusedWithTheReason) {
@@ -95,10 +95,10 @@ TEST(ChunkSpillTest, AbandonDropsWhatIsHeldAndCountsAfresh) {
     EXPECT_EQ(spill.bytesHeld(), 0u);
     EXPECT_EQ(spill.chunksSpilled(), 0u);
     ASSERT_TRUE(spill.push(makeChunk(1, 100)));
-    std::vector<control::Chunk> out;
+    std::vector<wire::Chunk> out;
     ASSERT_TRUE(spill.pop(out, 1 << 20));
     ASSERT_EQ(out.size(), 1u);
-    EXPECT_EQ(out[0].seq(), 1u);
+    EXPECT_EQ(out[0].seq, 1u);
 }
 
 }  // namespace

@@ -50,7 +50,7 @@ std::uint64_t cuptiNow() {
 
 struct Captured {
     std::string bytes;
-    control::CaptureDone done;
+    wire::CaptureDone done;
 };
 
 Captured drive(CaptureEngine& engine, int maxMs = 5000, const std::function<void(int)>& tick = {}) {
@@ -60,10 +60,10 @@ Captured drive(CaptureEngine& engine, int maxMs = 5000, const std::function<void
         if (tick) {
             tick(i);
         }
-        std::vector<control::Chunk> chunks;
+        std::vector<wire::Chunk> chunks;
         bool finished = engine.pollCapture(chunks, &c.done);
         for (auto& chunk : chunks) {
-            c.bytes += chunk.data();
+            c.bytes += chunk.data;
         }
         if (finished) {
             break;
@@ -149,9 +149,9 @@ TEST(SyncRecordsTest, ASyncRecordWhoseApiRecordComesOnePassLaterIsKept) {
 TEST(SyncRecordsTest, ACaptureWithSyncAsksCuptiForCompletedWaitsOnly) {
     FakeCuptiApi cupti;
     CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
-    control::StartCapture request;
-    request.set_duration_ms(20);
-    request.set_kinds(control::CAPTURE_KIND_SYNC);
+    wire::StartCapture request;
+    request.durationMs = 20;
+    request.kinds = wire::CAPTURE_KIND_SYNC;
     ASSERT_FALSE(engine.startCapture(request, 1).has_value());
     drive(engine);
     std::lock_guard lock(cupti.mutex);
@@ -264,9 +264,9 @@ TEST(LaunchWindowTest, KernelsRunningAfterTheWindowEndOfTheirLaunchesAreKept) {
     };
     CaptureEngineConfig config = fastConfig();
     CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
-    control::StartCapture request;
-    request.set_duration_ms(80);
-    request.set_kinds(control::CAPTURE_KIND_KERNELS | control::CAPTURE_KIND_API);
+    wire::StartCapture request;
+    request.durationMs = 80;
+    request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_API;
     ASSERT_FALSE(engine.startCapture(request, 1).has_value());
     Captured c = drive(engine);
     auto model = core::readCptraceFromMemory(c.bytes, "capture");
@@ -290,9 +290,9 @@ TEST(LaunchWindowTest, KernelsRunningAfterTheWindowEndOfTheirLaunchesAreKept) {
 TEST(LaunchWindowTest, TheDrainSwitchesTheApiAllowListOffWithTheKinds) {
     FakeCuptiApi cupti;
     CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
-    control::StartCapture request;
-    request.set_duration_ms(20);
-    request.set_kinds(control::CAPTURE_KIND_KERNELS | control::CAPTURE_KIND_API);
+    wire::StartCapture request;
+    request.durationMs = 20;
+    request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_API;
     ASSERT_FALSE(engine.startCapture(request, 1).has_value());
     drive(engine);
     std::lock_guard lock(cupti.mutex);
@@ -327,9 +327,9 @@ TEST(CuptiVersionTest, TheTraceNotesTheCuptiVersionAndAnUnverifiedLayout) {
     CaptureEngineConfig config = fastConfig();
     config.allowNewerCupti = true;
     CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
-    control::StartCapture request;
-    request.set_duration_ms(20);
-    request.set_kinds(control::CAPTURE_KIND_KERNELS);
+    wire::StartCapture request;
+    request.durationMs = 20;
+    request.kinds = wire::CAPTURE_KIND_KERNELS;
     ASSERT_FALSE(engine.startCapture(request, 1).has_value());
     Captured c = drive(engine);
     auto model = core::readCptraceFromMemory(c.bytes, "capture");
@@ -345,9 +345,9 @@ TEST(CuptiSessionTest, ThreadIdTypeIsSetOnceAndNeverRestored) {
     FakeCuptiApi cupti;
     CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
     for (std::uint64_t id = 1; id <= 2; ++id) {
-        control::StartCapture request;
-        request.set_duration_ms(15);
-        request.set_kinds(control::CAPTURE_KIND_KERNELS);
+        wire::StartCapture request;
+        request.durationMs = 15;
+        request.kinds = wire::CAPTURE_KIND_KERNELS;
         ASSERT_FALSE(engine.startCapture(request, id).has_value());
         drive(engine);
     }
@@ -359,9 +359,9 @@ TEST(CuptiSessionTest, ThreadIdTypeIsSetOnceAndNeverRestored) {
 TEST(CuptiSessionTest, AHostOnlyCaptureNeverTouchesCupti) {
     FakeCuptiApi cupti;
     CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
-    control::StartCapture request;
-    request.set_duration_ms(40);
-    request.set_kinds(control::CAPTURE_KIND_HOST | control::CAPTURE_KIND_NVTX);
+    wire::StartCapture request;
+    request.durationMs = 40;
+    request.kinds = wire::CAPTURE_KIND_HOST | wire::CAPTURE_KIND_NVTX;
     ASSERT_FALSE(engine.startCapture(request, 1).has_value());
     drive(engine);
     EXPECT_EQ(cupti.timestampCalls.load(), 0) << "cuptiGetTimestamp initialises CUPTI";
@@ -401,9 +401,9 @@ TEST(CuptiSessionTest, AnOldExhaustionIsNotReportedAgainByTheNextCapture) {
     config.maxBuffers = 4;
     config.drainTimeoutMs = 50;
     CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
-    control::StartCapture request;
-    request.set_duration_ms(60);
-    request.set_kinds(control::CAPTURE_KIND_KERNELS);
+    wire::StartCapture request;
+    request.durationMs = 60;
+    request.kinds = wire::CAPTURE_KIND_KERNELS;
     ASSERT_FALSE(engine.startCapture(request, 1).has_value());
     Captured first = drive(engine);
     cupti.releaseHeld();
@@ -422,9 +422,9 @@ TEST(CuptiSessionTest, DetachAfterCaptureIsOptional) {
     FakeCuptiApi cupti;
     CaptureEngineConfig config = fastConfig();
     CaptureEngine plain(cupti, NvtxRecorder::instance(), config);
-    control::StartCapture request;
-    request.set_duration_ms(15);
-    request.set_kinds(control::CAPTURE_KIND_KERNELS);
+    wire::StartCapture request;
+    request.durationMs = 15;
+    request.kinds = wire::CAPTURE_KIND_KERNELS;
     ASSERT_FALSE(plain.startCapture(request, 1).has_value());
     drive(plain);
     EXPECT_EQ(cupti.count("detach"), 0);
@@ -445,9 +445,9 @@ TEST(CuptiSessionTest, DetachAfterCaptureIsOptional) {
 TEST(WorkerSideSourcesTest, DeviceDumpAndGpuMetricsStartOnTheWorkerNotInsideTheCaller) {
     FakeCuptiApi cupti;
     CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
-    control::StartCapture request;
-    request.set_duration_ms(30);
-    request.set_kinds(control::CAPTURE_KIND_KERNELS | control::CAPTURE_KIND_GPU_METRICS);
+    wire::StartCapture request;
+    request.durationMs = 30;
+    request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_GPU_METRICS;
     // In file mode this call runs inside cuInit: it must not program the device.
     ASSERT_FALSE(engine.startCapture(request, 1).has_value());
     Captured c = drive(engine);
@@ -471,9 +471,9 @@ TEST(FileModeTest, ASecondCaptureAfterAFileModeCaptureStreamsToItsClient) {
             return true;
         },
         [&] { ended.fetch_add(1); });
-    control::StartCapture request;
-    request.set_duration_ms(20);
-    request.set_kinds(control::CAPTURE_KIND_KERNELS);
+    wire::StartCapture request;
+    request.durationMs = 20;
+    request.kinds = wire::CAPTURE_KIND_KERNELS;
     ASSERT_FALSE(engine.startCapture(request, 1).has_value());
     ASSERT_TRUE(engine.waitIdle(5000));
     EXPECT_EQ(ended.load(), 1);
@@ -483,8 +483,8 @@ TEST(FileModeTest, ASecondCaptureAfterAFileModeCaptureStreamsToItsClient) {
     // attach: the same engine, a socket client.
     ASSERT_FALSE(engine.startCapture(request, 2).has_value());
     Captured c = drive(engine, 3000);
-    EXPECT_TRUE(c.done.ok()) << c.done.message();
-    EXPECT_EQ(c.done.capture_id(), 2u);
+    EXPECT_TRUE(c.done.ok) << c.done.message;
+    EXPECT_EQ(c.done.captureId, 2u);
     EXPECT_FALSE(c.bytes.empty());
     EXPECT_TRUE(core::readCptraceFromMemory(c.bytes, "attach").ok());
     EXPECT_EQ(file.size(), fileBytes) << "the finished file was written to again";
@@ -505,15 +505,15 @@ TEST(ClockTheftTest, AClockDomainChangeEndsTheCaptureWithADataLossNote) {
     CaptureEngineConfig config = fastConfig();
     config.anchorIntervalMs = 10;
     CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
-    control::StartCapture request;
-    request.set_kinds(control::CAPTURE_KIND_KERNELS);
+    wire::StartCapture request;
+    request.kinds = wire::CAPTURE_KIND_KERNELS;
     ASSERT_FALSE(engine.startCapture(request, 1).has_value());
     Captured c = drive(engine, 5000, [&](int tick) {
         if (tick == 10) {
             cupti.clockOffsetNs = 5'000'000'000ull;  // a TSC-like callback registered mid-capture
         }
     });
-    EXPECT_NE(c.done.message().find("clock"), std::string::npos) << c.done.message();
+    EXPECT_NE(c.done.message.find("clock"), std::string::npos) << c.done.message;
     auto model = core::readCptraceFromMemory(c.bytes, "capture");
     ASSERT_TRUE(model.ok()) << model.error().message;
     const core::TraceStat* stat = model->stats.find("agent.cupti_clock_changed");
@@ -529,8 +529,8 @@ TEST(ClockTheftTest, StolenBufferCallbacksEndTheCaptureWhileTheJobKeepsStepping)
     config.callbackSilenceMs = 100;
     NvtxRecorder& nvtx = NvtxRecorder::instance();
     CaptureEngine engine(cupti, nvtx, config);
-    control::StartCapture request;
-    request.set_kinds(control::CAPTURE_KIND_KERNELS);
+    wire::StartCapture request;
+    request.kinds = wire::CAPTURE_KIND_KERNELS;
     ASSERT_FALSE(engine.startCapture(request, 1).has_value());
     Captured c = drive(engine, 5000, [&](int tick) {
         if (tick == 10) {
@@ -540,7 +540,7 @@ TEST(ClockTheftTest, StolenBufferCallbacksEndTheCaptureWhileTheJobKeepsStepping)
             nvtx.noteStep("ProfilerStep#", monotonicNowNs());  // the job keeps stepping
         }
     });
-    EXPECT_NE(c.done.message().find("buffer callbacks"), std::string::npos) << c.done.message();
+    EXPECT_NE(c.done.message.find("buffer callbacks"), std::string::npos) << c.done.message;
     auto model = core::readCptraceFromMemory(c.bytes, "capture");
     ASSERT_TRUE(model.ok()) << model.error().message;
     const core::TraceStat* stat = model->stats.find("agent.cupti_callbacks_lost");
@@ -554,16 +554,16 @@ TEST(ClockTheftTest, AnIdleJobIsNotMistakenForStolenCallbacks) {
     CaptureEngineConfig config = fastConfig();
     config.callbackSilenceMs = 50;
     CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
-    control::StartCapture request;
-    request.set_kinds(control::CAPTURE_KIND_KERNELS);
-    request.set_duration_ms(400);
+    wire::StartCapture request;
+    request.kinds = wire::CAPTURE_KIND_KERNELS;
+    request.durationMs = 400;
     ASSERT_FALSE(engine.startCapture(request, 1).has_value());
     Captured c = drive(engine, 5000, [&](int tick) {
         if (tick == 10) {
             cupti.stealCallbacks();  // no more callbacks, but no steps either: a pause, not a theft
         }
     });
-    EXPECT_NE(c.done.message().find("400 ms"), std::string::npos) << c.done.message();
+    EXPECT_NE(c.done.message.find("400 ms"), std::string::npos) << c.done.message;
 }
 
 // --- #16: model facts published before an attach ------------------------------------------------------
@@ -574,9 +574,9 @@ TEST(MetaMarksTest, FactsPublishedWhileIdleReachALaterCapture) {
     nvtx.noteMeta("chokepoint:meta params=1234567 tokens_per_step=4096");
     FakeCuptiApi cupti;
     CaptureEngine engine(cupti, nvtx, fastConfig());
-    control::StartCapture request;
-    request.set_duration_ms(20);
-    request.set_kinds(control::CAPTURE_KIND_NVTX);
+    wire::StartCapture request;
+    request.durationMs = 20;
+    request.kinds = wire::CAPTURE_KIND_NVTX;
     ASSERT_FALSE(engine.startCapture(request, 1).has_value());
     Captured c = drive(engine);
     auto model = core::readCptraceFromMemory(c.bytes, "capture");
@@ -766,11 +766,11 @@ TEST(CuptiSearchTest, ACaptureWithoutCuptiIsRefusedNamingWhatWasTried) {
     FakeCuptiApi cupti;
     cupti.loadable = false;
     CaptureEngine engine(cupti, NvtxRecorder::instance(), fastConfig());
-    control::StartCapture request;
-    request.set_kinds(control::CAPTURE_KIND_KERNELS);
+    wire::StartCapture request;
+    request.kinds = wire::CAPTURE_KIND_KERNELS;
     auto refused = engine.startCapture(request, 1);
     ASSERT_TRUE(refused.has_value());
-    EXPECT_NE(refused->text().find("/fake/libcupti.so.13"), std::string::npos);
+    EXPECT_NE(refused->text.find("/fake/libcupti.so.13"), std::string::npos);
     EXPECT_EQ(cupti.count("subscribe"), 0);
 }
 
@@ -849,8 +849,8 @@ TEST(ForkTest, ForkStormWhileTheWorkerAndControlThreadAreBusyNeverKillsAChild) {
     config.compressChunks = false;
     CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
     NvtxRecorder& nvtx = NvtxRecorder::instance();
-    control::StartCapture request;
-    request.set_kinds(control::CAPTURE_KIND_KERNELS | control::CAPTURE_KIND_API | control::CAPTURE_KIND_NVTX);
+    wire::StartCapture request;
+    request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_API | wire::CAPTURE_KIND_NVTX;
     ASSERT_FALSE(engine.startCapture(request, 1).has_value());
     std::atomic<bool> stop{false};
     // NVTX from several threads (the worker drains them), and a control thread polling chunks.
@@ -876,9 +876,9 @@ TEST(ForkTest, ForkStormWhileTheWorkerAndControlThreadAreBusyNeverKillsAChild) {
         });
     }
     busy.emplace_back([&] {
-        control::CaptureDone done;
+        wire::CaptureDone done;
         while (!stop.load()) {
-            std::vector<control::Chunk> chunks;
+            std::vector<wire::Chunk> chunks;
             engine.pollCapture(chunks, &done);
         }
     });

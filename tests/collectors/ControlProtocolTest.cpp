@@ -23,7 +23,7 @@
 #include "collectors/control/AgentLauncher.h"
 #include "collectors/control/ControlClient.h"
 #include "collectors/control/ControlServer.h"
-#include "collectors/control/Framing.h"
+#include "collectors/control/EnvelopeFrames.h"
 #include "collectors/control/RuntimeDir.h"
 
 namespace chokepoint::collectors {
@@ -33,18 +33,17 @@ namespace {
 // end it early.
 class FakeBackend : public CaptureBackend {
 public:
-    control::Status status() override {
+    wire::Status status() override {
         std::lock_guard lock(m);
-        control::Status s;
-        s.set_pid(::getpid());
-        s.add_command_line("fake-training");
-        s.add_gpu_names("Fake GPU");
-        s.set_state(capturing ? control::AGENT_STATE_CAPTURING : control::AGENT_STATE_DORMANT);
-        s.set_capture_id(captureId);
+        wire::Status s;
+        s.pid = ::getpid();
+        s.commandLine.push_back("fake-training");
+        s.gpuNames.push_back("Fake GPU");
+        s.state = capturing ? wire::AGENT_STATE_CAPTURING : wire::AGENT_STATE_DORMANT;
+        s.captureId = captureId;
         return s;
     }
-    std::optional<control::Error> startCapture(const control::StartCapture& request,
-                                               std::uint64_t id) override {
+    std::optional<wire::Error> startCapture(const wire::StartCapture& request, std::uint64_t id) override {
         std::lock_guard lock(m);
         if (refuseWith) {
             return refuseWith;
@@ -60,17 +59,17 @@ public:
         std::lock_guard lock(m);
         stopRequested = true;
     }
-    bool pollCapture(std::vector<control::Chunk>& out, control::CaptureDone* done) override {
+    bool pollCapture(std::vector<wire::Chunk>& out, wire::CaptureDone* done) override {
         std::lock_guard lock(m);
         if (!capturing) {
             return false;
         }
         if (!stopRequested && sent < chunksToSend) {
-            control::Chunk c;
-            c.set_capture_id(captureId);
-            c.set_seq(static_cast<std::uint64_t>(sent));
-            c.set_data(std::string(chunkBytes, static_cast<char>('a' + sent % 26)));
-            c.set_records(1);
+            wire::Chunk c;
+            c.captureId = captureId;
+            c.seq = static_cast<std::uint64_t>(sent);
+            c.data = std::string(chunkBytes, static_cast<char>('a' + sent % 26));
+            c.records = 1;
             out.push_back(std::move(c));
             ++sent;
             return false;
@@ -79,10 +78,10 @@ public:
             return false;
         }
         capturing = false;
-        done->set_capture_id(captureId);
-        done->set_ok(true);
-        done->set_message(stopRequested ? "stopped by request" : "window complete");
-        done->set_kernels(sent);
+        done->captureId = captureId;
+        done->ok = true;
+        done->message = stopRequested ? "stopped by request" : "window complete";
+        done->kernels = sent;
         return true;
     }
 
@@ -95,8 +94,8 @@ public:
     int sent = 0;
     int starts = 0;
     std::uint64_t captureId = 0;
-    control::StartCapture lastRequest;
-    std::optional<control::Error> refuseWith;
+    wire::StartCapture lastRequest;
+    std::optional<wire::Error> refuseWith;
 };
 
 class ControlProtocolTest : public ::testing::Test {
@@ -183,8 +182,8 @@ TEST_F(ControlProtocolTest, CaptureStreamsChunksThenDone) {
     EXPECT_EQ(stream.size(), 300u);
     EXPECT_EQ(stream.substr(0, 1) + stream.substr(100, 1) + stream.substr(200, 1), "abc");
     std::lock_guard lock(backend.m);
-    EXPECT_EQ(backend.lastRequest.steps(), 5u);
-    EXPECT_TRUE(backend.lastRequest.start_at_next_step());
+    EXPECT_EQ(backend.lastRequest.steps, 5u);
+    EXPECT_TRUE(backend.lastRequest.startAtNextStep);
 }
 
 TEST_F(ControlProtocolTest, StopEndsCaptureAndSecondClientIsBusy) {
@@ -222,9 +221,9 @@ TEST_F(ControlProtocolTest, StopEndsCaptureAndSecondClientIsBusy) {
 }
 
 TEST_F(ControlProtocolTest, BackendRefusalIsForwarded) {
-    control::Error e;
-    e.set_code(control::ERROR_CODE_CUPTI_BUSY);
-    e.set_text("CUPTI is held by 'CUPTI for PyTorch'");
+    wire::Error e;
+    e.code = wire::ERROR_CODE_CUPTI_BUSY;
+    e.text = "CUPTI is held by 'CUPTI for PyTorch'";
     backend.refuseWith = e;
     startServer();
     auto client = ControlClient::connect(path);
@@ -242,7 +241,7 @@ TEST_F(ControlProtocolTest, ForeignBytesAreRefusedAndServerSurvives) {
     int fd = rawConnect();
     const char junk[] = "GET / HTTP/1.1\r\n\r\n";
     ASSERT_EQ(::send(fd, junk, sizeof junk - 1, MSG_NOSIGNAL), static_cast<ssize_t>(sizeof junk - 1));
-    FrameReadResult reply = readFrame(fd, kMaxReplyFrameBytes, 2000);
+    EnvelopeReadResult reply = readEnvelope(fd, kMaxReplyFrameBytes, 2000);
     ASSERT_TRUE(reply.ok()) << reply.detail;
     ASSERT_TRUE(reply.envelope.has_error());
     EXPECT_EQ(reply.envelope.error().code(), control::ERROR_CODE_MALFORMED);
@@ -262,7 +261,7 @@ TEST_F(ControlProtocolTest, OversizedFrameIsRefusedWithoutReadingIt) {
     int fd = rawConnect();
     char header[8] = {'C', 'P', 'C', '1', 0, 0, 0, 0x10};  // 256 MiB
     ASSERT_EQ(::send(fd, header, 8, MSG_NOSIGNAL), 8);
-    FrameReadResult reply = readFrame(fd, kMaxReplyFrameBytes, 2000);
+    EnvelopeReadResult reply = readEnvelope(fd, kMaxReplyFrameBytes, 2000);
     ASSERT_TRUE(reply.ok()) << reply.detail;
     ASSERT_TRUE(reply.envelope.has_error());
     EXPECT_EQ(reply.envelope.error().code(), control::ERROR_CODE_TOO_LARGE);
@@ -275,7 +274,7 @@ TEST_F(ControlProtocolTest, GarbagePayloadAndTruncatedFrameAreRefused) {
         int fd = rawConnect();
         std::string frame = std::string("CPC1") + std::string("\x05\0\0\0", 4) + "\xff\xff\xff\xff\xff";
         ASSERT_EQ(::send(fd, frame.data(), frame.size(), MSG_NOSIGNAL), static_cast<ssize_t>(frame.size()));
-        FrameReadResult reply = readFrame(fd, kMaxReplyFrameBytes, 2000);
+        EnvelopeReadResult reply = readEnvelope(fd, kMaxReplyFrameBytes, 2000);
         ASSERT_TRUE(reply.ok());
         EXPECT_EQ(reply.envelope.error().code(), control::ERROR_CODE_MALFORMED);
         ::close(fd);
@@ -286,7 +285,7 @@ TEST_F(ControlProtocolTest, GarbagePayloadAndTruncatedFrameAreRefused) {
         std::string frame = std::string("CPC1") + std::string("\x64\0\0\0", 4) + "abc";
         ASSERT_EQ(::send(fd, frame.data(), frame.size(), MSG_NOSIGNAL), static_cast<ssize_t>(frame.size()));
         ::shutdown(fd, SHUT_WR);
-        FrameReadResult reply = readFrame(fd, kMaxReplyFrameBytes, 2000);
+        EnvelopeReadResult reply = readEnvelope(fd, kMaxReplyFrameBytes, 2000);
         ASSERT_TRUE(reply.ok());
         EXPECT_EQ(reply.envelope.error().code(), control::ERROR_CODE_MALFORMED);
         ::close(fd);
@@ -316,7 +315,7 @@ TEST_F(ControlProtocolTest, RandomFramesNeverHarmTheServer) {
         ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
         ::shutdown(fd, SHUT_WR);
         // Whatever the agent answers must be a well-formed frame (Status or Error), then EOF.
-        FrameReadResult reply = readFrame(fd, kMaxReplyFrameBytes, 2000);
+        EnvelopeReadResult reply = readEnvelope(fd, kMaxReplyFrameBytes, 2000);
         if (reply.ok()) {
             EXPECT_TRUE(reply.envelope.has_error() || reply.envelope.has_status()) << "frame " << i;
         }
@@ -365,7 +364,7 @@ TEST_F(ControlProtocolTest, ForeignUidIsRefused) {
 TEST_F(ControlProtocolTest, SilentClientTimesOutAndServerKeepsServing) {
     startServer();
     int fd = rawConnect();  // says nothing
-    FrameReadResult reply = readFrame(fd, kMaxReplyFrameBytes, 3000);
+    EnvelopeReadResult reply = readEnvelope(fd, kMaxReplyFrameBytes, 3000);
     ASSERT_TRUE(reply.ok()) << reply.detail;
     EXPECT_EQ(reply.envelope.error().code(), control::ERROR_CODE_TIMEOUT);
     ::close(fd);
@@ -491,7 +490,7 @@ TEST(RuntimeDirTest, DefaultDirHonoursOverride) {
 TEST(FramingTest, RoundTripAndHeaderChecks) {
     control::Envelope e;
     e.mutable_chunk()->set_data(std::string(1000, 'z'));
-    std::string frame = encodeFrame(e);
+    std::string frame = encodeEnvelopeFrame(e);
     std::uint32_t n = 0;
     EXPECT_EQ(parseFrameHeader(frame, kMaxReplyFrameBytes, &n), FrameError::None);
     EXPECT_EQ(n + kFrameHeaderBytes, frame.size());
@@ -500,15 +499,15 @@ TEST(FramingTest, RoundTripAndHeaderChecks) {
     int sv[2];
     ASSERT_EQ(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
     std::string err;
-    ASSERT_TRUE(writeFrame(sv[0], e, 1000, &err)) << err;
-    FrameReadResult r = readFrame(sv[1], kMaxReplyFrameBytes, 1000);
+    ASSERT_TRUE(writeEnvelope(sv[0], e, 1000, &err)) << err;
+    EnvelopeReadResult r = readEnvelope(sv[1], kMaxReplyFrameBytes, 1000);
     ASSERT_TRUE(r.ok()) << r.detail;
     EXPECT_EQ(r.envelope.chunk().data().size(), 1000u);
     // Nothing more to read: the deadline applies.
-    FrameReadResult t = readFrame(sv[1], kMaxReplyFrameBytes, 50);
+    EnvelopeReadResult t = readEnvelope(sv[1], kMaxReplyFrameBytes, 50);
     EXPECT_EQ(t.error, FrameError::Timeout);
     ::close(sv[0]);
-    FrameReadResult c = readFrame(sv[1], kMaxReplyFrameBytes, 50);
+    EnvelopeReadResult c = readEnvelope(sv[1], kMaxReplyFrameBytes, 50);
     EXPECT_EQ(c.error, FrameError::Closed);
     ::close(sv[1]);
 }

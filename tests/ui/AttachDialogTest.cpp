@@ -29,22 +29,25 @@ namespace {
 
 class FakeBackend : public collectors::CaptureBackend {
 public:
-    control::Status status() override {
-        control::Status s;
-        s.set_pid(::getpid());
-        s.add_command_line("python");
-        s.add_command_line("train.py");
-        s.add_gpu_names("NVIDIA H100 80GB HBM3");
-        s.set_state(control::AGENT_STATE_DORMANT);
+    collectors::wire::Status status() override {
+        collectors::wire::Status s;
+        s.pid = ::getpid();
+        s.commandLine.push_back("python");
+        s.commandLine.push_back("train.py");
+        s.gpuNames.push_back("NVIDIA H100 80GB HBM3");
+        s.state = collectors::wire::AGENT_STATE_DORMANT;
         return s;
     }
-    std::optional<control::Error> startCapture(const control::StartCapture&, std::uint64_t) override {
-        control::Error e;
-        e.set_text("not in this test");
+    std::optional<collectors::wire::Error> startCapture(const collectors::wire::StartCapture&,
+                                                        std::uint64_t) override {
+        collectors::wire::Error e;
+        e.text = "not in this test";
         return e;
     }
     void requestStop() override {}
-    bool pollCapture(std::vector<control::Chunk>&, control::CaptureDone*) override { return false; }
+    bool pollCapture(std::vector<collectors::wire::Chunk>&, collectors::wire::CaptureDone*) override {
+        return false;
+    }
 };
 
 struct SocketDir {
@@ -98,16 +101,16 @@ TEST(AttachDialogTest, ListsALiveAgentWithItsCommandAndState) {
 class StreamingBackend : public collectors::CaptureBackend {
 public:
     explicit StreamingBackend(std::string bytes) : m_bytes(std::move(bytes)) {}
-    control::Status status() override {
-        control::Status s;
-        s.set_pid(::getpid());
-        s.add_command_line("python");
-        s.add_command_line("train.py");
-        s.set_state(control::AGENT_STATE_DORMANT);
+    collectors::wire::Status status() override {
+        collectors::wire::Status s;
+        s.pid = ::getpid();
+        s.commandLine.push_back("python");
+        s.commandLine.push_back("train.py");
+        s.state = collectors::wire::AGENT_STATE_DORMANT;
         return s;
     }
-    std::optional<control::Error> startCapture(const control::StartCapture& request,
-                                               std::uint64_t id) override {
+    std::optional<collectors::wire::Error> startCapture(const collectors::wire::StartCapture& request,
+                                                        std::uint64_t id) override {
         std::lock_guard lock(m_mutex);
         m_request = request;
         m_id = id;
@@ -116,7 +119,8 @@ public:
         return std::nullopt;
     }
     void requestStop() override {}
-    bool pollCapture(std::vector<control::Chunk>& out, control::CaptureDone* done) override {
+    bool pollCapture(std::vector<collectors::wire::Chunk>& out,
+                     collectors::wire::CaptureDone* done) override {
         std::lock_guard lock(m_mutex);
         const auto elapsed = std::chrono::steady_clock::now() - m_started;
         const std::size_t due = std::min<std::size_t>(
@@ -124,21 +128,21 @@ public:
         for (; m_sent < due; ++m_sent) {
             const std::size_t begin = m_bytes.size() * m_sent / kSlices;
             const std::size_t end = m_bytes.size() * (m_sent + 1) / kSlices;
-            control::Chunk chunk;
-            chunk.set_capture_id(m_id);
-            chunk.set_seq(m_sent);
-            chunk.set_data(m_bytes.substr(begin, end - begin));
+            collectors::wire::Chunk chunk;
+            chunk.captureId = m_id;
+            chunk.seq = m_sent;
+            chunk.data = m_bytes.substr(begin, end - begin);
             out.push_back(std::move(chunk));
         }
         if (m_sent < kSlices) {
             return false;
         }
-        done->set_capture_id(m_id);
-        done->set_ok(true);
-        done->set_message("window of 3000 ms recorded");
+        done->captureId = m_id;
+        done->ok = true;
+        done->message = "window of 3000 ms recorded";
         return true;
     }
-    control::StartCapture request() {
+    collectors::wire::StartCapture request() {
         std::lock_guard lock(m_mutex);
         return m_request;
     }
@@ -147,7 +151,7 @@ private:
     static constexpr std::size_t kSlices = 8;
     std::mutex m_mutex;
     std::string m_bytes;
-    control::StartCapture m_request;
+    collectors::wire::StartCapture m_request;
     std::uint64_t m_id = 0;
     std::chrono::steady_clock::time_point m_started;
     std::size_t m_sent = 0;
@@ -194,7 +198,7 @@ TEST(AttachDialogTest, RecordsAWindowShowingTheRecordsLiveAndHandsTheTraceBack) 
     record->click();
     ASSERT_TRUE(finished.wait(30000)) << "the recording did not end";
     EXPECT_EQ(finished.first().first().toInt(), QDialog::Accepted);
-    EXPECT_EQ(backend.request().duration_ms(), 3000u);
+    EXPECT_EQ(backend.request().durationMs, 3000u);
     // While it recorded, the records were drawn as they arrived.
     EXPECT_GE(updated.count(), 1);
     // The file handed back is the whole stream: it opens with every record.
