@@ -165,6 +165,10 @@ void JobTimelineWidget::updateScrollBar() {
 void JobTimelineWidget::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
     updateScrollBar();
+    // The selected rank (the straggler at first) stays in view when the layout settles.
+    if (m_document != nullptr && m_document->selectedRank() >= 0) {
+        ensureRankVisible(m_document->selectedRank());
+    }
 }
 
 core::TimeRange JobTimelineWidget::visibleRange() const {

@@ -233,6 +233,10 @@ void RankStepHeatmap::updateScrollBar() {
 void RankStepHeatmap::resizeEvent(QResizeEvent* event) {
     QAbstractScrollArea::resizeEvent(event);
     updateScrollBar();
+    // The selected rank (the straggler at first) stays in view when the layout settles.
+    if (m_document != nullptr && m_document->selectedRank() >= 0) {
+        ensureRankVisible(m_document->selectedRank());
+    }
 }
 
 int RankStepHeatmap::rowOfRank(int rank) const {
@@ -282,10 +286,9 @@ void RankStepHeatmap::ensureRankVisible(int rank) {
     const int top = row * rowHeight();
     QScrollBar* bar = verticalScrollBar();
     const int visible = cellsRect().height();
-    if (top < bar->value()) {
-        bar->setValue(top);
-    } else if (top + rowHeight() > bar->value() + visible) {
-        bar->setValue(top + rowHeight() - visible);
+    if (top < bar->value() || top + rowHeight() > bar->value() + visible) {
+        // Centred, so the rows around it (its neighbours, its host) are in view too.
+        bar->setValue(top + rowHeight() / 2 - visible / 2);
     }
 }
 
