@@ -1,8 +1,8 @@
 #pragma once
-// What the job layer knows about names, in one place: collective kinds from kernel and recorded
-// collective names, element sizes of recorded dtypes, and host frames of the Python garbage
-// collector. Token rules, not substrings ("broadcast" in aten::broadcast_tensors is no collective).
-// The regression corpus of real names is tests/job/JobNamesTest.cpp.
+// The job layer's name questions: collective kinds from kernel and recorded collective names,
+// element sizes of recorded dtypes, and host frames of the Python garbage collector. The name
+// rules themselves are core/names/NameRules.h (token rules, regression corpus in
+// tests/names/data/name_corpus.tsv); these forward to it.
 
 #include <cstdint>
 #include <string>

@@ -67,6 +67,10 @@ WorkKind workKindOf(analysis::IdleCause cause) {
         case analysis::IdleCause::DataWait:
             return WorkKind::DataWait;
         case analysis::IdleCause::LaunchOverhead:
+        case analysis::IdleCause::HostWork:
+        case analysis::IdleCause::Compilation:
+        case analysis::IdleCause::Housekeeping:
+        case analysis::IdleCause::GarbageCollection:  // split out of HostWork below by GC frames
             return WorkKind::HostWork;
         case analysis::IdleCause::Synchronization:
         case analysis::IdleCause::Collective:

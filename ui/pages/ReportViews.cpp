@@ -27,6 +27,8 @@ QColor bottleneckColor(Bottleneck bottleneck) {
             return QColor(31, 119, 180);
         case Bottleneck::LaunchOverhead:
             return QColor(255, 127, 14);
+        case Bottleneck::HostBound:
+            return QColor(188, 189, 34);
         case Bottleneck::NoGpuActivity:
             return QColor(127, 127, 127);
         case Bottleneck::Undetermined:
@@ -64,6 +66,14 @@ QColor idleCauseColor(IdleCause cause) {
             return QColor(174, 199, 232);
         case IdleCause::Collective:
             return QColor(158, 218, 229);
+        case IdleCause::HostWork:
+            return QColor(188, 189, 34);
+        case IdleCause::Compilation:
+            return QColor(227, 119, 194);
+        case IdleCause::Housekeeping:
+            return QColor(247, 182, 210);
+        case IdleCause::GarbageCollection:
+            return QColor(219, 219, 141);
         case IdleCause::Unexplained:
             break;
     }
@@ -106,8 +116,10 @@ StepBarsData stepBarsFromReport(const analysis::AnalysisReport& report) {
     StackedSeries comm{QObject::tr("Communication (exposed)"), QColor(31, 119, 180), {}};
     StackedSeries copy{QObject::tr("Copies (exposed)"), QColor(140, 86, 75), {}};
     StackedSeries other{QObject::tr("Other GPU work"), QColor(127, 127, 127), {}};
-    const IdleCause causes[] = {IdleCause::DataWait, IdleCause::LaunchOverhead, IdleCause::Synchronization,
-                                IdleCause::Collective, IdleCause::Unexplained};
+    const IdleCause causes[] = {
+        IdleCause::DataWait,     IdleCause::LaunchOverhead,    IdleCause::Synchronization,
+        IdleCause::Collective,   IdleCause::HostWork,          IdleCause::Compilation,
+        IdleCause::Housekeeping, IdleCause::GarbageCollection, IdleCause::Unexplained};
     std::vector<StackedSeries> idle;
     for (IdleCause cause : causes) {
         idle.push_back({QObject::tr("Idle: %1").arg(QString::fromUtf8(analysis::toString(cause))),
@@ -140,8 +152,10 @@ StepBarsData stepBarsFromReport(const analysis::AnalysisReport& report) {
         const double shown =
             sig->computeFraction + sig->exposedCommunicationFraction + sig->exposedCopyFraction;
         other.valuesMs.push_back(std::max(0.0, sig->busyFraction - shown) * windowMs);
-        const double byCause[] = {sig->idleDataWaitFraction, sig->idleLaunchOverheadFraction,
-                                  sig->idleSyncFraction, sig->idleCollectiveFraction,
+        const double byCause[] = {sig->idleDataWaitFraction,     sig->idleLaunchOverheadFraction,
+                                  sig->idleSyncFraction,         sig->idleCollectiveFraction,
+                                  sig->idleHostWorkFraction,     sig->idleCompilationFraction,
+                                  sig->idleHousekeepingFraction, sig->idleGcFraction,
                                   sig->idleUnexplainedFraction};
         for (std::size_t c = 0; c < std::size(causes); ++c) {
             idle[c].valuesMs.push_back(byCause[c] * windowMs);

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/analysis/diagnosis/DamClassifier.h"
+#include "core/analysis/diagnosis/HostCauses.h"
 #include "core/analysis/diagnosis/SignalsAdapter.h"
 #include "core/base/Format.h"
 #include "core/model/DeviceSlice.h"
@@ -260,6 +261,9 @@ IronLawReport ironLawOf(const DiagnosisSignals& s, const DiagnosisConfig& config
         reasons.push_back("launch/sync overhead (" + pct(overhead) +
                           ") binds, as in small-batch runs (L2049)");
     }
+    if (s.hostBoundFraction() >= config.hostWorkMinFraction) {
+        reasons.push_back("host work that launches nothing (" + pct(s.hostBoundFraction()) + ") binds");
+    }
     law.simplifiedLawValid = reasons.empty();
     if (law.simplifiedLawValid) {
         law.note =
@@ -303,6 +307,15 @@ std::string headlineOf(const AnalysisReport& r) {
                    " of each step while the host launches and synchronizes (" +
                    std::to_string(s.shortKernelCount) + " of " + std::to_string(s.kernelCount) +
                    " kernels are short)";
+        case Bottleneck::HostBound: {
+            const HostCause cause = dominantHostCause(s);
+            std::string h = name + ": the GPU idles " + pct(s.hostBoundFraction()) +
+                            " of each step while the host " + std::string(describe(cause));
+            if (cause == HostCause::Code && !s.hostWorkFrames.empty()) {
+                h += " (" + hostFramesText(s, 2) + ")";
+            }
+            return h;
+        }
         case Bottleneck::Undetermined:
             return name + ": the GPU is idle " + pct(s.idleFraction) +
                    " of each step and the trace does not show what the host was doing";

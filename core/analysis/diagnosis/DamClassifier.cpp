@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/analysis/diagnosis/HostCauses.h"
 #include "core/base/Format.h"
 
 namespace chokepoint::analysis {
@@ -196,6 +197,34 @@ GapCandidate overheadCandidate(const DiagnosisSignals& s, const DiagnosisConfig&
     return g;
 }
 
+// Host work that launches nothing: Python/framework code, compilation, checkpointing/logging/
+// evaluation, garbage collection (GpuTimeAccounting's host causes). The rationale names the
+// largest of them and the frames that took the time.
+GapCandidate hostCandidate(const DiagnosisSignals& s, const DiagnosisConfig& c) {
+    GapCandidate g;
+    g.bottleneck = Bottleneck::HostBound;
+    g.share = s.hostBoundFraction();
+    g.evidence.push_back(makeEvidence(
+        "idleHostWorkFraction+idleCompilationFraction+idleHousekeepingFraction+idleGcFraction", g.share,
+        ">=", c.hostWorkMinFraction, "GPU idle while the host works without launching: " + hostSplitText(s)));
+    g.passes = s.idleCausesKnown && g.share >= c.hostWorkMinFraction;
+    const std::string frames = hostFramesText(s);
+    if (!frames.empty()) {
+        g.evidence.push_back(
+            makeEvidence("hostWorkFrames", s.hostWorkFrames.front().shareOfWindow, "", 0, frames));
+    }
+    if (std::abs(g.share - c.hostWorkMinFraction) < kSmallMargin) {
+        g.confidence -= kMarginPenalty;
+    }
+    const HostCause cause = dominantHostCause(s);
+    g.rationale = "the GPU idles " + pct(g.share) + " of the window while the host " +
+                  std::string(describe(cause)) + " (" + pct(hostCauseShare(s, cause)) + ")";
+    if (cause == HostCause::Code && !frames.empty()) {
+        g.rationale += "; " + hostFramesText(s, 1);
+    }
+    return g;
+}
+
 void finish(Verdict& v, const DiagnosisSignals& s, const DiagnosisConfig& c) {
     v.axis = axisOf(v.bottleneck);
     v.confidence = std::clamp(v.confidence, 0.1, 0.95);
@@ -223,6 +252,7 @@ std::vector<ConstraintShare> constraintShares(const DiagnosisSignals& s, const D
         c.communicationMinFraction);
     add(Bottleneck::LaunchOverhead, s.idleLaunchOverheadFraction + s.idleSyncFraction,
         c.launchOverheadMinFraction);
+    add(Bottleneck::HostBound, s.hostBoundFraction(), c.hostWorkMinFraction);
     double memoryBound = 0;
     if (s.memoryBoundBusyShare) {
         memoryBound = s.busyFraction * std::clamp(*s.memoryBoundBusyShare, 0.0, 1.0);
@@ -280,7 +310,7 @@ Verdict classifyWindow(const DiagnosisSignals& s, const DiagnosisConfig& c) {
 
     // 2. Gap classes, before the busy bands.
     std::vector<GapCandidate> gaps = {dataCandidate(s, c), communicationCandidate(s, c),
-                                      overheadCandidate(s, c)};
+                                      overheadCandidate(s, c), hostCandidate(s, c)};
     if (!s.idleCausesKnown) {
         v.missingSignals.push_back("host activity during GPU idle (idle causes)");
     }

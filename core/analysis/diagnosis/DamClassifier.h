@@ -8,6 +8,8 @@
 //        data wait (recurring, CPU busy)           → Data-bound
 //        exposed communication + collective waits  → communication-bound (also when T_comm > T_comp)
 //        idle while the host launches/synchronizes → launch-overhead-bound
+//        idle while the host works without launching (code, compilation, checkpointing/logging/
+//        evaluation, GC)                           → host-bound
 //   3. busy > 90 %                                 → Algorithm / compute-bound, even with high HBM
 //   4. busy 80–90 %: high HBM → memory-bandwidth-bound, else compute-bound (walkthrough 85 %)
 //   5. busy 50–80 %: high HBM → memory-bandwidth-bound; low HBM → compute-bound (low confidence)

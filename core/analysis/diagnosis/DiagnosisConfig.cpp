@@ -26,6 +26,9 @@ const std::vector<DiagnosisConfigKey>& diagnosisConfigKeys() {
          "exposed communication + collective waits, share of window: communication-bound"},
         {"launchOverheadMinFraction", &C::launchOverheadMinFraction,
          "idle with the CPU launching/synchronizing, share of window: launch-overhead-bound"},
+        {"hostWorkMinFraction", &C::hostWorkMinFraction,
+         "idle with the host busy in work that launches nothing (Python, compilation, checkpointing, "
+         "GC), share of window: host-bound"},
         {"periodicMinStepFraction", &C::periodicMinStepFraction,
          "share of steps with data gaps for 'periodic'"},
         {"cpuFullyBusyFraction", &C::cpuFullyBusyFraction,

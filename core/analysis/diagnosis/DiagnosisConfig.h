@@ -33,10 +33,14 @@ struct DiagnosisConfig {
     double dataWaitMinFraction = 0.10;        // idle waiting for the input pipeline → data-bound
     double communicationMinFraction = 0.25;   // exposed communication + waiting on collectives
     double launchOverheadMinFraction = 0.20;  // idle with the CPU dispatching (launch + sync)
-    double periodicMinStepFraction = 0.50;    // data gaps must recur in this share of steps ("periodic")
-    double cpuFullyBusyFraction = 0.80;       // "CPU fully busy during gaps": host activity covers ≥ this
-    double shortKernelNs = 10'000;            // "short kernel" for launch-overhead evidence (10 µs)
-    double shortKernelMinFraction = 0.50;     // "many short kernels": at least this share of kernels
+    // Idle while the host runs work that launches nothing (Python / framework code, compilation,
+    // checkpointing/logging/evaluation, garbage collection) → host-bound. [PROPOSAL] same bar as
+    // launch overhead: both are host time on the step's critical path.
+    double hostWorkMinFraction = 0.20;
+    double periodicMinStepFraction = 0.50;  // data gaps must recur in this share of steps ("periodic")
+    double cpuFullyBusyFraction = 0.80;     // "CPU fully busy during gaps": host activity covers ≥ this
+    double shortKernelNs = 10'000;          // "short kernel" for launch-overhead evidence (10 µs)
+    double shortKernelMinFraction = 0.50;   // "many short kernels": at least this share of kernels
     // --- Machine / capacity ---
     double capacityHeadroomFraction = 0.05;  // peak allocation above capacity × (1 − headroom) → M-cap
     // --- Reporting ---

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace chokepoint::analysis {
 
@@ -33,6 +34,20 @@ struct DiagnosisSignals {
     double idleSyncFraction = 0;
     double idleCollectiveFraction = 0;
     double idleUnexplainedFraction = 0;
+    // Host busy in work that launches nothing, by what it is (GpuTimeAccounting's host causes).
+    double idleHostWorkFraction = 0;      // Python / framework code between launches
+    double idleCompilationFraction = 0;   // torch.compile / Triton / nvFuser compilation, autotuning, JIT
+    double idleHousekeepingFraction = 0;  // checkpoint saving, logging, evaluation
+    double idleGcFraction = 0;            // Python garbage collector
+    // The frames that took the host-work idle, by exclusive time (overall scope; share of the window).
+    struct HostFrameShare {
+        std::string name;
+        double shareOfWindow = 0;
+    };
+    std::vector<HostFrameShare> hostWorkFrames;
+    double hostBoundFraction() const {
+        return idleHostWorkFraction + idleCompilationFraction + idleHousekeepingFraction + idleGcFraction;
+    }
     double streamWaitFraction = 0;  // busiest stream waiting on another stream (not device idle)
     std::int64_t idleIntervalCount = 0;
     std::int64_t launchesDuringIdle = 0;  // kernel/copy launches issued while the device was idle
@@ -59,6 +74,9 @@ struct DiagnosisSignals {
     double softmaxShare = 0;          // reduction/softmax (materialized attention shows up here)
     double elementwiseShare = 0;      // elementwise + normalization + reduction (fusion candidates)
     bool convolutionSeen = false;     // CNN workload hint (R5 does not apply to CNNs)
+    // What the trace shows already in use (guards fixes that would suggest it again).
+    bool cudaGraphsSeen = false;    // CUDA graph launches or graph-node kernels
+    bool compiledCodeSeen = false;  // Triton/Inductor kernels or torch.compile regions
 
     // --- Memory bandwidth ---
     std::optional<double> hbmBandwidthFraction;  // achieved / peak HBM bandwidth

@@ -15,9 +15,20 @@ std::optional<IdleCause> idleCauseOf(Bottleneck target) {
             return IdleCause::LaunchOverhead;
         case Bottleneck::Communication:
             return IdleCause::Collective;
+        case Bottleneck::HostBound:
+            return IdleCause::HostWork;  // and the other host causes (countsAs)
         default:
             return std::nullopt;
     }
+}
+
+// The host-bound verdict counts every host cause (HostWork, Compilation, Housekeeping, GC).
+bool countsAs(IdleCause cause, IdleCause wanted) {
+    if (wanted == IdleCause::HostWork) {
+        return cause == IdleCause::HostWork || cause == IdleCause::Compilation ||
+               cause == IdleCause::Housekeeping || cause == IdleCause::GarbageCollection;
+    }
+    return cause == wanted;
 }
 
 core::TimeRange clampTo(core::TimeRange range, core::TimeRange bounds) {
@@ -36,7 +47,7 @@ core::TimeRange evidenceRange(const AnalysisReport& report, Bottleneck target) {
     if (const std::optional<IdleCause> cause = idleCauseOf(target)) {
         const IdleInterval* longest = nullptr;
         for (const IdleInterval& idle : report.metrics.accounting.idleIntervals) {
-            if (idle.cause == *cause && !idle.range.empty() &&
+            if (countsAs(idle.cause, *cause) && !idle.range.empty() &&
                 (longest == nullptr || idle.range.durationNs() > longest->range.durationNs())) {
                 longest = &idle;
             }

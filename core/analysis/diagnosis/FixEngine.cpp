@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/analysis/diagnosis/ComputeFormulas.h"
+#include "core/analysis/diagnosis/HostCauses.h"
 #include "core/base/Format.h"
 
 namespace chokepoint::analysis {
@@ -58,6 +59,7 @@ const std::vector<std::string>& classOrder(Bottleneck b) {
     static const std::vector<std::string> kCapacity = {"R4", "R7", "R8", "R11"};
     static const std::vector<std::string> kComm = {"R12", "R7"};
     static const std::vector<std::string> kOverhead = {"R6", "R9"};
+    static const std::vector<std::string> kHost = {"R15"};
     static const std::vector<std::string> kNone = {};
     switch (b) {
         case Bottleneck::Data:
@@ -72,6 +74,8 @@ const std::vector<std::string>& classOrder(Bottleneck b) {
             return kComm;
         case Bottleneck::LaunchOverhead:
             return kOverhead;
+        case Bottleneck::HostBound:
+            return kHost;
         case Bottleneck::Undetermined:
         case Bottleneck::NoGpuActivity:
             break;
@@ -107,6 +111,7 @@ public:
         r11();
         r12();
         r13();
+        r15();
         order();
         r14();
         m_plan.nextStep = nextStep();
@@ -130,6 +135,7 @@ private:
             {"R12", "Communication overlap and parallelism layout"},
             {"R13", "Faster hardware / fewer operations"},
             {"R14", "Ordering and composition"},
+            {"R15", "Host work off the step's critical path"},
         };
         return kTitles;
     }
@@ -468,6 +474,11 @@ private:
         const bool overhead = headline(Bottleneck::LaunchOverhead) || active(Bottleneck::LaunchOverhead);
         const double fusable = m_s.elementwiseShare;
         const bool memory = active(Bottleneck::MemoryBandwidth) && fusable >= m_c.fusionMinShare;
+        if (m_s.compiledCodeSeen && m_s.cudaGraphsSeen) {
+            skip("R6",
+                 "torch.compile (Triton kernels / compiled regions) and CUDA graphs are already in use");
+            return;
+        }
         if (!overhead && !memory) {
             skip("R6",
                  "neither launch overhead nor memory-bound elementwise work is significant (elementwise/"
@@ -507,10 +518,23 @@ private:
         r.costs = "compile time at start-up; graph breaks on dynamic Python code";
         r.risks = "CUDA graphs need static shapes and no host synchronization inside the captured region";
         r.companions = {"remove host synchronizations (.item(), .cpu(), print of tensors) from the hot loop"};
-        r.pytorchChange =
-            "model = torch.compile(model)                  # fuses elementwise/norm chains\n"
-            "# launch-bound loops: capture the step in CUDA graphs\n"
-            "model = torch.compile(model, mode='reduce-overhead')\n"
+        // Suggest only what the trace does not show in use already.
+        if (m_s.compiledCodeSeen) {
+            r.evidence += "; torch.compile is already in use (Triton kernels / compiled regions)";
+            r.pytorchChange =
+                "# already compiled: capture the step in CUDA graphs to remove the launches\n"
+                "model = torch.compile(model, mode='reduce-overhead')\n";
+        } else if (m_s.cudaGraphsSeen) {
+            r.evidence += "; CUDA graphs are already in use";
+            r.pytorchChange =
+                "model = torch.compile(model)                  # fuses elementwise/norm chains\n";
+        } else {
+            r.pytorchChange =
+                "model = torch.compile(model)                  # fuses elementwise/norm chains\n"
+                "# launch-bound loops: capture the step in CUDA graphs\n"
+                "model = torch.compile(model, mode='reduce-overhead')\n";
+        }
+        r.pytorchChange +=
             "# and keep tensors on the GPU: log loss.detach() every N steps instead of loss.item()\n";
         r.seedReferences = "Table 1, Table 7, L650, L654, 004:L33, 004:L43";
         show(std::move(r), r.target == Bottleneck::LaunchOverhead
@@ -755,6 +779,92 @@ private:
         show(std::move(r), "compute-bound: only the peak or the operation count is left");
     }
 
+    // --- R15 (outside the seed's R1-R14): host work that launches nothing -------------------------
+    // The fix follows the host cause that holds the idle (HostCauses.h): code named by its frames,
+    // compilation (a warm-up cost), checkpointing/logging/evaluation, garbage collection.
+    void r15() {
+        const double hostShare = m_s.hostBoundFraction();
+        if (!active(Bottleneck::HostBound)) {
+            skip("R15", "host work that launches nothing idles the GPU " + pct(hostShare) +
+                            " of the step, below " + pct(m_c.hostWorkMinFraction));
+            return;
+        }
+        const HostCause cause = dominantHostCause(m_s);
+        const double causeShare = hostCauseShare(m_s, cause);
+        Recommendation r;
+        r.ruleId = "R15";
+        r.target = Bottleneck::HostBound;
+        r.term = IronLawTerm::Utilization;
+        r.targetShare = hostShare;
+        r.evidence = "the GPU idles " + pct(hostShare) +
+                     " of the step while the host works without launching (" + hostSplitText(m_s) + ")";
+        const std::string frames = hostFramesText(m_s);
+        if (!frames.empty()) {
+            r.evidence += "; " + frames;
+        }
+        switch (cause) {
+            case HostCause::Compilation:
+                r.gain =
+                    gainFromSaving(causeShare * m_stepNs, true,
+                                   "compilation is paid once per new shape or graph: steady-state steps do "
+                                   "not pay it, so at most the compilation idle leaves the mean step");
+                r.costs = "none for warm-up exclusion; a compile cache needs disk space";
+                r.risks = "recompilation on changing shapes comes back every time a new shape appears";
+                r.companions = {"profile steady-state steps: skip the first steps in the profiler schedule"};
+                r.pytorchChange =
+                    "# a warm-up cost: keep it out of the measurement\n"
+                    "prof = torch.profiler.profile(schedule=torch.profiler.schedule(wait=2, warmup=3, "
+                    "active=5))\n"
+                    "# avoid recompiles on varying shapes, and reuse compiled artifacts across runs\n"
+                    "model = torch.compile(model, dynamic=True)\n"
+                    "# TORCHINDUCTOR_FX_GRAPH_CACHE=1 (on by default in recent PyTorch) caches compiled "
+                    "graphs\n";
+                break;
+            case HostCause::Housekeeping:
+                r.gain = gainFromSaving(causeShare * m_stepNs, true,
+                                        "checkpoint saving, logging and evaluation off the training step's "
+                                        "critical path: at most their idle disappears");
+                r.costs = "host memory for an asynchronous checkpoint copy; fewer log points";
+                r.risks = "asynchronous saves must finish before the next save or exit";
+                r.pytorchChange =
+                    "# save checkpoints asynchronously and less often\n"
+                    "import torch.distributed.checkpoint as dcp\n"
+                    "future = dcp.async_save(model.state_dict(), checkpoint_id=path)\n"
+                    "# log every N steps from detached tensors, evaluate every M steps\n"
+                    "if step % 100 == 0: logger.log({'loss': loss.detach()})\n";
+                break;
+            case HostCause::GarbageCollection:
+                r.gain =
+                    gainFromSaving(causeShare * m_stepNs, true,
+                                   "collections moved out of the step loop: at most their idle disappears");
+                r.costs = "memory held by cyclic garbage until the next explicit collection";
+                r.risks = "reference cycles grow between explicit collections";
+                r.pytorchChange =
+                    "import gc\n"
+                    "gc.freeze()          # after model and data set-up: long-lived objects leave the GC\n"
+                    "gc.disable()\n"
+                    "for step, batch in enumerate(loader):\n"
+                    "    ...\n"
+                    "    if step % 500 == 0: gc.collect()\n";
+                break;
+            case HostCause::Code:
+                r.gain = gainFromSaving(causeShare * m_stepNs, true,
+                                        "the named host code moved off the step (DataLoader workers, fewer "
+                                        "Python calls per step, or the GPU): at most its idle disappears");
+                r.costs = "code changes where the frames point";
+                r.risks = "per-step Python bookkeeping often hides a host synchronization";
+                r.companions = {"look at the frames named in the evidence first: they take the time"};
+                r.pytorchChange =
+                    "# move per-sample work into the Dataset (runs in DataLoader workers) or onto the GPU,\n"
+                    "# and batch Python-level loops into tensor operations\n"
+                    "loader = torch.utils.data.DataLoader(dataset, num_workers=8, pin_memory=True)\n";
+                break;
+        }
+        r.seedReferences = "docs/ANALYSIS.md (host causes)";
+        show(std::move(r),
+             "host work " + std::string(describe(cause)) + " " + pct(causeShare) + " of the step");
+    }
+
     void order() {
         // Busy > 90 % makes the verdict compute-bound even when memory-bound kernels hold more of the
         // step (§2.3, Run A); the fixes still start with the constraint holding the largest share
@@ -828,6 +938,9 @@ private:
                 break;
             case Bottleneck::LaunchOverhead:
                 next = "compute-bound kernels";
+                break;
+            case Bottleneck::HostBound:
+                next = "launch overhead or the kernels themselves";
                 break;
             case Bottleneck::Undetermined:
             case Bottleneck::NoGpuActivity:

@@ -191,7 +191,19 @@ void writeSignals(Json& j, const DiagnosisSignals& s) {
     j.key("synchronization").num(s.idleSyncFraction);
     j.key("collective").num(s.idleCollectiveFraction);
     j.key("unexplained").num(s.idleUnexplainedFraction);
+    j.key("hostWork").num(s.idleHostWorkFraction);
+    j.key("compilation").num(s.idleCompilationFraction);
+    j.key("housekeeping").num(s.idleHousekeepingFraction);
+    j.key("garbageCollection").num(s.idleGcFraction);
     j.endObject();
+    j.key("hostWorkFrames").beginArray();
+    for (const DiagnosisSignals::HostFrameShare& f : s.hostWorkFrames) {
+        j.beginObject();
+        j.key("name").str(f.name);
+        j.key("shareOfWindow").num(f.shareOfWindow);
+        j.endObject();
+    }
+    j.endArray();
     j.key("streamWait").num(s.streamWaitFraction);
     j.key("cpuBusyDuringIdle").optional(s.cpuBusyDuringIdleFraction);
     j.key("stepsWithDataWait").optional(s.stepsWithDataWaitFraction);

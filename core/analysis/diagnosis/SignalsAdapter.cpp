@@ -5,6 +5,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/names/NameRules.h"
+
 namespace chokepoint::analysis {
 
 namespace {
@@ -72,6 +74,7 @@ public:
         indexSteps(stepCount);
         m_counterPeakBytes = counterPeakBytes();
         m_hostActivity = computeHostActivity();
+        scanHostUse();
         collectKernels();
         collectIdle(stepCount);
         out.steps.reserve(stepCount);
@@ -99,7 +102,10 @@ private:
                 i < m_metrics.opCosts.kernelPrecision.size() ? m_metrics.opCosts.kernelPrecision[i] : -1;
             auto [it, inserted] = softmaxByName.try_emplace(k.name[i].index, false);
             if (inserted) {
-                it->second = containsNoCase(m_model.text(k.name[i]), "softmax");
+                const names::KernelNameInfo info = names::classifyKernelName(m_model.text(k.name[i]));
+                it->second = names::isSoftmaxKernelName(m_model.text(k.name[i]));
+                m_cudaGraphsSeen = m_cudaGraphsSeen || info.family == names::KernelFamily::CudaGraph;
+                m_compiledCodeSeen = m_compiledCodeSeen || info.family == names::KernelFamily::Triton;
             }
             KernelMix one;
             one.totalNs = ns;
@@ -280,6 +286,10 @@ private:
         s.idleSyncFraction = cause(IdleCause::Synchronization);
         s.idleCollectiveFraction = cause(IdleCause::Collective);
         s.idleUnexplainedFraction = cause(IdleCause::Unexplained) + cause(IdleCause::OtherStream);
+        s.idleHostWorkFraction = cause(IdleCause::HostWork);
+        s.idleCompilationFraction = cause(IdleCause::Compilation);
+        s.idleHousekeepingFraction = cause(IdleCause::Housekeeping);
+        s.idleGcFraction = cause(IdleCause::GarbageCollection);
         s.idleIntervalCount = b.idleIntervalCount;
         s.collectivesSeen = b.communicationNs > 0;
         // DtoD copies move HBM bytes; H2D/D2H are PCIe traffic.
@@ -327,11 +337,62 @@ private:
         s.softmaxShare = ratio(mix.softmaxNs, mix.totalNs);
         s.elementwiseShare = ratio(mix.fusableNs, mix.totalNs);
         s.convolutionSeen = mix.convolutionNs > 0;
+        s.cudaGraphsSeen = m_cudaGraphsSeen;
+        s.compiledCodeSeen = m_compiledCodeSeen;
         if (busyNs > 0 && mix.totalNs > 0) {
             // Kernel time is a sum over streams; scale the memory-bound part to the busy union.
             const double memoryBoundKernel = ratio(mix.fusableNs, mix.totalNs);
             const double dtodShare = ratio(m_dtodNs, busyNs);
             s.memoryBoundBusyShare = std::clamp(memoryBoundKernel + dtodShare, 0.0, 1.0);
+        }
+    }
+
+    // The frames that took the host-work idle on this device, by exclusive time (top 5).
+    void fillHostWorkFrames(DiagnosisSignals& s) const {
+        constexpr std::size_t kShown = 5;
+        for (const HostFrameTime& f : m_metrics.accounting.hostWorkFrames) {
+            if (f.deviceIndex != m_c.deviceIndex || s.hostWorkFrames.size() >= kShown) {
+                continue;
+            }
+            s.hostWorkFrames.push_back(
+                {std::string(m_model.text(f.name)), ratio(static_cast<double>(f.exclusiveNs), s.windowNs)});
+        }
+    }
+
+    // Host signs that CUDA graphs or torch.compile are in use: graph launch calls, compiled-region
+    // ranges and ops, compilation frames.
+    void scanHostUse() {
+        std::vector<std::int8_t> seen(m_model.strings.size(), -1);
+        const auto roleOf = [&](core::StringId id) {
+            if (!id.valid() || id.index >= seen.size()) {
+                return names::HostRole::None;
+            }
+            std::int8_t& r = seen[id.index];
+            if (r < 0) {
+                r = static_cast<std::int8_t>(names::hostRoleOf(m_model.text(id)));
+            }
+            return static_cast<names::HostRole>(r);
+        };
+        const auto compiled = [&](core::StringId id) {
+            const names::HostRole r = roleOf(id);
+            return r == names::HostRole::CompiledRegion || r == names::HostRole::Compilation;
+        };
+        for (std::size_t i = 0; i < m_model.ranges.size() && !m_compiledCodeSeen; ++i) {
+            m_compiledCodeSeen = compiled(m_model.ranges.name[i]);
+        }
+        for (std::size_t i = 0; i < m_model.cpuOps.size() && !m_compiledCodeSeen; ++i) {
+            m_compiledCodeSeen = compiled(m_model.cpuOps.name[i]);
+        }
+        std::vector<std::int8_t> graph(m_model.strings.size(), -1);
+        for (std::size_t i = 0; i < m_model.apiCalls.size() && !m_cudaGraphsSeen; ++i) {
+            const core::StringId id = m_model.apiCalls.name[i];
+            if (!id.valid() || id.index >= graph.size()) {
+                continue;
+            }
+            if (graph[id.index] < 0) {
+                graph[id.index] = names::apiRoleOf(m_model.text(id)) == names::ApiRole::GraphLaunch ? 1 : 0;
+            }
+            m_cudaGraphsSeen = graph[id.index] == 1;
         }
     }
 
@@ -427,6 +488,7 @@ private:
             s.stepsWithDataWaitFraction = static_cast<double>(withData) / static_cast<double>(steps.size());
         }
         s.dataLoadingHostFraction = ratio(dataLoadingNs(-1), s.windowNs);
+        fillHostWorkFrames(s);
         // Bandwidth: time-weighted mean of the steps' fractions of one source.
         double weighted = 0, weight = 0;
         bool measured = true;
@@ -510,6 +572,12 @@ private:
             s.idleUnexplainedFraction = ratio(byCause[static_cast<std::size_t>(IdleCause::Unexplained)] +
                                                   byCause[static_cast<std::size_t>(IdleCause::OtherStream)],
                                               window);
+            s.idleHostWorkFraction = ratio(byCause[static_cast<std::size_t>(IdleCause::HostWork)], window);
+            s.idleCompilationFraction =
+                ratio(byCause[static_cast<std::size_t>(IdleCause::Compilation)], window);
+            s.idleHousekeepingFraction =
+                ratio(byCause[static_cast<std::size_t>(IdleCause::Housekeeping)], window);
+            s.idleGcFraction = ratio(byCause[static_cast<std::size_t>(IdleCause::GarbageCollection)], window);
             if (idle > 0 && s.idleCausesKnown) {
                 s.cpuBusyDuringIdleFraction = covered / idle;
             }
@@ -535,6 +603,8 @@ private:
     mutable double m_dtodNs = 0;  // DtoD copy time of the window being filled
     double m_counterPeakBytes = 0;
     bool m_hostActivity = false;
+    bool m_cudaGraphsSeen = false;
+    bool m_compiledCodeSeen = false;
     std::vector<const GpuTimeBreakdown*> m_stepRows;
     std::vector<const StepBandwidth*> m_stepBandwidth;
     std::vector<double> m_stepDataLoadingNs;

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "core/analysis/diagnosis/HostCauses.h"
 #include "core/analysis/diagnosis/ReportWriters.h"
 #include "core/base/Format.h"
 
@@ -116,8 +117,13 @@ std::string accountingLines(const DiagnosisSignals& s, const std::string& prefix
                       pct(s.memsetFraction) + "  idle " + pct(s.idleFraction) + "\n";
     out += prefix + "idle by cause: data wait " + pct(s.idleDataWaitFraction) + ", launch overhead " +
            pct(s.idleLaunchOverheadFraction) + ", synchronization " + pct(s.idleSyncFraction) +
-           ", collective " + pct(s.idleCollectiveFraction) + ", unexplained " +
+           ", collective " + pct(s.idleCollectiveFraction) + ", host work " + pct(s.idleHostWorkFraction) +
+           ", compilation " + pct(s.idleCompilationFraction) + ", checkpoint/log/eval " +
+           pct(s.idleHousekeepingFraction) + ", GC " + pct(s.idleGcFraction) + ", unexplained " +
            pct(s.idleUnexplainedFraction) + "\n";
+    if (!s.hostWorkFrames.empty()) {
+        out += prefix + "host work " + hostFramesText(s, 5) + "\n";
+    }
     out += prefix + "kernels: " + std::to_string(s.kernelCount) + " (" + std::to_string(s.shortKernelCount) +
            " short), mean " + dur(s.meanKernelNs) + "; GEMM/conv " + pct(s.gemmShare) + " (FP32 " +
            pct(s.fp32MatmulShare) + "), tensor cores " + pct(s.tensorCoreShare) +

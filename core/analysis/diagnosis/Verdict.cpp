@@ -20,6 +20,8 @@ std::string_view toString(Bottleneck bottleneck) {
             return "communication-bound";
         case Bottleneck::LaunchOverhead:
             return "launch-overhead-bound";
+        case Bottleneck::HostBound:
+            return "host-bound";
     }
     return "undetermined";
 }
@@ -42,6 +44,8 @@ std::string_view displayName(Bottleneck bottleneck) {
             return "Communication-bound";
         case Bottleneck::LaunchOverhead:
             return "Launch-overhead-bound";
+        case Bottleneck::HostBound:
+            return "Host-bound (host work between launches)";
     }
     return "Undetermined";
 }
@@ -76,6 +80,7 @@ DamAxis axisOf(Bottleneck bottleneck) {
         case Bottleneck::Communication:
             return DamAxis::Communication;
         case Bottleneck::LaunchOverhead:
+        case Bottleneck::HostBound:
             return DamAxis::Overhead;
         case Bottleneck::Undetermined:
         case Bottleneck::NoGpuActivity:

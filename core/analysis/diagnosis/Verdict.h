@@ -4,7 +4,7 @@
 //
 // Classes (§2.1 Table 7 plus §2.2, §2.5, §9.4): Data-bound (Data axis), compute-bound (Algorithm
 // axis), memory-bandwidth-bound (Machine axis, M-bw), memory-capacity-bound (Machine axis, M-cap),
-// and, outside Table 7, communication-bound and launch-overhead-bound.
+// and, outside Table 7, communication-bound, launch-overhead-bound and host-bound.
 
 #include <string>
 #include <string_view>
@@ -21,8 +21,9 @@ enum class Bottleneck {
     MemoryCapacity,
     Communication,
     LaunchOverhead,
+    HostBound,  // the host runs work that launches nothing (Python, compilation, checkpointing, GC)
 };
-inline constexpr int kBottleneckCount = 8;
+inline constexpr int kBottleneckCount = 9;
 
 enum class DamAxis { None = 0, Data, Algorithm, Machine, Communication, Overhead };
 

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <map>
 #include <queue>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/analysis/metrics/IntervalSet.h"
 #include "core/analysis/metrics/PhaseDetection.h"
+#include "core/names/NameRules.h"
 
 namespace chokepoint::analysis {
 
@@ -16,10 +18,23 @@ using core::TimestampNs;
 
 namespace {
 
-// The host-activity categories, in precedence order (see the header).
-enum Category : std::size_t { kData = 0, kCollective, kSync, kHost, kCategoryCount };
-constexpr IdleCause kCauseOf[kCategoryCount] = {IdleCause::DataWait, IdleCause::Collective,
-                                                IdleCause::Synchronization, IdleCause::LaunchOverhead};
+// The host-activity categories, in precedence order (see the header). kHost is any host activity;
+// a gap it explains is LaunchOverhead or HostWork by its launch density (classifyHostGap).
+enum Category : std::size_t {
+    kData = 0,
+    kCollective,
+    kCompile,
+    kGc,
+    kHousekeeping,
+    kSync,
+    kHost,
+    kCategoryCount
+};
+constexpr IdleCause kCauseOf[kCategoryCount] = {IdleCause::DataWait,      IdleCause::Collective,
+                                                IdleCause::Compilation,   IdleCause::GarbageCollection,
+                                                IdleCause::Housekeeping,  IdleCause::Synchronization,
+                                                IdleCause::LaunchOverhead};
+constexpr std::int8_t kNoCategory = -1;
 
 struct Item {
     TimeRange range;
@@ -58,26 +73,6 @@ private:
     std::size_t m_next = 0;
     std::priority_queue<std::pair<TimestampNs, std::size_t>> m_heap;
 };
-
-bool isSyncApiName(std::string_view name) {
-    if (name.find("Synchronize") != std::string_view::npos) {
-        return true;  // cudaStreamSynchronize, cudaDeviceSynchronize, cuCtxSynchronize,
-                      // hipEventSynchronize...
-    }
-    // Blocking copies: cudaMemcpy, cudaMemcpy2D, cuMemcpyDtoH_v2, hipMemcpy (no "Async").
-    return name.find("Memcpy") != std::string_view::npos && name.find("Async") == std::string_view::npos &&
-           name.find("Peer") == std::string_view::npos;
-}
-
-bool isSyncOpName(std::string_view name) {
-    return name == "aten::item" || name == "aten::_local_scalar_dense" || name == "aten::nonzero" ||
-           name == "aten::is_nonzero";
-}
-
-bool isLaunchApiName(std::string_view name) {
-    return name.find("Launch") != std::string_view::npos || name.find("Memcpy") != std::string_view::npos ||
-           name.find("Memset") != std::string_view::npos;
-}
 
 struct DeviceSets {
     IntervalSet busy, compute, communication, copy, memset;
@@ -146,43 +141,87 @@ struct HostActivity {
     std::array<IntervalSet, kCategoryCount> sets;
     std::array<std::vector<Item>, kCategoryCount> items;
     std::vector<TimestampNs> launchStarts;  // sorted
+    IntervalSet dispatch;                   // launch calls and the ops that issued them
 };
 
-// Per distinct name: which host-activity categories it belongs to, classified once.
-enum NameBits : std::uint8_t {
-    kSyncApi = 1,
-    kLaunchApi = 2,
-    kDataName = 4,
-    kCollectiveName = 8,
-    kSyncOp = 16
-};
+// The category a host op or range's name puts it in (NameRules' host role), kNoCategory for none.
+std::int8_t categoryOfRole(names::HostRole role) {
+    switch (role) {
+        case names::HostRole::DataLoading:
+        case names::HostRole::DataPreparation:
+            return kData;
+        case names::HostRole::Collective:
+            return kCollective;
+        case names::HostRole::Compilation:
+            return kCompile;
+        case names::HostRole::GarbageCollection:
+            return kGc;
+        case names::HostRole::Housekeeping:
+            return kHousekeeping;
+        case names::HostRole::Synchronization:
+            return kSync;
+        default:
+            return kNoCategory;
+    }
+}
 
-class NameBitsCache {
+// Per distinct name, classified once by the name table: its host category and its runtime-API role.
+class NameRoleCache {
 public:
-    explicit NameBitsCache(const core::TraceModel& model)
-        : m_model(model), m_bits(model.strings.size(), 0xFF) {}
-    std::uint8_t operator()(core::StringId id) {
-        if (!id.valid() || id.index >= m_bits.size()) {
-            return 0;
+    explicit NameRoleCache(const core::TraceModel& model)
+        : m_model(model),
+          m_category(model.strings.size(), kUnset),
+          m_api(model.strings.size(), kUnset),
+          m_framework(model.strings.size(), kUnset) {}
+    std::int8_t category(core::StringId id) {
+        if (!id.valid() || id.index >= m_category.size()) {
+            return kNoCategory;
         }
-        std::uint8_t& bits = m_bits[id.index];
-        if (bits == 0xFF) {
-            std::string_view name = m_model.text(id);
-            bits = static_cast<std::uint8_t>(
-                (isSyncApiName(name) ? kSyncApi : 0) | (isLaunchApiName(name) ? kLaunchApi : 0) |
-                (isDataLoadingName(name) ? kDataName : 0) |
-                (isCommunicationOpName(name) ? kCollectiveName : 0) | (isSyncOpName(name) ? kSyncOp : 0));
+        std::int8_t& c = m_category[id.index];
+        if (c == kUnset) {
+            c = categoryOfRole(names::hostRoleOf(m_model.text(id)));
         }
-        return bits;
+        return c;
+    }
+    names::ApiRole api(core::StringId id) {
+        if (!id.valid() || id.index >= m_api.size()) {
+            return names::ApiRole::Other;
+        }
+        std::int8_t& a = m_api[id.index];
+        if (a == kUnset) {
+            a = static_cast<std::int8_t>(names::apiRoleOf(m_model.text(id)));
+        }
+        return static_cast<names::ApiRole>(a);
+    }
+    bool syncApi(core::StringId id) {
+        const names::ApiRole r = api(id);
+        return r == names::ApiRole::Synchronize || r == names::ApiRole::CopyBlocking;
+    }
+    bool frameworkOp(core::StringId id) {
+        if (!id.valid() || id.index >= m_framework.size()) {
+            return false;
+        }
+        std::int8_t& f = m_framework[id.index];
+        if (f == kUnset) {
+            f = names::isFrameworkOpName(m_model.text(id)) ? 1 : 0;
+        }
+        return f == 1;
+    }
+    bool launchApi(core::StringId id) {
+        const names::ApiRole r = api(id);
+        return r != names::ApiRole::Other && r != names::ApiRole::Synchronize;
     }
 
 private:
+    static constexpr std::int8_t kUnset = -2;
     const core::TraceModel& m_model;
-    std::vector<std::uint8_t> m_bits;
+    std::vector<std::int8_t> m_category;
+    std::vector<std::int8_t> m_api;
+    std::vector<std::int8_t> m_framework;
 };
 
 HostActivity buildHostActivity(const core::TraceModel& model,
-                               const std::unordered_set<core::ThreadIndex>& threads, NameBitsCache& bitsOf,
+                               const std::unordered_set<core::ThreadIndex>& threads, NameRoleCache& roles,
                                core::DurationNs blockingCallNs) {
     HostActivity h;
     auto wanted = [&](core::ThreadIndex t) { return threads.empty() || threads.count(t) > 0; };
@@ -195,21 +234,22 @@ HostActivity buildHostActivity(const core::TraceModel& model,
         }
     };
     h.items[kHost].reserve(model.apiCalls.size() + model.cpuOps.size());
+    std::vector<TimeRange> dispatch;
     markRun();
     for (std::uint32_t i = 0; i < model.apiCalls.size(); ++i) {
         if (!wanted(model.apiCalls.thread[i])) {
             continue;
         }
-        const std::uint8_t bits = bitsOf(model.apiCalls.name[i]);
         Item item{{model.apiCalls.startNs[i], model.apiCalls.endNs[i]},
                   IdleEvidence::Kind::ApiCall,
                   i,
                   model.apiCalls.name[i]};
-        if ((bits & kSyncApi) != 0) {
+        if (roles.syncApi(model.apiCalls.name[i])) {
             h.items[kSync].push_back(item);
         }
-        if ((bits & kLaunchApi) != 0) {
+        if (roles.launchApi(model.apiCalls.name[i])) {
             h.launchStarts.push_back(item.range.startNs);
+            dispatch.push_back(item.range);
         }
         h.items[kHost].push_back(item);
     }
@@ -218,17 +258,16 @@ HostActivity buildHostActivity(const core::TraceModel& model,
         if (!wanted(model.cpuOps.thread[i])) {
             continue;
         }
-        const std::uint8_t bits = bitsOf(model.cpuOps.name[i]);
         Item item{{model.cpuOps.startNs[i], model.cpuOps.endNs[i]},
                   IdleEvidence::Kind::CpuOp,
                   i,
                   model.cpuOps.name[i]};
-        if ((bits & kDataName) != 0) {
-            h.items[kData].push_back(item);
-        } else if ((bits & kCollectiveName) != 0) {
-            h.items[kCollective].push_back(item);
-        } else if ((bits & kSyncOp) != 0) {
-            h.items[kSync].push_back(item);
+        if (const std::int8_t category = roles.category(model.cpuOps.name[i]); category != kNoCategory) {
+            h.items[static_cast<std::size_t>(category)].push_back(item);
+        }
+        if (model.cpuOps.category[i] == core::CpuOpCategory::Operator &&
+            roles.frameworkOp(model.cpuOps.name[i])) {
+            dispatch.push_back(item.range);  // the eager op stream
         }
         h.items[kHost].push_back(item);
     }
@@ -238,15 +277,12 @@ HostActivity buildHostActivity(const core::TraceModel& model,
             !wanted(model.ranges.thread[i])) {
             continue;
         }
-        const std::uint8_t bits = bitsOf(model.ranges.name[i]);
         Item item{{model.ranges.startNs[i], model.ranges.endNs[i]},
                   IdleEvidence::Kind::Range,
                   i,
                   model.ranges.name[i]};
-        if ((bits & kDataName) != 0) {
-            h.items[kData].push_back(item);
-        } else if ((bits & kCollectiveName) != 0) {
-            h.items[kCollective].push_back(item);
+        if (const std::int8_t category = roles.category(model.ranges.name[i]); category != kNoCategory) {
+            h.items[static_cast<std::size_t>(category)].push_back(item);
         }
         // Other ranges (ProfilerStep, "## forward ##") enclose work rather than being work.
     }
@@ -263,8 +299,7 @@ HostActivity buildHostActivity(const core::TraceModel& model,
         }
         const TimeRange callRange{model.apiCalls.startNs[call.index], model.apiCalls.endNs[call.index]};
         core::StringId name = model.apiCalls.name[call.index];
-        const bool blocking = (bitsOf(name) & kSyncApi) != 0 ||
-                              model.memcpys.srcKind[i] == core::MemoryKind::Pageable ||
+        const bool blocking = roles.syncApi(name) || model.memcpys.srcKind[i] == core::MemoryKind::Pageable ||
                               model.memcpys.dstKind[i] == core::MemoryKind::Pageable ||
                               callRange.durationNs() >= blockingCallNs;
         if (!blocking) {
@@ -297,6 +332,7 @@ HostActivity buildHostActivity(const core::TraceModel& model,
         }
     }
     std::sort(h.launchStarts.begin(), h.launchStarts.end());
+    h.dispatch = IntervalSet::fromUnsorted(std::move(dispatch));
     return h;
 }
 
@@ -349,6 +385,72 @@ GpuTimeBreakdown breakdown(const DeviceSets& d, const IntervalSet& exposedComm,
     return b;
 }
 
+// Time of `gap` in stretches longer than `silenceNs` in which the host runs neither a launch call
+// nor a framework op (`dispatch`: the eager op stream, NameRules::isFrameworkOpName). A slow
+// hipLaunchKernel, or an aten op busy for 300 us before its launch, is dispatching all along;
+// Python code between ops is not.
+DurationNs silentNs(const IntervalSet& dispatch, TimeRange gap, DurationNs silenceNs) {
+    DurationNs silent = 0;
+    const IntervalSet stretches = dispatch.gapsWithin(gap);
+    for (const TimeRange& stretch : stretches.intervals()) {
+        if (stretch.durationNs() > silenceNs) {
+            silent += stretch.durationNs();
+        }
+    }
+    return silent;
+}
+
+// Samples the innermost host frame at `samples` evenly spaced points of `gap` (probes ascend, as
+// the sweeper needs), adds each frame's share to `frameNs` and returns the most-sampled frame as
+// the gap's evidence.
+IdleEvidence sampleFrames(InnermostSweeper& sweeper, TimeRange gap, int samples,
+                          std::unordered_map<std::uint32_t, DurationNs>& frameNs) {
+    const DurationNs length = gap.durationNs();
+    const auto count =
+        static_cast<DurationNs>(std::clamp<DurationNs>(length / 1'000, 1, std::max(1, samples)));
+    const DurationNs step = length / count;
+    std::vector<std::pair<const Item*, int>> hits;
+    for (DurationNs j = 0; j < count; ++j) {
+        const Item* item = sweeper.at(gap.startNs + j * step + step / 2);
+        if (item == nullptr) {
+            continue;
+        }
+        frameNs[item->name.index] += step;
+        auto it = std::find_if(hits.begin(), hits.end(), [&](const auto& h) { return h.first == item; });
+        if (it == hits.end()) {
+            hits.emplace_back(item, 1);
+        } else {
+            ++it->second;
+        }
+    }
+    IdleEvidence evidence;
+    auto best = std::max_element(hits.begin(), hits.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (best != hits.end()) {
+        evidence.kind = best->first->kind;
+        evidence.row = best->first->row;
+        evidence.name = best->first->name;
+        evidence.overlapNs = best->first->range.intersect(gap).durationNs();
+    }
+    return evidence;
+}
+
+// The device's frames by exclusive HostWork time, largest first (ties by name id), at most 20.
+void appendTopFrames(const std::unordered_map<std::uint32_t, DurationNs>& frameNs, std::int16_t device,
+                     std::vector<HostFrameTime>& out) {
+    std::vector<HostFrameTime> frames;
+    frames.reserve(frameNs.size());
+    for (const auto& [name, ns] : frameNs) {
+        frames.push_back({device, core::StringId{name}, ns});
+    }
+    std::sort(frames.begin(), frames.end(), [](const HostFrameTime& a, const HostFrameTime& b) {
+        return a.exclusiveNs != b.exclusiveNs ? a.exclusiveNs > b.exclusiveNs : a.name.index < b.name.index;
+    });
+    constexpr std::size_t kTopFrames = 20;
+    out.insert(out.end(), frames.begin(),
+               frames.begin() + static_cast<std::ptrdiff_t>(std::min(kTopFrames, frames.size())));
+}
+
 }  // namespace
 
 std::string_view toString(IdleCause cause) {
@@ -365,6 +467,14 @@ std::string_view toString(IdleCause cause) {
             return "waiting on a collective";
         case IdleCause::Unexplained:
             return "unexplained";
+        case IdleCause::HostWork:
+            return "host work (not launching)";
+        case IdleCause::Compilation:
+            return "compilation";
+        case IdleCause::Housekeeping:
+            return "checkpointing/logging/evaluation";
+        case IdleCause::GarbageCollection:
+            return "garbage collection";
     }
     return "unexplained";
 }
@@ -375,7 +485,7 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
     GpuTimeAccountingResult result;
     const TimeRange span = steps.span();
     std::map<std::int16_t, DeviceSets> devices = buildDeviceSets(model, kernels);
-    NameBitsCache nameBits(model);
+    NameRoleCache nameRoles(model);
     if (span.empty()) {
         for (const auto& [device, sets] : devices) {
             result.devices.push_back(device);
@@ -424,11 +534,16 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
         }
 
         // --- Device-level idle intervals over the span, with causes --------------------------------
-        HostActivity host = buildHostActivity(model, d.launchThreads, nameBits, options.blockingCopyCallNs);
+        HostActivity host = buildHostActivity(model, d.launchThreads, nameRoles, options.blockingCopyCallNs);
         std::array<InnermostSweeper, kCategoryCount> sweepers{
             InnermostSweeper(std::move(host.items[kData])),
             InnermostSweeper(std::move(host.items[kCollective])),
-            InnermostSweeper(std::move(host.items[kSync])), InnermostSweeper(std::move(host.items[kHost]))};
+            InnermostSweeper(std::move(host.items[kCompile])),
+            InnermostSweeper(std::move(host.items[kGc])),
+            InnermostSweeper(std::move(host.items[kHousekeeping])),
+            InnermostSweeper(std::move(host.items[kSync])),
+            InnermostSweeper(std::move(host.items[kHost]))};
+        std::unordered_map<std::uint32_t, DurationNs> frameNs;  // HostWork exclusive time per frame name
         const std::size_t firstInterval = result.idleIntervals.size();
         IntervalSet gaps = d.busy.gapsWithin(span);
         result.idleIntervals.reserve(result.idleIntervals.size() + gaps.size() + d.perStream.size() * 16);
@@ -454,6 +569,10 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
             if (winner == kCategoryCount) {
                 idle.cause = IdleCause::Unexplained;
                 idle.coverage = bestCoverage;
+            } else if (winner == kHost &&
+                       silentNs(host.dispatch, gap, options.launchSilenceNs) * 2 >= gap.durationNs()) {
+                idle.cause = IdleCause::HostWork;
+                idle.evidence = sampleFrames(sweepers[kHost], gap, options.frameSamplesPerGap, frameNs);
             } else {
                 idle.cause = kCauseOf[winner];
                 TimeRange piece = longestPiece(host.sets[winner], gap);
@@ -466,6 +585,7 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
             }
             result.idleIntervals.push_back(idle);
         }
+        appendTopFrames(frameNs, device, result.hostWorkFrames);
         const std::size_t endInterval = result.idleIntervals.size();
 
         auto addCauses = [&](GpuTimeBreakdown& b) {

@@ -14,17 +14,29 @@
 // Idle attribution. A device idle interval (a gap in the busy union inside the analysed span) is
 // explained by what the host threads that launch this device's work were doing during the gap.
 // Coverage of the gap by each kind of host activity is measured; the first cause in this
-// precedence whose coverage reaches AccountingOptions::minCoverage wins:
-//   DataWait         data-loading ranges/ops (DataLoader __next__ and similar) on those threads, and
-//                    blocking host-to-device copy calls (the batch upload; blocking = cudaMemcpy
-//                    without Async, pageable host memory, or a call >= blockingCopyCallNs)
-//   Collective       host-side collectives (c10d::, nccl:, gloo, barrier, record_param_comms)
-//   Synchronization  sync records, cudaStreamSynchronize / cudaDeviceSynchronize / cudaEventSynchronize
-//                    / blocking cudaMemcpy (and hip*/cu* forms), other blocking copy calls (as above),
-//                    aten::item / _local_scalar_dense / nonzero ops
-//   LaunchOverhead   any other framework op / Python function / runtime call (the CPU is busy
-//                    dispatching work; launchCount says how many launches fell in the gap)
-//   Unexplained      none reaches the threshold (no recorded host activity)
+// precedence whose coverage reaches AccountingOptions::minCoverage wins. Names are read by the
+// one name table, core/names/NameRules.h:
+//   DataWait          data loading and input preparation in this process: DataLoader ranges,
+//                     decode / transforms / image ops / tokenization / collate / numpy conversion /
+//                     dataset frames, and blocking host-to-device copy calls (the batch upload;
+//                     blocking = cudaMemcpy without Async, pageable host memory, or a call >=
+//                     blockingCopyCallNs)
+//   Collective        host-side collectives (c10d::, nccl:, gloo, record_param_comms)
+//   Compilation       torch.compile (dynamo frame conversion, inductor lowering/codegen/autotuning),
+//                     Triton compilation, nvFuser lowering/scheduling, TorchScript, cuDNN algorithm
+//                     search
+//   GarbageCollection the Python garbage collector (gc.collect, GC ranges)
+//   Housekeeping      checkpoint saving, logging / experiment tracking, evaluation loops
+//   Synchronization   sync records, cudaStreamSynchronize / cudaDeviceSynchronize / cudaEventSynchronize
+//                     / cudaFree / blocking cudaMemcpy (and hip*/cu* forms), other blocking copy calls (as
+//                     above), aten::item / _local_scalar_dense / nonzero ops, Tensor.item()/.cpu() frames
+//   LaunchOverhead    any other host activity while the host keeps dispatching: stretches of the
+//                     gap longer than launchSilenceNs in which neither a launch call nor a framework
+//                     op (aten::..., autograd nodes: the eager op stream) runs cover less than half
+//                     of it (launchCount says how many launches)
+//   HostWork          any other host activity that dispatches nothing for most of the gap (Python
+//                     code, user ranges); hostWorkFrames names the frames by exclusive time
+//   Unexplained       none reaches the threshold (no recorded host activity)
 // Each gap is listed once (gaps are computed over the span of all steps) and belongs to the step
 // whose stretched range contains its start; per-step idleByCauseNs sums the listed gaps' overlap
 // with the step window, so it adds up to that row's idleNs.
@@ -53,8 +65,13 @@ enum class IdleCause : std::uint8_t {
     OtherStream,  // this stream idles while another stream of the device works
     Collective,   // waiting on a collective (host-side collective call or collective kernel elsewhere)
     Unexplained,
+    // Appended so the values above keep their numbers.
+    HostWork,           // the host runs code that launches nothing (Python, framework logic)
+    Compilation,        // torch.compile / Triton / nvFuser compilation and autotuning, JIT
+    Housekeeping,       // checkpoint saving, logging, evaluation
+    GarbageCollection,  // the Python garbage collector
 };
-inline constexpr std::size_t kIdleCauseCount = 6;
+inline constexpr std::size_t kIdleCauseCount = 10;
 
 std::string_view toString(IdleCause cause);
 
@@ -65,6 +82,15 @@ struct IdleEvidence {
     std::uint32_t row = 0xFFFFFFFFu;  // row in the table named by kind
     core::StringId name;              // its name (empty for Sync rows)
     core::DurationNs overlapNs = 0;   // how much of the interval it covers
+};
+
+// Exclusive host time of one frame (op, Python function, runtime call) inside the GPU gaps whose
+// cause is HostWork: the innermost frame at sampled points of each gap (at most
+// AccountingOptions::frameSamplesPerGap points, evenly spaced).
+struct HostFrameTime {
+    std::int16_t deviceIndex = 0;
+    core::StringId name;
+    core::DurationNs exclusiveNs = 0;
 };
 
 struct IdleInterval {
@@ -115,6 +141,12 @@ struct AccountingOptions {
     core::DurationNs minIdleNs = 0;           // shorter gaps are still counted but not listed
     // A copy call at least this long blocked the host (an enqueue takes a few us): 50 us.
     core::DurationNs blockingCopyCallNs = 50'000;
+    // A gap is dispatch (LaunchOverhead) unless stretches without any launch call longer than this
+    // cover at least half of it (then HostWork). An eager PyTorch op costs the host roughly
+    // 5-30 us of dispatch and launch, so 100 us without a launch is several ops' worth of time
+    // spent on something else.
+    core::DurationNs launchSilenceNs = 100'000;
+    int frameSamplesPerGap = 64;  // sampled points per HostWork gap for hostWorkFrames
 };
 
 struct GpuTimeAccountingResult {
@@ -126,6 +158,9 @@ struct GpuTimeAccountingResult {
     // Per device (ascending): its device-level intervals sorted by start, then its stream-level ones.
     std::vector<IdleInterval> idleIntervals;
     std::vector<std::int16_t> devices;  // devices with GPU work, ascending
+    // Per device (ascending): the frames that took the HostWork idle, by exclusive time descending
+    // (at most 20 per device).
+    std::vector<HostFrameTime> hostWorkFrames;
 };
 
 GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, const StepsResult& steps,

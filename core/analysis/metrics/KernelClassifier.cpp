@@ -1,7 +1,6 @@
 #include "core/analysis/metrics/KernelClassifier.h"
 
 #include <algorithm>
-#include <cctype>
 #include <string>
 #include <unordered_map>
 
@@ -9,203 +8,13 @@ namespace chokepoint::analysis {
 
 namespace {
 
-std::string lower(std::string_view text) {
-    std::string out(text);
-    for (char& c : out) {
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    return out;
-}
-
-bool has(const std::string& haystack, std::string_view needle) {
-    return haystack.find(needle) != std::string::npos;
-}
-
-bool startsWith(std::string_view text, std::string_view prefix) {
-    return text.substr(0, prefix.size()) == prefix;
-}
-
-template <std::size_t N>
-bool hasAny(const std::string& haystack, const std::string_view (&needles)[N]) {
-    for (std::string_view needle : needles) {
-        if (has(haystack, needle)) {
-            return true;
-        }
-    }
-    return false;
-}
-
-// Substrings of (lower-cased) kernel names that show an MMA / tensor-core implementation:
-// NVIDIA's cuBLAS/cuDNN/CUTLASS naming (xmma, hmma, wgmma/gmma on Hopper, imma, "tensorop",
-// instruction shapes s1688/s16816/h884/h1688/i8816), half/bf16 GEMM families (ampere_h*, turing_h*,
-// volta_h*), cuBLAS "nvjet" Hopper kernels; AMD hipBLASLt/Tensile "Cijk_" kernels use matrix cores.
-constexpr std::string_view kTensorCoreMarks[] = {
-    "xmma",      "hmma",  "wgmma", "gmma_",   "imma",       "tensorop",    "s1688",    "s16816",  "h1688",
-    "h16816",    "h884",  "i8816", "bf16816", "ampere_h",   "ampere_bf16", "turing_h", "volta_h", "sm80_xmma",
-    "sm90_xmma", "nvjet", "cijk_", "_tc_",    "tensorcore", "mfma",        "flash",    "fmha",
-};
-
-constexpr std::string_view kAttentionMarks[] = {"flash", "fmha", "attention", "sdpa", "attn", "mha_"};
-constexpr std::string_view kNormMarks[] = {
-    "layer_norm", "layernorm", "rms_norm",      "rmsnorm",  "batch_norm", "batchnorm", "bn_fw", "bn_bw",
-    "group_norm", "groupnorm", "instance_norm", "norm_fwd", "norm_bwd",   "ln_fwd",    "ln_bwd"};
-constexpr std::string_view kConvMarks[] = {"conv",  "scudnn",   "hcudnn",        "fprop",  "dgrad",
-                                           "wgrad", "winograd", "implicit_gemm", "im2col", "cudnn::"};
-constexpr std::string_view kGemmMarks[] = {"gemm",  "cublas",      "cutlass",  "xmma",       "matmul",
-                                           "gemv",  "cijk_",       "nvjet",    "dot_kernel", "hmma",
-                                           "wgmma", "triton_tem_", "mm_kernel"};
-constexpr std::string_view kReductionMarks[] = {"reduce",        "softmax",  "sum_kernel",  "mean_kernel",
-                                                "argmax",        "argmin",   "max_kernel",  "min_kernel",
-                                                "cross_entropy", "nll_loss", "triton_red_", "triton_per_",
-                                                "norm_kernel",   "cub::",    "scan_kernel"};
-constexpr std::string_view kElementwiseMarks[] = {"elementwise", "pointwise",
-                                                  "triton_poi_", "add_kernel",
-                                                  "mul_kernel",  "relu",
-                                                  "gelu",        "silu",
-                                                  "sigmoid",     "tanh",
-                                                  "fill_kernel", "div_kernel",
-                                                  "sub_kernel",  "multi_tensor_apply",
-                                                  "dropout",     "where_kernel",
-                                                  "cast_kernel", "bias_kernel",
-                                                  "activation",  "unary",
-                                                  "binary",      "clamp"};
-
+// The name rules live in core/names/NameRules (one table, token rules, regression corpus).
 KernelClassification byName(std::string_view kernelName) {
+    const names::KernelNameInfo info = names::classifyKernelName(kernelName);
     KernelClassification c;
-    if (isCommunicationKernelName(kernelName)) {
-        c.kernelClass = KernelClass::Communication;
-        return c;
-    }
-    std::string name = lower(kernelName);
-    if (startsWith(name, "memcpy") || has(name, "copy_kernel") || has(name, "copykernel")) {
-        c.kernelClass = KernelClass::Copy;
-        return c;
-    }
-    if (startsWith(name, "memset")) {
-        c.kernelClass = KernelClass::Memset;
-        return c;
-    }
-    bool tensorCore = hasAny(name, kTensorCoreMarks);
-    if (hasAny(name, kAttentionMarks)) {
-        c.kernelClass = KernelClass::Attention;
-        c.tensorCore = tensorCore;
-        return c;
-    }
-    if (hasAny(name, kNormMarks)) {
-        c.kernelClass = KernelClass::Normalization;
-        return c;
-    }
-    if (hasAny(name, kConvMarks)) {
-        c.kernelClass = KernelClass::Convolution;
-        c.tensorCore = tensorCore;
-        return c;
-    }
-    if (hasAny(name, kGemmMarks) || tensorCore) {
-        c.kernelClass = KernelClass::Gemm;
-        c.tensorCore = tensorCore;
-        return c;
-    }
-    if (hasAny(name, kReductionMarks)) {
-        c.kernelClass = KernelClass::Reduction;
-        return c;
-    }
-    if (hasAny(name, kElementwiseMarks)) {
-        c.kernelClass = KernelClass::Elementwise;
-        return c;
-    }
+    c.kernelClass = info.kernelClass;
+    c.tensorCore = info.tensorCore;
     return c;
-}
-
-// Class implied by the framework op that launched the kernel ("aten::addmm" -> GEMM).
-KernelClass byOp(std::string_view opName) {
-    std::string name = lower(opName);
-    if (startsWith(name, "aten::")) {
-        name.erase(0, 6);
-    }
-    if (name.empty()) {
-        return KernelClass::Other;
-    }
-    if (has(name, "attention") || has(name, "flash") || has(name, "sdpa")) {
-        return KernelClass::Attention;
-    }
-    if (has(name, "conv")) {
-        return KernelClass::Convolution;
-    }
-    static constexpr std::string_view kGemmOps[] = {"mm",         "addmm",  "bmm",    "baddbmm",
-                                                    "matmul",     "linear", "addbmm", "einsum",
-                                                    "_scaled_mm", "dot",    "mv",     "addmv"};
-    for (std::string_view op : kGemmOps) {
-        if (name == op) {
-            return KernelClass::Gemm;
-        }
-    }
-    if (has(name, "norm")) {
-        return KernelClass::Normalization;
-    }
-    if (has(name, "softmax") || name == "sum" || name == "mean" || name == "max" || name == "min" ||
-        name == "argmax" || name == "argmin" || name == "amax" || name == "cross_entropy_loss" ||
-        has(name, "nll_loss") || name == "cumsum" || name == "prod" || name == "var" || name == "std") {
-        return KernelClass::Reduction;
-    }
-    if (name == "copy_" || name == "to" || name == "_to_copy" || name == "clone" || name == "contiguous") {
-        return KernelClass::Copy;
-    }
-    if (name == "fill_" || name == "zero_" || name == "zeros" || name == "zeros_like") {
-        return KernelClass::Memset;
-    }
-    static constexpr std::string_view kElementwiseOps[] = {"add",
-                                                           "add_",
-                                                           "mul",
-                                                           "mul_",
-                                                           "sub",
-                                                           "sub_",
-                                                           "div",
-                                                           "div_",
-                                                           "relu",
-                                                           "relu_",
-                                                           "gelu",
-                                                           "silu",
-                                                           "sigmoid",
-                                                           "tanh",
-                                                           "exp",
-                                                           "log",
-                                                           "pow",
-                                                           "sqrt",
-                                                           "rsqrt",
-                                                           "neg",
-                                                           "abs",
-                                                           "where",
-                                                           "clamp",
-                                                           "clamp_",
-                                                           "dropout",
-                                                           "threshold_backward",
-                                                           "gelu_backward",
-                                                           "silu_backward",
-                                                           "addcmul_",
-                                                           "addcdiv_",
-                                                           "lerp_",
-                                                           "maximum",
-                                                           "minimum",
-                                                           "_foreach_add_",
-                                                           "_foreach_mul_",
-                                                           "_fused_adam_",
-                                                           "_fused_adamw_",
-                                                           "masked_fill_",
-                                                           "eq",
-                                                           "ne",
-                                                           "lt",
-                                                           "gt",
-                                                           "le",
-                                                           "ge"};
-    for (std::string_view op : kElementwiseOps) {
-        if (name == op) {
-            return KernelClass::Elementwise;
-        }
-    }
-    if (startsWith(name, "_foreach_")) {
-        return KernelClass::Elementwise;
-    }
-    return KernelClass::Other;
 }
 
 }  // namespace
@@ -237,12 +46,7 @@ std::string_view toString(KernelClass kernelClass) {
 }
 
 bool isCommunicationKernelName(std::string_view kernelName) {
-    if (startsWith(kernelName, "nccl") || startsWith(kernelName, "rccl") || startsWith(kernelName, "hccl")) {
-        return true;
-    }
-    return kernelName.find("ncclKernel") != std::string_view::npos ||
-           kernelName.find("ncclDevKernel") != std::string_view::npos ||
-           kernelName.find("rcclKernel") != std::string_view::npos;
+    return names::isCommunicationKernelName(kernelName);
 }
 
 KernelClassification classifyKernelName(std::string_view kernelName) {
@@ -252,7 +56,7 @@ KernelClassification classifyKernelName(std::string_view kernelName) {
 KernelClassification classifyKernel(std::string_view kernelName, std::string_view launchingOpName) {
     KernelClassification c = byName(kernelName);
     if (c.kernelClass == KernelClass::Other && !launchingOpName.empty()) {
-        KernelClass fromOp = byOp(launchingOpName);
+        KernelClass fromOp = names::kernelClassFromOpName(launchingOpName);
         if (fromOp != KernelClass::Other) {
             c.kernelClass = fromOp;
             c.fromOp = true;

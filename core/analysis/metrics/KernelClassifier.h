@@ -3,10 +3,10 @@
 // enclosing op), and the top-kernels / top-ops tables.
 //
 // Classes: GEMM, convolution, attention (flash / fmha / sdpa / mem-efficient), elementwise,
-// normalization, reduction/softmax, communication (NCCL/RCCL), copy, memset, other. Tensor-core
-// use is read from the name (sm80_xmma, sm90_xmma, cutlass *tensorop*, hmma, wgmma, s1688/s16816,
-// h884, ampere_h*/bf16, Cijk_* on AMD, ...). Name rules win; the launching op decides only when
-// the name says nothing (a generic "triton_" or "void at::native::..." kernel launched by aten::mm).
+// normalization, reduction/softmax, communication (NCCL/RCCL), copy, memset, other. The name rules
+// (classes, families, tensor-core marks) are core/names/NameRules.h's token table. Name rules
+// win; the launching op decides only when the name says nothing (an old "triton__0d1d" or a
+// generic kernel launched by aten::mm).
 // Units: durations in ns. Pure functions; computeKernelStats is linear in kernels + hash lookups.
 
 #include <array>
@@ -17,22 +17,13 @@
 #include "core/base/Ids.h"
 #include "core/base/Time.h"
 #include "core/model/TraceModel.h"
+#include "core/names/NameRules.h"
 
 namespace chokepoint::analysis {
 
-enum class KernelClass : std::uint8_t {
-    Gemm = 0,
-    Convolution,
-    Attention,
-    Elementwise,
-    Normalization,
-    Reduction,  // reductions and softmax
-    Communication,
-    Copy,
-    Memset,
-    Other,
-};
-inline constexpr std::size_t kKernelClassCount = 10;
+// The classes are the name table's (core/names/NameRules.h).
+using names::KernelClass;
+using names::kKernelClassCount;
 
 std::string_view toString(KernelClass kernelClass);
 
@@ -46,8 +37,7 @@ struct KernelClassification {
 KernelClassification classifyKernelName(std::string_view kernelName);
 // Classification from the kernel name, falling back to the launching op's name (may be empty).
 KernelClassification classifyKernel(std::string_view kernelName, std::string_view launchingOpName);
-// True for NCCL/RCCL/HCCL collective kernels (names starting "nccl"/"rccl" or containing
-// "ncclKernel"/"ncclDevKernel").
+// True for NCCL/RCCL/HCCL/MSCCL collective kernels (NameRules).
 bool isCommunicationKernelName(std::string_view kernelName);
 
 struct KernelStatsRow {

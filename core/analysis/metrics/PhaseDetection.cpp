@@ -1,7 +1,6 @@
 #include "core/analysis/metrics/PhaseDetection.h"
 
 #include <algorithm>
-#include <cctype>
 #include <limits>
 #include <map>
 #include <string>
@@ -9,6 +8,7 @@
 
 #include "core/analysis/metrics/IntervalSet.h"
 #include "core/analysis/metrics/KernelClassifier.h"
+#include "core/names/NameRules.h"
 
 namespace chokepoint::analysis {
 
@@ -18,37 +18,28 @@ using core::TimestampNs;
 
 namespace {
 
-std::string lower(std::string_view text) {
-    std::string out(text);
-    for (char& c : out) {
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    return out;
-}
-
-bool startsWith(std::string_view text, std::string_view prefix) {
-    return text.substr(0, prefix.size()) == prefix;
-}
-
 // Host-labelled kinds (Forward is derived, not labelled by name).
 constexpr std::size_t kLabelled[] = {
     static_cast<std::size_t>(PhaseKind::Communication), static_cast<std::size_t>(PhaseKind::Optimizer),
     static_cast<std::size_t>(PhaseKind::Backward), static_cast<std::size_t>(PhaseKind::DataLoading)};
 
+// The phase a host op or range labels (NameRules' host role): input preparation in this process
+// counts as data loading, like DataLoader ranges.
 int labelOf(std::string_view name, bool autogradThread) {
-    if (isCommunicationOpName(name)) {
-        return static_cast<int>(PhaseKind::Communication);
+    switch (names::hostRoleOf(name)) {
+        case names::HostRole::Collective:
+            return static_cast<int>(PhaseKind::Communication);
+        case names::HostRole::Optimizer:
+            return static_cast<int>(PhaseKind::Optimizer);
+        case names::HostRole::Backward:
+            return static_cast<int>(PhaseKind::Backward);
+        case names::HostRole::DataLoading:
+        case names::HostRole::DataPreparation:
+            return autogradThread ? static_cast<int>(PhaseKind::Backward)
+                                  : static_cast<int>(PhaseKind::DataLoading);
+        default:
+            return autogradThread ? static_cast<int>(PhaseKind::Backward) : -1;
     }
-    if (isOptimizerName(name)) {
-        return static_cast<int>(PhaseKind::Optimizer);
-    }
-    if (autogradThread || isBackwardOpName(name)) {
-        return static_cast<int>(PhaseKind::Backward);
-    }
-    if (isDataLoadingName(name)) {
-        return static_cast<int>(PhaseKind::DataLoading);
-    }
-    return -1;
 }
 
 bool contains(const IntervalSet& set, TimestampNs t) {
@@ -76,49 +67,21 @@ std::string_view toString(PhaseKind kind) {
     return "forward";
 }
 
+// The name rules live in core/names/NameRules (one table, token rules, regression corpus).
 bool isDataLoadingName(std::string_view name) {
-    std::string n = lower(name);
-    return n.find("dataloader") != std::string::npos || n.find("data_loader") != std::string::npos ||
-           n.find("data loading") != std::string::npos || n.find("data_loading") != std::string::npos ||
-           n.find("dataloading") != std::string::npos;
+    return names::isDataLoadingName(name);
 }
 
 bool isBackwardOpName(std::string_view name) {
-    if (startsWith(name, "autograd::engine::evaluate_function")) {
-        return true;
-    }
-    if (name.find("Backward") != std::string_view::npos) {
-        return true;  // AddmmBackward0, torch::autograd::AccumulateGrad is not, ConvolutionBackward0 is
-    }
-    return lower(name).find("backward") != std::string::npos;  // aten::convolution_backward, ".backward()"
+    return names::isBackwardOpName(name);
 }
 
 bool isOptimizerName(std::string_view name) {
-    if (startsWith(name, "Optimizer.") || startsWith(name, "optimizer.") ||
-        startsWith(name, "optimizer_step")) {
-        return true;  // Optimizer.step#Adam.step, Optimizer.zero_grad#SGD.zero_grad, optimizer.step
-    }
-    std::string n = lower(name);
-    return n.find("fused_adam") != std::string::npos || n.find("multi_tensor_adam") != std::string::npos ||
-           n.find("single_tensor_adam") != std::string::npos || n.find("_fused_sgd") != std::string::npos ||
-           n.find("fusedadam") != std::string::npos;
+    return names::isOptimizerName(name);
 }
 
 bool isCommunicationOpName(std::string_view name) {
-    if (startsWith(name, "c10d::") || startsWith(name, "nccl:") || startsWith(name, "gloo:") ||
-        startsWith(name, "ProcessGroup")) {
-        return true;
-    }
-    std::string n = lower(name);
-    static constexpr std::string_view kMarks[] = {
-        "record_param_comms", "allreduce", "all_reduce", "allgather",  "all_gather", "reduce_scatter",
-        "reducescatter",      "alltoall",  "all_to_all", "broadcast_", "barrier"};
-    for (std::string_view mark : kMarks) {
-        if (n.find(mark) != std::string::npos) {
-            return true;
-        }
-    }
-    return false;
+    return names::isCommunicationOpName(name);
 }
 
 PhasesResult detectPhases(const core::TraceModel& model, const StepsResult& steps) {
@@ -136,11 +99,9 @@ PhasesResult detectPhases(const core::TraceModel& model, const StepsResult& step
     std::vector<bool> autogradThread(model.threads.size(), false);
     std::vector<bool> dataThread(model.threads.size(), false);  // DataLoader worker / pin-memory threads
     for (std::size_t t = 0; t < model.threads.size(); ++t) {
-        autogradThread[t] = startsWith(model.threads[t].name, "pt_autograd");
-        std::string name = lower(model.threads[t].name);
-        dataThread[t] = name.find("dataloader") != std::string::npos ||
-                        name.find("data_worker") != std::string::npos ||
-                        name.find("pin_memory") != std::string::npos;
+        const names::ThreadRole role = names::threadRoleOf(model.threads[t].name);
+        autogradThread[t] = role == names::ThreadRole::Autograd;
+        dataThread[t] = role == names::ThreadRole::DataWorker;
     }
     std::unordered_map<core::ThreadIndex, std::array<std::vector<TimeRange>, kPhaseKindCount>> byThread;
     std::array<std::vector<TimeRange>, kPhaseKindCount> allHost;

@@ -1,6 +1,8 @@
 #pragma once
 // Phases inside each step, where the trace allows:
-//   DataLoading   `enumerate(DataLoader)#..__next__` ranges/ops (and other DataLoader ranges), work
+//   DataLoading   `enumerate(DataLoader)#..__next__` ranges/ops (and other DataLoader ranges), input
+//                 preparation frames in this process (decode, transforms, tokenization, collate;
+//                 core/names/NameRules.h host role DataPreparation), work
 //                 on DataLoader worker / pin-memory threads (thread names containing "dataloader",
 //                 "data_worker", "pin_memory"), plus the batch's host-to-device copies (H2D copies
 //                 launched inside a data-loading range or before the step's first non-H2D GPU work),
@@ -59,7 +61,7 @@ struct PhasesResult {
 
 PhasesResult detectPhases(const core::TraceModel& model, const StepsResult& steps);
 
-// Name classifiers used by the phases and the idle attribution (exposed for tests and reuse).
+// Name classifiers used by the phases (forwarders to core/names/NameRules.h, kept for callers).
 bool isDataLoadingName(std::string_view name);
 bool isBackwardOpName(std::string_view name);
 bool isOptimizerName(std::string_view name);

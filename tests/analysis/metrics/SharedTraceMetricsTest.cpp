@@ -146,9 +146,13 @@ TEST(SharedTraceIdleCauses, LaunchBoundTracesIdleInLaunchOverhead) {
         ASSERT_EQ(m.accounting.perDevice.size(), 1u) << file;
         const GpuTimeBreakdown& d = m.accounting.perDevice[0];
         EXPECT_LT(d.busyFraction(), 0.4) << file;
-        EXPECT_GT(static_cast<double>(cause(d, IdleCause::LaunchOverhead)),
-                  0.9 * static_cast<double>(d.idleNs))
-            << file;
+        // The host is busy in nearly all the idle time; mostly dispatching or blocked in a sync
+        // (param-linear: cudaFree), the rest Python/framework code between launches (bert-small:
+        // transformers' inspect.signature calls).
+        const auto ns = [&](IdleCause c) { return static_cast<double>(cause(d, c)); };
+        const double dispatch = ns(IdleCause::LaunchOverhead) + ns(IdleCause::Synchronization);
+        EXPECT_GT(dispatch + ns(IdleCause::HostWork), 0.9 * static_cast<double>(d.idleNs)) << file;
+        EXPECT_GT(dispatch, 0.6 * static_cast<double>(d.idleNs)) << file;
         EXPECT_EQ(cause(d, IdleCause::DataWait), 0) << file;
     }
 }

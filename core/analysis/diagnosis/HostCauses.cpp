@@ -1,0 +1,63 @@
+#include "core/analysis/diagnosis/HostCauses.h"
+
+#include "core/base/Format.h"
+
+namespace chokepoint::analysis {
+
+double hostCauseShare(const DiagnosisSignals& s, HostCause cause) {
+    switch (cause) {
+        case HostCause::Code:
+            return s.idleHostWorkFraction;
+        case HostCause::Compilation:
+            return s.idleCompilationFraction;
+        case HostCause::Housekeeping:
+            return s.idleHousekeepingFraction;
+        case HostCause::GarbageCollection:
+            return s.idleGcFraction;
+    }
+    return 0;
+}
+
+HostCause dominantHostCause(const DiagnosisSignals& s) {
+    HostCause best = HostCause::Code;
+    for (HostCause c : {HostCause::Compilation, HostCause::Housekeeping, HostCause::GarbageCollection}) {
+        if (hostCauseShare(s, c) > hostCauseShare(s, best)) {
+            best = c;
+        }
+    }
+    return best;
+}
+
+std::string_view describe(HostCause cause) {
+    switch (cause) {
+        case HostCause::Code:
+            return "runs code that launches no GPU work";
+        case HostCause::Compilation:
+            return "compiles (torch.compile, Triton, nvFuser, JIT: a warm-up cost)";
+        case HostCause::Housekeeping:
+            return "saves checkpoints, logs or evaluates";
+        case HostCause::GarbageCollection:
+            return "runs the Python garbage collector";
+    }
+    return "runs code that launches no GPU work";
+}
+
+std::string hostFramesText(const DiagnosisSignals& s, std::size_t maxFrames) {
+    if (s.hostWorkFrames.empty()) {
+        return {};
+    }
+    std::string out = "top frames by exclusive time: ";
+    for (std::size_t i = 0; i < s.hostWorkFrames.size() && i < maxFrames; ++i) {
+        out += (i > 0 ? ", " : "") + s.hostWorkFrames[i].name + " " +
+               core::formatPercent(s.hostWorkFrames[i].shareOfWindow);
+    }
+    return out;
+}
+
+std::string hostSplitText(const DiagnosisSignals& s) {
+    return "code " + core::formatPercent(s.idleHostWorkFraction) + ", compilation " +
+           core::formatPercent(s.idleCompilationFraction) + ", checkpointing/logging/evaluation " +
+           core::formatPercent(s.idleHousekeepingFraction) + ", GC " + core::formatPercent(s.idleGcFraction);
+}
+
+}  // namespace chokepoint::analysis

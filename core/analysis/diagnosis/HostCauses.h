@@ -1,0 +1,26 @@
+#pragma once
+// The host-bound verdict's words: which host cause holds most of the host-bound idle (code that
+// launches nothing, compilation, checkpointing/logging/evaluation, garbage collection), how to say
+// it, and the frames that took the time. Shared by the classifier, the headline and the fixes so
+// they name the same cause. Pure functions.
+
+#include <string>
+#include <string_view>
+
+#include "core/analysis/diagnosis/DiagnosisSignals.h"
+
+namespace chokepoint::analysis {
+
+enum class HostCause { Code = 0, Compilation, Housekeeping, GarbageCollection };
+
+// The host cause with the largest idle share (Code when all are zero).
+HostCause dominantHostCause(const DiagnosisSignals& signals);
+double hostCauseShare(const DiagnosisSignals& signals, HostCause cause);
+// "runs code that launches no GPU work", "compiles (torch.compile / Triton / nvFuser)", ...
+std::string_view describe(HostCause cause);
+// "top frames by exclusive time: module.py(1743): _call_impl 12.0 %, ..." or "" without frames.
+std::string hostFramesText(const DiagnosisSignals& signals, std::size_t maxFrames = 3);
+// "code 14.0 %, compilation 0.0 %, checkpointing/logging/evaluation 2.0 %, GC 0.0 %".
+std::string hostSplitText(const DiagnosisSignals& signals);
+
+}  // namespace chokepoint::analysis

@@ -1,0 +1,157 @@
+// Verdicts and fixes that follow what the host is really doing while the GPU idles, on traces built
+// in code: five 10 ms steps, each a 4 ms kernel and a 6 ms gap with one kind of host activity on
+// the launching thread. Dispatch -> launch-overhead-bound; code that launches nothing ->
+// host-bound with its frames; compilation -> host-bound, a warm-up cost; main-process input
+// preparation -> data-bound. R6 does not suggest what the trace shows in use.
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "core/analysis/diagnosis/Analyzer.h"
+#include "tests/testutils/TraceBuilder.h"
+
+namespace chokepoint::analysis {
+namespace {
+
+using testutils::TraceBuilder;
+constexpr core::TimestampNs kUs = 1'000;
+constexpr core::TimestampNs kMs = 1'000'000;
+
+// gapWork(builder, gapStart, gapEnd) adds the host activity of one step's gap.
+core::TraceModel job(const std::function<void(TraceBuilder&, core::TimestampNs, core::TimestampNs)>& gapWork,
+                     std::string_view kernelName = "ampere_sgemm_128x64_tn") {
+    TraceBuilder b;
+    b.device(0, "NVIDIA A100-SXM4-40GB", 108);
+    for (int s = 0; s < 5; ++s) {
+        const core::TimestampNs base = s * 10 * kMs;
+        b.range("ProfilerStep#" + std::to_string(s + 1), base, base + 10 * kMs);
+        b.apiCall("cudaLaunchKernel", base, base + 5 * kUs, 100 + s);
+        b.kernel(kernelName, base + 10 * kUs, base + 4 * kMs, 0, 7, 100 + s);
+        gapWork(b, base + 4 * kMs, base + 10 * kMs - 20 * kUs);
+    }
+    return b.build();
+}
+
+std::shared_ptr<const AnalysisReport> analyze(const core::TraceModel& model) {
+    AnalysisOptions options;
+    core::Result<std::shared_ptr<const AnalysisReport>> r = analyzeTrace(model, options);
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+    return r.ok() ? r.value() : nullptr;
+}
+
+std::string firstFix(const AnalysisReport& r) {
+    return r.fixes.recommendations.empty() ? "none" : r.fixes.recommendations.front().ruleId;
+}
+
+TEST(HostBound, DenseDispatchIsLaunchOverhead) {
+    const core::TraceModel model = job([](TraceBuilder& b, core::TimestampNs from, core::TimestampNs to) {
+        for (core::TimestampNs t = from; t + 30 * kUs <= to; t += 30 * kUs) {
+            b.cpuOp("aten::add", t, t + 28 * kUs);
+            b.apiCall("cudaLaunchKernel", t + 20 * kUs, t + 26 * kUs);
+        }
+    });
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::LaunchOverhead) << r->headline;
+    EXPECT_EQ(firstFix(*r), "R6");
+}
+
+TEST(HostBound, CodeThatLaunchesNothingIsHostBoundAndNamesItsFrames) {
+    const core::TraceModel model = job([](TraceBuilder& b, core::TimestampNs from, core::TimestampNs to) {
+        b.cpuOp("train.py(88): training_step", from, to);
+        b.cpuOp("metrics.py(12): update_confusion_matrix", from + 100 * kUs, to - 500 * kUs);
+    });
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::HostBound) << r->headline;
+    EXPECT_GT(r->overallSignals.idleHostWorkFraction, 0.5);
+    EXPECT_LT(r->overallSignals.idleLaunchOverheadFraction, 0.01);
+    ASSERT_FALSE(r->overallSignals.hostWorkFrames.empty());
+    EXPECT_EQ(r->overallSignals.hostWorkFrames.front().name, "metrics.py(12): update_confusion_matrix");
+    EXPECT_NE(r->headline.find("update_confusion_matrix"), std::string::npos) << r->headline;
+    EXPECT_NE(r->overall.rationale.find("launches no GPU work"), std::string::npos) << r->overall.rationale;
+    EXPECT_EQ(firstFix(*r), "R15");
+    // Not told to torch.compile: R6 is for dispatch, which this is not.
+    EXPECT_EQ(r->fixes.find("R6"), nullptr);
+}
+
+TEST(HostBound, CompilationIsAWarmUpCostNotLaunchOverhead) {
+    const core::TraceModel model = job([](TraceBuilder& b, core::TimestampNs from, core::TimestampNs to) {
+        b.cpuOp("torch/_dynamo/convert_frame.py(1045): _compile", from, to);
+        b.cpuOp("torch/_inductor/compile_fx.py(712): compile_fx_inner", from + 10 * kUs, to - 10 * kUs);
+    });
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::HostBound) << r->headline;
+    EXPECT_GT(r->overallSignals.idleCompilationFraction, 0.5);
+    EXPECT_NE(r->headline.find("compiles"), std::string::npos) << r->headline;
+    const Recommendation* fix = r->fixes.find("R15");
+    ASSERT_NE(fix, nullptr);
+    EXPECT_NE(fix->gain.basis.find("paid once"), std::string::npos) << fix->gain.basis;
+    EXPECT_NE(fix->pytorchChange.find("schedule"), std::string::npos);
+    EXPECT_EQ(r->fixes.find("R6"), nullptr);
+}
+
+TEST(HostBound, CheckpointingIsNamed) {
+    const core::TraceModel model = job([](TraceBuilder& b, core::TimestampNs from, core::TimestampNs to) {
+        b.cpuOp("torch/serialization.py(618): save", from, to);
+    });
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::HostBound) << r->headline;
+    EXPECT_NE(r->headline.find("checkpoints"), std::string::npos) << r->headline;
+    const Recommendation* fix = r->fixes.find("R15");
+    ASSERT_NE(fix, nullptr);
+    EXPECT_NE(fix->pytorchChange.find("async_save"), std::string::npos);
+}
+
+TEST(HostBound, MainProcessPreprocessingIsDataBound) {
+    const core::TraceModel model = job([](TraceBuilder& b, core::TimestampNs from, core::TimestampNs to) {
+        // No DataLoader range at all: the batch is decoded and transformed in the training loop.
+        b.cpuOp("train.py(40): next_batch", from, to);
+        b.cpuOp("PIL/Image.py(2164): resize", from + 10 * kUs, from + 3 * kMs);
+        b.cpuOp("torchvision/transforms/transforms.py(354): __call__", from + 3 * kMs, to - 10 * kUs);
+    });
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::Data) << r->headline;
+    EXPECT_EQ(firstFix(*r), "R1");
+}
+
+TEST(HostBound, FixesDoNotSuggestWhatIsInUse) {
+    const auto dispatch = [](TraceBuilder& b, core::TimestampNs from, core::TimestampNs to) {
+        for (core::TimestampNs t = from; t + 30 * kUs <= to; t += 30 * kUs) {
+            b.cpuOp("aten::add", t, t + 28 * kUs);
+            b.apiCall("cudaLaunchKernel", t + 20 * kUs, t + 26 * kUs);
+        }
+    };
+    {  // Inductor kernels: compiled already, so no plain torch.compile; CUDA graphs remain.
+        const core::TraceModel model = job(dispatch, "triton_tem_fused_mm_0");
+        auto r = analyze(model);
+        ASSERT_TRUE(r);
+        EXPECT_TRUE(r->overallSignals.compiledCodeSeen);
+        const Recommendation* fix = r->fixes.find("R6");
+        ASSERT_NE(fix, nullptr);
+        EXPECT_EQ(fix->pytorchChange.find("torch.compile(model)  "), std::string::npos) << fix->pytorchChange;
+        EXPECT_NE(fix->pytorchChange.find("reduce-overhead"), std::string::npos);
+    }
+    {  // Inductor kernels and CUDA graph launches: R6 has nothing left to suggest.
+        const core::TraceModel model = job(
+            [&](TraceBuilder& b, core::TimestampNs from, core::TimestampNs to) {
+                dispatch(b, from, to);
+                b.apiCall("cudaGraphLaunch", from, from + 5 * kUs);
+            },
+            "triton_tem_fused_mm_0");
+        auto r = analyze(model);
+        ASSERT_TRUE(r);
+        EXPECT_TRUE(r->overallSignals.cudaGraphsSeen);
+        EXPECT_EQ(r->fixes.find("R6"), nullptr);
+        const RuleDecision* d = r->fixes.decision("R6");
+        ASSERT_NE(d, nullptr);
+        EXPECT_NE(d->reason.find("already in use"), std::string::npos);
+    }
+}
+
+}  // namespace
+}  // namespace chokepoint::analysis
