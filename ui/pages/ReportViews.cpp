@@ -27,6 +27,8 @@ QColor bottleneckColor(Bottleneck bottleneck) {
             return QColor(31, 119, 180);
         case Bottleneck::LaunchOverhead:
             return QColor(255, 127, 14);
+        case Bottleneck::CopyBound:
+            return QColor(188, 189, 34);  // olive: transfers, between data (red) and compute (green)
         case Bottleneck::NoGpuActivity:
             return QColor(127, 127, 127);
         case Bottleneck::Undetermined:
