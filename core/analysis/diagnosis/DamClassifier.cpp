@@ -274,6 +274,21 @@ void classifyBusy(Verdict& v, const DiagnosisSignals& s, const DiagnosisConfig& 
                 v.confidence -= kWeakPenalty;
             }
         }
+        if (s.compositionKnown && s.unclassifiedKernelShare < c.unclassifiedKernelMaxShare) {
+            // Say so when the kernel classes point the other way: the counters decide.
+            const double memory = s.memoryBoundBusyShare.value_or(s.memoryBoundKernelShare);
+            const bool classesSayMemory = memory > s.computeBoundKernelShare;
+            if (classesSayMemory != (v.bottleneck == Bottleneck::MemoryBandwidth)) {
+                v.evidence.push_back(
+                    makeEvidence("memoryBoundBusyShare", memory, "", 0,
+                                 "the kernel classes alone point to " +
+                                     std::string(classesSayMemory ? "memory-bound" : "compute-bound") + " (" +
+                                     pct(memory) + " below the ridge, " + pct(s.computeBoundKernelShare) +
+                                     " above); the measured counters decide",
+                                 true));
+                v.confidence -= kWeakPenalty;
+            }
+        }
         if (underUsed) {
             v.confidence -= kWeakPenalty;
         }

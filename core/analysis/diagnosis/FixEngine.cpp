@@ -194,7 +194,12 @@ private:
     bool active(Bottleneck b) const {
         return headline(b) || std::find(m_v.secondary.begin(), m_v.secondary.end(), b) != m_v.secondary.end();
     }
-    double kernelTimeNs() const { return m_s.busyFraction * m_stepNs; }
+    // Kernel time of the step (the kernel-mix shares are shares of it): busy time without copies
+    // and memsets, i.e. compute plus the communication compute does not hide.
+    double kernelTimeNs() const {
+        const double kernels = m_s.computeFraction + m_s.exposedCommunicationFraction;
+        return std::clamp(kernels > 0 ? kernels : m_s.busyFraction, 0.0, m_s.busyFraction) * m_stepNs;
+    }
 
     // --- R1 ---
     void r1() {

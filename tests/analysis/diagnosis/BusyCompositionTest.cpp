@@ -186,6 +186,31 @@ TEST(BusyComposition, PageableCopiesThatNoKernelOverlapsAreCopyBound) {
     EXPECT_TRUE(contains(writeMarkdownReport(*r), "Copy-bound"));
 }
 
+TEST(BusyComposition, KernelFixGainsCountKernelTimeNotCopyTime) {
+    // The copy-bound job with an FP32 sgemm: mixed precision can at most halve the 1.5 ms GEMM per
+    // 10 ms step; the 7 ms of copies in the busy time are not kernel time.
+    SyntheticJob job;
+    std::int64_t correlation = 1000;
+    for (int s = 0; s < 4; ++s) {
+        const core::TimestampNs t = SyntheticJob::stepStart(s);
+        job.step(s);
+        for (int c = 0; c < 7; ++c) {
+            const core::TimestampNs start = t + 100'000 + c * 1'000'000;
+            job.builder().apiCall("cudaMemcpyAsync", start - 20'000, start + 1'000'000, ++correlation);
+            job.builder().memcpy(core::MemcpyKind::HostToDevice, 12 << 20, start, start + 1'000'000, 0, 7,
+                                 correlation, core::MemoryKind::Pageable);
+        }
+        job.launched(testutils::kFp32Gemm, t + 7'200'000, t + 8'700'000, 7, 50'000);
+    }
+    auto r = analyze(job.build());
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::CopyBound) << r->headline;
+    const Recommendation* amp = r->fixes.find("R4");
+    ASSERT_NE(amp, nullptr) << explain(r->fixes);
+    const double savedNs = amp->gain.stepTimeBeforeNs - amp->gain.stepTimeAfterNs;
+    EXPECT_NEAR(savedNs, 0.75e6, 0.05e6);
+}
+
 TEST(BusyComposition, PinnedCopiesOverlappedByKernelsAreNotCopyBound) {
     // Counter-example: the same copies on a second stream, each under a GEMM, from pinned memory.
     SyntheticJob job;
@@ -248,6 +273,21 @@ TEST(BusyComposition, MeasuredDramThroughputDecidesMemoryBound) {
     ASSERT_FALSE(r->metrics.roofline.steps.empty());
     EXPECT_EQ(r->metrics.roofline.steps.front().source, BandwidthSource::Counters);
     EXPECT_NEAR(r->metrics.roofline.steps.front().fractionOfPeak, 0.80, 0.01);
+}
+
+TEST(BusyComposition, CountersAndKernelClassesDisagreeingIsSaid) {
+    // Elementwise kernels (below the ridge by class) with DRAM measured at 10 %: the counters decide
+    // (compute-bound), and the verdict says the classes pointed the other way.
+    core::TraceModel model = busyJob(testutils::kElementwise, 4096);
+    addCounter(model, "DRAM Read Bandwidth", 6);
+    addCounter(model, "DRAM Write Bandwidth", 4);
+    addCounter(model, "SMs Active", 98);
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::Compute) << r->headline;
+    EXPECT_TRUE(std::any_of(r->overall.evidence.begin(), r->overall.evidence.end(), [](const Evidence& e) {
+        return contains(e.note, "the measured counters decide");
+    }));
 }
 
 TEST(BusyComposition, OurPmSamplingTracksDecideTheSameWay) {
