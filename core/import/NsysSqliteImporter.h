@@ -19,6 +19,10 @@
 //   NVTX_EVENTS                  -> ranges (push/pop 59/70, start/end 60/71, marks 34 as
 //                                   zero-length ranges); domains from eventType 75 rows
 //   TARGET_INFO_GPU / TARGET_INFO_CUDA_GPU / TARGET_INFO_CUDA_DEVICE -> devices
+//   GPU_METRICS + TARGET_INFO_GPU_METRICS -> counters, one track per (GPU, metric): "SMs Active",
+//                                   "Tensor Active", "DRAM Read Bandwidth", "PCIe RX Throughput", ...
+//                                   with the bracketed unit ("[Throughput %]" -> "%"); the GPU is
+//                                   the low byte of typeId
 //   ThreadNames, PROCESSES, META_DATA_EXPORT / EXPORT_META_DATA, TARGET_INFO_SESSION_START_TIME,
 //   TARGET_INFO_SYSTEM_ENV -> threads, processes, metadata
 // globalTid/globalPid are decoded as documented in NVIDIA's export docs ("Serialized process and

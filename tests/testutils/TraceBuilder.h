@@ -40,7 +40,8 @@ public:
         row.deviceIndex = static_cast<std::int16_t>(deviceIndex);
         row.streamId = streamId;
         row.name = m_model.intern(name);
-        row.gridX = row.gridY = row.gridZ = 1;
+        row.gridX = 0;  // not recorded, unless a test sets it
+        row.gridY = row.gridZ = 1;
         row.blockX = 128;
         row.blockY = row.blockZ = 1;
         row.correlationId = correlationId;

@@ -28,7 +28,9 @@ QColor bottleneckColor(Bottleneck bottleneck) {
         case Bottleneck::LaunchOverhead:
             return QColor(255, 127, 14);
         case Bottleneck::HostBound:
-            return QColor(188, 189, 34);
+            return QColor(227, 119, 194);  // pink: host time, beside launch overhead (orange)
+        case Bottleneck::CopyBound:
+            return QColor(188, 189, 34);  // olive: transfers, between data (red) and compute (green)
         case Bottleneck::NoGpuActivity:
             return QColor(127, 127, 127);
         case Bottleneck::Undetermined:

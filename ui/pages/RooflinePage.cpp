@@ -1,12 +1,14 @@
 #include "ui/pages/RooflinePage.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <QColor>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
 #include <QStandardItemModel>
+#include <QStringList>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -75,6 +77,31 @@ void RooflinePage::setReport(std::shared_ptr<const analysis::AnalysisReport> rep
            "classes; discs: top kernels and ops, sized by their share of kernel time. Below the ridge a "
            "kernel is "
            "memory-bound; right of it, compute-bound. Click a point to select its kernel on the timeline."));
+    // Measured GPU metrics (Nsight Systems GPU_METRICS, PM sampling) decide compute- vs memory-bound
+    // where present: show them next to the estimates.
+    const analysis::DiagnosisSignals& sig = m_report->overallSignals;
+    QStringList measured;
+    const auto addMeasured = [&](const QString& label, const std::optional<double>& value) {
+        if (value) {
+            measured << label.arg(percentText(*value));
+        }
+    };
+    addMeasured(tr("SMs active %1"), sig.smActiveFraction);
+    addMeasured(tr("tensor pipes active %1"), sig.tensorActiveFraction);
+    addMeasured(tr("DRAM throughput %1 of peak"), sig.dramActiveFraction);
+    addMeasured(tr("PCIe throughput %1 of peak"), sig.pcieActiveFraction);
+    if (!measured.isEmpty()) {
+        m_caption->setText(m_caption->text() +
+                           tr(" <b>Measured by the GPU's counters:</b> %1; these, not the "
+                              "estimates, decide compute- versus memory-bound.")
+                               .arg(measured.join(QStringLiteral(", "))));
+    } else if (sig.compositionKnown && sig.unclassifiedKernelShare >= m_report->config.secondaryMinFraction) {
+        m_caption->setText(m_caption->text() +
+                           tr(" %1 of kernel time is in kernels with no class, shapes or counters (largest: "
+                              "%2): they cannot be placed here; record shapes or GPU metrics.")
+                               .arg(percentText(sig.unclassifiedKernelShare))
+                               .arg(QString::fromStdString(sig.topUnclassifiedKernel).toHtmlEscaped()));
+    }
     const auto above = std::count_if(roofline.points.begin(), roofline.points.end(),
                                      [](const analysis::RooflinePoint& p) { return p.aboveRoof; });
     if (above > 0) {

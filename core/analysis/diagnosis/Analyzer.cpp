@@ -289,11 +289,30 @@ std::string headlineOf(const AnalysisReport& r) {
                    " of each step for the input pipeline";
         case Bottleneck::Compute: {
             std::string h = name + ": the GPU is busy " + pct(s.busyFraction) + " of each step";
+            if (s.compositionKnown) {
+                h += ", " + pct(s.computeBoundKernelShare) + " of kernel time in compute-bound kernels";
+            }
             if (r.mfu.mfu) {
                 h += ", MFU " + pct(*r.mfu.mfu) + (r.mfu.estimate ? " (estimate)" : "");
             }
-            return h + (s.busyFraction > r.config.computeBoundMinBusy ? " (the desired end state)" : "");
+            if (v.desiredEndState) {
+                return h + " (the desired end state)";
+            }
+            if (!r.mfu.mfu) {
+                return h + " (MFU unknown: give --model-flops to judge how much of the peak is left)";
+            }
+            h += " (MFU below " + pct(r.config.lowMfu) + ": not the end state";
+            if (s.fp32MatmulShare >= r.config.fp32MatmulMinShare) {
+                h += "; " + pct(s.fp32MatmulShare) + " of kernel time is FP32 GEMM/conv off the tensor cores";
+            }
+            return h + ")";
         }
+        case Bottleneck::CopyBound:
+            return name + ": host-device copies no kernel overlaps take " + pct(s.exposedHostCopyFraction) +
+                   " of each step" +
+                   (s.pageableHostCopyShare > 0
+                        ? " (" + pct(s.pageableHostCopyShare) + " of the copy time from pageable memory)"
+                        : std::string());
         case Bottleneck::MemoryBandwidth:
             return name + ": the GPU is busy " + pct(s.busyFraction) + " of each step, " +
                    pct(s.memoryBoundBusyShare.value_or(0)) + " of it in memory-bound kernels";
@@ -317,6 +336,18 @@ std::string headlineOf(const AnalysisReport& r) {
             return h;
         }
         case Bottleneck::Undetermined:
+            if (s.busyFraction >= r.config.memoryBoundMinBusy && s.compositionKnown) {
+                return name + ": the GPU is busy " + pct(s.busyFraction) + " of each step, but " +
+                       pct(s.unclassifiedKernelShare) +
+                       " of kernel time is in kernels whose class, shapes and counters are unknown "
+                       "(record shapes or GPU metrics to tell compute- from memory-bound)";
+            }
+            if (s.busyFraction > 0 && s.exposedHostCopyFraction >= 0.5 * s.busyFraction) {
+                return name + ": the GPU is idle " + pct(s.idleFraction) +
+                       " of each step and the trace does not show what the host was doing; host-device "
+                       "copies fill " +
+                       pct(s.exposedHostCopyFraction / s.busyFraction) + " of its busy time";
+            }
             return name + ": the GPU is idle " + pct(s.idleFraction) +
                    " of each step and the trace does not show what the host was doing";
     }

@@ -225,16 +225,161 @@ GapCandidate hostCandidate(const DiagnosisSignals& s, const DiagnosisConfig& c) 
     return g;
 }
 
+// Exposed host<->device copies: busy time, but the SMs wait for PCIe (or pageable staging).
+GapCandidate copyCandidate(const DiagnosisSignals& s, const DiagnosisConfig& c) {
+    GapCandidate g;
+    g.bottleneck = Bottleneck::CopyBound;
+    g.share = s.exposedHostCopyFraction;
+    g.evidence.push_back(
+        makeEvidence("exposedHostCopyFraction", g.share, ">=", c.copyBoundMinFraction,
+                     "host-device copies no kernel overlaps take " + pct(g.share) + " of the window"));
+    g.passes = g.share >= c.copyBoundMinFraction;
+    if (s.pageableHostCopyShare > 0) {
+        g.evidence.push_back(makeEvidence("pageableHostCopyShare", s.pageableHostCopyShare, "", 0,
+                                          pct(s.pageableHostCopyShare) +
+                                              " of the host-device copy time uses pageable host memory "
+                                              "(staged through a driver buffer, never asynchronous)"));
+    }
+    if (s.pcieActiveFraction) {
+        g.evidence.push_back(makeEvidence(
+            "pcieActiveFraction", *s.pcieActiveFraction, "", 0,
+            "PCIe throughput " + pct(*s.pcieActiveFraction) + " of peak (measured, busier direction)"));
+    }
+    if (std::abs(g.share - c.copyBoundMinFraction) < kSmallMargin) {
+        g.confidence -= kMarginPenalty;
+    }
+    g.rationale = "host-device copies that no kernel overlaps take " + pct(g.share) + " of the window";
+    if (s.pageableHostCopyShare >= 0.5) {
+        g.rationale += ", mostly from pageable host memory";
+    }
+    return g;
+}
+
 void finish(Verdict& v, const DiagnosisSignals& s, const DiagnosisConfig& c) {
     v.axis = axisOf(v.bottleneck);
     v.confidence = std::clamp(v.confidence, 0.1, 0.95);
-    v.desiredEndState = v.bottleneck == Bottleneck::Compute;
+    // Compute-bound is the end state only when the MFU says the peak is used; a compute-bound FP32
+    // CUDA-core job at a few % MFU still has TF32/BF16 tensor cores ahead of it.
+    v.desiredEndState = v.bottleneck == Bottleneck::Compute && s.mfu && *s.mfu >= c.lowMfu;
+    if (v.bottleneck == Bottleneck::Compute && !s.mfu) {
+        v.missingSignals.push_back("MFU (model FLOPs): without it the desired end state is not claimed");
+    }
     v.shares = constraintShares(s, c);
     for (const ConstraintShare& share : v.shares) {
         if (share.bottleneck != v.bottleneck && share.bottleneck != Bottleneck::Undetermined &&
             share.shareOfWindow >= c.secondaryMinFraction) {
             v.secondary.push_back(share.bottleneck);
         }
+    }
+}
+
+void classifyBusy(Verdict& v, const DiagnosisSignals& s, const DiagnosisConfig& c, const HbmReading& hbm) {
+    const double busy = s.busyFraction;
+    const std::string busyText = "the GPU is busy " + pct(busy) + " of the window";
+    const bool underUsed = busy <= c.upperBandMinBusy;
+    if (s.dramActiveFraction) {
+        // Measured: DRAM throughput against the same "high" line as HBM bandwidth.
+        const double dram = *s.dramActiveFraction;
+        v.evidence.push_back(makeEvidence("dramActiveFraction", dram, ">=", c.hbmHighFraction,
+                                          "DRAM throughput " + pct(dram) + " of peak (measured)"));
+        if (s.smActiveFraction) {
+            v.evidence.push_back(makeEvidence("smActiveFraction", *s.smActiveFraction, "", 0,
+                                              "SMs active " + pct(*s.smActiveFraction) + " (measured)"));
+        }
+        if (s.tensorActiveFraction) {
+            v.evidence.push_back(
+                makeEvidence("tensorActiveFraction", *s.tensorActiveFraction, "", 0,
+                             "tensor pipes active " + pct(*s.tensorActiveFraction) + " (measured)"));
+        }
+        if (dram >= c.hbmHighFraction) {
+            v.bottleneck = Bottleneck::MemoryBandwidth;
+            v.rationale = busyText + " and the measured DRAM throughput is " + pct(dram) + " of peak";
+        } else {
+            v.bottleneck = Bottleneck::Compute;
+            v.rationale = busyText + " with measured DRAM throughput at only " + pct(dram) + " of peak";
+            if (s.smActiveFraction && *s.smActiveFraction < c.memoryBoundMinBusy) {
+                v.rationale += "; but only " + pct(*s.smActiveFraction) +
+                               " of the SMs are active (too few blocks or latency-bound kernels)";
+                v.confidence -= kWeakPenalty;
+            }
+        }
+        if (s.compositionKnown && s.unclassifiedKernelShare < c.unclassifiedKernelMaxShare) {
+            // Say so when the kernel classes point the other way: the counters decide.
+            const double memory = s.memoryBoundBusyShare.value_or(s.memoryBoundKernelShare);
+            const bool classesSayMemory = memory > s.computeBoundKernelShare;
+            if (classesSayMemory != (v.bottleneck == Bottleneck::MemoryBandwidth)) {
+                v.evidence.push_back(
+                    makeEvidence("memoryBoundBusyShare", memory, "", 0,
+                                 "the kernel classes alone point to " +
+                                     std::string(classesSayMemory ? "memory-bound" : "compute-bound") + " (" +
+                                     pct(memory) + " below the ridge, " + pct(s.computeBoundKernelShare) +
+                                     " above); the measured counters decide",
+                                 true));
+                v.confidence -= kWeakPenalty;
+            }
+        }
+        if (underUsed) {
+            v.confidence -= kWeakPenalty;
+        }
+        return;
+    }
+    // Estimated from the kernels: the share of kernel time above / below the ridge.
+    const double compute = s.computeBoundKernelShare;
+    const double memory = s.memoryBoundBusyShare.value_or(s.memoryBoundKernelShare);
+    const double unknown = s.unclassifiedKernelShare;
+    v.evidence.push_back(makeEvidence("computeBoundKernelShare", compute, "", 0,
+                                      pct(compute) + " of kernel time in compute-bound kernels "
+                                                     "(GEMM, convolution, attention; above the ridge)",
+                                      true));
+    v.evidence.push_back(makeEvidence("memoryBoundBusyShare", memory, "", 0,
+                                      pct(memory) + " of busy time in memory-bound work (elementwise, "
+                                                    "normalization, reduction, copy kernels, DtoD copies; "
+                                                    "below the ridge)",
+                                      true));
+    if (unknown > 0) {
+        v.evidence.push_back(
+            makeEvidence("unclassifiedKernelShare", unknown, "<", c.unclassifiedKernelMaxShare,
+                         pct(unknown) + " of kernel time in kernels that cannot be placed against the ridge" +
+                             (s.topUnclassifiedKernel.empty()
+                                  ? std::string()
+                                  : " (largest: " + evidenceName(s.topUnclassifiedKernel) + ")")));
+    }
+    if (hbm.level != HbmLevel::Unknown && !hbm.estimated) {
+        v.evidence.push_back(hbm.evidence);
+    }
+    if (unknown >= c.unclassifiedKernelMaxShare) {
+        v.bottleneck = Bottleneck::Undetermined;
+        v.confidence = 0.3;
+        v.rationale = busyText + ", but " + pct(unknown) +
+                      " of kernel time is in kernels whose class, shapes and counters are all unknown, so "
+                      "neither compute-bound nor memory-bound can be claimed";
+        v.missingSignals.push_back(
+            "what the busy kernels do: input shapes (torch.profiler record_shapes=True) or measured GPU "
+            "metrics (nsys profile --gpu-metrics-devices=all)");
+        return;
+    }
+    if (memory > compute || (hbm.level == HbmLevel::High && !hbm.estimated && memory > 0)) {
+        v.bottleneck = Bottleneck::MemoryBandwidth;
+        v.rationale = busyText + " and " + pct(memory) +
+                      " of it is memory-bound work (below the ridge), more than the " + pct(compute) +
+                      " in compute-bound kernels";
+    } else {
+        v.bottleneck = Bottleneck::Compute;
+        v.rationale = busyText + " and " + pct(compute) +
+                      " of kernel time is in compute-bound kernels (GEMM, convolution, attention)";
+        if (underUsed) {
+            v.rationale += "; below 80 % busy, so compute is under-used";
+        }
+    }
+    v.confidence -= kEstimatedPenalty;  // classes, not counters
+    if (unknown >= c.secondaryMinFraction) {
+        v.confidence -= kWeakPenalty;
+    }
+    if (underUsed) {
+        v.confidence -= kWeakPenalty;
+    }
+    if (std::abs(memory - compute) < kSmallMargin) {
+        v.confidence -= kMarginPenalty;
     }
 }
 
@@ -253,12 +398,19 @@ std::vector<ConstraintShare> constraintShares(const DiagnosisSignals& s, const D
     add(Bottleneck::LaunchOverhead, s.idleLaunchOverheadFraction + s.idleSyncFraction,
         c.launchOverheadMinFraction);
     add(Bottleneck::HostBound, s.hostBoundFraction(), c.hostWorkMinFraction);
+    add(Bottleneck::CopyBound, s.exposedHostCopyFraction, c.copyBoundMinFraction);
     double memoryBound = 0;
     if (s.memoryBoundBusyShare) {
         memoryBound = s.busyFraction * std::clamp(*s.memoryBoundBusyShare, 0.0, 1.0);
         add(Bottleneck::MemoryBandwidth, memoryBound, c.secondaryMinFraction);
     }
-    add(Bottleneck::Compute, std::max(0.0, s.computeFraction - memoryBound), c.computeBoundMinBusy);
+    double compute = std::max(0.0, s.computeFraction - memoryBound);
+    if (s.compositionKnown && !s.dramActiveFraction) {
+        // Measured composition: only kernels above the ridge count as compute (unplaceable and
+        // communication kernel time do not).
+        compute = std::min(compute, s.busyFraction * std::clamp(s.computeBoundKernelShare, 0.0, 1.0));
+    }
+    add(Bottleneck::Compute, compute, c.computeBoundMinBusy);
     add(Bottleneck::Undetermined, s.idleUnexplainedFraction, c.secondaryMinFraction);
     std::stable_sort(shares.begin(), shares.end(), [](const ConstraintShare& a, const ConstraintShare& b) {
         return a.shareOfWindow > b.shareOfWindow;
@@ -310,7 +462,8 @@ Verdict classifyWindow(const DiagnosisSignals& s, const DiagnosisConfig& c) {
 
     // 2. Gap classes, before the busy bands.
     std::vector<GapCandidate> gaps = {dataCandidate(s, c), communicationCandidate(s, c),
-                                      overheadCandidate(s, c), hostCandidate(s, c)};
+                                      overheadCandidate(s, c), hostCandidate(s, c),
+                                      copyCandidate(s, c)};
     if (!s.idleCausesKnown) {
         v.missingSignals.push_back("host activity during GPU idle (idle causes)");
     }
@@ -332,6 +485,14 @@ Verdict classifyWindow(const DiagnosisSignals& s, const DiagnosisConfig& c) {
 
     // 3–5. Busy bands with the bandwidth tie-breaker.
     const HbmReading hbm = readHbm(s, c);
+    if (s.busyFraction >= c.memoryBoundMinBusy && (s.dramActiveFraction || s.compositionKnown)) {
+        // What fills the busy time decides (docs/ANALYSIS.md "Busy is not compute-bound"): measured
+        // GPU metrics first, then the kernels' place against the ridge. Aggregate input (busy and
+        // HBM only, the spec's T41-T44) keeps Table 7's bands below.
+        classifyBusy(v, s, c, hbm);
+        finish(v, s, c);
+        return v;
+    }
     if (hbm.level != HbmLevel::Unknown) {
         v.evidence.push_back(hbm.evidence);
     } else {
@@ -384,6 +545,9 @@ Verdict classifyWindow(const DiagnosisSignals& s, const DiagnosisConfig& c) {
     // 6. Busy below 50 % and no gap class reached its threshold.
     const GapCandidate* largest = nullptr;
     for (const GapCandidate& g : gaps) {
+        if (g.bottleneck == Bottleneck::CopyBound) {
+            continue;  // copies are busy time, not an idle cause
+        }
         if (largest == nullptr || g.share > largest->share) {
             largest = &g;
         }

@@ -29,6 +29,12 @@ const std::vector<DiagnosisConfigKey>& diagnosisConfigKeys() {
         {"hostWorkMinFraction", &C::hostWorkMinFraction,
          "idle with the host busy in work that launches nothing (Python, compilation, checkpointing, "
          "GC), share of window: host-bound"},
+        {"copyBoundMinFraction", &C::copyBoundMinFraction,
+         "host-device copies not overlapped by kernels, share of window: copy-bound"},
+        {"unclassifiedKernelMaxShare", &C::unclassifiedKernelMaxShare,
+         "busy GPU: share of kernel time in unclassifiable kernels that leaves compute vs memory open"},
+        {"underOccupancyMinIdleSmShare", &C::underOccupancyMinIdleSmShare,
+         "SM capacity left idle by kernels with fewer blocks than SMs, share of kernel time: R16"},
         {"periodicMinStepFraction", &C::periodicMinStepFraction,
          "share of steps with data gaps for 'periodic'"},
         {"cpuFullyBusyFraction", &C::cpuFullyBusyFraction,

@@ -37,6 +37,13 @@ struct DiagnosisConfig {
     // checkpointing/logging/evaluation, garbage collection) → host-bound. [PROPOSAL] same bar as
     // launch overhead: both are host time on the step's critical path.
     double hostWorkMinFraction = 0.20;
+    double copyBoundMinFraction = 0.25;       // exposed host<->device copies → copy-bound [PROPOSAL]
+    // Busy windows: kernels we cannot place above or below the ridge (no class, shapes or counters)
+    // holding at least this share of kernel time leave compute vs memory undetermined [PROPOSAL].
+    double unclassifiedKernelMaxShare = 0.50;
+    // Under-occupancy finding: kernels with fewer blocks than SMs leave at least this share of the
+    // SM capacity idle over the kernel time (Σ time × (1 − blocks / SMs) / kernel time) [PROPOSAL].
+    double underOccupancyMinIdleSmShare = 0.10;
     double periodicMinStepFraction = 0.50;  // data gaps must recur in this share of steps ("periodic")
     double cpuFullyBusyFraction = 0.80;     // "CPU fully busy during gaps": host activity covers ≥ this
     double shortKernelNs = 10'000;          // "short kernel" for launch-overhead evidence (10 µs)

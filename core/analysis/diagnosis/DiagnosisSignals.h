@@ -24,6 +24,9 @@ struct DiagnosisSignals {
     double exposedCommunicationFraction = 0;  // communication not overlapped by compute
     double copyFraction = 0;
     double exposedCopyFraction = 0;
+    // Host<->device copies (H2D, D2H) not overlapped by kernels: the copy-bound gap class.
+    double exposedHostCopyFraction = 0;
+    double pageableHostCopyShare = 0;  // share of host-device copy time from pageable host memory
     double memsetFraction = 0;
     double idleFraction = 0;
 
@@ -77,6 +80,29 @@ struct DiagnosisSignals {
     // What the trace shows already in use (guards fixes that would suggest it again).
     bool cudaGraphsSeen = false;    // CUDA graph launches or graph-node kernels
     bool compiledCodeSeen = false;  // Triton/Inductor kernels or torch.compile regions
+
+    // --- What fills the busy time (shares of summed kernel time) ---
+    // True when the shares below were measured per kernel from a trace. Aggregate input (the spec's
+    // T41-T44 cases: busy and HBM only) leaves it false, and the busy bands then follow Table 7.
+    bool compositionKnown = false;
+    double computeBoundKernelShare = 0;  // above the ridge: GEMM / convolution / attention, or costed AI
+    double memoryBoundKernelShare = 0;   // below the ridge: elementwise / norm / reduction, or costed AI
+    double unclassifiedKernelShare = 0;  // class unknown, no shapes, no counters: neither can be claimed
+    std::string topUnclassifiedKernel;   // the one with the most time (evidence)
+
+    // --- Measured GPU metrics (Nsight Systems GPU_METRICS / PM sampling), means over the window ---
+    std::optional<double> smActiveFraction;      // SMs active, 0..1
+    std::optional<double> tensorActiveFraction;  // tensor pipes active, 0..1
+    std::optional<double> dramActiveFraction;    // DRAM read + write throughput, share of peak
+    std::optional<double> pcieActiveFraction;    // PCIe RX + TX throughput, share of peak
+
+    // --- Occupancy: kernels whose grid has fewer blocks than the device has SMs ---
+    double underOccupiedKernelShare = 0;  // of summed kernel time
+    // SM capacity those kernels leave idle: Σ time × (1 − blocks / SMs) / summed kernel time.
+    double underOccupiedIdleSmShare = 0;
+    std::string underOccupiedKernel;       // the one with the most time
+    std::int64_t underOccupiedBlocks = 0;  // its grid size (blocks)
+    std::int64_t smCount = 0;              // SMs of the device (0 when unknown)
 
     // --- Memory bandwidth ---
     std::optional<double> hbmBandwidthFraction;  // achieved / peak HBM bandwidth

@@ -60,6 +60,7 @@ const std::vector<std::string>& classOrder(Bottleneck b) {
     static const std::vector<std::string> kComm = {"R12", "R7"};
     static const std::vector<std::string> kOverhead = {"R6", "R9"};
     static const std::vector<std::string> kHost = {"R15"};
+    static const std::vector<std::string> kCopy = {"R17"};
     static const std::vector<std::string> kNone = {};
     switch (b) {
         case Bottleneck::Data:
@@ -76,6 +77,8 @@ const std::vector<std::string>& classOrder(Bottleneck b) {
             return kOverhead;
         case Bottleneck::HostBound:
             return kHost;
+        case Bottleneck::CopyBound:
+            return kCopy;
         case Bottleneck::Undetermined:
         case Bottleneck::NoGpuActivity:
             break;
@@ -112,6 +115,8 @@ public:
         r12();
         r13();
         r15();
+        r16();
+        r17();
         order();
         r14();
         m_plan.nextStep = nextStep();
@@ -136,6 +141,8 @@ private:
             {"R13", "Faster hardware / fewer operations"},
             {"R14", "Ordering and composition"},
             {"R15", "Host work off the step's critical path"},
+            {"R16", "Launch enough blocks to fill the SMs"},
+            {"R17", "Pinned, asynchronous and fewer host-device copies"},
         };
         return kTitles;
     }
@@ -193,7 +200,12 @@ private:
     bool active(Bottleneck b) const {
         return headline(b) || std::find(m_v.secondary.begin(), m_v.secondary.end(), b) != m_v.secondary.end();
     }
-    double kernelTimeNs() const { return m_s.busyFraction * m_stepNs; }
+    // Kernel time of the step (the kernel-mix shares are shares of it): busy time without copies
+    // and memsets, i.e. compute plus the communication compute does not hide.
+    double kernelTimeNs() const {
+        const double kernels = m_s.computeFraction + m_s.exposedCommunicationFraction;
+        return std::clamp(kernels > 0 ? kernels : m_s.busyFraction, 0.0, m_s.busyFraction) * m_stepNs;
+    }
 
     // --- R1 ---
     void r1() {
@@ -764,10 +776,17 @@ private:
         r.target = Bottleneck::Compute;
         r.term = IronLawTerm::PeakThroughput;
         r.targetShare = share(Bottleneck::Compute);
-        const double computeShare = std::clamp(m_s.computeFraction, 0.0, 1.0);
+        // Only compute-bound time scales with the peak: memory-bound kernel time is taken out.
+        const double memoryBound =
+            m_s.busyFraction * std::clamp(m_s.memoryBoundBusyShare.value_or(0.0), 0.0, 1.0);
+        double computeShare = std::clamp(m_s.computeFraction - memoryBound, 0.0, 1.0);
+        if (m_s.compositionKnown) {
+            computeShare = std::min(computeShare, m_s.busyFraction * m_s.computeBoundKernelShare);
+        }
         const double speedup = formulas::peakUpgradeSpeedup(computeShare, m_c.hardwareUpgradePeakRatio);
         r.evidence =
-            "compute-bound (the desired end state, L1631): compute " + pct(computeShare) + " of the step";
+            std::string(m_v.desiredEndState ? "compute-bound at the desired end state" : "compute-bound") +
+            ": compute-bound kernel time " + pct(computeShare) + " of the step";
         r.gain = gainFromSaving(m_stepNs - m_stepNs / speedup, false,
                                 "Amdahl over the compute share with a " +
                                     core::formatFixed(m_c.hardwareUpgradePeakRatio, 1) +
@@ -865,6 +884,95 @@ private:
              "host work " + std::string(describe(cause)) + " " + pct(causeShare) + " of the step");
     }
 
+    // --- R17: exposed host-device copies ---
+    void r17() {
+        const double copies = m_s.exposedHostCopyFraction;
+        if (!active(Bottleneck::CopyBound) || copies < m_c.secondaryMinFraction) {
+            skip("R17", "host-device copies no kernel overlaps take " + pct(copies) +
+                            " of the step: transfers are not a constraint");
+            return;
+        }
+        Recommendation r;
+        r.ruleId = "R17";
+        r.target = Bottleneck::CopyBound;
+        r.term = IronLawTerm::Utilization;
+        r.targetShare = copies;
+        r.evidence = "host-device copies that no kernel overlaps take " + pct(copies) + " of the step";
+        if (m_s.pageableHostCopyShare > 0) {
+            r.evidence += "; " + pct(m_s.pageableHostCopyShare) +
+                          " of the copy time uses pageable host memory (synchronous, staged by the driver)";
+        }
+        if (m_s.pcieActiveFraction) {
+            r.evidence += "; PCIe throughput " + pct(*m_s.pcieActiveFraction) + " of peak (measured)";
+        }
+        r.gain =
+            gainFromSaving(copies * m_stepNs, true,
+                           "copies from pinned memory with non_blocking=True overlap kernels on another "
+                           "stream, and data kept on the GPU is not copied at all: at most the exposed copy "
+                           "time disappears (PyTorch docs, 'Use pinned memory buffers')");
+        r.costs = "pinned host memory cannot be paged out; keeping data on the GPU uses device memory";
+        r.risks = "a non_blocking copy must not be read on the host before a synchronization";
+        r.companions = {"R1 when the copies move input batches: DataLoader(pin_memory=True) prefetches them"};
+        r.pytorchChange =
+            "# page-locked host buffers allow asynchronous H2D copies that overlap compute:\n"
+            "loader = DataLoader(dataset, batch_size=batch_size, pin_memory=True, num_workers=4)\n"
+            "x = x.to('cuda', non_blocking=True)\n"
+            "# fewer, larger transfers: copy one contiguous batch instead of many small tensors\n"
+            "batch = torch.stack(samples).pin_memory().to('cuda', non_blocking=True)\n"
+            "# keep tensors on the GPU between steps instead of .cpu()/.item() round trips\n";
+        r.seedReferences = "PyTorch docs: torch.utils.data (memory pinning), CUDA semantics (non_blocking)";
+        show(std::move(r), "exposed host-device copies " + pct(copies) + " of the step");
+    }
+
+    // --- R16: kernels with fewer blocks than SMs ---
+    void r16() {
+        const double idle = m_s.underOccupiedIdleSmShare;
+        if (m_s.smCount <= 0 || m_s.underOccupiedKernel.empty() || idle < m_c.underOccupancyMinIdleSmShare) {
+            skip("R16", m_s.smCount <= 0 ? std::string("the device's SM count is unknown")
+                                         : "kernels with fewer blocks than SMs leave " + pct(idle) +
+                                               " of the SM capacity idle over the kernel time (< " +
+                                               pct(m_c.underOccupancyMinIdleSmShare) + ")");
+            return;
+        }
+        Recommendation r;
+        r.ruleId = "R16";
+        r.target =
+            m_v.bottleneck == Bottleneck::MemoryBandwidth ? Bottleneck::MemoryBandwidth : Bottleneck::Compute;
+        r.term = IronLawTerm::Utilization;
+        // Kernel time is the compute union (kernels, not copies) of the step.
+        const double kernelShare = std::clamp(m_s.computeFraction, 0.0, 1.0);
+        r.targetShare = idle * kernelShare;
+        const double blocks = static_cast<double>(m_s.underOccupiedBlocks);
+        const double sms = static_cast<double>(m_s.smCount);
+        r.evidence = pct(m_s.underOccupiedKernelShare) +
+                     " of kernel time is in kernels whose grid has fewer blocks "
+                     "than the " +
+                     std::to_string(m_s.smCount) + " SMs, leaving " + pct(idle) +
+                     " of the SM capacity idle over the kernel time; the largest, " +
+                     evidenceName(m_s.underOccupiedKernel) + ", runs " +
+                     std::to_string(m_s.underOccupiedBlocks) + " block" +
+                     (m_s.underOccupiedBlocks == 1 ? "" : "s") + " (at most " +
+                     pct(std::min(1.0, blocks / sms)) + " of the SMs busy)";
+        // Upper bound: each such kernel shrinks to blocks / SMs of its time when the same work is spread
+        // over every SM (memory-bound kernels saturate DRAM earlier, so the real gain is smaller).
+        r.gain =
+            gainFromSaving(idle * kernelShare * m_stepNs, true,
+                           "each under-occupied kernel shrinks to blocks / SMs of its time if the same work "
+                           "is spread over all SMs; memory-bound kernels stop scaling once DRAM bandwidth "
+                           "saturates, so this is an upper bound");
+        r.costs =
+            "a launch configuration change (grid-stride loop) or a library call instead of a hand kernel";
+        r.risks =
+            "more blocks than the work can fill adds scheduling overhead; check the occupancy calculator";
+        r.pytorchChange =
+            "# custom CUDA kernels: size the grid from the data and the SM count, e.g.\n"
+            "#   blocks = max(num_sms * 4, (n + threads - 1) // threads)\n"
+            "# and use a grid-stride loop inside the kernel; in PyTorch prefer the built-in ops\n"
+            "# (torch.add / torch.addcmul) which size their grids to the device\n";
+        r.seedReferences = "CUDA C++ Best Practices Guide, 'Occupancy' and 'Thread and Block Heuristics'";
+        show(std::move(r), "under-occupied kernels leave " + pct(idle) + " of the SM capacity idle");
+    }
+
     void order() {
         // Busy > 90 % makes the verdict compute-bound even when memory-bound kernels hold more of the
         // step (§2.3, Run A); the fixes still start with the constraint holding the largest share
@@ -941,6 +1049,8 @@ private:
                 break;
             case Bottleneck::HostBound:
                 next = "launch overhead or the kernels themselves";
+            case Bottleneck::CopyBound:
+                next = "the kernels themselves (compute or memory bandwidth) once the copies overlap them";
                 break;
             case Bottleneck::Undetermined:
             case Bottleneck::NoGpuActivity:

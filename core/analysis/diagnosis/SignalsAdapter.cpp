@@ -46,6 +46,11 @@ struct KernelMix {
     double softmaxNs = 0;
     double fusableNs = 0;  // elementwise + normalization + reduction
     double convolutionNs = 0;
+    double computeBoundNs = 0;   // above the ridge (GEMM/conv/attention, or costed AI)
+    double memoryBoundNs = 0;    // below the ridge (elementwise/norm/reduction/copy kernels, or costed AI)
+    double unclassifiedNs = 0;   // no class, no shapes: cannot be placed
+    double underOccupiedNs = 0;  // grid smaller than the SM count
+    double idleSmNs = 0;         // their time × (1 − blocks / SMs)
     std::int64_t count = 0;
     std::int64_t shortCount = 0;
 
@@ -58,6 +63,11 @@ struct KernelMix {
         softmaxNs += o.softmaxNs;
         fusableNs += o.fusableNs;
         convolutionNs += o.convolutionNs;
+        computeBoundNs += o.computeBoundNs;
+        memoryBoundNs += o.memoryBoundNs;
+        unclassifiedNs += o.unclassifiedNs;
+        underOccupiedNs += o.underOccupiedNs;
+        idleSmNs += o.idleSmNs;
         count += o.count;
         shortCount += o.shortCount;
     }
@@ -73,6 +83,8 @@ public:
         m_stepMix.assign(stepCount, {});
         indexSteps(stepCount);
         m_counterPeakBytes = counterPeakBytes();
+        m_smCount = smCount();
+        m_ridgeFlopsPerByte = lowestRidge();
         m_hostActivity = computeHostActivity();
         scanHostUse();
         collectKernels();
@@ -136,6 +148,17 @@ private:
                 cls == KernelClass::Reduction) {
                 one.fusableNs = ns;
             }
+            placeOnRidge(one, cls, i, ns);
+            if (cls != KernelClass::Communication && m_smCount > 0) {
+                const std::int64_t blocks = gridBlocks(k, i);
+                if (blocks > 0 && blocks < m_smCount) {
+                    one.underOccupiedNs = ns;
+                    one.idleSmNs = ns * (1.0 - static_cast<double>(blocks) / static_cast<double>(m_smCount));
+                    auto& [idleSm, blk] = m_underOccupiedByName[k.name[i].index];
+                    idleSm += one.idleSmNs;
+                    blk = blocks;
+                }
+            }
             const std::int32_t step =
                 i < m_metrics.steps.kernelStep.size() ? m_metrics.steps.kernelStep[i] : -1;
             if (step >= 0 && static_cast<std::size_t>(step) < m_stepMix.size()) {
@@ -148,6 +171,70 @@ private:
                 m_phaseMix[static_cast<std::size_t>(phase)].add(one);
             }
         }
+    }
+
+    static std::int64_t gridBlocks(const core::KernelTable& k, std::size_t i) {
+        if (i >= k.gridX.size() || k.gridX[i] <= 0) {
+            return 0;
+        }
+        return static_cast<std::int64_t>(k.gridX[i]) * std::max(1, k.gridY[i]) * std::max(1, k.gridZ[i]);
+    }
+
+    // Above or below the ridge: by kernel class where the class says (GEMM, convolution, attention
+    // above; elementwise, normalization, reduction, copy and memset kernels below, Table 5), else by
+    // the kernel's arithmetic intensity from recorded shapes against the device's lowest ridge (a
+    // kernel below it is memory-bound at every precision). Anything else cannot be placed.
+    void placeOnRidge(KernelMix& one, KernelClass cls, std::size_t i, double ns) {
+        switch (cls) {
+            case KernelClass::Gemm:
+            case KernelClass::Convolution:
+            case KernelClass::Attention:
+                one.computeBoundNs = ns;
+                return;
+            case KernelClass::Elementwise:
+            case KernelClass::Normalization:
+            case KernelClass::Reduction:
+            case KernelClass::Copy:
+            case KernelClass::Memset:
+                one.memoryBoundNs = ns;
+                return;
+            case KernelClass::Communication:
+                return;
+            case KernelClass::Other:
+                break;
+        }
+        const OpCostResult& costs = m_metrics.opCosts;
+        const double flops = i < costs.kernelFlops.size() ? costs.kernelFlops[i] : 0.0;
+        const double bytes = i < costs.kernelBytes.size() ? costs.kernelBytes[i] : 0.0;
+        if (bytes > 0 && m_ridgeFlopsPerByte > 0) {
+            (flops / bytes < m_ridgeFlopsPerByte ? one.memoryBoundNs : one.computeBoundNs) = ns;
+            return;
+        }
+        one.unclassifiedNs = ns;
+        m_unclassifiedByName[m_model.kernels.name[i].index] += ns;
+    }
+
+    std::int64_t smCount() const {
+        if (const core::DeviceInfo* info = m_model.device(m_c.deviceIndex);
+            info != nullptr && info->smCount > 0) {
+            return info->smCount;
+        }
+        return m_c.device != nullptr ? m_c.device->smCount : 0;
+    }
+
+    // The lowest ridge point (FLOP/byte) among the device's peaks: 0 without a datasheet.
+    double lowestRidge() const {
+        if (m_c.device == nullptr || m_c.device->memoryBandwidthBytesPerSecond <= 0) {
+            return 0;
+        }
+        double lowest = 0;
+        for (const PeakFlops& p : m_c.device->peaks) {
+            const double ridge = p.flopsPerSecond / m_c.device->memoryBandwidthBytesPerSecond;
+            if (ridge > 0 && (lowest == 0 || ridge < lowest)) {
+                lowest = ridge;
+            }
+        }
+        return lowest;
     }
 
     void collectIdle(std::size_t stepCount) {
@@ -292,6 +379,11 @@ private:
         s.idleGcFraction = cause(IdleCause::GarbageCollection);
         s.idleIntervalCount = b.idleIntervalCount;
         s.collectivesSeen = b.communicationNs > 0;
+        s.exposedHostCopyFraction = b.share(b.exposedHostCopyNs);
+        const double hostCopyNs =
+            static_cast<double>(b.copyByKindNs[static_cast<std::size_t>(core::MemcpyKind::HostToDevice)] +
+                                b.copyByKindNs[static_cast<std::size_t>(core::MemcpyKind::DeviceToHost)]);
+        s.pageableHostCopyShare = ratio(static_cast<double>(b.pageableHostCopyNs), hostCopyNs);
         // DtoD copies move HBM bytes; H2D/D2H are PCIe traffic.
         m_dtodNs =
             static_cast<double>(b.copyByKindNs[static_cast<std::size_t>(core::MemcpyKind::DeviceToDevice)]);
@@ -341,10 +433,44 @@ private:
         s.compiledCodeSeen = m_compiledCodeSeen;
         if (busyNs > 0 && mix.totalNs > 0) {
             // Kernel time is a sum over streams; scale the memory-bound part to the busy union.
-            const double memoryBoundKernel = ratio(mix.fusableNs, mix.totalNs);
+            const double memoryBoundKernel = ratio(mix.memoryBoundNs, mix.totalNs);
             const double dtodShare = ratio(m_dtodNs, busyNs);
             s.memoryBoundBusyShare = std::clamp(memoryBoundKernel + dtodShare, 0.0, 1.0);
         }
+        if (mix.totalNs > 0) {
+            s.compositionKnown = true;
+            s.computeBoundKernelShare = ratio(mix.computeBoundNs, mix.totalNs);
+            s.memoryBoundKernelShare = ratio(mix.memoryBoundNs, mix.totalNs);
+            s.unclassifiedKernelShare = ratio(mix.unclassifiedNs, mix.totalNs);
+            s.underOccupiedKernelShare = ratio(mix.underOccupiedNs, mix.totalNs);
+            s.underOccupiedIdleSmShare = ratio(mix.idleSmNs, mix.totalNs);
+        }
+        s.smCount = m_smCount;
+        // The kernels named in evidence: the trace's largest of each kind.
+        s.topUnclassifiedKernel = largestName(m_unclassifiedByName);
+        double best = -1;
+        for (const auto& [name, entry] : m_underOccupiedByName) {
+            if (entry.first > best) {
+                best = entry.first;
+                s.underOccupiedKernel = std::string(m_model.text(core::StringId{name}));
+                s.underOccupiedBlocks = entry.second;
+            }
+        }
+    }
+
+    std::string largestName(const std::unordered_map<std::uint32_t, double>& byName) const {
+        const auto it = std::max_element(byName.begin(), byName.end(),
+                                         [](const auto& a, const auto& b) { return a.second < b.second; });
+        return it == byName.end() ? std::string() : std::string(m_model.text(core::StringId{it->first}));
+    }
+
+    // Measured GPU metrics of the window (stepIndex -1: the whole trace).
+    void fillMeasured(DiagnosisSignals& s, std::int32_t stepIndex) const {
+        const MeasuredActivity m = measuredActivity(m_metrics.counters, m_c.deviceIndex, stepIndex);
+        s.smActiveFraction = m.smActive;
+        s.tensorActiveFraction = m.tensorActive;
+        s.dramActiveFraction = m.dramThroughput;
+        s.pcieActiveFraction = m.pcieThroughput;
     }
 
     // The frames that took the host-work idle on this device, by exclusive time (top 5).
@@ -448,6 +574,7 @@ private:
         }
         s.dataLoadingHostFraction = ratio(dataLoadingNs(stepIndex), s.windowNs);
         fillBandwidth(s, stepIndex);
+        fillMeasured(s, stepIndex);
         fillMfu(s);
         return s;
     }
@@ -503,6 +630,7 @@ private:
             s.hbmBandwidthFraction = weighted / weight;
             s.hbmMeasured = measured;
         }
+        fillMeasured(s, -1);
         fillMfu(s);
         return s;
     }
@@ -601,6 +729,11 @@ private:
     std::vector<double> m_stepCovered, m_stepIdleTotal, m_stepStreamWait;
     std::vector<std::int64_t> m_stepLaunches;
     mutable double m_dtodNs = 0;  // DtoD copy time of the window being filled
+    std::int64_t m_smCount = 0;
+    double m_ridgeFlopsPerByte = 0;
+    std::unordered_map<std::uint32_t, double> m_unclassifiedByName;  // kernel name -> ns
+    // kernel name -> idle-SM ns, blocks of its last launch
+    std::unordered_map<std::uint32_t, std::pair<double, std::int64_t>> m_underOccupiedByName;
     double m_counterPeakBytes = 0;
     bool m_hostActivity = false;
     bool m_cudaGraphsSeen = false;

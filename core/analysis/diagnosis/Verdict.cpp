@@ -22,6 +22,8 @@ std::string_view toString(Bottleneck bottleneck) {
             return "launch-overhead-bound";
         case Bottleneck::HostBound:
             return "host-bound";
+        case Bottleneck::CopyBound:
+            return "copy-bound";
     }
     return "undetermined";
 }
@@ -46,6 +48,8 @@ std::string_view displayName(Bottleneck bottleneck) {
             return "Launch-overhead-bound";
         case Bottleneck::HostBound:
             return "Host-bound (host work between launches)";
+        case Bottleneck::CopyBound:
+            return "Copy-bound (host-device transfers)";
     }
     return "Undetermined";
 }
@@ -71,6 +75,7 @@ std::string_view toString(DamAxis axis) {
 DamAxis axisOf(Bottleneck bottleneck) {
     switch (bottleneck) {
         case Bottleneck::Data:
+        case Bottleneck::CopyBound:  // moving the input to the device is data movement
             return DamAxis::Data;
         case Bottleneck::Compute:
             return DamAxis::Algorithm;  // Table 7 pairs Algorithm with compute-bound
@@ -87,6 +92,17 @@ DamAxis axisOf(Bottleneck bottleneck) {
             break;
     }
     return DamAxis::None;
+}
+
+std::string evidenceName(std::string_view name, std::size_t maxBytes) {
+    if (name.size() <= maxBytes || maxBytes < 4) {
+        return std::string(name);
+    }
+    std::size_t cut = maxBytes - 3;
+    while (cut > 0 && (static_cast<unsigned char>(name[cut]) & 0xC0) == 0x80) {
+        --cut;  // do not split a multi-byte character
+    }
+    return std::string(name.substr(0, cut)) + "...";
 }
 
 std::string_view Verdict::confidenceLabel() const {

@@ -4,7 +4,9 @@
 //
 // Classes (§2.1 Table 7 plus §2.2, §2.5, §9.4): Data-bound (Data axis), compute-bound (Algorithm
 // axis), memory-bandwidth-bound (Machine axis, M-bw), memory-capacity-bound (Machine axis, M-cap),
-// and, outside Table 7, communication-bound, launch-overhead-bound and host-bound.
+// and, outside Table 7, communication-bound, launch-overhead-bound, host-bound (the host runs work
+// that launches nothing) and copy-bound (exposed host-device transfers fill the busy time; Data
+// axis, since they move the input, docs/ANALYSIS.md).
 
 #include <string>
 #include <string_view>
@@ -22,8 +24,9 @@ enum class Bottleneck {
     Communication,
     LaunchOverhead,
     HostBound,  // the host runs work that launches nothing (Python, compilation, checkpointing, GC)
+    CopyBound,  // exposed host<->device copies (H2D/D2H not overlapped by kernels) fill the window
 };
-inline constexpr int kBottleneckCount = 9;
+inline constexpr int kBottleneckCount = 10;
 
 enum class DamAxis { None = 0, Data, Algorithm, Machine, Communication, Overhead };
 
@@ -31,6 +34,9 @@ std::string_view toString(Bottleneck bottleneck);     // "data-bound", "compute-
 std::string_view displayName(Bottleneck bottleneck);  // "Data-bound", "Compute-bound (Algorithm)", ...
 std::string_view toString(DamAxis axis);              // "Data", "Algorithm", ...
 DamAxis axisOf(Bottleneck bottleneck);
+// A kernel or op name as evidence text quotes it: at most `maxBytes`, cut at a UTF-8 character
+// boundary with "..." appended (templated kernel names run to thousands of characters).
+std::string evidenceName(std::string_view name, std::size_t maxBytes = 70);
 
 // One number that took part in the decision.
 struct Evidence {
@@ -54,9 +60,11 @@ struct Verdict {
     std::string scope;  // copied from the signals
     Bottleneck bottleneck = Bottleneck::Undetermined;
     DamAxis axis = DamAxis::None;
-    double confidence = 0;         // 0..1
-    std::string rationale;         // one sentence: why this class
-    bool desiredEndState = false;  // compute-bound is the desired endpoint (L1631)
+    double confidence = 0;  // 0..1
+    std::string rationale;  // one sentence: why this class
+    // Compute-bound with an MFU at or above DiagnosisConfig::lowMfu: nothing cheap is left. Never
+    // claimed without an MFU (an FP32 CUDA-core GEMM job at 4 % MFU is compute-bound, not done).
+    bool desiredEndState = false;
     std::vector<Evidence> evidence;
     std::vector<std::string> missingSignals;  // what would have made the verdict firmer
     std::vector<ConstraintShare> shares;      // every constraint with a measurable share, largest first

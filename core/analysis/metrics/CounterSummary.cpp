@@ -56,7 +56,10 @@ CounterKind classifyCounterName(const std::string& name) {
     if (has("tensor") || has("hmma") || has("mma pipe")) {
         return CounterKind::TensorActivity;
     }
-    if (has("sm active") || has("sm efficiency") || has("sm__") || has("sm occupancy") ||
+    if (has("pcie") && (has("throughput") || has("rx") || has("tx"))) {
+        return CounterKind::PcieThroughput;
+    }
+    if (has("sm active") || has("sms active") || has("sm efficiency") || has("sm__") || has("sm occupancy") ||
         has("sm activity") || has("sm throughput") || has("gpu utilization")) {
         return CounterKind::SmActivity;
     }
@@ -95,6 +98,51 @@ std::vector<CounterAverage> summarizeCounters(const core::TraceModel& model, con
         out.push_back(std::move(base));
     }
     return out;
+}
+
+MeasuredActivity measuredActivity(const std::vector<CounterAverage>& counters, std::int16_t deviceIndex,
+                                  std::int32_t stepIndex) {
+    MeasuredActivity m;
+    std::optional<double> dramTotal, dramRead, dramWrite, pcieRx, pcieTx;
+    const auto put = [](std::optional<double>& slot, double fraction) {
+        slot = std::max(slot.value_or(0.0), fraction);
+    };
+    for (const CounterAverage& c : counters) {
+        if (c.deviceIndex != deviceIndex || c.stepIndex != stepIndex || c.unit != "%" || c.samples == 0) {
+            continue;
+        }
+        std::string n(c.name);
+        for (char& ch : n) {
+            ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+        }
+        const auto has = [&](const char* s) { return n.find(s) != std::string::npos; };
+        const double f = std::clamp(c.mean / 100.0, 0.0, 1.0);
+        switch (c.kind) {
+            case CounterKind::SmActivity:
+                put(m.smActive, f);
+                break;
+            case CounterKind::TensorActivity:
+                put(m.tensorActive, f);
+                break;
+            case CounterKind::DramThroughput:
+                put(has("read") ? dramRead : has("write") ? dramWrite : dramTotal, f);
+                break;
+            case CounterKind::PcieThroughput:
+                put(has("tx") || has("write") ? pcieTx : pcieRx, f);
+                break;
+            case CounterKind::Other:
+                break;
+        }
+    }
+    if (dramTotal) {
+        m.dramThroughput = dramTotal;
+    } else if (dramRead || dramWrite) {
+        m.dramThroughput = std::min(1.0, dramRead.value_or(0.0) + dramWrite.value_or(0.0));
+    }
+    if (pcieRx || pcieTx) {
+        m.pcieThroughput = std::max(pcieRx.value_or(0.0), pcieTx.value_or(0.0));
+    }
+    return m;
 }
 
 }  // namespace chokepoint::analysis

@@ -4,6 +4,7 @@
 // time-weighted mean of the samples' values inside it. Units are the track's own.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,7 +17,8 @@ enum class CounterKind : std::uint8_t {
     Other = 0,
     DramThroughput,  // "DRAM throughput", "dram__throughput", "HBM bandwidth", "mem bw"
     TensorActivity,  // "tensor active", "pipe_tensor", "Tensor Core"
-    SmActivity,      // "SM active", "sm__throughput", "SM efficiency"
+    SmActivity,      // "SM active", "SMs Active", "sm__throughput", "SM efficiency"
+    PcieThroughput,  // "PCIe RX Throughput", "PCIe TX Throughput", "pcie read/write"
 };
 
 CounterKind classifyCounterName(const std::string& name);
@@ -34,5 +36,19 @@ struct CounterAverage {
 
 // One row per (track, step) with samples in the step, plus one whole-trace row per track.
 std::vector<CounterAverage> summarizeCounters(const core::TraceModel& model, const StepsResult& steps);
+
+// Measured activity of one device in one window (stepIndex -1: the whole trace), from tracks in %
+// (0..100, as Nsight Systems GPU_METRICS and CUPTI PM sampling report them), as fractions 0..1.
+// DRAM: a total throughput track, else read + write (each a share of the same peak), capped at 1.
+// PCIe: the busier direction (RX and TX each have their own peak). Unset when no such track.
+struct MeasuredActivity {
+    std::optional<double> smActive;
+    std::optional<double> tensorActive;
+    std::optional<double> dramThroughput;
+    std::optional<double> pcieThroughput;
+    bool any() const { return smActive || tensorActive || dramThroughput || pcieThroughput; }
+};
+MeasuredActivity measuredActivity(const std::vector<CounterAverage>& counters, std::int16_t deviceIndex,
+                                  std::int32_t stepIndex);
 
 }  // namespace chokepoint::analysis

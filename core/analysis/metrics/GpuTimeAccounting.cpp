@@ -77,6 +77,8 @@ private:
 struct DeviceSets {
     IntervalSet busy, compute, communication, copy, memset;
     std::array<IntervalSet, kCopyKindCount> copyByKind;
+    IntervalSet pageableHostCopy;  // H2D/D2H copies with a pageable host side
+    IntervalSet exposedHostCopy;   // H2D/D2H copies not overlapped by compute (set once built)
     std::map<std::int32_t, IntervalSet> perStream;  // busy per stream
     std::map<std::int32_t, DurationNs> streamTime;  // summed durations per stream
     std::unordered_set<core::ThreadIndex> launchThreads;
@@ -113,6 +115,12 @@ std::map<std::int16_t, DeviceSets> buildDeviceSets(const core::TraceModel& model
         std::size_t kind = static_cast<std::size_t>(mt.kind[i]);
         if (kind < kCopyKindCount) {
             d.copyByKind[kind].appendSorted(r);
+        }
+        const bool hostDevice =
+            mt.kind[i] == core::MemcpyKind::HostToDevice || mt.kind[i] == core::MemcpyKind::DeviceToHost;
+        if (hostDevice &&
+            (mt.srcKind[i] == core::MemoryKind::Pageable || mt.dstKind[i] == core::MemoryKind::Pageable)) {
+            d.pageableHostCopy.appendSorted(r);
         }
         byStream[{mt.deviceIndex[i], mt.streamId[i]}][1].appendSorted(r);
         d.streamTime[mt.streamId[i]] += r.durationNs();
@@ -381,6 +389,8 @@ GpuTimeBreakdown breakdown(const DeviceSets& d, const IntervalSet& exposedComm,
     b.memsetNs = d.memset.coveredNs(window);
     b.exposedCommunicationNs = exposedComm.coveredNs(window);
     b.exposedCopyNs = exposedCopy.coveredNs(window);
+    b.exposedHostCopyNs = d.exposedHostCopy.coveredNs(window);
+    b.pageableHostCopyNs = d.pageableHostCopy.coveredNs(window);
     b.idleNs = b.windowNs - b.busyNs;
     return b;
 }
@@ -528,6 +538,9 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
         result.devices.push_back(device);
         IntervalSet exposedComm = d.communication.subtract(d.compute);
         IntervalSet exposedCopy = d.copy.subtract(d.compute);
+        const auto h2d = static_cast<std::size_t>(core::MemcpyKind::HostToDevice);
+        const auto d2h = static_cast<std::size_t>(core::MemcpyKind::DeviceToHost);
+        d.exposedHostCopy = d.copyByKind[h2d].unionWith(d.copyByKind[d2h]).subtract(d.compute);
         if (!d.busy.empty()) {
             TimeRange gpuSpan{d.busy.intervals().front().startNs, d.busy.intervals().back().endNs};
             result.perDeviceGpuSpan.push_back(breakdown(d, exposedComm, exposedCopy, gpuSpan, device, -1));

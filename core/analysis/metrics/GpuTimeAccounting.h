@@ -118,9 +118,11 @@ struct GpuTimeBreakdown {
     core::DurationNs copyNs = 0;
     std::array<core::DurationNs, kCopyKindCount> copyByKindNs{};  // index = core::MemcpyKind
     core::DurationNs memsetNs = 0;
-    core::DurationNs exposedCommunicationNs = 0;                    // communication not overlapped by compute
-    core::DurationNs exposedCopyNs = 0;                             // copies not overlapped by compute
-    core::DurationNs idleNs = 0;                                    // windowNs - busyNs
+    core::DurationNs exposedCommunicationNs = 0;  // communication not overlapped by compute
+    core::DurationNs exposedCopyNs = 0;           // copies not overlapped by compute
+    core::DurationNs exposedHostCopyNs = 0;       // H2D/D2H copies not overlapped by compute (copy-bound)
+    core::DurationNs pageableHostCopyNs = 0;      // H2D/D2H copies whose host side is pageable memory
+    core::DurationNs idleNs = 0;                  // windowNs - busyNs
     std::array<core::DurationNs, kIdleCauseCount> idleByCauseNs{};  // device-level idle only
     std::int64_t kernelCount = 0;
     std::int64_t memcpyCount = 0;

@@ -289,6 +289,13 @@ RooflineResult computeRoofline(const core::TraceModel& model, const KernelStatsR
         if (dram != nullptr && dram->unit == "%") {
             sb.source = BandwidthSource::Counters;
             sb.fractionOfPeak = dram->mean / 100.0;
+            if (bestRank == 2) {
+                // Read and write tracks (Nsight Systems GPU_METRICS): each is a share of the same
+                // peak, so the traffic is their sum.
+                const MeasuredActivity m =
+                    measuredActivity(counters, dram->deviceIndex, static_cast<std::int32_t>(s));
+                sb.fractionOfPeak = m.dramThroughput.value_or(sb.fractionOfPeak);
+            }
             sb.achievedBytesPerSecond = bandwidth > 0 ? sb.fractionOfPeak * bandwidth : 0;
             sb.bytes = sb.achievedBytesPerSecond * seconds;
         } else if (dram != nullptr && dram->unit.find("B/s") != std::string::npos) {
