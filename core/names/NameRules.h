@@ -129,6 +129,13 @@ ApiRole apiRoleOf(std::string_view name);
 bool isSyncApiName(std::string_view name);    // Synchronize or CopyBlocking
 bool isLaunchApiName(std::string_view name);  // launches GPU work (kernel, graph, copy, memset)
 
+// --- Devices ------------------------------------------------------------------------------------
+
+// The GPU architecture a device's marketing name implies ("NVIDIA A100-SXM4-40GB" -> "ampere",
+// "Tesla T4" -> "turing", "NVIDIA L4" -> "ada", "AMD Instinct MI250X" -> "cdna"), "" when the
+// name says nothing. A fallback for traces without a compute capability.
+std::string architectureFromDeviceName(std::string_view deviceName);
+
 // --- Threads ------------------------------------------------------------------------------------
 
 enum class ThreadRole : std::uint8_t { Other = 0, Autograd, DataWorker };

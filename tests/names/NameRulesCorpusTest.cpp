@@ -115,6 +115,9 @@ TEST(NameRulesCorpusTest, EveryRowHasItsExpectedClass) {
             EXPECT_EQ(apiName(apiRoleOf(row.name)), row.expected) << where;
         } else if (row.what == "thread") {
             EXPECT_EQ(threadName(threadRoleOf(row.name)), row.expected) << where;
+        } else if (row.what == "device") {
+            const std::string arch = architectureFromDeviceName(row.name);
+            EXPECT_EQ(arch.empty() ? "-" : arch, row.expected) << where;
         } else if (row.what == "framework") {
             EXPECT_EQ(isFrameworkOpName(row.name) ? "yes" : "no", row.expected) << where;
         } else if (row.what == "collective") {
@@ -125,7 +128,7 @@ TEST(NameRulesCorpusTest, EveryRowHasItsExpectedClass) {
         }
     }
     // Every part of the table is covered.
-    for (const char* kind : {"kernel", "op", "host", "framework", "api", "thread", "collective"}) {
+    for (const char* kind : {"kernel", "op", "host", "framework", "api", "thread", "device", "collective"}) {
         EXPECT_GT(perKind[kind], 0) << kind;
     }
 }
