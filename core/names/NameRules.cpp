@@ -483,6 +483,17 @@ KernelClass kernelClassFromOpName(std::string_view opName) {
     return KernelClass::Other;
 }
 
+HtaKernelType htaKernelType(std::string_view name) {
+    if (startsWith(name, "nccl") || name.find("ncclKernel") != std::string_view::npos ||
+        startsWith(name, "hccl") || startsWith(name, "rccl")) {
+        return HtaKernelType::Communication;
+    }
+    if (startsWith(name, "Memcpy") || startsWith(name, "Memset") || startsWith(name, "dma")) {
+        return HtaKernelType::Memory;
+    }
+    return HtaKernelType::Computation;
+}
+
 // --- Collectives ---------------------------------------------------------------------------------
 
 namespace {

@@ -80,6 +80,13 @@ bool isCudaGraphKernelName(std::string_view kernelName);
 // kernel names and recorded collective names ("allreduce", "_allgather_base", "nccl:all_reduce").
 std::string collectiveKindFromName(std::string_view name);
 
+// Holistic Trace Analysis' own kernel types (HTA 0.6.1), reproduced exactly so our HTA-parity
+// figures compare like for like: COMMUNICATION = names starting "nccl"/"hccl"/"rccl" or containing
+// "ncclKernel", MEMORY = names starting "Memcpy"/"Memset"/"dma", everything else COMPUTATION. This
+// is HTA's prefix rule, not ours (classifyKernelName is ours).
+enum class HtaKernelType : std::uint8_t { Computation = 0, Communication, Memory };
+HtaKernelType htaKernelType(std::string_view kernelName);
+
 // --- Host frames and ranges ---------------------------------------------------------------------
 
 enum class HostRole : std::uint8_t {
