@@ -274,7 +274,7 @@ KernelNameInfo classifyKernelName(std::string_view kernelName) {
                               : false;
         return info;
     }
-    if (k.first("nvfuser")) {
+    if (k.hasPrefix("nvfuser")) {  // nvfuser_pointwise_f0_c1_r0_g0, <unnamed>::nvfuser_none_f0_...
         info.family = KernelFamily::Nvfuser;
         info.kernelClass = k.has("pointwise")                      ? KernelClass::Elementwise
                            : k.hasAny({"reduction", "persistent"}) ? KernelClass::Reduction
@@ -481,6 +481,17 @@ KernelClass kernelClassFromOpName(std::string_view opName) {
         return KernelClass::Elementwise;
     }
     return KernelClass::Other;
+}
+
+HtaKernelType htaKernelType(std::string_view name) {
+    if (startsWith(name, "nccl") || name.find("ncclKernel") != std::string_view::npos ||
+        startsWith(name, "hccl") || startsWith(name, "rccl")) {
+        return HtaKernelType::Communication;
+    }
+    if (startsWith(name, "Memcpy") || startsWith(name, "Memset") || startsWith(name, "dma")) {
+        return HtaKernelType::Memory;
+    }
+    return HtaKernelType::Computation;
 }
 
 // --- Collectives ---------------------------------------------------------------------------------
@@ -856,6 +867,50 @@ bool isLaunchApiName(std::string_view name) {
     const ApiRole r = apiRoleOf(name);
     return r == ApiRole::KernelLaunch || r == ApiRole::GraphLaunch || r == ApiRole::CopyAsync ||
            r == ApiRole::CopyBlocking || r == ApiRole::Memset;
+}
+
+// --- Devices -------------------------------------------------------------------------------------
+
+std::string architectureFromDeviceName(std::string_view deviceName) {
+    const Words k(deviceName);
+    if (k.hasAny({"amd", "instinct", "radeon"}) ||
+        k.hasPrefixAny({"mi100", "mi200", "mi210", "mi250", "mi300"})) {
+        return "cdna";
+    }
+    const auto anyOf = [&](std::initializer_list<std::string_view> models) { return k.hasAny(models); };
+    if (anyOf({"v100", "titanv"})) {
+        return "volta";
+    }
+    if (anyOf({"a100", "a10", "a10g", "a30", "a40", "a16", "a2", "a800", "a6000", "a5000", "a4000"})) {
+        return "ampere";
+    }
+    if (anyOf({"h100", "h200", "h800", "h20", "gh200"})) {
+        return "hopper";
+    }
+    if (anyOf({"b100", "b200", "gb200", "b300", "gb300"})) {
+        return "blackwell";
+    }
+    if (anyOf({"t4"})) {
+        return "turing";
+    }
+    if (anyOf({"l4", "l40", "l40s"})) {
+        return "ada";
+    }
+    // GeForce RTX NNNN: the first two digits name the generation.
+    for (std::size_t i = 0; i + 1 < k.w.size(); ++i) {
+        const std::string& model = k.w[i + 1];
+        if (k.w[i] == "rtx" && model.size() == 4 && std::all_of(model.begin(), model.end(), [](char c) {
+                return std::isdigit(static_cast<unsigned char>(c)) != 0;
+            })) {
+            const std::string_view series = std::string_view(model).substr(0, 2);
+            return series == "20"   ? "turing"
+                   : series == "30" ? "ampere"
+                   : series == "40" ? "ada"
+                   : series == "50" ? "blackwell"
+                                    : "";
+        }
+    }
+    return "";
 }
 
 // --- Threads -----------------------------------------------------------------------------------------

@@ -80,6 +80,13 @@ bool isCudaGraphKernelName(std::string_view kernelName);
 // kernel names and recorded collective names ("allreduce", "_allgather_base", "nccl:all_reduce").
 std::string collectiveKindFromName(std::string_view name);
 
+// Holistic Trace Analysis' own kernel types (HTA 0.6.1), reproduced exactly so our HTA-parity
+// figures compare like for like: COMMUNICATION = names starting "nccl"/"hccl"/"rccl" or containing
+// "ncclKernel", MEMORY = names starting "Memcpy"/"Memset"/"dma", everything else COMPUTATION. This
+// is HTA's prefix rule, not ours (classifyKernelName is ours).
+enum class HtaKernelType : std::uint8_t { Computation = 0, Communication, Memory };
+HtaKernelType htaKernelType(std::string_view kernelName);
+
 // --- Host frames and ranges ---------------------------------------------------------------------
 
 enum class HostRole : std::uint8_t {
@@ -128,6 +135,13 @@ enum class ApiRole : std::uint8_t {
 ApiRole apiRoleOf(std::string_view name);
 bool isSyncApiName(std::string_view name);    // Synchronize or CopyBlocking
 bool isLaunchApiName(std::string_view name);  // launches GPU work (kernel, graph, copy, memset)
+
+// --- Devices ------------------------------------------------------------------------------------
+
+// The GPU architecture a device's marketing name implies ("NVIDIA A100-SXM4-40GB" -> "ampere",
+// "Tesla T4" -> "turing", "NVIDIA L4" -> "ada", "AMD Instinct MI250X" -> "cdna"), "" when the
+// name says nothing. A fallback for traces without a compute capability.
+std::string architectureFromDeviceName(std::string_view deviceName);
 
 // --- Threads ------------------------------------------------------------------------------------
 

@@ -115,6 +115,16 @@ TEST(NameRulesCorpusTest, EveryRowHasItsExpectedClass) {
             EXPECT_EQ(apiName(apiRoleOf(row.name)), row.expected) << where;
         } else if (row.what == "thread") {
             EXPECT_EQ(threadName(threadRoleOf(row.name)), row.expected) << where;
+        } else if (row.what == "hta") {
+            const HtaKernelType t = htaKernelType(row.name);
+            EXPECT_EQ(t == HtaKernelType::Communication ? "communication"
+                      : t == HtaKernelType::Memory      ? "memory"
+                                                        : "computation",
+                      row.expected)
+                << where;
+        } else if (row.what == "device") {
+            const std::string arch = architectureFromDeviceName(row.name);
+            EXPECT_EQ(arch.empty() ? "-" : arch, row.expected) << where;
         } else if (row.what == "framework") {
             EXPECT_EQ(isFrameworkOpName(row.name) ? "yes" : "no", row.expected) << where;
         } else if (row.what == "collective") {
@@ -125,7 +135,8 @@ TEST(NameRulesCorpusTest, EveryRowHasItsExpectedClass) {
         }
     }
     // Every part of the table is covered.
-    for (const char* kind : {"kernel", "op", "host", "framework", "api", "thread", "collective"}) {
+    for (const char* kind :
+         {"kernel", "op", "host", "framework", "api", "thread", "device", "hta", "collective"}) {
         EXPECT_GT(perKind[kind], 0) << kind;
     }
 }

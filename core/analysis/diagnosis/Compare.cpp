@@ -97,6 +97,14 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
                                   sb.idleCollectiveFraction, true, o));
     c.metrics.push_back(makeDelta("idle.unexplained", "fraction", sa.idleUnexplainedFraction,
                                   sb.idleUnexplainedFraction, true, o));
+    c.metrics.push_back(
+        makeDelta("idle.hostWork", "fraction", sa.idleHostWorkFraction, sb.idleHostWorkFraction, true, o));
+    c.metrics.push_back(makeDelta("idle.compilation", "fraction", sa.idleCompilationFraction,
+                                  sb.idleCompilationFraction, true, o));
+    c.metrics.push_back(makeDelta("idle.housekeeping", "fraction", sa.idleHousekeepingFraction,
+                                  sb.idleHousekeepingFraction, true, o));
+    c.metrics.push_back(
+        makeDelta("idle.garbageCollection", "fraction", sa.idleGcFraction, sb.idleGcFraction, true, o));
     c.metrics.push_back(makeDelta("kernelCount", "count", static_cast<double>(sa.kernelCount),
                                   static_cast<double>(sb.kernelCount), true, o));
 

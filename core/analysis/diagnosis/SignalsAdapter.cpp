@@ -102,7 +102,11 @@ private:
     void collectKernels() {
         const core::KernelTable& k = m_model.kernels;
         const KernelStatsResult& stats = m_metrics.kernels;
-        std::unordered_map<std::uint32_t, bool> softmaxByName;
+        struct NameFacts {
+            bool softmax = false;
+            bool triton = false;
+        };
+        std::unordered_map<std::uint32_t, NameFacts> factsByName;
         for (std::size_t i = 0; i < k.size(); ++i) {
             if (k.deviceIndex[i] != m_c.deviceIndex) {
                 continue;
@@ -112,10 +116,11 @@ private:
             const bool tc = i < stats.kernelTensorCore.size() && stats.kernelTensorCore[i] != 0;
             const std::int8_t precision =
                 i < m_metrics.opCosts.kernelPrecision.size() ? m_metrics.opCosts.kernelPrecision[i] : -1;
-            auto [it, inserted] = softmaxByName.try_emplace(k.name[i].index, false);
+            auto [it, inserted] = factsByName.try_emplace(k.name[i].index);
             if (inserted) {
                 const names::KernelNameInfo info = names::classifyKernelName(m_model.text(k.name[i]));
-                it->second = names::isSoftmaxKernelName(m_model.text(k.name[i]));
+                it->second.softmax = names::isSoftmaxKernelName(m_model.text(k.name[i]));
+                it->second.triton = info.family == names::KernelFamily::Triton;
                 m_cudaGraphsSeen = m_cudaGraphsSeen || info.family == names::KernelFamily::CudaGraph;
                 m_compiledCodeSeen = m_compiledCodeSeen || info.family == names::KernelFamily::Triton;
             }
@@ -128,7 +133,10 @@ private:
                 const bool reducedPrecision = precision == static_cast<std::int8_t>(Precision::BF16) ||
                                               precision == static_cast<std::int8_t>(Precision::FP16) ||
                                               precision == static_cast<std::int8_t>(Precision::FP8);
-                if (!tc && !reducedPrecision) {
+                // A Triton GEMM's name carries no precision (tl.dot runs on tensor cores for
+                // bf16/fp16/tf32 inputs): without a recorded dtype it is not counted as FP32.
+                const bool unknownTriton = it->second.triton && precision < 0;
+                if (!tc && !reducedPrecision && !unknownTriton) {
                     one.fp32MatmulNs = ns;
                 }
             }
@@ -141,7 +149,7 @@ private:
             if (cls == KernelClass::Attention) {
                 one.attentionNs = ns;
             }
-            if (it->second) {
+            if (it->second.softmax) {
                 one.softmaxNs = ns;
             }
             if (cls == KernelClass::Elementwise || cls == KernelClass::Normalization ||
@@ -759,9 +767,10 @@ std::int16_t busiestDevice(const TraceMetrics& metrics) {
 }
 
 std::string architectureOf(const core::DeviceInfo& info) {
-    const std::string& name = info.name;
-    if (info.vendor == "AMD" || containsNoCase(name, "amd") || containsNoCase(name, "instinct") ||
-        containsNoCase(name, "radeon")) {
+    // The name table reads the marketing name by tokens; AMD devices first (their reported
+    // compute capability is not NVIDIA's).
+    const std::string fromName = names::architectureFromDeviceName(info.name);
+    if (info.vendor == "AMD" || fromName == "cdna") {
         return "cdna";
     }
     if (info.computeMajor > 0) {
@@ -781,25 +790,7 @@ std::string architectureOf(const core::DeviceInfo& info) {
                 break;
         }
     }
-    if (containsNoCase(name, "v100")) {
-        return "volta";
-    }
-    if (containsNoCase(name, "a100") || containsNoCase(name, "a10") || containsNoCase(name, "rtx 30")) {
-        return "ampere";
-    }
-    if (containsNoCase(name, "h100") || containsNoCase(name, "h200") || containsNoCase(name, "gh200")) {
-        return "hopper";
-    }
-    if (containsNoCase(name, "b200") || containsNoCase(name, "b100")) {
-        return "blackwell";
-    }
-    if (containsNoCase(name, "2080") || containsNoCase(name, "t4")) {
-        return "turing";
-    }
-    if (containsNoCase(name, "4090") || containsNoCase(name, "l4") || containsNoCase(name, "l40")) {
-        return "ada";
-    }
-    return "";
+    return fromName;
 }
 
 TraceSignals computeSignals(const SignalsContext& context) {

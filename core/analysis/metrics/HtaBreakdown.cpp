@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "core/analysis/metrics/IntervalSet.h"
+#include "core/names/NameRules.h"
 
 namespace chokepoint::analysis {
 
@@ -17,21 +18,15 @@ namespace {
 
 constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
 
-enum class HtaType { Computation, Communication, Memory };
-
 bool startsWith(std::string_view text, std::string_view prefix) {
     return text.substr(0, prefix.size()) == prefix;
 }
 
+// HTA's kernel types: its own prefix rule, kept in the name table (NameRules::htaKernelType).
+using HtaType = names::HtaKernelType;
+
 HtaType kernelType(std::string_view name) {
-    if (startsWith(name, "nccl") || name.find("ncclKernel") != std::string_view::npos ||
-        startsWith(name, "hccl") || startsWith(name, "rccl")) {
-        return HtaType::Communication;
-    }
-    if (startsWith(name, "Memcpy") || startsWith(name, "Memset") || startsWith(name, "dma")) {
-        return HtaType::Memory;
-    }
-    return HtaType::Computation;
+    return names::htaKernelType(name);
 }
 
 struct Op {

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/analysis/metrics/KernelClassifier.h"
+#include "core/names/NameRules.h"
 
 namespace chokepoint::analysis {
 
@@ -406,7 +407,7 @@ OpCostEstimate estimateOpCost(std::string_view opName, std::string_view inputSha
                         out * elemSize(types, 0),
                     "conv 2·N·O·out·(C/g)·kernel (out = input size: estimate)");
     }
-    if ((op.find("attention") != std::string_view::npos) && rank(0) == 4 && rank(1) == 4) {
+    if (names::kernelClassFromOpName(op) == names::KernelClass::Attention && rank(0) == 4 && rank(1) == 4) {
         const Shape& q = s[0];
         const Shape& k = s[1];
         // The internal flash/efficient kernels take [B, S, H, D]; the public op takes [B, H, S, D].

@@ -155,3 +155,34 @@ TEST(HostBound, FixesDoNotSuggestWhatIsInUse) {
 
 }  // namespace
 }  // namespace chokepoint::analysis
+
+namespace chokepoint::analysis {
+namespace {
+
+// An Inductor job: its convert_element_type kernels are elementwise, not FP32 convolutions, and a
+// Triton GEMM without a recorded dtype is not counted as FP32, so no mixed-precision advice.
+TEST(TodaysKernels, InductorJobIsNotReadAsFp32Convolutions) {
+    TraceBuilder b;
+    b.device(0, "NVIDIA H100 80GB HBM3", 132);
+    for (int s = 0; s < 4; ++s) {
+        const core::TimestampNs base = s * 10 * kMs;
+        b.range("ProfilerStep#" + std::to_string(s + 1), base, base + 10 * kMs);
+        b.apiCall("cudaLaunchKernel", base, base + 5 * kUs, 200 + 2 * s);
+        b.kernel("triton_poi_fused__to_copy_convert_element_type_0", base + 10 * kUs, base + 3 * kMs, 0, 7,
+                 200 + 2 * s);
+        b.apiCall("cudaLaunchKernel", base + 6 * kUs, base + 9 * kUs, 201 + 2 * s);
+        b.kernel("triton_tem_fused_mm_0", base + 3 * kMs, base + 10 * kMs, 0, 7, 201 + 2 * s);
+    }
+    const core::TraceModel model = b.build();
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_FALSE(r->overallSignals.convolutionSeen);
+    EXPECT_EQ(r->overallSignals.fp32MatmulShare, 0.0);
+    EXPECT_GT(r->overallSignals.gemmShare, 0.6);
+    EXPECT_NEAR(r->overallSignals.elementwiseShare, 0.3, 0.02);
+    EXPECT_TRUE(r->overallSignals.compiledCodeSeen);
+    EXPECT_EQ(r->fixes.find("R4"), nullptr);
+}
+
+}  // namespace
+}  // namespace chokepoint::analysis
