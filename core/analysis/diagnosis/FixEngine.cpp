@@ -1049,6 +1049,7 @@ private:
                 break;
             case Bottleneck::HostBound:
                 next = "launch overhead or the kernels themselves";
+                break;
             case Bottleneck::CopyBound:
                 next = "the kernels themselves (compute or memory bandwidth) once the copies overlap them";
                 break;
