@@ -223,7 +223,11 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
         p.ruleId = top.ruleId;
         p.stepNsBefore = a.mfu.stepTimeNs;
         p.predictedStepNs = top.gain.stepTimeAfterNs;
+        p.predictedLowNs = top.gain.stepTimeLowNs;
+        p.predictedHighNs = top.gain.stepTimeHighNs;
         p.actualStepNs = b.mfu.stepTimeNs;
+        p.errorRelative = p.actualStepNs > 0 ? (p.predictedStepNs - p.actualStepNs) / p.actualStepNs : 0;
+        p.withinRange = p.actualStepNs >= p.predictedLowNs && p.actualStepNs <= p.predictedHighNs;
         const double predictedGain = p.stepNsBefore - p.predictedStepNs;
         const double actualGain = p.stepNsBefore - p.actualStepNs;
         p.fractionRealised = predictedGain != 0 ? actualGain / predictedGain : 0;
@@ -231,8 +235,11 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
                     : p.fractionRealised >= 0.2 ? "partly materialised"
                                                 : "did not materialise";
         p.summary = "if " + p.ruleId + " (" + top.title + ") was applied: predicted step time " +
-                    dur(p.predictedStepNs) + ", measured " + dur(p.actualStepNs) + " (" +
-                    core::formatFixed(100.0 * p.fractionRealised, 0) +
+                    dur(p.predictedStepNs) + " (range " + dur(p.predictedLowNs) + " - " +
+                    dur(p.predictedHighNs) + "), measured " + dur(p.actualStepNs) + " (the prediction is " +
+                    (p.errorRelative >= 0 ? "+" : "") + core::formatFixed(100.0 * p.errorRelative, 1) +
+                    " % off the measured step, which lies " + (p.withinRange ? "inside" : "outside") +
+                    " the range; " + core::formatFixed(100.0 * p.fractionRealised, 0) +
                     " % of the predicted gain: " + p.verdict + ")";
     }
 
@@ -386,7 +393,11 @@ std::string writeJsonComparison(const ComparisonReport& c) {
     if (c.prediction.available) {
         const PredictionCheck& p = c.prediction;
         out += "{\"rule\":" + jsonQuote(p.ruleId) + ",\"stepNsBefore\":" + num(p.stepNsBefore) +
-               ",\"predictedStepNs\":" + num(p.predictedStepNs) + ",\"actualStepNs\":" + num(p.actualStepNs) +
+               ",\"predictedStepNs\":" + num(p.predictedStepNs) +
+               ",\"predictedLowNs\":" + num(p.predictedLowNs) +
+               ",\"predictedHighNs\":" + num(p.predictedHighNs) + ",\"actualStepNs\":" + num(p.actualStepNs) +
+               ",\"errorRelative\":" + num(p.errorRelative) +
+               ",\"withinRange\":" + (p.withinRange ? "true" : "false") +
                ",\"fractionRealised\":" + num(p.fractionRealised) + ",\"verdict\":" + jsonQuote(p.verdict) +
                ",\"summary\":" + jsonQuote(p.summary) + "}";
     } else {

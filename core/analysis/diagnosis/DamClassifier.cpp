@@ -151,10 +151,10 @@ GapCandidate communicationCandidate(const DiagnosisSignals& s, const DiagnosisCo
     // The network wall (L1793): communication takes longer than compute.
     const bool wall = s.communicationFraction > s.computeFraction && s.communicationFraction > 0;
     if (wall) {
-        g.evidence.push_back(makeEvidence("communicationFraction", s.communicationFraction, ">",
-                                          s.computeFraction,
-                                          "communication " + pct(s.communicationFraction) + " > compute " +
-                                              pct(s.computeFraction) + " (network wall, L1793)"));
+        g.evidence.push_back(
+            makeEvidence("communicationFraction", s.communicationFraction, ">", s.computeFraction,
+                         "communication " + pct(s.communicationFraction) + " > compute " +
+                             pct(s.computeFraction) + " (the network wall: communication outlasts compute)"));
         if (g.share >= c.secondaryMinFraction) {
             g.passes = true;
         }
@@ -313,7 +313,9 @@ Verdict classifyWindow(const DiagnosisSignals& s, const DiagnosisConfig& c) {
         v.rationale =
             "the GPU is busy " + pct(busy) + " of the window (> " + pct(c.computeBoundMinBusy) + ")";
         if (hbm.level == HbmLevel::High) {
-            v.rationale += "; high HBM bandwidth does not override utilization above 90 % (Run A, §8.1)";
+            v.rationale +=
+                "; high HBM bandwidth does not override utilization above 90 % (docs/ANALYSIS.md, busy above "
+                "90 %)";
         }
         if (busy - c.computeBoundMinBusy < kSmallMargin) {
             v.confidence -= kMarginPenalty;
@@ -335,10 +337,11 @@ Verdict classifyWindow(const DiagnosisSignals& s, const DiagnosisConfig& c) {
             v.bottleneck = Bottleneck::Compute;
             v.rationale = "GPU busy " + pct(busy) + " without high memory-bandwidth pressure";
             if (busy > c.upperBandMinBusy) {
-                v.rationale += " (80-90 % band: compute-bound, as in the walkthrough's 85 %)";
+                v.rationale +=
+                    " (80-90 % band: compute-bound unless HBM bandwidth is high, docs/ANALYSIS.md)";
                 v.confidence -= kMarginPenalty;
             } else {
-                v.rationale += "; below Table 7's 90 %, so compute is under-used";
+                v.rationale += "; below the 90 % compute-bound threshold, so compute is under-used";
                 v.confidence -= 2 * kWeakPenalty;
             }
             if (hbm.level == HbmLevel::Unknown) {

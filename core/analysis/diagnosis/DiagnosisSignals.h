@@ -15,6 +15,8 @@ struct DiagnosisSignals {
     double windowNs = 0;
     bool hasGpuActivity = false;
     std::int64_t stepCount = 0;  // steps aggregated into this window (1 for a step)
+    // Overall scope: warm-up and outlier steps left out of this window (StepTimes.h).
+    std::int64_t excludedStepCount = 0;
 
     // --- GPU time accounting (shares of the window) ---
     double busyFraction = 0;  // union of kernels, copies, memsets on the device
@@ -35,6 +37,10 @@ struct DiagnosisSignals {
     double idleUnexplainedFraction = 0;
     double streamWaitFraction = 0;  // busiest stream waiting on another stream (not device idle)
     std::int64_t idleIntervalCount = 0;
+    // Host work on the launch path (GpuTimeBreakdown::hostWorkNs): launch threads in framework ops,
+    // Python or runtime calls, outside data loading and blocking waits. Empty when no host activity
+    // is recorded. The step cannot get shorter than this by fixing the GPU's idle.
+    std::optional<double> hostWorkFraction;
     std::int64_t launchesDuringIdle = 0;  // kernel/copy launches issued while the device was idle
     // Share of the idle time during which some host thread was active ("CPU busy during gaps").
     std::optional<double> cpuBusyDuringIdleFraction;

@@ -219,11 +219,14 @@ void writeGain(Json& j, const ExpectedGain& g) {
     j.key("upperBound").boolean(g.upperBound);
     j.key("stepTimeBeforeNs").num(g.stepTimeBeforeNs);
     j.key("stepTimeAfterNs").num(g.stepTimeAfterNs);
+    j.key("stepTimeLowNs").num(g.stepTimeLowNs);
+    j.key("stepTimeHighNs").num(g.stepTimeHighNs);
     j.key("mfuBefore").optional(g.mfuBefore);
     j.key("mfuAfter").optional(g.mfuAfter);
     j.key("speedup").num(g.speedup);
     j.key("summary").str(g.summary);
     j.key("basis").str(g.basis);
+    j.key("uncertainty").str(g.uncertainty);
     j.endObject();
 }
 
@@ -426,7 +429,7 @@ std::string writeJsonReport(const AnalysisReport& r) {
         }
         j.endArray();
         j.key("pytorch").str(f.pytorchChange);
-        j.key("references").str(f.seedReferences);
+        j.key("references").str(f.references);
         j.endObject();
     }
     j.endArray();

@@ -134,7 +134,9 @@ private:
                 i < m_metrics.steps.kernelStep.size() ? m_metrics.steps.kernelStep[i] : -1;
             if (step >= 0 && static_cast<std::size_t>(step) < m_stepMix.size()) {
                 m_stepMix[static_cast<std::size_t>(step)].add(one);
-                m_overallMix.add(one);
+                if (m_metrics.stepTimes.isSteady(static_cast<std::size_t>(step))) {
+                    m_overallMix.add(one);
+                }
             }
             const std::int8_t phase =
                 i < m_metrics.phases.kernelPhase.size() ? m_metrics.phases.kernelPhase[i] : std::int8_t{-1};
@@ -212,6 +214,54 @@ private:
         return nullptr;
     }
 
+    // The overall row over the steady steps only (StepTimes.h leaves warm-up and outlier steps out of
+    // the verdict): the sum of their per-step rows. The steps' windows never overlap, so the sums are
+    // the steady steps' union. Without excluded steps, the device row over the whole span.
+    const GpuTimeBreakdown* steadyRow() const {
+        const StepTimeSummary& times = m_metrics.stepTimes;
+        if (times.excluded.empty()) {
+            return deviceRow();
+        }
+        GpuTimeBreakdown& sum = m_steadySum;
+        sum = GpuTimeBreakdown{};
+        sum.deviceIndex = m_c.deviceIndex;
+        bool any = false;
+        for (std::size_t i = 0; i < m_stepRows.size(); ++i) {
+            const GpuTimeBreakdown* b = m_stepRows[i];
+            if (b == nullptr || !times.isSteady(i)) {
+                continue;
+            }
+            if (!any) {
+                sum.window = b->window;
+            }
+            any = true;
+            sum.window.startNs = std::min(sum.window.startNs, b->window.startNs);
+            sum.window.endNs = std::max(sum.window.endNs, b->window.endNs);
+            sum.windowNs += b->windowNs;
+            sum.busyNs += b->busyNs;
+            sum.computeNs += b->computeNs;
+            sum.communicationNs += b->communicationNs;
+            sum.copyNs += b->copyNs;
+            for (std::size_t k = 0; k < sum.copyByKindNs.size(); ++k) {
+                sum.copyByKindNs[k] += b->copyByKindNs[k];
+            }
+            sum.memsetNs += b->memsetNs;
+            sum.exposedCommunicationNs += b->exposedCommunicationNs;
+            sum.exposedCopyNs += b->exposedCopyNs;
+            sum.idleNs += b->idleNs;
+            for (std::size_t k = 0; k < sum.idleByCauseNs.size(); ++k) {
+                sum.idleByCauseNs[k] += b->idleByCauseNs[k];
+            }
+            sum.hostWorkNs += b->hostWorkNs;
+            sum.kernelCount += b->kernelCount;
+            sum.memcpyCount += b->memcpyCount;
+            sum.memsetCount += b->memsetCount;
+            sum.shortKernelCount += b->shortKernelCount;
+            sum.idleIntervalCount += b->idleIntervalCount;
+        }
+        return any ? &sum : deviceRow();
+    }
+
     // Any host-side record (runtime calls, framework ops, host ranges); GPU-projected annotation
     // ranges do not count.
     bool hostActivityRecorded() const { return m_hostActivity; }
@@ -281,6 +331,9 @@ private:
         s.idleCollectiveFraction = cause(IdleCause::Collective);
         s.idleUnexplainedFraction = cause(IdleCause::Unexplained) + cause(IdleCause::OtherStream);
         s.idleIntervalCount = b.idleIntervalCount;
+        if (s.idleCausesKnown) {
+            s.hostWorkFraction = b.share(b.hostWorkNs);
+        }
         s.collectivesSeen = b.communicationNs > 0;
         // DtoD copies move HBM bytes; H2D/D2H are PCIe traffic.
         m_dtodNs =
@@ -397,15 +450,21 @@ private:
         s.stepCount = static_cast<std::int64_t>(steps.size());
         m_dtodNs = 0;
         fillCommon(s);
-        const GpuTimeBreakdown* b = deviceRow();
+        const GpuTimeBreakdown* b = steadyRow();
         if (b != nullptr) {
             fillBreakdown(s, *b);
             applyQueuedWaits(s);
             fillMix(s, m_overallMix, static_cast<double>(b->busyNs));
         }
-        double idle = 0, covered = 0, wait = 0;
-        std::int64_t launches = 0, withData = 0;
+        double idle = 0, covered = 0, wait = 0, dataLoading = 0;
+        std::int64_t launches = 0, withData = 0, steady = 0;
         for (std::size_t i = 0; i < steps.size(); ++i) {
+            if (!m_metrics.stepTimes.isSteady(i)) {
+                ++s.excludedStepCount;
+                continue;
+            }
+            ++steady;
+            dataLoading += m_stepDataLoadingNs[i];
             idle += m_stepIdleTotal[i];
             covered += m_stepCovered[i];
             wait += m_stepStreamWait[i];
@@ -423,15 +482,17 @@ private:
         if (idle > 0 && s.idleCausesKnown) {
             s.cpuBusyDuringIdleFraction = covered / idle;
         }
-        if (steps.size() >= 2) {
-            s.stepsWithDataWaitFraction = static_cast<double>(withData) / static_cast<double>(steps.size());
+        if (steady >= 2) {
+            s.stepsWithDataWaitFraction = static_cast<double>(withData) / static_cast<double>(steady);
         }
-        s.dataLoadingHostFraction = ratio(dataLoadingNs(-1), s.windowNs);
-        // Bandwidth: time-weighted mean of the steps' fractions of one source.
+        s.dataLoadingHostFraction =
+            ratio(s.excludedStepCount > 0 ? dataLoading : dataLoadingNs(-1), s.windowNs);
+        // Bandwidth: time-weighted mean of the steady steps' fractions of one source.
         double weighted = 0, weight = 0;
         bool measured = true;
-        for (const DiagnosisSignals& st : steps) {
-            if (st.hbmBandwidthFraction) {
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            const DiagnosisSignals& st = steps[i];
+            if (st.hbmBandwidthFraction && m_metrics.stepTimes.isSteady(i)) {
                 weighted += *st.hbmBandwidthFraction * st.windowNs;
                 weight += st.windowNs;
                 measured = measured && st.hbmMeasured;
@@ -536,6 +597,7 @@ private:
     double m_counterPeakBytes = 0;
     bool m_hostActivity = false;
     std::vector<const GpuTimeBreakdown*> m_stepRows;
+    mutable GpuTimeBreakdown m_steadySum;
     std::vector<const StepBandwidth*> m_stepBandwidth;
     std::vector<double> m_stepDataLoadingNs;
     double m_dataLoadingNs = 0;

@@ -425,6 +425,20 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
 
         // --- Device-level idle intervals over the span, with causes --------------------------------
         HostActivity host = buildHostActivity(model, d.launchThreads, nameBits, options.blockingCopyCallNs);
+        // Host work on the launch path, per launching thread: a thread's work is serial, so the step
+        // cannot be shorter than any one thread's; threads that run in parallel do not add up.
+        std::vector<IntervalSet> hostWorkByThread;
+        for (core::ThreadIndex thread : d.launchThreads) {
+            HostActivity one = buildHostActivity(model, {thread}, nameBits, options.blockingCopyCallNs);
+            hostWorkByThread.push_back(one.sets[kHost].subtract(one.sets[kData]).subtract(one.sets[kSync]));
+        }
+        auto hostWorkIn = [&](TimeRange window) {
+            DurationNs longest = 0;
+            for (const IntervalSet& work : hostWorkByThread) {
+                longest = std::max(longest, work.coveredNs(window));
+            }
+            return longest;
+        };
         std::array<InnermostSweeper, kCategoryCount> sweepers{
             InnermostSweeper(std::move(host.items[kData])),
             InnermostSweeper(std::move(host.items[kCollective])),
@@ -497,6 +511,7 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
             b.memcpyCount = c[1];
             b.memsetCount = c[2];
             b.shortKernelCount = c[3];
+            b.hostWorkNs = hostWorkIn(b.window);
             addCauses(b);
             result.perStep.push_back(b);
         }
@@ -509,6 +524,7 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
             total.memsetCount += perStepCounts[s][2];
             total.shortKernelCount += perStepCounts[s][3];
         }
+        total.hostWorkNs = hostWorkIn(total.window);
         addCauses(total);
         result.perDevice.push_back(total);
 

@@ -96,6 +96,13 @@ struct GpuTimeBreakdown {
     core::DurationNs exposedCopyNs = 0;                             // copies not overlapped by compute
     core::DurationNs idleNs = 0;                                    // windowNs - busyNs
     std::array<core::DurationNs, kIdleCauseCount> idleByCauseNs{};  // device-level idle only
+    // Host work on the launch path: for each thread that launches this device's work, the time in
+    // the window during which it runs a framework op, Python function or runtime call, less its data
+    // loading (and the batch upload) and blocking waits (synchronizations, blocking copies); the
+    // longest of these threads. A thread's work is serial, so the step cannot get shorter than this
+    // by removing GPU idle; it is the work a fix to the input pipeline leaves on the host's critical
+    // path. 0 when no host activity is recorded.
+    core::DurationNs hostWorkNs = 0;
     std::int64_t kernelCount = 0;
     std::int64_t memcpyCount = 0;
     std::int64_t memsetCount = 0;
