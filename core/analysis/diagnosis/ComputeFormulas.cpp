@@ -1,5 +1,7 @@
 #include "core/analysis/diagnosis/ComputeFormulas.h"
 
+#include "core/analysis/metrics/Roofline.h"
+
 #include <algorithm>
 
 namespace chokepoint::analysis::formulas {
@@ -114,7 +116,15 @@ double arithmeticIntensity(double flops, double bytes) {
 }
 
 double ridgePoint(double peakFlopsPerSecond, double bandwidthBytesPerSecond) {
-    return safeDivide(peakFlopsPerSecond, bandwidthBytesPerSecond);
+    return ridgeFlopsPerByte(peakFlopsPerSecond, bandwidthBytesPerSecond);
+}
+
+bool fitsInMemory(double requiredBytes, double capacityBytes, double headroomFraction) {
+    return requiredBytes <= capacityBytes * (1.0 - headroomFraction);
+}
+
+bool networkWall(double communicationSeconds, double computeSeconds) {
+    return communicationSeconds > computeSeconds;
 }
 
 double attainableFlopsPerSecond(double intensity, double peakFlopsPerSecond, double bandwidthBytesPerSecond) {

@@ -1,6 +1,10 @@
 #pragma once
 // Compute-side formulas of the seed spec (§1.1 iron law, §1.2 MFU, §1.3 FLOPs accounting, §1.4
-// arithmetic intensity and the roofline, §1.11 wave quantization). Pure functions on doubles.
+// arithmetic intensity and the roofline, §1.11 wave quantization), and the two checks the
+// classifier makes with them (capacity, network wall). Pure functions on doubles. The spec's other
+// reference arithmetic (memory, pipeline, cost) is not part of the product: it lives with its
+// tests in tests/reference/. The roofline's ridge is defined once, in core/analysis/metrics/Roofline.h
+// (ridgeFlopsPerByte); ridgePoint below is that function.
 // Units: FLOPs (count), FLOP/s, bytes, seconds. Decimal units throughout (1 TFLOP/s = 1e12 FLOP/s).
 // A non-positive denominator yields 0 rather than inf/NaN, so callers can print "unknown".
 
@@ -76,7 +80,7 @@ TransformerLayerFlops transformerLayerForwardFlops(double batch, double sequence
 
 // AI = FLOPs / bytes moved (FLOP/byte).
 double arithmeticIntensity(double flops, double bytes);
-// Ridge point = R_peak / BW_mem (FLOP/byte).
+// Ridge point = R_peak / BW_mem (FLOP/byte): the roofline's ridgeFlopsPerByte.
 double ridgePoint(double peakFlopsPerSecond, double bandwidthBytesPerSecond);
 // attainable = min(R_peak, AI × BW_mem) (FLOP/s).
 double attainableFlopsPerSecond(double intensity, double peakFlopsPerSecond, double bandwidthBytesPerSecond);
@@ -94,6 +98,15 @@ double worstCaseBandwidthDemand(double flopsPerSecond, double bytesPerOperand);
 // Speedup of a step from a faster peak when only `computeBoundShare` of the step scales with the
 // peak (Amdahl, §1.7 [PROPOSAL]); memory- and data-bound time does not move (T04, L650, L762).
 double peakUpgradeSpeedup(double computeBoundShare, double peakRatio);
+
+// --- Checks the classifier makes ------------------------------------------------------------------
+
+// Does `requiredBytes` fit into `capacityBytes` keeping `headroomFraction` free? (The memory-capacity
+// verdict's test.)
+bool fitsInMemory(double requiredBytes, double capacityBytes, double headroomFraction = 0.0);
+// The network is a wall when communication takes longer than computation (the communication
+// verdict's network-wall evidence).
+bool networkWall(double communicationSeconds, double computeSeconds);
 
 // --- Wave quantization (§1.11, Table 6) -----------------------------------------------------------
 

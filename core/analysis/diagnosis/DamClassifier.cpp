@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/analysis/diagnosis/ComputeFormulas.h"
 #include "core/base/Format.h"
 
 namespace chokepoint::analysis {
@@ -141,15 +142,20 @@ GapCandidate communicationCandidate(const DiagnosisSignals& s, const DiagnosisCo
                                       "exposed communication " + pct(s.exposedCommunicationFraction) +
                                           " + idle waiting on collectives " + pct(s.idleCollectiveFraction)));
     g.passes = g.share >= c.communicationMinFraction;
-    if (s.launchIdleReassignedFraction > 0 && s.hostWaitShareOfStreamIdle) {
+    if (s.queuedCollectiveWaitFraction > 0) {
         g.evidence.push_back(makeEvidence(
-            "hostWaitShareOfStreamIdle", *s.hostWaitShareOfStreamIdle, "<", 0.5,
-            "kernels were already queued during " + pct(1.0 - *s.hostWaitShareOfStreamIdle) +
-                " of the busiest stream's idle (HTA 'other'): " + pct(s.launchIdleReassignedFraction) +
-                " of the window counted as waiting on the collective stream, not launch or sync overhead"));
+            "queuedCollectiveWaitFraction", s.queuedCollectiveWaitFraction, ">", 0.0,
+            "in " + pct(s.queuedCollectiveWaitFraction) +
+                " of the window the GPU idled with its next kernel already launched, inside the span of "
+                "the step's collective kernels: waiting on communication, not on the host" +
+                (s.hostWaitShareOfStreamIdle
+                     ? " (HTA's busiest-stream split: host_wait " + pct(*s.hostWaitShareOfStreamIdle) +
+                           " of host_wait + other)"
+                     : std::string())));
     }
     // The network wall (L1793): communication takes longer than compute.
-    const bool wall = s.communicationFraction > s.computeFraction && s.communicationFraction > 0;
+    const bool wall =
+        formulas::networkWall(s.communicationFraction, s.computeFraction) && s.communicationFraction > 0;
     if (wall) {
         g.evidence.push_back(
             makeEvidence("communicationFraction", s.communicationFraction, ">", s.computeFraction,
@@ -257,7 +263,7 @@ Verdict classifyWindow(const DiagnosisSignals& s, const DiagnosisConfig& c) {
     // 1. Does the job fit? (precondition of the flowchart)
     if (s.outOfMemoryObserved ||
         (s.peakMemoryBytes && s.capacityBytes && *s.capacityBytes > 0 &&
-         *s.peakMemoryBytes > *s.capacityBytes * (1.0 - c.capacityHeadroomFraction))) {
+         !formulas::fitsInMemory(*s.peakMemoryBytes, *s.capacityBytes, c.capacityHeadroomFraction))) {
         v.bottleneck = Bottleneck::MemoryCapacity;
         if (s.peakMemoryBytes && s.capacityBytes) {
             const double ratio = *s.peakMemoryBytes / *s.capacityBytes;

@@ -46,12 +46,14 @@ struct DiagnosisSignals {
     std::optional<double> cpuBusyDuringIdleFraction;
     // Overall scope: share of steps whose data-wait idle reaches the data-bound threshold ("periodic").
     std::optional<double> stepsWithDataWaitFraction;
-    // HTA's split of the busiest stream's idle: host_wait / (host_wait + other). Low values mean the
-    // next kernel was already queued when the stream idled, i.e. it waited on another stream or a
-    // collective, not on the host launching it.
+    // HTA's split of this device's busiest stream's idle: host_wait / (host_wait + other). Low
+    // values mean the next kernel was already queued when the stream idled. Evidence only.
     std::optional<double> hostWaitShareOfStreamIdle;
-    // Launch-overhead and sync idle reassigned to collective waits because of the above (share).
-    double launchIdleReassignedFraction = 0;
+    // Device idle in queued waits (the GPU op ending the gap had been launched before it began; see
+    // GpuTimeAccounting.h), and the part of it inside the step's collective span, counted in
+    // idleCollectiveFraction.
+    double queuedWaitFraction = 0;
+    double queuedCollectiveWaitFraction = 0;
 
     // --- Kernels (shares of summed kernel time unless noted) ---
     std::int64_t kernelCount = 0;

@@ -152,6 +152,8 @@ private:
         m_stepIdleTotal.assign(stepCount, 0);
         m_stepStreamWait.assign(stepCount, 0);
         m_stepLaunches.assign(stepCount, 0);
+        m_stepQueued.assign(stepCount, 0);
+        m_stepQueuedCollective.assign(stepCount, 0);
         for (std::size_t i = 0; i < m_metrics.accounting.idleIntervals.size(); ++i) {
             const IdleInterval& v = m_metrics.accounting.idleIntervals[i];
             if (v.deviceIndex != m_c.deviceIndex || v.stepIndex < 0 ||
@@ -167,7 +169,10 @@ private:
             m_stepIdle[s].push_back(i);
             m_stepIdleTotal[s] += ns;
             m_stepLaunches[s] += v.launchCount;
-            if (v.cause != IdleCause::Unexplained) {
+            if (v.queued) {
+                m_stepQueued[s] += ns;
+                m_stepQueuedCollective[s] += v.cause == IdleCause::Collective ? ns : 0.0;
+            } else if (v.cause != IdleCause::Unexplained) {
                 m_stepCovered[s] += ns * std::clamp(v.coverage, 0.0, 1.0);
             }
         }
@@ -340,31 +345,21 @@ private:
             static_cast<double>(b.copyByKindNs[static_cast<std::size_t>(core::MemcpyKind::DeviceToDevice)]);
     }
 
-    // HTA's busiest-stream split: when most stream idle is "other" (the next kernel was queued
-    // before the gap), the host was not the limiter; with collectives present the gaps are waits on
-    // the communication stream, so that part of the launch-overhead and sync idle is moved to
-    // collective.
-    void applyQueuedWaits(DiagnosisSignals& s) const {
-        const HtaBreakdown& hta = m_metrics.hta;
-        if (hta.busiestStream < 0 || static_cast<std::size_t>(hta.busiestStream) >= hta.streams.size()) {
+    // HTA's split of this device's busiest stream (evidence only; the queued waits themselves are
+    // decided per gap by GPU time accounting): host_wait / (host_wait + other).
+    void fillHostWaitShare(DiagnosisSignals& s) const {
+        const HtaStreamIdle* busiest = nullptr;
+        for (const HtaStreamIdle& st : m_metrics.hta.streams) {
+            if (st.deviceIndex == m_c.deviceIndex && (busiest == nullptr || st.busyNs > busiest->busyNs)) {
+                busiest = &st;
+            }
+        }
+        if (busiest == nullptr) {
             return;
         }
-        const HtaStreamIdle& st = hta.streams[static_cast<std::size_t>(hta.busiestStream)];
-        const double waited = static_cast<double>(st.hostWaitNs + st.otherNs);
-        if (waited <= 0) {
-            return;
-        }
-        const double hostShare = static_cast<double>(st.hostWaitNs) / waited;
-        s.hostWaitShareOfStreamIdle = hostShare;
-        if (hostShare < 0.5 && s.collectivesSeen) {
-            // A host blocked in a synchronization while the device idles is waiting for the same
-            // queued, blocked work, so that idle moves too.
-            const double fromLaunch = s.idleLaunchOverheadFraction * (1.0 - hostShare);
-            const double fromSync = s.idleSyncFraction * (1.0 - hostShare);
-            s.idleLaunchOverheadFraction -= fromLaunch;
-            s.idleSyncFraction -= fromSync;
-            s.idleCollectiveFraction += fromLaunch + fromSync;
-            s.launchIdleReassignedFraction = fromLaunch + fromSync;
+        const double waited = static_cast<double>(busiest->hostWaitNs + busiest->otherNs);
+        if (waited > 0) {
+            s.hostWaitShareOfStreamIdle = static_cast<double>(busiest->hostWaitNs) / waited;
         }
     }
 
@@ -427,7 +422,7 @@ private:
         const auto idx = static_cast<std::size_t>(stepIndex);
         if (const GpuTimeBreakdown* b = stepRow(stepIndex)) {
             fillBreakdown(s, *b);
-            applyQueuedWaits(s);
+            fillHostWaitShare(s);
             fillMix(s, m_stepMix[idx], static_cast<double>(b->busyNs));
         } else {
             s.windowNs = static_cast<double>(step.durationNs());
@@ -435,6 +430,8 @@ private:
         s.stepTimeNs = static_cast<double>(step.durationNs());
         s.streamWaitFraction = ratio(m_stepStreamWait[idx], s.windowNs);
         s.launchesDuringIdle = m_stepLaunches[idx];
+        s.queuedWaitFraction = ratio(m_stepQueued[idx], s.windowNs);
+        s.queuedCollectiveWaitFraction = ratio(m_stepQueuedCollective[idx], s.windowNs);
         if (m_stepIdleTotal[idx] > 0 && s.idleCausesKnown) {
             s.cpuBusyDuringIdleFraction = m_stepCovered[idx] / m_stepIdleTotal[idx];
         }
@@ -453,10 +450,10 @@ private:
         const GpuTimeBreakdown* b = steadyRow();
         if (b != nullptr) {
             fillBreakdown(s, *b);
-            applyQueuedWaits(s);
+            fillHostWaitShare(s);
             fillMix(s, m_overallMix, static_cast<double>(b->busyNs));
         }
-        double idle = 0, covered = 0, wait = 0, dataLoading = 0;
+        double idle = 0, covered = 0, wait = 0, dataLoading = 0, queued = 0, queuedCollective = 0;
         std::int64_t launches = 0, withData = 0, steady = 0;
         for (std::size_t i = 0; i < steps.size(); ++i) {
             if (!m_metrics.stepTimes.isSteady(i)) {
@@ -469,6 +466,8 @@ private:
             covered += m_stepCovered[i];
             wait += m_stepStreamWait[i];
             launches += m_stepLaunches[i];
+            queued += m_stepQueued[i];
+            queuedCollective += m_stepQueuedCollective[i];
             if (steps[i].idleDataWaitFraction >= m_c.config.dataWaitMinFraction) {
                 ++withData;
             }
@@ -479,6 +478,8 @@ private:
             steps.empty() || m_metrics.stepTimes.count == 0 ? s.windowNs : m_metrics.stepTimes.meanNs;
         s.streamWaitFraction = ratio(wait, s.windowNs);
         s.launchesDuringIdle = launches;
+        s.queuedWaitFraction = ratio(queued, s.windowNs);
+        s.queuedCollectiveWaitFraction = ratio(queuedCollective, s.windowNs);
         if (idle > 0 && s.idleCausesKnown) {
             s.cpuBusyDuringIdleFraction = covered / idle;
         }
@@ -593,6 +594,7 @@ private:
     std::vector<std::vector<std::size_t>> m_stepIdle;  // device-level idle intervals per step
     std::vector<double> m_stepCovered, m_stepIdleTotal, m_stepStreamWait;
     std::vector<std::int64_t> m_stepLaunches;
+    std::vector<double> m_stepQueued, m_stepQueuedCollective;
     mutable double m_dtodNs = 0;  // DtoD copy time of the window being filled
     double m_counterPeakBytes = 0;
     bool m_hostActivity = false;

@@ -11,7 +11,12 @@
 // Window: the step's stretched range (StepsResult) for per-step rows; for the per-device total, the
 // union span of all steps. Durations that are negative in the model count as zero length.
 //
-// Idle attribution. A device idle interval (a gap in the busy union inside the analysed span) is
+// Idle attribution. A device idle interval (a gap in the busy union inside the analysed span) whose
+// ending GPU op had already been launched when the gap began is a queued wait: the host was not the
+// limiter, whatever it was doing. It is Collective when it lies inside its step's collective span
+// (from the step's first collective kernel to its last on this device: queued work waiting on
+// communication), else Unexplained (the trace does not show what the device waited on), with the
+// queued kernel as evidence. Any other gap is
 // explained by what the host threads that launch this device's work were doing during the gap.
 // Coverage of the gap by each kind of host activity is measured; the first cause in this
 // precedence whose coverage reaches AccountingOptions::minCoverage wins:
@@ -75,6 +80,9 @@ struct IdleInterval {
     IdleCause cause = IdleCause::Unexplained;
     double coverage = 0;           // fraction of the interval covered by the cause's activity, 0..1
     std::int32_t launchCount = 0;  // kernel/copy launch calls the host issued during the interval
+    // A queued wait: the GPU op that ends the gap had been launched before the gap began (see the
+    // attribution rules above).
+    bool queued = false;
     IdleEvidence evidence;
 };
 

@@ -1,4 +1,4 @@
-#include "core/analysis/diagnosis/CostFormulas.h"
+#include "tests/reference/CostFormulas.h"
 
 namespace chokepoint::analysis::formulas {
 
