@@ -187,7 +187,9 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
                 const StepDiagnosis& s = r.steps[i];
                 out += "  " + pad(s.name, 26) + pad(dur(s.signals.stepTimeNs), 11) +
                        pad(pct(s.signals.busyFraction), 9) + pad(pct(s.signals.idleDataWaitFraction), 11) +
-                       std::string(toString(s.verdict.bottleneck)) + "\n";
+                       std::string(toString(s.verdict.bottleneck)) +
+                       (s.excluded ? "  (left out of the overall figures: " + s.excludedReason + ")" : "") +
+                       "\n";
             }
             if (limit < r.steps.size()) {
                 out += "  ... " + std::to_string(r.steps.size() - limit) + " more steps\n";
@@ -289,7 +291,9 @@ std::string writeMarkdownReport(const AnalysisReport& r) {
             for (const StepDiagnosis& s : r.steps) {
                 out += "| " + s.name + " | " + dur(s.signals.stepTimeNs) + " | " +
                        pct(s.signals.busyFraction) + " | " + pct(s.signals.idleDataWaitFraction) + " | " +
-                       std::string(toString(s.verdict.bottleneck)) + " |\n";
+                       std::string(toString(s.verdict.bottleneck)) +
+                       (s.excluded ? " (left out of the overall figures: " + s.excludedReason + ")" : "") +
+                       " |\n";
             }
             out += "\n";
         }
