@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "core/analysis/diagnosis/ComputeFormulas.h"
+#include "tests/reference/ComputeFormulas.h"
 #include "tests/reference/CostFormulas.h"
 #include "tests/reference/MemoryFormulas.h"
 #include "tests/reference/PipelineFormulas.h"
