@@ -16,6 +16,7 @@
 
 #include "app/cli/Commands.h"
 #include "app/cli/ExitCodes.h"
+#include "core/base/JsonEscape.h"
 
 #if CHOKEPOINT_CALIBRATE_WITH_CUDA
 #include <cublas_api.h>
@@ -47,23 +48,6 @@ std::string slug(const std::string& name) {
     }
     while (!out.empty() && out.back() == '-') {
         out.pop_back();
-    }
-    return out;
-}
-
-std::string jsonEscape(const std::string& s) {
-    std::string out;
-    for (char c : s) {
-        if (c == '"' || c == '\\') {
-            out.push_back('\\');
-            out.push_back(c);
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-        } else {
-            out.push_back(c);
-        }
     }
     return out;
 }
@@ -297,12 +281,12 @@ std::string entryJson(const Measured& m) {
         peaks += buf;
     }
     char head[512];
-    std::snprintf(
-        head, sizeof head,
-        "{\n  \"schemaVersion\": 1,\n  \"devices\": [\n    {\n      \"id\": \"measured-%s\",\n"
-        "      \"name\": \"%s (measured)\",\n      \"vendor\": \"NVIDIA\",\n      \"smCount\": %d,\n"
-        "      \"memoryGiB\": %.1f,\n      \"memoryBandwidthGBps\": %.0f,\n",
-        slug(m.deviceName).c_str(), jsonEscape(m.deviceName).c_str(), m.smCount, m.memoryGiB, m.copyGBps);
+    std::snprintf(head, sizeof head,
+                  "{\n  \"schemaVersion\": 1,\n  \"devices\": [\n    {\n      \"id\": \"measured-%s\",\n"
+                  "      \"name\": %s,\n      \"vendor\": \"NVIDIA\",\n      \"smCount\": %d,\n"
+                  "      \"memoryGiB\": %.1f,\n      \"memoryBandwidthGBps\": %.0f,\n",
+                  slug(m.deviceName).c_str(), core::jsonString(m.deviceName + " (measured)").c_str(),
+                  m.smCount, m.memoryGiB, m.copyGBps);
     return std::string(head) + "      \"peakTflops\": { " + peaks +
            " },\n      \"tensorCore\": [\"tf32\", \"bf16\", \"fp16\"],\n      \"measured\": true,\n"
            "      \"source\": \"chokepoint-cli calibrate\",\n"

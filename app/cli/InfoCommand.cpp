@@ -13,8 +13,8 @@
 #include "app/cli/JobCommands.h"
 #include "core/analysis/metrics/StepTimes.h"
 #include "core/base/Format.h"
+#include "core/base/JsonEscape.h"
 #include "core/base/Progress.h"
-#include "core/format/JsonEscape.h"
 #include "core/import/TraceLoader.h"
 
 namespace chokepoint::cli {

@@ -13,7 +13,7 @@
 #include <map>
 #include <set>
 
-#include "core/format/JsonEscape.h"
+#include "core/base/JsonEscape.h"
 
 namespace chokepoint::core {
 

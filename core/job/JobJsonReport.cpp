@@ -1,6 +1,6 @@
 #include <cmath>
 
-#include "core/format/JsonEscape.h"
+#include "core/base/JsonEscape.h"
 #include "core/job/JobReportWriters.h"
 
 namespace chokepoint::job {

@@ -10,6 +10,8 @@
 #include <sstream>
 #include <utility>
 
+#include "core/base/JsonEscape.h"
+
 namespace chokepoint::core {
 namespace {
 
@@ -18,97 +20,6 @@ namespace fs = std::filesystem;
 constexpr std::string_view kFormatName = "chokepoint-review";
 
 // --- Writing --------------------------------------------------------------------------------------
-
-// Length of the valid UTF-8 sequence starting at s[i], or 0 when it is invalid (overlong forms,
-// surrogates and code points above U+10FFFF are invalid too, as RFC 3629 requires).
-std::size_t utf8SequenceLength(std::string_view s, std::size_t i) {
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
-    const unsigned char c = byte(i);
-    if (c < 0x80) {
-        return 1;
-    }
-    std::size_t n = 0;
-    std::uint32_t cp = 0;
-    if ((c & 0xE0) == 0xC0) {
-        n = 2;
-        cp = c & 0x1Fu;
-    } else if ((c & 0xF0) == 0xE0) {
-        n = 3;
-        cp = c & 0x0Fu;
-    } else if ((c & 0xF8) == 0xF0) {
-        n = 4;
-        cp = c & 0x07u;
-    } else {
-        return 0;
-    }
-    if (i + n > s.size()) {
-        return 0;
-    }
-    for (std::size_t k = 1; k < n; ++k) {
-        if ((byte(i + k) & 0xC0) != 0x80) {
-            return 0;
-        }
-        cp = (cp << 6) | (byte(i + k) & 0x3Fu);
-    }
-    const bool overlong = (n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000);
-    if (overlong || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-        return 0;
-    }
-    return n;
-}
-
-void appendJsonString(std::string& out, std::string_view s) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    out.push_back('"');
-    std::size_t i = 0;
-    while (i < s.size()) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        if (c >= 0x80) {
-            const std::size_t n = utf8SequenceLength(s, i);
-            if (n == 0) {
-                out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER
-                ++i;
-            } else {
-                out.append(s.substr(i, n));
-                i += n;
-            }
-            continue;
-        }
-        switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\r':
-                out += "\\r";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            case '\b':
-                out += "\\b";
-                break;
-            case '\f':
-                out += "\\f";
-                break;
-            default:
-                if (c < 0x20 || c == 0x7F) {
-                    out += "\\u00";
-                    out.push_back(kHex[c >> 4]);
-                    out.push_back(kHex[c & 0xF]);
-                } else {
-                    out.push_back(static_cast<char>(c));
-                }
-        }
-        ++i;
-    }
-    out.push_back('"');
-}
 
 // --- Reading --------------------------------------------------------------------------------------
 

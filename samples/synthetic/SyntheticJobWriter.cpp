@@ -6,8 +6,8 @@
 #include <fstream>
 #include <map>
 
+#include "core/base/JsonEscape.h"
 #include "core/format/CptraceWriter.h"
-#include "core/format/JsonEscape.h"
 
 namespace chokepoint::samples {
 

@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <map>
 
+#include "core/base/JsonEscape.h"
 #include "core/format/ChromeTraceExporter.h"
-#include "core/format/JsonEscape.h"
 #include "tests/format/ModelCompare.h"
 
 namespace chokepoint::formattest {

@@ -94,15 +94,20 @@ void expectFiguresAgree(const analysis::AnalysisReport& r, const QWidget& diagno
             }
         }
     }
-    // The timeline's idle strip says what the verdict says: idle the verdict counts as collective
-    // waits is not drawn as launch overhead or synchronization.
-    if (r.overallSignals.launchIdleReassignedFraction > 0) {
-        const TimelineOverlays overlays = overlaysFromReport(r);
-        for (const IdleGap& gap : overlays.idleGaps) {
-            if (gap.deviceIndex == r.device.deviceIndex) {
-                EXPECT_NE(gap.color, idleCauseColor(analysis::IdleCause::LaunchOverhead));
-                EXPECT_NE(gap.color, idleCauseColor(analysis::IdleCause::Synchronization));
-            }
+    // The timeline's idle strip says what the verdict says: a queued wait (decided per gap) is not
+    // drawn as launch overhead or synchronization.
+    const TimelineOverlays overlays = overlaysFromReport(r);
+    std::size_t drawn = 0;
+    for (const analysis::IdleInterval& idle : r.metrics.accounting.idleIntervals) {
+        if (idle.streamId != -1) {
+            continue;
+        }
+        ASSERT_LT(drawn, overlays.idleGaps.size());
+        const IdleGap& gap = overlays.idleGaps[drawn++];
+        EXPECT_EQ(gap.color, idleCauseColor(idle.cause));
+        if (idle.queued) {
+            EXPECT_NE(gap.color, idleCauseColor(analysis::IdleCause::LaunchOverhead));
+            EXPECT_NE(gap.color, idleCauseColor(analysis::IdleCause::Synchronization));
         }
     }
     // Points above their roof carry a flag and their reason; no other tooltip shows more than 100 %.

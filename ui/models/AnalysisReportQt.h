@@ -8,7 +8,6 @@
 #undef signals
 #include "core/analysis/diagnosis/AnalysisReport.h"
 #include "core/analysis/diagnosis/EvidenceRange.h"
-#include "core/analysis/diagnosis/JudgedIdleCause.h"
 
 namespace chokepoint::ui {
 inline const analysis::DiagnosisSignals& diagnosisSignals(const analysis::StepDiagnosis& step) {

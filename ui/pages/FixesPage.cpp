@@ -154,6 +154,9 @@ void FixesPage::showFix(int index) {
     if (!fix.gain.basis.empty()) {
         html += QStringLiteral("<p style='color:#555'>%1</p>").arg(qs(fix.gain.basis));
     }
+    if (!fix.gain.uncertainty.empty()) {
+        html += tr("<p style='color:#555'><b>Uncertainty:</b> %1</p>").arg(qs(fix.gain.uncertainty));
+    }
     html += tr("<p><b>Evidence:</b> %1</p>").arg(qs(fix.evidence));
     html += tr("<p><b>Costs:</b> %1</p>").arg(qs(fix.costs));
     html += tr("<p><b>Risks:</b> %1</p>").arg(qs(fix.risks));
@@ -164,8 +167,8 @@ void FixesPage::showFix(int index) {
         }
         html += QStringLiteral("</ul>");
     }
-    if (!fix.seedReferences.empty()) {
-        html += tr("<p style='color:#888'>Seed references: %1</p>").arg(qs(fix.seedReferences));
+    if (!fix.references.empty()) {
+        html += tr("<p style='color:#888'>References: %1</p>").arg(qs(fix.references));
     }
     m_details->setHtml(html);
     m_code->setPlainText(QString::fromStdString(fix.pytorchChange));

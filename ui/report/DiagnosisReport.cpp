@@ -113,11 +113,10 @@ ReportDocument buildDiagnosisReport(const analysis::AnalysisReport& report, cons
         const QString note = data.note;
         roofline.setData(std::move(data));
         doc.addHeading(QObject::tr("Roofline"));
-        doc.addImage(
-            renderPlot(roofline.plot(), chartWidth, chartWidth * 3 / 5), QObject::tr("Roofline"),
-            QObject::tr(
-                "%1. Points sized by share of kernel time; faint lines: the seed's reference intensities.")
-                .arg(note));
+        doc.addImage(renderPlot(roofline.plot(), chartWidth, chartWidth * 3 / 5), QObject::tr("Roofline"),
+                     QObject::tr("%1. Points sized by share of kernel time; faint lines: reference "
+                                 "intensities (docs/ANALYSIS.md).")
+                         .arg(note));
     }
 
     doc.addHeading(QObject::tr("Recommended fixes"));

@@ -44,14 +44,12 @@ TimelineOverlays overlaysFromReport(const analysis::AnalysisReport& report) {
         if (idle.streamId != -1) {
             continue;  // only whole-device idle is drawn; stream-level waits are in the details
         }
-        // The cause the verdict counts (queued waits moved to collectives), so strip and verdict agree.
-        const analysis::IdleCause cause = analysis::judgedIdleCause(report, idle);
+        // Each gap's cause is the one the verdict counts (queued waits are decided per gap in the
+        // accounting), so strip and verdict agree.
+        const analysis::IdleCause cause = idle.cause;
         QString label = idleCauseLabel(cause);
-        if (cause != idle.cause) {
-            label +=
-                QObject::tr(" (the host was in %1, but the next kernel was already queued)")
-                    .arg(QString::fromUtf8(analysis::toString(idle.cause).data(),
-                                           static_cast<qsizetype>(analysis::toString(idle.cause).size())));
+        if (idle.queued) {
+            label += QObject::tr(" (the next kernel was already queued: not the host)");
         }
         overlays.idleGaps.push_back({idle.range, idle.deviceIndex, label, idleCauseColor(cause)});
         causes.insert(cause);

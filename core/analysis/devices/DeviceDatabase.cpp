@@ -265,7 +265,7 @@ private:
             std::string key(field.key);
             simdjson::dom::element value = field.value;
             Status s = Ok{};
-            if (key == "id" || key == "architecture" || key == "seed" || key == "notes") {
+            if (key == "id" || key == "architecture" || key == "crossCheck" || key == "notes") {
                 // documentation only (architecture, seed figures, notes)
                 if (!value.is_string()) {
                     s = fail(where, "field \"" + key + "\" must be a string");

@@ -96,6 +96,10 @@ struct StepDiagnosis {
     core::TimeRange range;
     DiagnosisSignals signals;
     Verdict verdict;
+    // A warm-up or outlier step (StepTimes.h): its own verdict is shown, but it is left out of the
+    // step time, the MFU and the overall verdict; excludedReason says why.
+    bool excluded = false;
+    std::string excludedReason;
 };
 
 // Verdict of one phase kind (all steps together).

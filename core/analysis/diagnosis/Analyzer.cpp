@@ -57,8 +57,9 @@ CountedFlops countedFlops(const core::TraceModel& model, const TraceMetrics& m, 
     std::array<double, 7> byPrecision{};
     for (std::size_t k = 0; k < model.kernels.size() && k < m.opCosts.kernelFlops.size(); ++k) {
         if (model.kernels.deviceIndex[k] != device || k >= m.steps.kernelStep.size() ||
-            m.steps.kernelStep[k] < 0) {
-            continue;
+            m.steps.kernelStep[k] < 0 ||
+            !m.stepTimes.isSteady(static_cast<std::size_t>(m.steps.kernelStep[k]))) {
+            continue;  // outside the steps, or in a warm-up/outlier step (StepTimes.h)
         }
         const double flops = m.opCosts.kernelFlops[k];
         const double ns = static_cast<double>(std::max<core::DurationNs>(0, model.kernels.durationNs(k)));
@@ -72,7 +73,7 @@ CountedFlops countedFlops(const core::TraceModel& model, const TraceMetrics& m, 
             byPrecision[static_cast<std::size_t>(p)] += flops;
         }
     }
-    out.perStep = total / static_cast<double>(steps);
+    out.perStep = m.stepTimes.count > 0 ? total / static_cast<double>(m.stepTimes.count) : 0;
     out.kernelTimeShare = kernelNs > 0 ? costedNs / kernelNs : 0;
     const auto best = std::max_element(byPrecision.begin(), byPrecision.end());
     if (*best > 0) {
@@ -222,8 +223,7 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
         if (mfu.busyFraction >= r.config.healthyBusyFraction && *mfu.mfu < r.config.lowMfu) {
             mfu.warnings.push_back(
                 "the GPU looks busy (" + pct(mfu.busyFraction) + ") but MFU is only " + pct(*mfu.mfu) +
-                ": busy time is not useful FLOPs (memory stalls, small kernels, FP32 math; "
-                "L969)");
+                ": busy time is not useful FLOPs (memory stalls, small kernels, FP32 math)");
         }
     }
     if (mfu.hfu && mfu.countedKernelTimeShare < 0.9) {
@@ -252,14 +252,13 @@ IronLawReport ironLawOf(const DiagnosisSignals& s, const DiagnosisConfig& config
     const double overhead = s.idleLaunchOverheadFraction + s.idleSyncFraction;
     std::vector<std::string> reasons;
     if (law.dataShare >= 0.05) {
-        reasons.push_back("data movement (" + pct(law.dataShare) + ") is exposed (L97)");
+        reasons.push_back("data movement (" + pct(law.dataShare) + ") is exposed");
     }
     if (exposedCommunication >= 0.05) {
-        reasons.push_back("communication (" + pct(exposedCommunication) + ") is exposed (L97)");
+        reasons.push_back("communication (" + pct(exposedCommunication) + ") is exposed");
     }
     if (overhead >= config.launchOverheadMinFraction) {
-        reasons.push_back("launch/sync overhead (" + pct(overhead) +
-                          ") binds, as in small-batch runs (L2049)");
+        reasons.push_back("launch/sync overhead (" + pct(overhead) + ") binds, as in small-batch runs");
     }
     if (s.hostBoundFraction() >= config.hostWorkMinFraction) {
         reasons.push_back("host work that launches nothing (" + pct(s.hostBoundFraction()) + ") binds");
@@ -498,6 +497,12 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
         d.range = step.range;
         d.signals = signals.steps[i];
         d.verdict = classifyWindow(d.signals, o.config);
+        for (const ExcludedStep& e : m.stepTimes.excluded) {
+            if (e.stepIndex == d.stepIndex) {
+                d.excluded = true;
+                d.excludedReason = e.reason;
+            }
+        }
         r.steps.push_back(std::move(d));
     }
     for (PhaseSignals& p : signals.phases) {
@@ -528,6 +533,18 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
              "no training steps found: the whole trace is analysed as one window (" + m.steps.note + ")");
     } else if (!m.steps.note.empty()) {
         warn(r, core::Severity::Info, "steps.source", m.steps.note);
+    }
+    if (!m.stepTimes.excluded.empty()) {
+        std::string list;
+        for (const ExcludedStep& e : m.stepTimes.excluded) {
+            list += (list.empty() ? "" : "; ") + e.name + " " + formatStepDuration(e.durationNs) + ", " +
+                    e.reason;
+        }
+        warn(r, core::Severity::Info, "steps.excluded",
+             std::to_string(m.stepTimes.excluded.size()) + " of " + std::to_string(m.stepTimes.allCount) +
+                 " steps are left out of the step time, the MFU and the overall verdict (their own verdicts "
+                 "are still listed): " +
+                 list);
     }
     if (m.steps.steps.size() == 1 && m.hasGpuWork) {
         warn(r, core::Severity::Info, "steps.single",

@@ -6,6 +6,7 @@
 
 #include "core/analysis/diagnosis/ReportWriters.h"
 #include "core/base/Format.h"
+#include "core/base/JsonEscape.h"
 
 namespace chokepoint::analysis {
 
@@ -231,7 +232,11 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
         p.ruleId = top.ruleId;
         p.stepNsBefore = a.mfu.stepTimeNs;
         p.predictedStepNs = top.gain.stepTimeAfterNs;
+        p.predictedLowNs = top.gain.stepTimeLowNs;
+        p.predictedHighNs = top.gain.stepTimeHighNs;
         p.actualStepNs = b.mfu.stepTimeNs;
+        p.errorRelative = p.actualStepNs > 0 ? (p.predictedStepNs - p.actualStepNs) / p.actualStepNs : 0;
+        p.withinRange = p.actualStepNs >= p.predictedLowNs && p.actualStepNs <= p.predictedHighNs;
         const double predictedGain = p.stepNsBefore - p.predictedStepNs;
         const double actualGain = p.stepNsBefore - p.actualStepNs;
         p.fractionRealised = predictedGain != 0 ? actualGain / predictedGain : 0;
@@ -239,8 +244,11 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
                     : p.fractionRealised >= 0.2 ? "partly materialised"
                                                 : "did not materialise";
         p.summary = "if " + p.ruleId + " (" + top.title + ") was applied: predicted step time " +
-                    dur(p.predictedStepNs) + ", measured " + dur(p.actualStepNs) + " (" +
-                    core::formatFixed(100.0 * p.fractionRealised, 0) +
+                    dur(p.predictedStepNs) + " (range " + dur(p.predictedLowNs) + " - " +
+                    dur(p.predictedHighNs) + "), measured " + dur(p.actualStepNs) + " (the prediction is " +
+                    (p.errorRelative >= 0 ? "+" : "") + core::formatFixed(100.0 * p.errorRelative, 1) +
+                    " % off the measured step, which lies " + (p.withinRange ? "inside" : "outside") +
+                    " the range; " + core::formatFixed(100.0 * p.fractionRealised, 0) +
                     " % of the predicted gain: " + p.verdict + ")";
     }
 
@@ -342,11 +350,11 @@ std::string writeMarkdownComparison(const ComparisonReport& c) {
 
 std::string writeJsonComparison(const ComparisonReport& c) {
     std::string out = "{\"schema\":\"chokepoint.diff\",\"schemaVersion\":1";
-    out += ",\"before\":" + jsonQuote(c.labelBefore) + ",\"after\":" + jsonQuote(c.labelAfter);
-    out += ",\"summary\":" + jsonQuote(c.summary);
+    out += ",\"before\":" + core::jsonString(c.labelBefore) + ",\"after\":" + core::jsonString(c.labelAfter);
+    out += ",\"summary\":" + core::jsonString(c.summary);
     out += ",\"warnings\":[";
     for (std::size_t i = 0; i < c.warnings.size(); ++i) {
-        out += std::string(i ? "," : "") + jsonQuote(c.warnings[i]);
+        out += std::string(i ? "," : "") + core::jsonString(c.warnings[i]);
     }
     out += "]";
     const auto num = [](double v) {
@@ -355,8 +363,8 @@ std::string writeJsonComparison(const ComparisonReport& c) {
     out += ",\"metrics\":[";
     for (std::size_t i = 0; i < c.metrics.size(); ++i) {
         const MetricDelta& m = c.metrics[i];
-        out += std::string(i ? "," : "") + "{\"name\":" + jsonQuote(m.name) +
-               ",\"unit\":" + jsonQuote(m.unit) + ",\"before\":" + num(m.before) +
+        out += std::string(i ? "," : "") + "{\"name\":" + core::jsonString(m.name) +
+               ",\"unit\":" + core::jsonString(m.unit) + ",\"before\":" + num(m.before) +
                ",\"after\":" + num(m.after) + ",\"delta\":" + num(m.delta) +
                ",\"relative\":" + num(m.relative) + ",\"improved\":" + (m.improved ? "true" : "false") +
                ",\"regressed\":" + (m.regressed ? "true" : "false") + "}";
@@ -365,9 +373,9 @@ std::string writeJsonComparison(const ComparisonReport& c) {
     std::vector<VerdictChange> all = {c.overall};
     all.insert(all.end(), c.phases.begin(), c.phases.end());
     for (std::size_t i = 0; i < all.size(); ++i) {
-        out += std::string(i ? "," : "") + "{\"scope\":" + jsonQuote(all[i].scope) +
-               ",\"before\":" + jsonQuote(toString(all[i].before)) +
-               ",\"after\":" + jsonQuote(toString(all[i].after)) +
+        out += std::string(i ? "," : "") + "{\"scope\":" + core::jsonString(all[i].scope) +
+               ",\"before\":" + core::jsonString(toString(all[i].before)) +
+               ",\"after\":" + core::jsonString(toString(all[i].after)) +
                ",\"changed\":" + (all[i].changed() ? "true" : "false") + "}";
     }
     out += "]";
@@ -375,8 +383,8 @@ std::string writeJsonComparison(const ComparisonReport& c) {
         out += std::string(",\"") + key + "\":[";
         for (std::size_t i = 0; i < ks.size(); ++i) {
             const KernelDelta& k = ks[i];
-            out += std::string(i ? "," : "") + "{\"name\":" + jsonQuote(k.name) +
-                   ",\"class\":" + jsonQuote(toString(k.kernelClass)) +
+            out += std::string(i ? "," : "") + "{\"name\":" + core::jsonString(k.name) +
+                   ",\"class\":" + core::jsonString(toString(k.kernelClass)) +
                    ",\"countBefore\":" + std::to_string(k.countBefore) +
                    ",\"countAfter\":" + std::to_string(k.countAfter) +
                    ",\"perStepNsBefore\":" + num(k.totalNsBefore) +
@@ -393,10 +401,15 @@ std::string writeJsonComparison(const ComparisonReport& c) {
     out += ",\"prediction\":";
     if (c.prediction.available) {
         const PredictionCheck& p = c.prediction;
-        out += "{\"rule\":" + jsonQuote(p.ruleId) + ",\"stepNsBefore\":" + num(p.stepNsBefore) +
-               ",\"predictedStepNs\":" + num(p.predictedStepNs) + ",\"actualStepNs\":" + num(p.actualStepNs) +
-               ",\"fractionRealised\":" + num(p.fractionRealised) + ",\"verdict\":" + jsonQuote(p.verdict) +
-               ",\"summary\":" + jsonQuote(p.summary) + "}";
+        out += "{\"rule\":" + core::jsonString(p.ruleId) + ",\"stepNsBefore\":" + num(p.stepNsBefore) +
+               ",\"predictedStepNs\":" + num(p.predictedStepNs) +
+               ",\"predictedLowNs\":" + num(p.predictedLowNs) +
+               ",\"predictedHighNs\":" + num(p.predictedHighNs) + ",\"actualStepNs\":" + num(p.actualStepNs) +
+               ",\"errorRelative\":" + num(p.errorRelative) +
+               ",\"withinRange\":" + (p.withinRange ? "true" : "false") +
+               ",\"fractionRealised\":" + num(p.fractionRealised) +
+               ",\"verdict\":" + core::jsonString(p.verdict) + ",\"summary\":" + core::jsonString(p.summary) +
+               "}";
     } else {
         out += "null";
     }

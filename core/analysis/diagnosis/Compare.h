@@ -49,7 +49,11 @@ struct PredictionCheck {
     std::string ruleId;
     double stepNsBefore = 0;
     double predictedStepNs = 0;
+    double predictedLowNs = 0;  // the range the fix stated (ExpectedGain::stepTimeLowNs/HighNs)
+    double predictedHighNs = 0;
     double actualStepNs = 0;
+    double errorRelative = 0;     // (predicted - actual) / actual
+    bool withinRange = false;     // the measured step falls in the stated range
     double fractionRealised = 0;  // (before − actual) / (before − predicted)
     std::string verdict;          // "materialised", "partly materialised", "did not materialise"
     std::string summary;

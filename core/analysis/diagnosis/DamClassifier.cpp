@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/analysis/diagnosis/ComputeFormulas.h"
 #include "core/analysis/diagnosis/HostCauses.h"
 #include "core/base/Format.h"
 
@@ -142,20 +143,25 @@ GapCandidate communicationCandidate(const DiagnosisSignals& s, const DiagnosisCo
                                       "exposed communication " + pct(s.exposedCommunicationFraction) +
                                           " + idle waiting on collectives " + pct(s.idleCollectiveFraction)));
     g.passes = g.share >= c.communicationMinFraction;
-    if (s.launchIdleReassignedFraction > 0 && s.hostWaitShareOfStreamIdle) {
+    if (s.queuedCollectiveWaitFraction > 0) {
         g.evidence.push_back(makeEvidence(
-            "hostWaitShareOfStreamIdle", *s.hostWaitShareOfStreamIdle, "<", 0.5,
-            "kernels were already queued during " + pct(1.0 - *s.hostWaitShareOfStreamIdle) +
-                " of the busiest stream's idle (HTA 'other'): " + pct(s.launchIdleReassignedFraction) +
-                " of the window counted as waiting on the collective stream, not launch or sync overhead"));
+            "queuedCollectiveWaitFraction", s.queuedCollectiveWaitFraction, ">", 0.0,
+            "in " + pct(s.queuedCollectiveWaitFraction) +
+                " of the window the GPU idled with its next kernel already launched, inside the span of "
+                "the step's collective kernels: waiting on communication, not on the host" +
+                (s.hostWaitShareOfStreamIdle
+                     ? " (HTA's busiest-stream split: host_wait " + pct(*s.hostWaitShareOfStreamIdle) +
+                           " of host_wait + other)"
+                     : std::string())));
     }
     // The network wall (L1793): communication takes longer than compute.
-    const bool wall = s.communicationFraction > s.computeFraction && s.communicationFraction > 0;
+    const bool wall =
+        formulas::networkWall(s.communicationFraction, s.computeFraction) && s.communicationFraction > 0;
     if (wall) {
-        g.evidence.push_back(makeEvidence("communicationFraction", s.communicationFraction, ">",
-                                          s.computeFraction,
-                                          "communication " + pct(s.communicationFraction) + " > compute " +
-                                              pct(s.computeFraction) + " (network wall, L1793)"));
+        g.evidence.push_back(
+            makeEvidence("communicationFraction", s.communicationFraction, ">", s.computeFraction,
+                         "communication " + pct(s.communicationFraction) + " > compute " +
+                             pct(s.computeFraction) + " (the network wall: communication outlasts compute)"));
         if (g.share >= c.secondaryMinFraction) {
             g.passes = true;
         }
@@ -439,7 +445,7 @@ Verdict classifyWindow(const DiagnosisSignals& s, const DiagnosisConfig& c) {
     // 1. Does the job fit? (precondition of the flowchart)
     if (s.outOfMemoryObserved ||
         (s.peakMemoryBytes && s.capacityBytes && *s.capacityBytes > 0 &&
-         *s.peakMemoryBytes > *s.capacityBytes * (1.0 - c.capacityHeadroomFraction))) {
+         !formulas::fitsInMemory(*s.peakMemoryBytes, *s.capacityBytes, c.capacityHeadroomFraction))) {
         v.bottleneck = Bottleneck::MemoryCapacity;
         if (s.peakMemoryBytes && s.capacityBytes) {
             const double ratio = *s.peakMemoryBytes / *s.capacityBytes;
@@ -504,7 +510,9 @@ Verdict classifyWindow(const DiagnosisSignals& s, const DiagnosisConfig& c) {
         v.rationale =
             "the GPU is busy " + pct(busy) + " of the window (> " + pct(c.computeBoundMinBusy) + ")";
         if (hbm.level == HbmLevel::High) {
-            v.rationale += "; high HBM bandwidth does not override utilization above 90 % (Run A, §8.1)";
+            v.rationale +=
+                "; high HBM bandwidth does not override utilization above 90 % (docs/ANALYSIS.md, busy above "
+                "90 %)";
         }
         if (busy - c.computeBoundMinBusy < kSmallMargin) {
             v.confidence -= kMarginPenalty;
@@ -526,10 +534,11 @@ Verdict classifyWindow(const DiagnosisSignals& s, const DiagnosisConfig& c) {
             v.bottleneck = Bottleneck::Compute;
             v.rationale = "GPU busy " + pct(busy) + " without high memory-bandwidth pressure";
             if (busy > c.upperBandMinBusy) {
-                v.rationale += " (80-90 % band: compute-bound, as in the walkthrough's 85 %)";
+                v.rationale +=
+                    " (80-90 % band: compute-bound unless HBM bandwidth is high, docs/ANALYSIS.md)";
                 v.confidence -= kMarginPenalty;
             } else {
-                v.rationale += "; below Table 7's 90 %, so compute is under-used";
+                v.rationale += "; below the 90 % compute-bound threshold, so compute is under-used";
                 v.confidence -= 2 * kWeakPenalty;
             }
             if (hbm.level == HbmLevel::Unknown) {

@@ -12,10 +12,9 @@ namespace chokepoint::analysis {
 const std::vector<DiagnosisConfigKey>& diagnosisConfigKeys() {
     using C = DiagnosisConfig;
     static const std::vector<DiagnosisConfigKey> kKeys = {
-        {"computeBoundMinBusy", &C::computeBoundMinBusy,
-         "busy above this: Algorithm/compute-bound (Table 7: 90 %)"},
-        {"upperBandMinBusy", &C::upperBandMinBusy, "80-90 % band: compute-bound unless HBM is high (§8.2)"},
-        {"memoryBoundMinBusy", &C::memoryBoundMinBusy, "lower end of Table 7's memory-bound band (50 %)"},
+        {"computeBoundMinBusy", &C::computeBoundMinBusy, "busy above this: Algorithm/compute-bound (90 %)"},
+        {"upperBandMinBusy", &C::upperBandMinBusy, "80-90 % band: compute-bound unless HBM is high"},
+        {"memoryBoundMinBusy", &C::memoryBoundMinBusy, "lower end of the memory-bound busy band (50 %)"},
         {"hbmHighFraction", &C::hbmHighFraction, "HBM bandwidth / peak counted as high"},
         {"hbmLowFraction", &C::hbmLowFraction, "HBM bandwidth / peak counted as low"},
         {"memoryBoundKernelShareHigh", &C::memoryBoundKernelShareHigh,
@@ -48,16 +47,16 @@ const std::vector<DiagnosisConfigKey>& diagnosisConfigKeys() {
          "share above which a secondary constraint is listed"},
         {"healthyBusyFraction", &C::healthyBusyFraction,
          "busy fraction that looks healthy (busy-vs-MFU warning)"},
-        {"lowMfu", &C::lowMfu, "MFU below this is low (L957: 30 %)"},
+        {"lowMfu", &C::lowMfu, "MFU below this is low"},
         {"mixedPrecisionMinParameters", &C::mixedPrecisionMinParameters, "R4 guard: fewest parameters (10M)"},
         {"fp32MatmulMinShare", &C::fp32MatmulMinShare, "R4 guard: FP32 GEMM/conv share of kernel time"},
         {"attentionMinShare", &C::attentionMinShare, "R5 guard: attention share of kernel time"},
         {"fusionMinShare", &C::fusionMinShare, "R6 guard: elementwise+norm+reduction share of kernel time"},
         {"accumulationSteps", &C::accumulationSteps, "R7: accumulation steps k for the estimate"},
-        {"accumulationOverheadFraction", &C::accumulationOverheadFraction, "R7: slowdown for k = 4 (L1536)"},
-        {"checkpointRecomputeFraction", &C::checkpointRecomputeFraction, "R8: extra compute (L1457)"},
-        {"mixedPrecisionSpeedup", &C::mixedPrecisionSpeedup, "R4: tensor-core matmul speedup used (L1136)"},
-        {"flashAttentionSpeedup", &C::flashAttentionSpeedup, "R5: attention speedup used (L656)"},
+        {"accumulationOverheadFraction", &C::accumulationOverheadFraction, "R7: slowdown for k = 4"},
+        {"checkpointRecomputeFraction", &C::checkpointRecomputeFraction, "R8: extra compute"},
+        {"mixedPrecisionSpeedup", &C::mixedPrecisionSpeedup, "R4: tensor-core matmul speedup used"},
+        {"flashAttentionSpeedup", &C::flashAttentionSpeedup, "R5: attention speedup used"},
         {"hardwareUpgradePeakRatio", &C::hardwareUpgradePeakRatio, "R13: peak ratio of the faster device"},
     };
     return kKeys;

@@ -16,6 +16,8 @@ struct DiagnosisSignals {
     double windowNs = 0;
     bool hasGpuActivity = false;
     std::int64_t stepCount = 0;  // steps aggregated into this window (1 for a step)
+    // Overall scope: warm-up and outlier steps left out of this window (StepTimes.h).
+    std::int64_t excludedStepCount = 0;
 
     // --- GPU time accounting (shares of the window) ---
     double busyFraction = 0;  // union of kernels, copies, memsets on the device
@@ -53,17 +55,23 @@ struct DiagnosisSignals {
     }
     double streamWaitFraction = 0;  // busiest stream waiting on another stream (not device idle)
     std::int64_t idleIntervalCount = 0;
+    // Host work on the launch path (GpuTimeBreakdown::hostWorkNs): launch threads in framework ops,
+    // Python or runtime calls, outside data loading and blocking waits. Empty when no host activity
+    // is recorded. The step cannot get shorter than this by fixing the GPU's idle.
+    std::optional<double> hostWorkFraction;
     std::int64_t launchesDuringIdle = 0;  // kernel/copy launches issued while the device was idle
     // Share of the idle time during which some host thread was active ("CPU busy during gaps").
     std::optional<double> cpuBusyDuringIdleFraction;
     // Overall scope: share of steps whose data-wait idle reaches the data-bound threshold ("periodic").
     std::optional<double> stepsWithDataWaitFraction;
-    // HTA's split of the busiest stream's idle: host_wait / (host_wait + other). Low values mean the
-    // next kernel was already queued when the stream idled, i.e. it waited on another stream or a
-    // collective, not on the host launching it.
+    // HTA's split of this device's busiest stream's idle: host_wait / (host_wait + other). Low
+    // values mean the next kernel was already queued when the stream idled. Evidence only.
     std::optional<double> hostWaitShareOfStreamIdle;
-    // Launch-overhead and sync idle reassigned to collective waits because of the above (share).
-    double launchIdleReassignedFraction = 0;
+    // Device idle in queued waits (the GPU op ending the gap had been launched before it began; see
+    // GpuTimeAccounting.h), and the part of it inside the step's collective span, counted in
+    // idleCollectiveFraction.
+    double queuedWaitFraction = 0;
+    double queuedCollectiveWaitFraction = 0;
 
     // --- Kernels (shares of summed kernel time unless noted) ---
     std::int64_t kernelCount = 0;

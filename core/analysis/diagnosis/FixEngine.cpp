@@ -166,13 +166,70 @@ private:
         m_plan.recommendations.push_back(std::move(r));
     }
 
-    // Gain when `savedNs` of the step disappears (negative = the step gets longer).
-    ExpectedGain gainFromSaving(double savedNs, bool upperBound, std::string basis) const {
+    // A prediction: the step after the fix and the range it may fall in.
+    struct Prediction {
+        double afterNs = 0;
+        double lowNs = 0;
+        double highNs = 0;
+    };
+
+    // The host's critical path per step: the work the launching threads do outside data loading and
+    // blocking waits (0 when the trace records no host activity).
+    double hostPathNs() const { return m_s.hostWorkFraction.value_or(0.0) * m_stepNs; }
+
+    // A fix that shortens the GPU's path by `savedNs` (between savedLowNs and savedHighNs; negative
+    // lengthens it): the step cannot get shorter than the host's launch path.
+    Prediction gpuSideFix(double savedLowNs, double savedNs, double savedHighNs) const {
+        const double host = hostPathNs();
+        return {std::max(m_stepNs - savedNs, host), std::max(m_stepNs - savedHighNs, host),
+                std::max(m_stepNs - savedLowNs, host)};
+    }
+
+    // "; the host's launch path (40 ms of work per step) binds: ..." when it does.
+    std::string hostBoundNote(double savedNs) const {
+        const double host = hostPathNs();
+        if (host <= m_stepNs - savedNs) {
+            return "";
+        }
+        return "; the host's launch path binds: the busiest launching thread works " + duration(host) +
+               " per step outside data loading and waits, so the step cannot get shorter than that";
+    }
+
+    // The step after a fix that removes the data-wait idle (R1-R3), on the step's critical path:
+    // the longer of the GPU's path (busy time plus the idle the fix leaves) and the host's (its
+    // launch-path work, which stays on the training thread).
+    Prediction dataFix(std::string& basis, std::string& uncertainty) const {
+        const double dataWait = m_s.idleDataWaitFraction * m_stepNs;
+        const double busy = m_s.busyFraction * m_stepNs;
+        const double hostGaps = (m_s.idleLaunchOverheadFraction + m_s.idleSyncFraction) * m_stepNs;
+        const double gpuPath = m_stepNs - dataWait;
+        const double host = hostPathNs();
+        basis = "critical path: the step after the fix is the longer of the GPU's path, busy " +
+                duration(busy) + " + the idle this fix leaves " + duration(std::max(0.0, gpuPath - busy)) +
+                " = " + duration(gpuPath) + ", and the host's launch path, " +
+                (m_s.hostWorkFraction ? duration(host) +
+                                            " of framework, Python and launch work per step outside data "
+                                            "loading and waits on the busiest launching thread"
+                                      : std::string("not recorded in this trace")) +
+                "; the " + (host > gpuPath ? "host's" : "GPU's") + " path binds";
+        uncertainty = "low end: the idle the host still causes (launch " +
+                      duration(m_s.idleLaunchOverheadFraction * m_stepNs) + ", synchronization " +
+                      duration(m_s.idleSyncFraction * m_stepNs) +
+                      " per step) disappears as well, leaving the longer of GPU busy and the host's path; "
+                      "high end: that idle doubles, as when loader worker processes compete with the "
+                      "training thread for CPU cores";
+        return {std::max(gpuPath, host), std::max(busy, host), std::max(gpuPath + hostGaps, host)};
+    }
+
+    ExpectedGain gainOf(Prediction p, bool upperBound, std::string basis, std::string uncertainty) const {
         ExpectedGain g;
         g.computed = m_stepNs > 0;
         g.upperBound = upperBound;
         g.stepTimeBeforeNs = m_stepNs;
-        g.stepTimeAfterNs = std::max(m_stepNs - savedNs, m_stepNs * 0.01);
+        const double floorNs = m_stepNs * 0.01;
+        g.stepTimeAfterNs = std::max(p.afterNs, floorNs);
+        g.stepTimeLowNs = std::min(std::max(p.lowNs, floorNs), g.stepTimeAfterNs);
+        g.stepTimeHighNs = std::max(std::max(p.highNs, floorNs), g.stepTimeAfterNs);
         g.speedup = g.stepTimeAfterNs > 0 ? g.stepTimeBeforeNs / g.stepTimeAfterNs : 1.0;
         if (m_s.mfu) {
             g.mfuBefore = *m_s.mfu;
@@ -181,6 +238,9 @@ private:
         const bool mfuImpossible = g.mfuAfter && *g.mfuAfter >= 1.0;
         g.summary = std::string(upperBound ? "at most: " : "") + "step time " + duration(g.stepTimeBeforeNs) +
                     " -> " + duration(g.stepTimeAfterNs);
+        if (g.stepTimeHighNs - g.stepTimeLowNs >= 1.0) {
+            g.summary += " (range " + duration(g.stepTimeLowNs) + " - " + duration(g.stepTimeHighNs) + ")";
+        }
         if (mfuImpossible) {
             // The model FLOPs given cannot fit the shorter step on this peak: do not print an MFU
             // above 100 %, say what is inconsistent instead.
@@ -192,7 +252,15 @@ private:
         }
         g.summary += " (" + core::formatFixed(g.speedup, 2) + "x)";
         g.basis = std::move(basis);
+        g.uncertainty = std::move(uncertainty);
         return g;
+    }
+
+    // A GPU-side fix saving savedNs (savedLowNs..savedHighNs) of the GPU's path, bounded by the host.
+    ExpectedGain gpuGain(double savedLowNs, double savedNs, double savedHighNs, bool upperBound,
+                         const std::string& basis, std::string uncertainty) const {
+        return gainOf(gpuSideFix(savedLowNs, savedNs, savedHighNs), upperBound,
+                      basis + hostBoundNote(savedNs), std::move(uncertainty));
     }
 
     double share(Bottleneck b) const { return m_v.shareOf(b); }
@@ -213,12 +281,11 @@ private:
         if (!active(Bottleneck::Data) || data < m_c.dataWaitMinFraction) {
             skip("R1", "data wait " + pct(data) + " of the step is below " + pct(m_c.dataWaitMinFraction) +
                            ": the input pipeline already keeps up, so prefetching adds complexity without "
-                           "measurable gain (L1091)");
+                           "measurable gain");
             return;
         }
         if (m_s.busyFraction > m_c.computeBoundMinBusy) {
-            skip("R1",
-                 "the accelerator is already compute-saturated (busy " + pct(m_s.busyFraction) + ", L740)");
+            skip("R1", "the accelerator is already compute-saturated (busy " + pct(m_s.busyFraction) + ")");
             return;
         }
         Recommendation r;
@@ -227,29 +294,35 @@ private:
         r.term = IronLawTerm::Utilization;
         r.targetShare = data;
         r.evidence = "the GPU waits for the input pipeline " + pct(data) + " of each step";
-        r.gain =
-            gainFromSaving(data * m_stepNs, false,
-                           "overlapping loading of batch n+1 with compute on batch n removes the data-wait "
-                           "intervals: iteration time goes from the sum of the stages to their max (eq. 13); "
-                           "seed: 45 % -> 85 % utilization in the walkthrough (L1620)");
+        {
+            std::string basis, uncertainty;
+            const Prediction p = dataFix(basis, uncertainty);
+            r.gain = gainOf(p, false,
+                            "overlapping loading of batch n+1 with compute on batch n removes the data-wait "
+                            "intervals (the step goes from the sum of the stages to their max); " +
+                                basis,
+                            uncertainty);
+        }
         r.costs =
-            "host memory for the prefetch window = num_workers x prefetch_factor x batch size (L1091); "
+            "host memory for the prefetch window = num_workers x prefetch_factor x batch size; "
             "more worker processes contend for CPU cores";
         r.risks =
             "too small a buffer brings the stalls back; aggressive prefetching conflicts with tight memory "
-            "(L1044)";
+            "";
         r.companions = {"pin_memory=True with non_blocking=True copies so the H2D transfer overlaps compute"};
         r.pytorchChange =
             "loader = torch.utils.data.DataLoader(\n"
             "    dataset, batch_size=batch_size, shuffle=True,\n"
-            "    num_workers=8,            # start at the number of CPU cores, then profile (L1091)\n"
+            "    num_workers=8,            # start at the number of CPU cores, then profile\n"
             "    pin_memory=True,          # page-locked buffers allow asynchronous H2D copies\n"
             "    prefetch_factor=2,        # batches buffered per worker\n"
             "    persistent_workers=True)\n"
             "for inputs, targets in loader:\n"
             "    inputs = inputs.cuda(non_blocking=True)\n"
             "    targets = targets.cuda(non_blocking=True)\n";
-        r.seedReferences = "Table 7, L1056, L1066, L1076, L1091, L1620";
+        r.references =
+            "PyTorch documentation: torch.utils.data.DataLoader (num_workers, pin_memory, prefetch_factor, "
+            "persistent_workers); PyTorch Performance Tuning Guide: asynchronous data loading";
         show(std::move(r), "data wait " + pct(data) + " >= " + pct(m_c.dataWaitMinFraction));
     }
 
@@ -271,10 +344,15 @@ private:
                      (m_s.dataLoadingHostFraction > 0 ? " (host inside DataLoader ranges " +
                                                             pct(m_s.dataLoadingHostFraction) + " of the step)"
                                                       : std::string());
-        r.gain =
-            gainFromSaving(data * m_stepNs, true,
-                           "if decoding/augmentation run in worker processes or on the GPU, the data wait "
-                           "can at most disappear (Example 1.2, L971-976)");
+        {
+            std::string basis, uncertainty;
+            const Prediction p = dataFix(basis, uncertainty);
+            r.gain = gainOf(p, true,
+                            "if decoding and augmentation run in worker processes or on the GPU, the data "
+                            "wait can at most disappear; " +
+                                basis,
+                            uncertainty);
+        }
         r.costs = "worker processes need host memory and cores; GPU preprocessing (DALI) uses GPU time";
         r.risks = "per-worker random seeds and file handles must be set up in worker_init_fn";
         r.companions = {"R1 (prefetching) so the parallel workers run ahead of the GPU"};
@@ -283,8 +361,10 @@ private:
             "loader = DataLoader(dataset, num_workers=os.cpu_count(), pin_memory=True,\n"
             "                    worker_init_fn=seed_worker)\n"
             "# or decode and augment on the GPU, e.g. torchvision.io.decode_jpeg(data, device='cuda')\n"
-            "# or NVIDIA DALI's pipeline (L976)\n";
-        r.seedReferences = "L971-976, L752, L2145";
+            "# or NVIDIA DALI's pipeline\n";
+        r.references =
+            "PyTorch documentation: torch.utils.data (multi-process data loading, worker_init_fn); "
+            "torchvision.io.decode_jpeg on CUDA; NVIDIA DALI documentation";
         show(std::move(r), "data-bound: parallel or GPU-side preprocessing removes GIL serialization");
     }
 
@@ -305,16 +385,23 @@ private:
         r.evidence = "data wait " + pct(data) +
                      " of the step; if it persists with workers and prefetching, "
                      "storage throughput binds";
-        r.gain = gainFromSaving(data * m_stepNs, true,
-                                "random access gives ~10 % of peak storage bandwidth (F_access = 0.1, L732); "
-                                "sequential formats recover it; the data wait can at most disappear");
+        {
+            std::string basis, uncertainty;
+            const Prediction p = dataFix(basis, uncertainty);
+            r.gain =
+                gainOf(p, true,
+                       "small random reads get a fraction of a device's sequential bandwidth; sequential "
+                       "shard formats recover it, so the data wait can at most disappear; " +
+                           basis,
+                       uncertainty + "; storage throughput itself is not in the trace");
+        }
         r.costs = "converting the dataset (Parquet/Arrow/WebDataset shards), local NVMe copies";
         r.risks = "shard-level shuffling is coarser than per-sample shuffling";
         r.pytorchChange =
             "# read large sequential shards instead of many small random files, e.g. WebDataset:\n"
             "dataset = wds.WebDataset('data-{000000..000999}.tar').shuffle(1000).decode('torchrgb')\n"
             "loader = DataLoader(dataset, batch_size=batch_size, num_workers=8, pin_memory=True)\n";
-        r.seedReferences = "Table 7, L730-747, L778, Table 22";
+        r.references = "WebDataset documentation; PyTorch documentation: torch.utils.data.IterableDataset";
         show(std::move(r), "data wait " + pct(data) + " is large enough that storage may bind");
     }
 
@@ -323,13 +410,12 @@ private:
         if (headline(Bottleneck::Communication)) {
             skip("R4",
                  "communication-bound: precision reduction for communication-bound workloads is a "
-                 "misdiagnosis (L1989)");
+                 "misdiagnosis");
             return;
         }
         if (m_s.parameterCount && *m_s.parameterCount < m_c.mixedPrecisionMinParameters) {
-            skip("R4",
-                 "model has " + core::formatFixed(*m_s.parameterCount / 1e6, 1) +
-                     "M parameters: under 10M the cost of mixed precision may exceed its benefit (L1196)");
+            skip("R4", "model has " + core::formatFixed(*m_s.parameterCount / 1e6, 1) +
+                           "M parameters: under 10M the cost of mixed precision may exceed its benefit");
             return;
         }
         const bool capacity = headline(Bottleneck::MemoryCapacity);
@@ -354,27 +440,29 @@ private:
                                                                      : Bottleneck::Compute);
         r.term = IronLawTerm::PeakThroughput;
         r.targetShare = capacity ? 1.0 : share(r.target);
-        r.evidence = capacity ? "the job does not fit; mixed precision halves weight/activation bytes (L1135)"
+        r.evidence = capacity ? "the job does not fit; mixed precision halves weight/activation bytes"
                               : pct(fp32) + " of kernel time is FP32 matmul/conv without tensor cores";
-        const double savedNs = fp32 * kernelTimeNs() * (1.0 - 1.0 / m_c.mixedPrecisionSpeedup);
+        const auto savedAt = [&](double speedup) { return fp32 * kernelTimeNs() * (1.0 - 1.0 / speedup); };
         r.gain =
-            gainFromSaving(savedNs, false,
-                           "FP32 GEMM/conv time x (1 - 1/" + core::formatFixed(m_c.mixedPrecisionSpeedup, 1) +
-                               "): tensor-core matmuls are 2-3x faster (L1136; up to 16x peak, Table 1); "
-                               "memory -50 % for weights/activations (L1135)");
-        r.costs =
-            "validation of convergence on a representative run (L1937); FP32 master weights add 4 B/param";
+            gpuGain(savedAt(std::min(2.0, m_c.mixedPrecisionSpeedup)), savedAt(m_c.mixedPrecisionSpeedup),
+                    savedAt(std::max(3.0, m_c.mixedPrecisionSpeedup)), false,
+                    "FP32 GEMM/conv time x (1 - 1/" + core::formatFixed(m_c.mixedPrecisionSpeedup, 1) +
+                        "): tensor-core matmuls are typically 2-3x faster than FP32 ones; weights and "
+                        "activations take half the memory",
+                    "the tensor-core speedup depends on shapes and alignment: the range assumes 2x to "
+                    "3x on the FP32 matmul/conv time; idle time and other kernels are unchanged");
+        r.costs = "validation of convergence on a representative run; FP32 master weights add 4 B/param";
         // The dtype the device supports: BF16 from Ampere (and CDNA) on, FP16 with loss scaling before
-        // (V100 has no BF16, L1264); unknown architectures get both, labelled.
+        // (V100 has no BF16); unknown architectures get both, labelled.
         const std::string& arch = m_s.architecture;
         const bool bf16 =
             arch == "ampere" || arch == "ada" || arch == "hopper" || arch == "blackwell" || arch == "cdna";
         const bool fp16 = arch == "volta" || arch == "turing" || arch == "pascal";
         if (fp16) {
-            r.risks = "FP16 range is +-65,504: overflow/underflow and NaNs without loss scaling (L1196); " +
-                      arch + " has no BF16, so GradScaler is required";
+            r.risks = "FP16 range is +-65,504: overflow/underflow and NaNs without loss scaling; " + arch +
+                      " has no BF16, so GradScaler is required";
             r.companions = {"dynamic loss scaling (GradScaler)", "FP32 master weights",
-                            "keep LayerNorm, softmax and loss accumulation in FP32 (L1173)"};
+                            "keep LayerNorm, softmax and loss accumulation in FP32"};
             r.pytorchChange = "scaler = torch.cuda.amp.GradScaler()  # float16 needs loss scaling (" + arch +
                               ": no bfloat16)\n"
                               "for inputs, targets in loader:\n"
@@ -387,9 +475,8 @@ private:
         } else if (bf16) {
             r.risks =
                 "BF16 keeps FP32's range (no loss scaling needed) but has fewer mantissa bits: validate "
-                "convergence (L1196)";
-            r.companions = {"FP32 master weights",
-                            "keep LayerNorm, softmax and loss accumulation in FP32 (L1173)"};
+                "convergence";
+            r.companions = {"FP32 master weights", "keep LayerNorm, softmax and loss accumulation in FP32"};
             r.pytorchChange =
                 "for inputs, targets in loader:\n"
                 "    optimizer.zero_grad(set_to_none=True)\n"
@@ -399,14 +486,13 @@ private:
                 "        loss = loss_fn(model(inputs), targets)\n"
                 "    loss.backward()\n"
                 "    optimizer.step()\n"
-                "# FP32 matmuls left over: torch.backends.cuda.matmul.allow_tf32 = True (2-3x, Table "
-                "12)\n";
+                "# FP32 matmuls left over: torch.backends.cuda.matmul.allow_tf32 = True\n";
         } else {
             r.risks =
-                "FP16 range is +-65,504: overflow/underflow and NaNs without loss scaling (L1196); BF16 "
+                "FP16 range is +-65,504: overflow/underflow and NaNs without loss scaling; BF16 "
                 "avoids most of it on Ampere+";
             r.companions = {"dynamic loss scaling (GradScaler) for FP16", "FP32 master weights",
-                            "keep LayerNorm, softmax and loss accumulation in FP32 (L1173)"};
+                            "keep LayerNorm, softmax and loss accumulation in FP32"};
             r.pytorchChange =
                 "# the GPU's architecture is unknown: bfloat16 on Ampere or newer, float16 + GradScaler "
                 "before\n"
@@ -420,9 +506,11 @@ private:
                 "    scaler.step(optimizer)\n"
                 "    scaler.update()\n";
         }
-        r.seedReferences = "Table 1, Table 9, L1095, L1129, L1136, L1169-1173, L1196";
+        r.references =
+            "Micikevicius et al., Mixed Precision Training, ICLR 2018; PyTorch documentation: torch.amp "
+            "(autocast, GradScaler)";
         show(std::move(r), capacity
-                               ? "memory-capacity-bound: first of the single-machine steps (L1842)"
+                               ? "memory-capacity-bound: first of the single-machine steps"
                                : "FP32 matmul share " + pct(fp32) + " >= " + pct(m_c.fp32MatmulMinShare));
     }
 
@@ -440,12 +528,12 @@ private:
         }
         if (m_s.convolutionSeen && m_s.attentionShare == 0 && m_s.gemmShare > 0 &&
             softmax < 2 * m_c.attentionMinShare) {
-            skip("R5", "convolutional workload: FlashAttention does not apply to CNNs and MLPs (L1381)");
+            skip("R5", "convolutional workload: FlashAttention does not apply to CNNs and MLPs");
             return;
         }
         if (m_s.architecture == "volta" || m_s.architecture == "turing" || m_s.architecture == "pascal") {
             skip("R5", "older GPU architecture (" + m_s.architecture +
-                           ") without comparable SRAM bandwidth: low return (L1381)");
+                           ") without comparable SRAM bandwidth: low return");
             return;
         }
         if (!active(Bottleneck::MemoryBandwidth) && !active(Bottleneck::Compute) &&
@@ -464,20 +552,25 @@ private:
         r.evidence = pct(softmax) +
                      " of kernel time in softmax/reduction kernels of a materialized S x S "
                      "attention (no flash kernels seen)";
-        const double savedNs = softmax * kernelTimeNs() * (1.0 - 1.0 / m_c.flashAttentionSpeedup);
+        const auto savedAt = [&](double speedup) { return softmax * kernelTimeNs() * (1.0 - 1.0 / speedup); };
         r.gain =
-            gainFromSaving(savedNs, false,
-                           "attention-path time x (1 - 1/" + core::formatFixed(m_c.flashAttentionSpeedup, 1) +
-                               "): FlashAttention is 2-4x faster (L656, L1274) and O(S) memory");
-        r.costs = "backward recomputation adds some FLOPs (excluded from MFU, L1323)";
-        r.risks =
-            "short sequences gain little (tiling overhead); needs FP16/BF16 and contiguous layouts (L1385)";
-        r.companions = {"FP16/BF16 inputs (R4)", "combine with checkpointing when memory binds (L1387)"};
+            gpuGain(savedAt(std::min(2.0, m_c.flashAttentionSpeedup)), savedAt(m_c.flashAttentionSpeedup),
+                    savedAt(std::max(4.0, m_c.flashAttentionSpeedup)), false,
+                    "attention-path time x (1 - 1/" + core::formatFixed(m_c.flashAttentionSpeedup, 1) +
+                        "): FlashAttention is 2-4x faster than materialized attention and needs O(S) "
+                        "memory (Dao et al., 2022)",
+                    "the range assumes 2x to 4x on the softmax/reduction time; short sequences gain "
+                    "least");
+        r.costs = "backward recomputation adds some FLOPs (excluded from MFU)";
+        r.risks = "short sequences gain little (tiling overhead); needs FP16/BF16 and contiguous layouts";
+        r.companions = {"FP16/BF16 inputs (R4)", "combine with checkpointing when memory binds"};
         r.pytorchChange =
             "# replace softmax(q @ k.transpose(-2, -1) / sqrt(d)) @ v with the fused kernel:\n"
             "out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)\n"
             "# q, k, v: (batch, heads, seq, head_dim), contiguous, bfloat16/float16\n";
-        r.seedReferences = "Table 1, Table 9, L641, L656, L1274, L1381-1389";
+        r.references =
+            "Dao et al., FlashAttention, NeurIPS 2022; PyTorch documentation: "
+            "torch.nn.functional.scaled_dot_product_attention";
         show(std::move(r), "materialized attention " + pct(softmax) + " of kernel time");
     }
 
@@ -495,7 +588,7 @@ private:
             skip("R6",
                  "neither launch overhead nor memory-bound elementwise work is significant (elementwise/"
                  "norm/reduction " +
-                     pct(fusable) + " of kernel time); fusion does not help compute-bound matmuls (L339)");
+                     pct(fusable) + " of kernel time); fusion does not help compute-bound matmuls");
             return;
         }
         Recommendation r;
@@ -511,10 +604,18 @@ private:
                          " in synchronization; " + std::to_string(m_s.shortKernelCount) + " of " +
                          std::to_string(m_s.kernelCount) + " kernels are short";
             savedNs = m_s.idleLaunchOverheadFraction * m_stepNs;
-            r.gain = gainFromSaving(
-                savedNs, true,
-                "fewer, larger kernels and CUDA graphs remove the dispatch gaps (004:L33 'better "
-                "batching and kernel fusion'); at most the launch-overhead idle disappears");
+            const double busy = m_s.busyFraction * m_stepNs;
+            // CUDA graphs and fusion take launch work off the host as well, so the host's launch path
+            // is no bound here; the GPU's busy time is.
+            r.gain = gainOf(
+                {std::max(m_stepNs - savedNs, busy),
+                 std::max(m_stepNs - savedNs - m_s.idleSyncFraction * m_stepNs, busy), m_stepNs},
+                true,
+                "fewer, larger kernels and CUDA graphs remove the dispatch gaps: at most the launch-overhead "
+                "idle disappears, and the step cannot get shorter than the GPU's busy time",
+                "low end: the synchronization idle goes too (no host syncs inside a captured graph); high "
+                "end: "
+                "no gain, when the host work per step is not launch work (Python, data handling) and stays");
         } else {
             r.target = Bottleneck::MemoryBandwidth;
             r.targetShare = share(Bottleneck::MemoryBandwidth);
@@ -522,10 +623,11 @@ private:
                          " of kernel time in elementwise/normalization/reduction kernels that "
                          "round-trip HBM";
             savedNs = fusable * kernelTimeNs() * 0.5;
-            r.gain = gainFromSaving(
-                savedNs, true,
-                "fusing chains of memory-bound kernels removes intermediate HBM round trips; the "
-                "seed gives no figure, so this assumes at most half of that time disappears");
+            r.gain = gpuGain(0, savedNs, fusable * kernelTimeNs(), true,
+                             "fusing chains of memory-bound kernels removes intermediate HBM round trips; "
+                             "assumed: at most half of that kernel time disappears",
+                             "no published figure applies to an arbitrary kernel mix: the range runs from no "
+                             "gain to all of the elementwise/normalization/reduction time");
         }
         r.costs = "compile time at start-up; graph breaks on dynamic Python code";
         r.risks = "CUDA graphs need static shapes and no host synchronization inside the captured region";
@@ -548,7 +650,9 @@ private:
         }
         r.pytorchChange +=
             "# and keep tensors on the GPU: log loss.detach() every N steps instead of loss.item()\n";
-        r.seedReferences = "Table 1, Table 7, L650, L654, 004:L33, 004:L43";
+        r.references =
+            "PyTorch documentation: torch.compile, CUDA Graphs (torch.cuda.graphs); PyTorch Performance "
+            "Tuning Guide";
         show(std::move(r), r.target == Bottleneck::LaunchOverhead
                                ? "launch/sync idle is an active constraint"
                                : "memory-bound elementwise share " + pct(fusable));
@@ -561,7 +665,7 @@ private:
         const bool communication = active(Bottleneck::Communication) && comm >= m_c.secondaryMinFraction;
         if (!capacity && !communication) {
             skip("R7", "neither memory capacity nor communication binds (exposed communication " + pct(comm) +
-                           "): accumulation adds complexity without a gain (L1567)");
+                           "): accumulation adds complexity without a gain");
             return;
         }
         Recommendation r;
@@ -573,24 +677,30 @@ private:
             r.targetShare = 1.0;
             r.evidence =
                 "the job does not fit; accumulation over k micro-batches cuts activation memory k-fold";
-            r.gain = gainFromSaving(-m_c.accumulationOverheadFraction * m_stepNs, false,
-                                    "activation memory / k (Table 14) at ~8 % more time for k = 4 (L1536)");
+            const double overhead = m_c.accumulationOverheadFraction * m_stepNs;
+            r.gain =
+                gainOf({m_stepNs + overhead, m_stepNs + 0.02 * m_stepNs, m_stepNs + 0.15 * m_stepNs}, false,
+                       "activation memory / k at about " + pct(m_c.accumulationOverheadFraction) +
+                           " more time per sample (smaller micro-batches use the GPU less well)",
+                       "the overhead of smaller micro-batches ranges from 2 % to 15 % of the step, "
+                       "depending on how well they still fill the GPU");
         } else {
             r.target = Bottleneck::Communication;
             r.targetShare = comm;
             r.evidence =
                 "exposed communication " + pct(comm) + " of the step; syncing every k-th micro-batch";
-            const double saved =
-                comm * m_stepNs * (1.0 - 1.0 / k) - m_c.accumulationOverheadFraction * m_stepNs;
-            r.gain = gainFromSaving(saved, false,
-                                    "gradient sync every " + core::formatFixed(k, 0) +
-                                        " micro-batches: communication / k (L1538: 4x less often, -75 %), "
-                                        "minus ~8 % accumulation overhead (L1536)");
+            const double savedComm = comm * m_stepNs * (1.0 - 1.0 / k);
+            const double saved = savedComm - m_c.accumulationOverheadFraction * m_stepNs;
+            r.gain = gpuGain(savedComm - 0.15 * m_stepNs, saved, savedComm - 0.02 * m_stepNs, false,
+                             "gradient sync every " + core::formatFixed(k, 0) +
+                                 " micro-batches: exposed communication / k, minus about " +
+                                 pct(m_c.accumulationOverheadFraction) + " accumulation overhead",
+                             "the accumulation overhead ranges from 2 % to 15 % of the step");
         }
         r.costs = "2-15 % per-update overhead (the text quotes 2-5 %, ~8 %, 10-15 %)";
-        r.risks = "BatchNorm, dropout and step-indexed schedules break exact equivalence (L1437)";
-        r.companions = {"divide the loss by k (or reduce the LR by k when summing, L1567)",
-                        "use model.no_sync() on micro-batches 1..k-1 (L1517)"};
+        r.risks = "BatchNorm, dropout and step-indexed schedules break exact equivalence";
+        r.companions = {"divide the loss by k (or reduce the LR by k when summing)",
+                        "use model.no_sync() on micro-batches 1..k-1"};
         r.pytorchChange =
             "k = 4\n"
             "for i, (inputs, targets) in enumerate(loader):\n"
@@ -602,9 +712,11 @@ private:
             "    if sync:\n"
             "        optimizer.step()\n"
             "        optimizer.zero_grad(set_to_none=True)\n";
-        r.seedReferences = "Table 9, Table 14, L1447, L1517, L1536-1538, L1567";
-        show(std::move(r),
-             capacity ? "memory-capacity-bound (L1842 step 2)" : "communication share " + pct(comm));
+        r.references =
+            "PyTorch documentation: DistributedDataParallel.no_sync; PyTorch AMP examples: gradient "
+            "accumulation";
+        show(std::move(r), capacity ? "memory-capacity-bound (second of the single-machine steps)"
+                                    : "communication share " + pct(comm));
     }
 
     // --- R8 ---
@@ -612,7 +724,7 @@ private:
         if (!headline(Bottleneck::MemoryCapacity)) {
             skip("R8",
                  "not memory-capacity-bound: checkpointing adds ~33 % compute and only pays when memory, not "
-                 "compute, binds (L1463, L1996)");
+                 "compute, binds");
             return;
         }
         Recommendation r;
@@ -621,32 +733,37 @@ private:
         r.term = IronLawTerm::TotalOperations;
         r.targetShare = 1.0;
         r.evidence = "the job does not fit in device memory";
-        r.gain = gainFromSaving(-m_c.checkpointRecomputeFraction * m_s.computeFraction * m_stepNs, false,
-                                "activation memory -71 % with sqrt(N_L) checkpoints (L1477) at ~33 % extra "
-                                "forward compute (L1457): the step gets longer, the job fits");
-        r.costs = "~33 % extra compute; lowers MFU-visible efficiency (recompute is excluded from MFU, L955)";
-        r.risks = "checkpoint before attention, skip FFN and normalization (Table 16); debugging complexity";
-        r.companions = {"FlashAttention (4-8x larger models together, L1387)",
-                        "gradient accumulation for the target batch (L2257)"};
+        const double recompute = m_c.checkpointRecomputeFraction * m_s.computeFraction * m_stepNs;
+        r.gain =
+            gainOf({m_stepNs + recompute, m_stepNs, m_stepNs + recompute}, false,
+                   "activation memory falls to O(sqrt(N)) layers with sqrt(N) checkpoints at about one extra "
+                   "forward pass (~33 % more compute; Chen et al., 2016): the step gets longer, the job fits",
+                   "low end: only cheap layers are recomputed; high end: a full extra forward pass");
+        r.costs = "~33 % extra compute; lowers MFU-visible efficiency (recompute is excluded from MFU)";
+        r.risks = "checkpoint before attention, skip FFN and normalization; debugging complexity";
+        r.companions = {"FlashAttention (4-8x larger models together)",
+                        "gradient accumulation for the target batch"};
         r.pytorchChange =
             "from torch.utils.checkpoint import checkpoint\n"
             "class Block(nn.Module):\n"
             "    def forward(self, x):\n"
             "        return checkpoint(self._forward, x, use_reentrant=False)\n";
-        r.seedReferences = "Table 1, Table 15, Table 16, L1457, L1463, L1477";
+        r.references =
+            "Chen et al., Training Deep Nets with Sublinear Memory Cost, 2016; PyTorch documentation: "
+            "torch.utils.checkpoint";
         show(std::move(r), "memory-capacity-bound");
     }
 
     // --- R9 ---
     void r9() {
         if (headline(Bottleneck::MemoryCapacity)) {
-            skip("R9", "memory capacity caps the batch (L853): a larger batch does not fit");
+            skip("R9", "memory capacity caps the batch: a larger batch does not fit");
             return;
         }
         if (headline(Bottleneck::MemoryBandwidth)) {
             skip("R9",
                  "memory-bandwidth-bound: a larger batch does not raise the intensity of ops whose traffic "
-                 "scales with the batch (L2114)");
+                 "scales with the batch");
             return;
         }
         if (!headline(Bottleneck::LaunchOverhead) && !headline(Bottleneck::Compute)) {
@@ -661,32 +778,36 @@ private:
         if (headline(Bottleneck::LaunchOverhead)) {
             const double overhead = m_s.idleLaunchOverheadFraction + m_s.idleSyncFraction;
             r.evidence = "fixed per-step overhead (launch, sync) is " + pct(overhead) + " of the step";
-            // Doubling the batch doubles GPU work but not the fixed per-step host overhead (L388).
+            // Doubling the batch doubles GPU work but not the fixed per-step host overhead.
             const double perSampleBefore = m_stepNs;
             const double perSampleAfter =
                 (2.0 * (m_stepNs - overhead * m_stepNs) + overhead * m_stepNs) / 2.0;
             r.gain =
-                gainFromSaving(perSampleBefore - perSampleAfter, false,
-                               "per-sample time with a 2x batch: the fixed launch/sync overhead is amortized "
-                               "over twice the samples (Definition 1.3, L388)");
+                gainOf({perSampleAfter, perSampleAfter, perSampleBefore}, false,
+                       "per-sample time with a 2x batch: the fixed launch/sync overhead is amortized "
+                       "over twice the samples",
+                       "high end: no gain, when the host's per-step work grows with the batch (per-sample "
+                       "Python, larger copies)");
             r.gain.summary = "per 'step' of the old batch size: " + r.gain.summary;
         } else {
-            r.evidence =
-                "compute-bound: batch and hidden sizes should be multiples of 8/32/64 (L820, Table 6)";
+            r.evidence = "compute-bound: batch and hidden sizes should be multiples of 8/32/64";
             r.gain.computed = false;
             r.gain.summary =
-                "not computable from the trace (batch size is not recorded); Table 6: batch 33 runs "
-                "2 warps like 64 (51.6 % lanes), and 92 % vs 71 % utilization at 32 vs 33 (L929)";
+                "not computable from the trace (batch size is not recorded); a dimension one past a multiple "
+                "of "
+                "the tile size pays for a whole extra tile (wave quantization)";
             r.gain.basis = "wave quantization";
         }
         r.costs = "more activation memory per step";
-        r.risks = "without LR scaling the run becomes throughput-healthy but optimization-starved (L2167)";
-        r.companions = {"R10: scale the learning rate linearly with the batch, with warmup (L1933)"};
+        r.risks = "without LR scaling the run becomes throughput-healthy but optimization-starved";
+        r.companions = {"R10: scale the learning rate linearly with the batch, with warmup"};
         r.pytorchChange =
-            "batch_size = 2 * batch_size              # keep it a multiple of 32/64 (Table 6)\n"
+            "batch_size = 2 * batch_size              # keep it a multiple of 32/64\n"
             "for g in optimizer.param_groups:\n"
-            "    g['lr'] = base_lr * batch_size / base_batch_size   # linear scaling rule (L888)\n";
-        r.seedReferences = "L388, L820, L929, L1989, Table 6";
+            "    g['lr'] = base_lr * batch_size / base_batch_size   # linear scaling rule\n";
+        r.references =
+            "NVIDIA Deep Learning Performance Guide: matrix multiplication background (tile and wave "
+            "quantization); Goyal et al., Accurate, Large Minibatch SGD, 2017";
         show(std::move(r),
              std::string(toString(m_v.bottleneck)) + ": amortize fixed overhead / align the batch");
     }
@@ -695,7 +816,7 @@ private:
     void r10() {
         skip("R10",
              "a single trace shows no batch change; LR scaling is listed as the companion of R9 and checked "
-             "when a batch change is known (L2167)");
+             "when a batch change is known");
     }
 
     // --- R11 ---
@@ -710,19 +831,23 @@ private:
         r.target = Bottleneck::MemoryCapacity;
         r.term = IronLawTerm::Utilization;
         r.targetShare = 1.0;
-        r.evidence = "the job does not fit; Adam state is 8 B/param, half of training memory (L516-518)";
+        r.evidence = "the job does not fit; Adam state is 8 B/param, half of training memory";
         r.gain.computed = false;
         r.gain.summary = "memory: 8-bit Adam cuts optimizer state ~4x; ZeRO/FSDP shards state over N GPUs";
-        r.gain.basis = "L845, L871-878";
+        r.gain.basis =
+            "Adam keeps two FP32 moments per parameter; 8-bit states take a quarter of that, sharding "
+            "divides it by the number of GPUs";
         r.costs = "extra communication (sharding) or PCIe traffic (offloading)";
         r.risks = "8-bit optimizers may need tuning; sharding needs several GPUs";
-        r.companions = {"try mixed precision, accumulation and checkpointing first (L1842, L2316)"};
+        r.companions = {"try mixed precision, accumulation and checkpointing first"};
         r.pytorchChange =
             "import bitsandbytes as bnb\n"
             "optimizer = bnb.optim.Adam8bit(model.parameters(), lr=lr)\n"
             "# or shard parameters, gradients and optimizer state:\n"
             "model = torch.distributed.fsdp.FullyShardedDataParallel(model)\n";
-        r.seedReferences = "R11, L845, L871-878, L2316";
+        r.references =
+            "Rajbhandari et al., ZeRO, SC 2020; Dettmers et al., 8-bit Optimizers via Block-wise "
+            "Quantization, ICLR 2022; PyTorch documentation: FSDP";
         show(std::move(r), "memory-capacity-bound");
     }
 
@@ -734,7 +859,7 @@ private:
                  "exposed communication " + pct(comm) +
                      " is not a constraint; scale-out is recommended only after mixed precision, "
                      "accumulation, checkpointing and the data pipeline, and only when memory, wall-clock or "
-                     "dataset size binds (L1842-1860), which one trace cannot show");
+                     "dataset size binds, which one trace cannot show");
             return;
         }
         Recommendation r;
@@ -745,12 +870,13 @@ private:
         r.evidence = "exposed communication " + pct(m_s.exposedCommunicationFraction) +
                      " + waiting on collectives " + pct(m_s.idleCollectiveFraction) +
                      " of the step (world size " + std::to_string(m_s.worldSize) + ")";
-        r.gain = gainFromSaving(
-            comm * m_stepNs, true,
-            "gradient AllReduce hidden behind backward/next forward (L179, L1793): at most the "
-            "exposed communication disappears");
-        r.costs = "bucket tuning; keeping frequent collectives on NVLink constrains placement (Table 20)";
-        r.risks = "gradient compression changes numerics: check convergence (L1793)";
+        r.gain = gpuGain(0, comm * m_stepNs, comm * m_stepNs, true,
+                         "gradient AllReduce hidden behind backward and the next forward (PyTorch DDP "
+                         "bucketing): at most the exposed communication disappears",
+                         "high end: no gain, when the collectives wait on other ranks (stragglers, "
+                         "imbalance) rather than on the network");
+        r.costs = "bucket tuning; keeping frequent collectives on NVLink constrains placement";
+        r.risks = "gradient compression changes numerics: check convergence";
         r.companions = {"R7: gradient accumulation with no_sync() to sync less often"};
         r.pytorchChange =
             "model = torch.nn.parallel.DistributedDataParallel(\n"
@@ -758,8 +884,10 @@ private:
             "    bucket_cap_mb=25,              # overlap AllReduce of early buckets with backward\n"
             "    gradient_as_bucket_view=True,\n"
             "    static_graph=True)\n"
-            "# keep tensor parallelism inside a node (NVLink), data parallelism across nodes (Table 20)\n";
-        r.seedReferences = "R12, L179, L1789-1793, Table 20";
+            "# keep tensor parallelism inside a node (NVLink), data parallelism across nodes\n";
+        r.references =
+            "Li et al., PyTorch Distributed: Experiences on Accelerating Data Parallel Training, VLDB 2020; "
+            "PyTorch documentation: DistributedDataParallel";
         show(std::move(r), "communication share " + pct(comm));
     }
 
@@ -768,7 +896,7 @@ private:
         if (!headline(Bottleneck::Compute)) {
             skip("R13", "a faster accelerator helps only compute-bound time; this job is " +
                             std::string(toString(m_v.bottleneck)) +
-                            " (hardware upgrades for non-compute bottlenecks buy a larger invoice, L1999)");
+                            " (hardware upgrades for non-compute bottlenecks buy a larger invoice)");
             return;
         }
         Recommendation r;
@@ -787,14 +915,22 @@ private:
         r.evidence =
             std::string(m_v.desiredEndState ? "compute-bound at the desired end state" : "compute-bound") +
             ": compute-bound kernel time " + pct(computeShare) + " of the step";
-        r.gain = gainFromSaving(m_stepNs - m_stepNs / speedup, false,
-                                "Amdahl over the compute share with a " +
-                                    core::formatFixed(m_c.hardwareUpgradePeakRatio, 1) +
-                                    "x peak: only compute-bound time scales (T04, L2055)");
-        r.costs = "hardware cost; or reduce O: fewer tokens, pruning, distillation (L99)";
-        r.risks = "memory-bound kernels do not speed up with peak FLOP/s (L650)";
+        // Memory-bound kernel time is already taken out of computeShare; the low end scales only
+        // half of what is left (kernels near the ridge gain less than the peak ratio).
+        const double slowSpeedup = formulas::peakUpgradeSpeedup(computeShare / 2, m_c.hardwareUpgradePeakRatio);
+        r.gain = gpuGain(m_stepNs - m_stepNs / slowSpeedup, m_stepNs - m_stepNs / speedup,
+                         m_stepNs - m_stepNs / speedup, false,
+                         "Amdahl over the compute-bound kernel time with a " +
+                             core::formatFixed(m_c.hardwareUpgradePeakRatio, 1) +
+                             "x peak: only compute-bound time scales",
+                         "low end: only half of that time scales (kernels near the ridge become memory-bound "
+                         "on a faster part)");
+        r.costs = "hardware cost; or reduce O: fewer tokens, pruning, distillation";
+        r.risks = "memory-bound kernels do not speed up with peak FLOP/s";
         r.pytorchChange = "# no code change: run on a device with a higher peak for the precision in use\n";
-        r.seedReferences = "Table 7, L99, L650, L1999, L2055";
+        r.references =
+            "Amdahl, Validity of the single processor approach, AFIPS 1967; Williams et al., Roofline, CACM "
+            "2009";
         show(std::move(r), "compute-bound: only the peak or the operation count is left");
     }
 
@@ -976,7 +1112,7 @@ private:
     void order() {
         // Busy > 90 % makes the verdict compute-bound even when memory-bound kernels hold more of the
         // step (§2.3, Run A); the fixes still start with the constraint holding the largest share
-        // (R14, L2218), then the verdict's own.
+        // (R14), then the verdict's own.
         std::vector<Bottleneck> leadClasses = {m_v.bottleneck};
         if (m_v.bottleneck == Bottleneck::Compute && !m_v.shares.empty() &&
             m_v.shares.front().bottleneck != m_v.bottleneck &&
@@ -1000,7 +1136,7 @@ private:
                                  return ra < rb;
                              }
                              if (a.targetShare != b.targetShare) {
-                                 return a.targetShare > b.targetShare;  // dominant constraint first (L2218)
+                                 return a.targetShare > b.targetShare;  // dominant constraint first
                              }
                              return a.gain.speedup > b.gain.speedup;
                          });
@@ -1016,10 +1152,10 @@ private:
                            ? "nothing to order"
                            : "applied: " + order +
                                  " (headline first, then by share of the step; one fix at a time, "
-                                 "then re-profile, L2204)"};
+                                 "then re-profile)"};
         const bool prefetch = m_plan.find("R1") != nullptr;
         if (prefetch && (m_plan.find("R8") != nullptr || m_plan.find("R11") != nullptr)) {
-            d.reason += "; conflict: aggressive prefetching vs a memory-constrained configuration (L1044)";
+            d.reason += "; conflict: aggressive prefetching vs a memory-constrained configuration";
         }
         m_plan.decisions.push_back(std::move(d));
     }
@@ -1030,19 +1166,19 @@ private:
         std::string next;
         switch (m_v.bottleneck) {
             case Bottleneck::Data:
-                next = "memory-bandwidth-bound kernels or compute (L1052)";
+                next = "memory-bandwidth-bound kernels or compute";
                 break;
             case Bottleneck::Compute:
-                next = "the data pipeline or memory-bandwidth-bound activation kernels (L2263)";
+                next = "the data pipeline or memory-bandwidth-bound activation kernels";
                 break;
             case Bottleneck::MemoryBandwidth:
-                next = "compute-bound, the desired end state (L1631)";
+                next = "compute-bound, the desired end state";
                 break;
             case Bottleneck::MemoryCapacity:
-                next = "the data pipeline (walkthrough, L1616)";
+                next = "the data pipeline";
                 break;
             case Bottleneck::Communication:
-                next = "compute or the data pipeline (L1883)";
+                next = "compute or the data pipeline";
                 break;
             case Bottleneck::LaunchOverhead:
                 next = "compute-bound kernels";
@@ -1057,7 +1193,7 @@ private:
             case Bottleneck::NoGpuActivity:
                 return "Record host activity (CPU ops, Python functions, DataLoader ranges) and re-profile.";
         }
-        return "Apply " + first + ", then re-profile (L2204). Likely next bottleneck: " + next + ".";
+        return "Apply " + first + ", then re-profile. Likely next bottleneck: " + next + ".";
     }
 
     const Verdict& m_v;

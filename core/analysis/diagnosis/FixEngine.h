@@ -1,17 +1,25 @@
 #pragma once
-// Recommended fixes: the seed spec's rules R1–R14 (§3) applied to one verdict and its signals.
+// Recommended fixes: the rules R1–R14 (docs/ANALYSIS.md, "Fixes") applied to one verdict and its
+// signals.
 //
-// Each rule has a guard (when it applies, and the §3 / §9.8 "do not apply" conditions). A rule
-// whose guard fails is not shown; FixPlan::decisions records why, for every rule (explain()).
-// Each shown recommendation names the bottleneck it targets, the iron-law term it moves (Table 1),
-// the evidence, an expected gain computed from this trace's own numbers (step time before/after,
-// MFU before/after when MFU is known; labelled "at most" when it is an upper bound), costs and
-// risks, required companions, and a concrete PyTorch change.
+// Each rule has a guard (when it applies, and its "do not apply" conditions). A rule whose guard
+// fails is not shown; FixPlan::decisions records why, for every rule (explain()). Each shown
+// recommendation names the bottleneck it targets, the iron-law term it moves, the evidence, an
+// expected gain computed from this trace's own numbers (step time before/after, MFU before/after
+// when MFU is known; labelled "at most" when it is an upper bound) with its basis and its
+// uncertainty (a range for the step time), costs and risks, required companions, a concrete
+// PyTorch change, and public references.
+//
+// Predictions follow the step's critical path (docs/ANALYSIS.md, "Predicted gains"): after a fix
+// the step is bounded below by the GPU's path (its busy time plus the idle the fix leaves) and by
+// the host's (the work the fix leaves on the threads that launch the GPU's work); the prediction
+// is the larger of the two. A fix that makes the GPU faster cannot take the step below the host's
+// launch path, and a fix that removes data-wait idle leaves the host's framework and launch work.
 //
 // Ordering (R14): fixes for the headline verdict first, in the per-class order documented in
-// docs/ANALYSIS.md (high impact / low complexity first, L1046; L1842 order for capacity); then
-// fixes for secondary constraints by their share of the step (dominant first, L2218).
-// Pure function.
+// docs/ANALYSIS.md (high impact / low complexity first; for capacity: precision, accumulation,
+// checkpointing, then sharding); then fixes for secondary constraints by their share of the step
+// (dominant first). Pure function.
 
 #include <optional>
 #include <string>
@@ -33,11 +41,16 @@ struct ExpectedGain {
     bool upperBound = false;  // "at most": assumes the targeted time disappears entirely
     double stepTimeBeforeNs = 0;
     double stepTimeAfterNs = 0;
+    // The range the step time after the fix may fall in (stepTimeLowNs <= after <= stepTimeHighNs),
+    // from the uncertainty of the model's inputs; equal to stepTimeAfterNs when not computed.
+    double stepTimeLowNs = 0;
+    double stepTimeHighNs = 0;
     std::optional<double> mfuBefore;
     std::optional<double> mfuAfter;
-    double speedup = 1;   // before / after
-    std::string summary;  // "step time 61 ms → 38 ms, MFU 21 % → 34 %"
-    std::string basis;    // how it was computed, with the seed's figures used
+    double speedup = 1;       // before / after
+    std::string summary;      // "step time 61 ms -> 38 ms (range 35 ms - 45 ms), MFU 21 % -> 34 %"
+    std::string basis;        // how it was computed: the model, its inputs, which bound binds
+    std::string uncertainty;  // what the range comes from
 };
 
 struct Recommendation {
@@ -52,7 +65,7 @@ struct Recommendation {
     std::string risks;
     std::vector<std::string> companions;  // required companions (R14.4 / §9.8)
     std::string pytorchChange;            // a code snippet
-    std::string seedReferences;           // "L1056, L1066, L1620"
+    std::string references;               // public sources: papers, PyTorch documentation
 };
 
 struct RuleDecision {

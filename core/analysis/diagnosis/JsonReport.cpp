@@ -5,44 +5,9 @@
 #include <cmath>
 
 #include "core/analysis/diagnosis/ReportWriters.h"
+#include "core/base/JsonEscape.h"
 
 namespace chokepoint::analysis {
-
-std::string jsonQuote(std::string_view text) {
-    std::string out;
-    out.reserve(text.size() + 2);
-    out += '"';
-    for (const char c : text) {
-        switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\r':
-                out += "\\r";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    static const char* kHex = "0123456789abcdef";
-                    out += "\\u00";
-                    out += kHex[(c >> 4) & 0xF];
-                    out += kHex[c & 0xF];
-                } else {
-                    out += c;
-                }
-        }
-    }
-    out += '"';
-    return out;
-}
 
 namespace {
 
@@ -75,14 +40,14 @@ public:
         if (!m_first) {
             m_out += ',';
         }
-        m_out += jsonQuote(k);
+        m_out += core::jsonString(k);
         m_out += ':';
         m_afterKey = true;
         return *this;
     }
     Json& str(std::string_view s) {
         value();
-        m_out += jsonQuote(s);
+        m_out += core::jsonString(s);
         return *this;
     }
     Json& num(double v) {
@@ -249,11 +214,14 @@ void writeGain(Json& j, const ExpectedGain& g) {
     j.key("upperBound").boolean(g.upperBound);
     j.key("stepTimeBeforeNs").num(g.stepTimeBeforeNs);
     j.key("stepTimeAfterNs").num(g.stepTimeAfterNs);
+    j.key("stepTimeLowNs").num(g.stepTimeLowNs);
+    j.key("stepTimeHighNs").num(g.stepTimeHighNs);
     j.key("mfuBefore").optional(g.mfuBefore);
     j.key("mfuAfter").optional(g.mfuAfter);
     j.key("speedup").num(g.speedup);
     j.key("summary").str(g.summary);
     j.key("basis").str(g.basis);
+    j.key("uncertainty").str(g.uncertainty);
     j.endObject();
 }
 
@@ -317,6 +285,19 @@ std::string writeJsonReport(const AnalysisReport& r) {
     j.key("stretchedOverGpuWork").boolean(r.metrics.stepTimes.stretched);
     j.key("clippedSteps").integer(r.metrics.stepTimes.clipped);
     j.key("stepTimeDefinition").str(describeStepTimes(r.metrics.stepTimes));
+    j.key("steadyCount").integer(r.metrics.stepTimes.count);
+    j.key("allMeanStepNs").num(r.metrics.stepTimes.allMeanNs);
+    j.key("excludedSteps").beginArray();
+    for (const ExcludedStep& e : r.metrics.stepTimes.excluded) {
+        j.beginObject();
+        j.key("index").integer(e.stepIndex);
+        j.key("name").str(e.name);
+        j.key("durationNs").num(e.durationNs);
+        j.key("warmUp").boolean(e.warmUp);
+        j.key("reason").str(e.reason);
+        j.endObject();
+    }
+    j.endArray();
     j.endObject();
 
     j.key("headline").str(r.headline);
@@ -399,6 +380,8 @@ std::string writeJsonReport(const AnalysisReport& r) {
         j.key("name").str(s.name);
         j.key("startNs").integer(s.range.startNs);
         j.key("endNs").integer(s.range.endNs);
+        j.key("excluded").boolean(s.excluded);
+        j.key("excludedReason").str(s.excludedReason);
         j.key("signals");
         writeSignals(j, s.signals);
         j.key("verdict");
@@ -456,7 +439,7 @@ std::string writeJsonReport(const AnalysisReport& r) {
         }
         j.endArray();
         j.key("pytorch").str(f.pytorchChange);
-        j.key("references").str(f.seedReferences);
+        j.key("references").str(f.references);
         j.endObject();
     }
     j.endArray();

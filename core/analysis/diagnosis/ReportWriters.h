@@ -22,7 +22,6 @@ std::string writeTextReport(const AnalysisReport& report, const TextReportOption
 std::string writeJsonReport(const AnalysisReport& report);
 std::string writeMarkdownReport(const AnalysisReport& report);
 
-// JSON string literal with escapes (quotes included); shared by the JSON writers.
-std::string jsonQuote(std::string_view text);
+// JSON strings in the writers: core::jsonString (core/base/JsonEscape.h), always valid UTF-8.
 
 }  // namespace chokepoint::analysis

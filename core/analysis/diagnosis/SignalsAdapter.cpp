@@ -171,7 +171,9 @@ private:
                 i < m_metrics.steps.kernelStep.size() ? m_metrics.steps.kernelStep[i] : -1;
             if (step >= 0 && static_cast<std::size_t>(step) < m_stepMix.size()) {
                 m_stepMix[static_cast<std::size_t>(step)].add(one);
-                m_overallMix.add(one);
+                if (m_metrics.stepTimes.isSteady(static_cast<std::size_t>(step))) {
+                    m_overallMix.add(one);
+                }
             }
             const std::int8_t phase =
                 i < m_metrics.phases.kernelPhase.size() ? m_metrics.phases.kernelPhase[i] : std::int8_t{-1};
@@ -251,6 +253,8 @@ private:
         m_stepIdleTotal.assign(stepCount, 0);
         m_stepStreamWait.assign(stepCount, 0);
         m_stepLaunches.assign(stepCount, 0);
+        m_stepQueued.assign(stepCount, 0);
+        m_stepQueuedCollective.assign(stepCount, 0);
         for (std::size_t i = 0; i < m_metrics.accounting.idleIntervals.size(); ++i) {
             const IdleInterval& v = m_metrics.accounting.idleIntervals[i];
             if (v.deviceIndex != m_c.deviceIndex || v.stepIndex < 0 ||
@@ -266,7 +270,10 @@ private:
             m_stepIdle[s].push_back(i);
             m_stepIdleTotal[s] += ns;
             m_stepLaunches[s] += v.launchCount;
-            if (v.cause != IdleCause::Unexplained) {
+            if (v.queued) {
+                m_stepQueued[s] += ns;
+                m_stepQueuedCollective[s] += v.cause == IdleCause::Collective ? ns : 0.0;
+            } else if (v.cause != IdleCause::Unexplained) {
                 m_stepCovered[s] += ns * std::clamp(v.coverage, 0.0, 1.0);
             }
         }
@@ -311,6 +318,54 @@ private:
             }
         }
         return nullptr;
+    }
+
+    // The overall row over the steady steps only (StepTimes.h leaves warm-up and outlier steps out of
+    // the verdict): the sum of their per-step rows. The steps' windows never overlap, so the sums are
+    // the steady steps' union. Without excluded steps, the device row over the whole span.
+    const GpuTimeBreakdown* steadyRow() const {
+        const StepTimeSummary& times = m_metrics.stepTimes;
+        if (times.excluded.empty()) {
+            return deviceRow();
+        }
+        GpuTimeBreakdown& sum = m_steadySum;
+        sum = GpuTimeBreakdown{};
+        sum.deviceIndex = m_c.deviceIndex;
+        bool any = false;
+        for (std::size_t i = 0; i < m_stepRows.size(); ++i) {
+            const GpuTimeBreakdown* b = m_stepRows[i];
+            if (b == nullptr || !times.isSteady(i)) {
+                continue;
+            }
+            if (!any) {
+                sum.window = b->window;
+            }
+            any = true;
+            sum.window.startNs = std::min(sum.window.startNs, b->window.startNs);
+            sum.window.endNs = std::max(sum.window.endNs, b->window.endNs);
+            sum.windowNs += b->windowNs;
+            sum.busyNs += b->busyNs;
+            sum.computeNs += b->computeNs;
+            sum.communicationNs += b->communicationNs;
+            sum.copyNs += b->copyNs;
+            for (std::size_t k = 0; k < sum.copyByKindNs.size(); ++k) {
+                sum.copyByKindNs[k] += b->copyByKindNs[k];
+            }
+            sum.memsetNs += b->memsetNs;
+            sum.exposedCommunicationNs += b->exposedCommunicationNs;
+            sum.exposedCopyNs += b->exposedCopyNs;
+            sum.idleNs += b->idleNs;
+            for (std::size_t k = 0; k < sum.idleByCauseNs.size(); ++k) {
+                sum.idleByCauseNs[k] += b->idleByCauseNs[k];
+            }
+            sum.hostWorkNs += b->hostWorkNs;
+            sum.kernelCount += b->kernelCount;
+            sum.memcpyCount += b->memcpyCount;
+            sum.memsetCount += b->memsetCount;
+            sum.shortKernelCount += b->shortKernelCount;
+            sum.idleIntervalCount += b->idleIntervalCount;
+        }
+        return any ? &sum : deviceRow();
     }
 
     // Any host-side record (runtime calls, framework ops, host ranges); GPU-projected annotation
@@ -386,6 +441,9 @@ private:
         s.idleHousekeepingFraction = cause(IdleCause::Housekeeping);
         s.idleGcFraction = cause(IdleCause::GarbageCollection);
         s.idleIntervalCount = b.idleIntervalCount;
+        if (s.idleCausesKnown) {
+            s.hostWorkFraction = b.share(b.hostWorkNs);
+        }
         s.collectivesSeen = b.communicationNs > 0;
         s.exposedHostCopyFraction = b.share(b.exposedHostCopyNs);
         const double hostCopyNs =
@@ -397,31 +455,21 @@ private:
             static_cast<double>(b.copyByKindNs[static_cast<std::size_t>(core::MemcpyKind::DeviceToDevice)]);
     }
 
-    // HTA's busiest-stream split: when most stream idle is "other" (the next kernel was queued
-    // before the gap), the host was not the limiter; with collectives present the gaps are waits on
-    // the communication stream, so that part of the launch-overhead and sync idle is moved to
-    // collective.
-    void applyQueuedWaits(DiagnosisSignals& s) const {
-        const HtaBreakdown& hta = m_metrics.hta;
-        if (hta.busiestStream < 0 || static_cast<std::size_t>(hta.busiestStream) >= hta.streams.size()) {
+    // HTA's split of this device's busiest stream (evidence only; the queued waits themselves are
+    // decided per gap by GPU time accounting): host_wait / (host_wait + other).
+    void fillHostWaitShare(DiagnosisSignals& s) const {
+        const HtaStreamIdle* busiest = nullptr;
+        for (const HtaStreamIdle& st : m_metrics.hta.streams) {
+            if (st.deviceIndex == m_c.deviceIndex && (busiest == nullptr || st.busyNs > busiest->busyNs)) {
+                busiest = &st;
+            }
+        }
+        if (busiest == nullptr) {
             return;
         }
-        const HtaStreamIdle& st = hta.streams[static_cast<std::size_t>(hta.busiestStream)];
-        const double waited = static_cast<double>(st.hostWaitNs + st.otherNs);
-        if (waited <= 0) {
-            return;
-        }
-        const double hostShare = static_cast<double>(st.hostWaitNs) / waited;
-        s.hostWaitShareOfStreamIdle = hostShare;
-        if (hostShare < 0.5 && s.collectivesSeen) {
-            // A host blocked in a synchronization while the device idles is waiting for the same
-            // queued, blocked work, so that idle moves too.
-            const double fromLaunch = s.idleLaunchOverheadFraction * (1.0 - hostShare);
-            const double fromSync = s.idleSyncFraction * (1.0 - hostShare);
-            s.idleLaunchOverheadFraction -= fromLaunch;
-            s.idleSyncFraction -= fromSync;
-            s.idleCollectiveFraction += fromLaunch + fromSync;
-            s.launchIdleReassignedFraction = fromLaunch + fromSync;
+        const double waited = static_cast<double>(busiest->hostWaitNs + busiest->otherNs);
+        if (waited > 0) {
+            s.hostWaitShareOfStreamIdle = static_cast<double>(busiest->hostWaitNs) / waited;
         }
     }
 
@@ -569,7 +617,7 @@ private:
         const auto idx = static_cast<std::size_t>(stepIndex);
         if (const GpuTimeBreakdown* b = stepRow(stepIndex)) {
             fillBreakdown(s, *b);
-            applyQueuedWaits(s);
+            fillHostWaitShare(s);
             fillMix(s, m_stepMix[idx], static_cast<double>(b->busyNs));
         } else {
             s.windowNs = static_cast<double>(step.durationNs());
@@ -577,6 +625,8 @@ private:
         s.stepTimeNs = static_cast<double>(step.durationNs());
         s.streamWaitFraction = ratio(m_stepStreamWait[idx], s.windowNs);
         s.launchesDuringIdle = m_stepLaunches[idx];
+        s.queuedWaitFraction = ratio(m_stepQueued[idx], s.windowNs);
+        s.queuedCollectiveWaitFraction = ratio(m_stepQueuedCollective[idx], s.windowNs);
         if (m_stepIdleTotal[idx] > 0 && s.idleCausesKnown) {
             s.cpuBusyDuringIdleFraction = m_stepCovered[idx] / m_stepIdleTotal[idx];
         }
@@ -593,19 +643,27 @@ private:
         s.stepCount = static_cast<std::int64_t>(steps.size());
         m_dtodNs = 0;
         fillCommon(s);
-        const GpuTimeBreakdown* b = deviceRow();
+        const GpuTimeBreakdown* b = steadyRow();
         if (b != nullptr) {
             fillBreakdown(s, *b);
-            applyQueuedWaits(s);
+            fillHostWaitShare(s);
             fillMix(s, m_overallMix, static_cast<double>(b->busyNs));
         }
-        double idle = 0, covered = 0, wait = 0;
-        std::int64_t launches = 0, withData = 0;
+        double idle = 0, covered = 0, wait = 0, dataLoading = 0, queued = 0, queuedCollective = 0;
+        std::int64_t launches = 0, withData = 0, steady = 0;
         for (std::size_t i = 0; i < steps.size(); ++i) {
+            if (!m_metrics.stepTimes.isSteady(i)) {
+                ++s.excludedStepCount;
+                continue;
+            }
+            ++steady;
+            dataLoading += m_stepDataLoadingNs[i];
             idle += m_stepIdleTotal[i];
             covered += m_stepCovered[i];
             wait += m_stepStreamWait[i];
             launches += m_stepLaunches[i];
+            queued += m_stepQueued[i];
+            queuedCollective += m_stepQueuedCollective[i];
             if (steps[i].idleDataWaitFraction >= m_c.config.dataWaitMinFraction) {
                 ++withData;
             }
@@ -616,19 +674,23 @@ private:
             steps.empty() || m_metrics.stepTimes.count == 0 ? s.windowNs : m_metrics.stepTimes.meanNs;
         s.streamWaitFraction = ratio(wait, s.windowNs);
         s.launchesDuringIdle = launches;
+        s.queuedWaitFraction = ratio(queued, s.windowNs);
+        s.queuedCollectiveWaitFraction = ratio(queuedCollective, s.windowNs);
         if (idle > 0 && s.idleCausesKnown) {
             s.cpuBusyDuringIdleFraction = covered / idle;
         }
-        if (steps.size() >= 2) {
-            s.stepsWithDataWaitFraction = static_cast<double>(withData) / static_cast<double>(steps.size());
+        if (steady >= 2) {
+            s.stepsWithDataWaitFraction = static_cast<double>(withData) / static_cast<double>(steady);
         }
-        s.dataLoadingHostFraction = ratio(dataLoadingNs(-1), s.windowNs);
+        s.dataLoadingHostFraction =
+            ratio(s.excludedStepCount > 0 ? dataLoading : dataLoadingNs(-1), s.windowNs);
         fillHostWorkFrames(s);
-        // Bandwidth: time-weighted mean of the steps' fractions of one source.
+        // Bandwidth: time-weighted mean of the steady steps' fractions of one source.
         double weighted = 0, weight = 0;
         bool measured = true;
-        for (const DiagnosisSignals& st : steps) {
-            if (st.hbmBandwidthFraction) {
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            const DiagnosisSignals& st = steps[i];
+            if (st.hbmBandwidthFraction && m_metrics.stepTimes.isSteady(i)) {
                 weighted += *st.hbmBandwidthFraction * st.windowNs;
                 weight += st.windowNs;
                 measured = measured && st.hbmMeasured;
@@ -736,6 +798,7 @@ private:
     std::vector<std::vector<std::size_t>> m_stepIdle;  // device-level idle intervals per step
     std::vector<double> m_stepCovered, m_stepIdleTotal, m_stepStreamWait;
     std::vector<std::int64_t> m_stepLaunches;
+    std::vector<double> m_stepQueued, m_stepQueuedCollective;
     mutable double m_dtodNs = 0;  // DtoD copy time of the window being filled
     std::int64_t m_smCount = 0;
     double m_ridgeFlopsPerByte = 0;
@@ -747,6 +810,7 @@ private:
     bool m_cudaGraphsSeen = false;
     bool m_compiledCodeSeen = false;
     std::vector<const GpuTimeBreakdown*> m_stepRows;
+    mutable GpuTimeBreakdown m_steadySum;
     std::vector<const StepBandwidth*> m_stepBandwidth;
     std::vector<double> m_stepDataLoadingNs;
     double m_dataLoadingNs = 0;

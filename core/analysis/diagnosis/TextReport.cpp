@@ -84,7 +84,8 @@ std::string sharesLine(const Verdict& v) {
 
 std::string utilizationLines(const AnalysisReport& r, const std::string& prefix) {
     const MfuReport& m = r.mfu;
-    std::string out = prefix + "GPU busy " + pct(m.busyFraction) + " (time-based; Table 7 uses this)\n";
+    std::string out =
+        prefix + "GPU busy " + pct(m.busyFraction) + " (time-based; the verdict's thresholds use this)\n";
     if (m.mfu) {
         out += prefix + "MFU " + pct(*m.mfu) + (m.estimate ? " (estimate from shapes)" : "") + ": " +
                m.bandLabel + "\n";
@@ -194,7 +195,7 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
     } else {
         out += "\nUTILIZATION\n" + utilizationLines(r, "  ");
         out += "\nTIME PER STEP (share of the window)\n" + accountingLines(r.overallSignals, "  ");
-        out += "  iron law (L100): data movement " + pct(r.ironLaw.dataShare) + " + compute " +
+        out += "  iron law: data movement " + pct(r.ironLaw.dataShare) + " + compute " +
                pct(r.ironLaw.computeShare) + " + fixed latency " + pct(r.ironLaw.latencyShare) + " of " +
                dur(r.ironLaw.stepTimeNs) + "; " + r.ironLaw.note + "\n";
         if (r.metrics.hta.hasGpuWork) {
@@ -213,7 +214,9 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
                 const StepDiagnosis& s = r.steps[i];
                 out += "  " + pad(s.name, 26) + pad(dur(s.signals.stepTimeNs), 11) +
                        pad(pct(s.signals.busyFraction), 9) + pad(pct(s.signals.idleDataWaitFraction), 11) +
-                       std::string(toString(s.verdict.bottleneck)) + "\n";
+                       std::string(toString(s.verdict.bottleneck)) +
+                       (s.excluded ? "  (left out of the overall figures: " + s.excludedReason + ")" : "") +
+                       "\n";
             }
             if (limit < r.steps.size()) {
                 out += "  ... " + std::to_string(r.steps.size() - limit) + " more steps\n";
@@ -248,6 +251,9 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
             out += "     evidence: " + f.evidence + "\n";
             out += "     expected: " + f.gain.summary + "\n";
             out += "       basis: " + f.gain.basis + "\n";
+            if (!f.gain.uncertainty.empty()) {
+                out += " uncertainty: " + f.gain.uncertainty + "\n";
+            }
             out += "     costs: " + f.costs + "\n";
             out += "     risks: " + f.risks + "\n";
             for (const std::string& c : f.companions) {
@@ -312,7 +318,9 @@ std::string writeMarkdownReport(const AnalysisReport& r) {
             for (const StepDiagnosis& s : r.steps) {
                 out += "| " + s.name + " | " + dur(s.signals.stepTimeNs) + " | " +
                        pct(s.signals.busyFraction) + " | " + pct(s.signals.idleDataWaitFraction) + " | " +
-                       std::string(toString(s.verdict.bottleneck)) + " |\n";
+                       std::string(toString(s.verdict.bottleneck)) +
+                       (s.excluded ? " (left out of the overall figures: " + s.excludedReason + ")" : "") +
+                       " |\n";
             }
             out += "\n";
         }
@@ -324,6 +332,9 @@ std::string writeMarkdownReport(const AnalysisReport& r) {
                    std::string(toString(f.term)) + ")\n";
             out += "- **Evidence:** " + f.evidence + "\n";
             out += "- **Expected:** " + f.gain.summary + " — " + f.gain.basis + "\n";
+            if (!f.gain.uncertainty.empty()) {
+                out += "- **Uncertainty:** " + f.gain.uncertainty + "\n";
+            }
             out += "- **Costs:** " + f.costs + "\n- **Risks:** " + f.risks + "\n";
             for (const std::string& c : f.companions) {
                 out += "- **Needs:** " + c + "\n";

@@ -46,7 +46,7 @@ struct Evidence {
     double threshold = 0;
     bool passed = false;     // the comparison held
     bool estimated = false;  // the value is an estimate (no counter)
-    std::string note;        // human-readable, e.g. "GPU busy 93.1 % > 90 % (Table 7)"
+    std::string note;        // human-readable, e.g. "GPU busy 93.1 % > 90 %"
 };
 
 // Share of the window held by one constraint (the scorecard row, §2.4 [PROPOSAL]).

@@ -82,6 +82,14 @@ struct DeviceSets {
     std::map<std::int32_t, IntervalSet> perStream;  // busy per stream
     std::map<std::int32_t, DurationNs> streamTime;  // summed durations per stream
     std::unordered_set<core::ThreadIndex> launchThreads;
+    // Every GPU op with a launch call: (start, end of its launch call, kernel row or -1), sorted by
+    // start. A gap is a queued wait when the op that ends it had been launched before it began.
+    struct Launched {
+        TimestampNs startNs;
+        TimestampNs launchEndNs;
+        std::int64_t kernelRow;
+    };
+    std::vector<Launched> launched;
 };
 
 // GPU rows of one device as sorted interval sets (tables are sorted by start after finalize()).
@@ -91,9 +99,10 @@ std::map<std::int16_t, DeviceSets> buildDeviceSets(const core::TraceModel& model
     // Tables are sorted by start, so every per-table subset is built by appending in order and the
     // subsets are combined with linear merges.
     std::map<std::pair<std::int16_t, std::int32_t>, std::array<IntervalSet, 3>> byStream;
-    auto noteLaunch = [&](DeviceSets& d, core::ApiCallId call) {
+    auto noteLaunch = [&](DeviceSets& d, core::ApiCallId call, TimestampNs startNs, std::int64_t kernelRow) {
         if (call.valid() && call.index < model.apiCalls.size()) {
             d.launchThreads.insert(model.apiCalls.thread[call.index]);
+            d.launched.push_back({startNs, model.apiCalls.endNs[call.index], kernelRow});
         }
     };
     const core::KernelTable& kt = model.kernels;
@@ -105,7 +114,7 @@ std::map<std::int16_t, DeviceSets> buildDeviceSets(const core::TraceModel& model
         (comm ? d.communication : d.compute).appendSorted(r);
         byStream[{kt.deviceIndex[i], kt.streamId[i]}][0].appendSorted(r);
         d.streamTime[kt.streamId[i]] += r.durationNs();
-        noteLaunch(d, kt.launchCall[i]);
+        noteLaunch(d, kt.launchCall[i], r.startNs, static_cast<std::int64_t>(i));
     }
     const core::MemcpyTable& mt = model.memcpys;
     for (std::size_t i = 0; i < mt.size(); ++i) {
@@ -124,7 +133,7 @@ std::map<std::int16_t, DeviceSets> buildDeviceSets(const core::TraceModel& model
         }
         byStream[{mt.deviceIndex[i], mt.streamId[i]}][1].appendSorted(r);
         d.streamTime[mt.streamId[i]] += r.durationNs();
-        noteLaunch(d, mt.launchCall[i]);
+        noteLaunch(d, mt.launchCall[i], r.startNs, -1);
     }
     const core::MemsetTable& st = model.memsets;
     for (std::size_t i = 0; i < st.size(); ++i) {
@@ -133,15 +142,32 @@ std::map<std::int16_t, DeviceSets> buildDeviceSets(const core::TraceModel& model
         d.memset.appendSorted(r);
         byStream[{st.deviceIndex[i], st.streamId[i]}][2].appendSorted(r);
         d.streamTime[st.streamId[i]] += r.durationNs();
-        noteLaunch(d, st.launchCall[i]);
+        noteLaunch(d, st.launchCall[i], r.startNs, -1);
     }
     for (auto& [device, d] : out) {
         d.busy = d.compute.unionWith(d.communication).unionWith(d.copy).unionWith(d.memset);
+        std::sort(d.launched.begin(), d.launched.end(),
+                  [](const DeviceSets::Launched& a, const DeviceSets::Launched& b) {
+                      return a.startNs < b.startNs;
+                  });
     }
     for (auto& [key, sets] : byStream) {
         out[key.first].perStream[key.second] = sets[0].unionWith(sets[1]).unionWith(sets[2]);
     }
     return out;
+}
+
+// The GPU op that ends `gap` if it had been launched (its launch call had returned) before the gap
+// began: the work was queued and the device idled anyway.
+const DeviceSets::Launched* queuedOpEnding(const DeviceSets& d, TimeRange gap) {
+    auto it = std::lower_bound(d.launched.begin(), d.launched.end(), gap.endNs,
+                               [](const DeviceSets::Launched& l, TimestampNs t) { return l.startNs < t; });
+    for (; it != d.launched.end() && it->startNs == gap.endNs; ++it) {
+        if (it->launchEndNs <= gap.startNs) {
+            return &*it;
+        }
+    }
+    return nullptr;
 }
 
 // Host activity of the threads in `threads` (all threads when empty), by category.
@@ -548,6 +574,20 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
 
         // --- Device-level idle intervals over the span, with causes --------------------------------
         HostActivity host = buildHostActivity(model, d.launchThreads, nameRoles, options.blockingCopyCallNs);
+        // Host work on the launch path, per launching thread: a thread's work is serial, so the step
+        // cannot be shorter than any one thread's; threads that run in parallel do not add up.
+        std::vector<IntervalSet> hostWorkByThread;
+        for (core::ThreadIndex thread : d.launchThreads) {
+            HostActivity one = buildHostActivity(model, {thread}, nameRoles, options.blockingCopyCallNs);
+            hostWorkByThread.push_back(one.sets[kHost].subtract(one.sets[kData]).subtract(one.sets[kSync]));
+        }
+        auto hostWorkIn = [&](TimeRange window) {
+            DurationNs longest = 0;
+            for (const IntervalSet& work : hostWorkByThread) {
+                longest = std::max(longest, work.coveredNs(window));
+            }
+            return longest;
+        };
         std::array<InnermostSweeper, kCategoryCount> sweepers{
             InnermostSweeper(std::move(host.items[kData])),
             InnermostSweeper(std::move(host.items[kCollective])),
@@ -560,11 +600,40 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
         const std::size_t firstInterval = result.idleIntervals.size();
         IntervalSet gaps = d.busy.gapsWithin(span);
         result.idleIntervals.reserve(result.idleIntervals.size() + gaps.size() + d.perStream.size() * 16);
+        // Per step: from its first collective kernel's start to its last one's end on this device.
+        std::vector<TimeRange> collectiveSpan(steps.steps.size());
+        for (std::size_t s = 0; s < steps.steps.size(); ++s) {
+            const IntervalSet comm = d.communication.clippedTo(steps.steps[s].range);
+            if (!comm.empty()) {
+                collectiveSpan[s] = {comm.intervals().front().startNs, comm.intervals().back().endNs};
+            }
+        }
         for (const TimeRange& gap : gaps.intervals()) {
             IdleInterval idle;
             idle.deviceIndex = device;
             idle.range = gap;
             idle.stepIndex = owningStep(steps.steps, gap.startNs);
+            auto first = std::lower_bound(host.launchStarts.begin(), host.launchStarts.end(), gap.startNs);
+            auto last = std::lower_bound(first, host.launchStarts.end(), gap.endNs);
+            idle.launchCount = static_cast<std::int32_t>(last - first);
+            if (const DeviceSets::Launched* next = queuedOpEnding(d, gap)) {
+                // A queued wait: the op that ends the gap had been launched before the gap began, so
+                // the device was not waiting for the host, whatever the host was doing. Inside the
+                // span of the step's collective kernels the queued work waits on communication;
+                // elsewhere the trace does not show what it waited on.
+                idle.queued = true;
+                const bool communication =
+                    idle.stepIndex >= 0 &&
+                    collectiveSpan[static_cast<std::size_t>(idle.stepIndex)].contains(gap.startNs);
+                idle.cause = communication ? IdleCause::Collective : IdleCause::Unexplained;
+                idle.coverage = communication ? 1.0 : 0.0;
+                if (next->kernelRow >= 0) {
+                    const auto row = static_cast<std::uint32_t>(next->kernelRow);
+                    idle.evidence = {IdleEvidence::Kind::Kernel, row, model.kernels.name[row], 0};
+                }
+                result.idleIntervals.push_back(idle);
+                continue;
+            }
             const double length = static_cast<double>(gap.durationNs());
             double bestCoverage = 0;
             std::size_t winner = kCategoryCount;
@@ -576,9 +645,6 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
                     idle.coverage = coverage;
                 }
             }
-            auto first = std::lower_bound(host.launchStarts.begin(), host.launchStarts.end(), gap.startNs);
-            auto last = std::lower_bound(first, host.launchStarts.end(), gap.endNs);
-            idle.launchCount = static_cast<std::int32_t>(last - first);
             if (winner == kCategoryCount) {
                 idle.cause = IdleCause::Unexplained;
                 idle.coverage = bestCoverage;
@@ -630,6 +696,7 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
             b.memcpyCount = c[1];
             b.memsetCount = c[2];
             b.shortKernelCount = c[3];
+            b.hostWorkNs = hostWorkIn(b.window);
             addCauses(b);
             result.perStep.push_back(b);
         }
@@ -642,6 +709,7 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
             total.memsetCount += perStepCounts[s][2];
             total.shortKernelCount += perStepCounts[s][3];
         }
+        total.hostWorkNs = hostWorkIn(total.window);
         addCauses(total);
         result.perDevice.push_back(total);
 

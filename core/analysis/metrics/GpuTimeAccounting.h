@@ -11,7 +11,12 @@
 // Window: the step's stretched range (StepsResult) for per-step rows; for the per-device total, the
 // union span of all steps. Durations that are negative in the model count as zero length.
 //
-// Idle attribution. A device idle interval (a gap in the busy union inside the analysed span) is
+// Idle attribution. A device idle interval (a gap in the busy union inside the analysed span) whose
+// ending GPU op had already been launched when the gap began is a queued wait: the host was not the
+// limiter, whatever it was doing. It is Collective when it lies inside its step's collective span
+// (from the step's first collective kernel to its last on this device: queued work waiting on
+// communication), else Unexplained (the trace does not show what the device waited on), with the
+// queued kernel as evidence. Any other gap is
 // explained by what the host threads that launch this device's work were doing during the gap.
 // Coverage of the gap by each kind of host activity is measured; the first cause in this
 // precedence whose coverage reaches AccountingOptions::minCoverage wins. Names are read by the
@@ -101,6 +106,9 @@ struct IdleInterval {
     IdleCause cause = IdleCause::Unexplained;
     double coverage = 0;           // fraction of the interval covered by the cause's activity, 0..1
     std::int32_t launchCount = 0;  // kernel/copy launch calls the host issued during the interval
+    // A queued wait: the GPU op that ends the gap had been launched before the gap began (see the
+    // attribution rules above).
+    bool queued = false;
     IdleEvidence evidence;
 };
 
@@ -124,6 +132,13 @@ struct GpuTimeBreakdown {
     core::DurationNs pageableHostCopyNs = 0;      // H2D/D2H copies whose host side is pageable memory
     core::DurationNs idleNs = 0;                  // windowNs - busyNs
     std::array<core::DurationNs, kIdleCauseCount> idleByCauseNs{};  // device-level idle only
+    // Host work on the launch path: for each thread that launches this device's work, the time in
+    // the window during which it runs a framework op, Python function or runtime call, less its data
+    // loading (and the batch upload) and blocking waits (synchronizations, blocking copies); the
+    // longest of these threads. A thread's work is serial, so the step cannot get shorter than this
+    // by removing GPU idle; it is the work a fix to the input pipeline leaves on the host's critical
+    // path. 0 when no host activity is recorded.
+    core::DurationNs hostWorkNs = 0;
     std::int64_t kernelCount = 0;
     std::int64_t memcpyCount = 0;
     std::int64_t memsetCount = 0;

@@ -84,7 +84,7 @@ RooflinePoint makePoint(Accum& acc, RooflinePoint::Kind kind, std::string label,
         p.attainableFlopsPerSecond = attainableFlopsPerSecond(p.arithmeticIntensity, peak, bandwidth);
         p.fractionOfAttainable =
             p.attainableFlopsPerSecond > 0 ? p.achievedFlopsPerSecond / p.attainableFlopsPerSecond : 0;
-        p.memoryBound = p.arithmeticIntensity < peak / bandwidth;
+        p.memoryBound = p.arithmeticIntensity < ridgeFlopsPerByte(peak, bandwidth);
         if (p.fractionOfAttainable > 1.0 + aboveTolerance) {
             p.aboveRoof = true;
             const bool fp32OnTensorCores =
@@ -127,6 +127,10 @@ std::string aboveRoofReason(KernelClass kernelClass, bool fp32OnTensorCores, boo
     return "above its roof: the FLOPs estimated from the recorded shapes exceed the work the kernel did";
 }
 
+double ridgeFlopsPerByte(double peakFlopsPerSecond, double bandwidthBytesPerSecond) {
+    return bandwidthBytesPerSecond > 0 ? peakFlopsPerSecond / bandwidthBytesPerSecond : 0;
+}
+
 double attainableFlopsPerSecond(double arithmeticIntensity, double peakFlopsPerSecond,
                                 double bandwidthBytesPerSecond) {
     return std::min(peakFlopsPerSecond, arithmeticIntensity * bandwidthBytesPerSecond);
@@ -142,7 +146,7 @@ std::vector<RooflineCeiling> rooflineCeilings(const DeviceSpec& device) {
         RooflineCeiling c;
         c.precision = peak.precision;
         c.peakFlopsPerSecond = peak.flopsPerSecond;
-        c.ridgeFlopsPerByte = bandwidth > 0 ? peak.flopsPerSecond / bandwidth : 0;
+        c.ridgeFlopsPerByte = ridgeFlopsPerByte(peak.flopsPerSecond, bandwidth);
         c.tensorCore = peak.tensorCore;
         ceilings.push_back(c);
     }

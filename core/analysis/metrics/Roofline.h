@@ -36,6 +36,10 @@ struct RooflineCeiling {
 // whose shape-based FLOPs were split over its kernels by time.
 std::string aboveRoofReason(KernelClass kernelClass, bool fp32OnTensorCores, bool sharedOp);
 
+// The ridge point, peak / bandwidth (FLOP/byte; 0 without a bandwidth): kernels whose arithmetic
+// intensity is below it are memory-bound (Williams et al., Roofline, CACM 2009). The one ridge.
+double ridgeFlopsPerByte(double peakFlopsPerSecond, double bandwidthBytesPerSecond);
+
 // Attainable FLOP/s at `arithmeticIntensity` under a roof: min(peak, AI × BW).
 double attainableFlopsPerSecond(double arithmeticIntensity, double peakFlopsPerSecond,
                                 double bandwidthBytesPerSecond);

@@ -351,16 +351,29 @@ private:
 template <class Table>
 void assignGpuRows(const core::TraceModel& model, const Table& table, const StepLookup& lookup,
                    std::vector<Step>& steps, std::vector<std::int32_t>& rowStep, std::int64_t Step::*counter,
-                   bool stretch) {
+                   bool stretch, bool byGpuStart) {
     rowStep.assign(table.size(), -1);
     for (std::size_t i = 0; i < table.size(); ++i) {
         core::ApiCallId call = table.launchCall[i];
-        TimestampNs launchNs = call.valid() && call.index < model.apiCalls.size()
-                                   ? model.apiCalls.startNs[call.index]
-                                   : table.startNs[i];
+        const bool launched = call.valid() && call.index < model.apiCalls.size();
+        // Steps on the GPU clock (the repeating-kernel fallback) take GPU rows by their GPU start; steps
+        // on the host clock take them by the launch call that issued them.
+        TimestampNs launchNs =
+            launched && !byGpuStart ? model.apiCalls.startNs[call.index] : table.startNs[i];
         std::int32_t s = lookup.find(launchNs);
-        if (s < 0 && call.valid()) {
+        if (s < 0 && launched && !byGpuStart) {
             s = lookup.find(table.startNs[i]);
+        }
+        if (s >= 0 && launched && byGpuStart) {
+            // The host side of a GPU-clock step: the span of the launch calls of its work.
+            Step& step = steps[static_cast<std::size_t>(s)];
+            const TimeRange callRange{model.apiCalls.startNs[call.index], model.apiCalls.endNs[call.index]};
+            if (step.launchCallCount++ == 0) {
+                step.launchRange = callRange;
+            } else {
+                step.launchRange.startNs = std::min(step.launchRange.startNs, callRange.startNs);
+                step.launchRange.endNs = std::max(step.launchRange.endNs, callRange.endNs);
+            }
         }
         rowStep[i] = s;
         if (s < 0) {
@@ -494,10 +507,14 @@ StepsResult detectSteps(const core::TraceModel& model, const StepDetectionOption
     }
     StepLookup lookup(result.steps);
     const bool stretch = options.stretchOverGpuWork;
+    const bool gpuClock = result.source == StepSource::RepeatingKernels;
     result.stretched = stretch;
-    assignGpuRows(model, model.kernels, lookup, result.steps, result.kernelStep, &Step::kernelCount, stretch);
-    assignGpuRows(model, model.memcpys, lookup, result.steps, result.memcpyStep, &Step::memcpyCount, stretch);
-    assignGpuRows(model, model.memsets, lookup, result.steps, result.memsetStep, &Step::memsetCount, stretch);
+    assignGpuRows(model, model.kernels, lookup, result.steps, result.kernelStep, &Step::kernelCount, stretch,
+                  gpuClock);
+    assignGpuRows(model, model.memcpys, lookup, result.steps, result.memcpyStep, &Step::memcpyCount, stretch,
+                  gpuClock);
+    assignGpuRows(model, model.memsets, lookup, result.steps, result.memsetStep, &Step::memsetCount, stretch,
+                  gpuClock);
     // Stretched steps tile the time line: GPU work that runs past the next step's start (the GPU
     // lagging the CPU) is clipped there, so the windows never overlap and their durations add up to
     // the wall-clock they cover. Host ranges that already overlap (several threads) are kept.
@@ -508,6 +525,16 @@ StepsResult detectSteps(const core::TraceModel& model, const StepDetectionOption
         if (clippedEnd < step.range.endNs) {
             step.range.endNs = clippedEnd;
             ++result.clippedSteps;
+        }
+    }
+    if (gpuClock) {
+        // The candidate ranges were GPU times: keep them as the step window and the GPU range, and
+        // make the host range the launch calls' span (the host runs ahead of the GPU, so the two
+        // differ); a step whose work has no launch calls keeps the GPU range on the host side too.
+        for (Step& step : result.steps) {
+            if (step.launchCallCount > 0) {
+                step.cpuRange = step.launchRange;
+            }
         }
     }
     for (std::size_t i = 1; i < result.steps.size(); ++i) {

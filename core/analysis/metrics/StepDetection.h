@@ -48,17 +48,23 @@ struct StepDetectionOptions {
 };
 
 struct Step {
-    std::int64_t number = 0;    // N of ProfilerStep#N when present, else the 0-based ordinal
-    std::string name;           // "ProfilerStep#12", "train_step", "iteration 3 (kernel period)"
-    core::TimeRange cpuRange;   // the host-side marker (for RepeatingKernels: derived from GPU times)
-    core::TimeRange range;      // cpuRange stretched over the GPU work launched inside it
-    core::TimeRange gpuRange;   // first start to last end of the GPU work attributed to the step
-    core::RangeId markerRange;  // the range row that defined the step, when one did
-    core::CpuOpId markerOp;     // the optimizer op that closed the step, for OptimizerMarker
+    std::int64_t number = 0;  // N of ProfilerStep#N when present, else the 0-based ordinal
+    std::string name;         // "ProfilerStep#12", "train_step", "iteration 3 (kernel period)"
+    // The host-side marker. For RepeatingKernels, whose steps are found on the GPU clock: the span
+    // of the launch calls of the step's GPU work (the GPU range when the trace has no launch calls).
+    core::TimeRange cpuRange;
+    // The step window: cpuRange stretched over the GPU work launched inside it. For RepeatingKernels
+    // the window is on the GPU clock (its GPU work, assigned by GPU start), never the host's.
+    core::TimeRange range;
+    core::TimeRange gpuRange;     // first start to last end of the GPU work attributed to the step
+    core::TimeRange launchRange;  // RepeatingKernels: first to last launch call of its GPU work
+    core::RangeId markerRange;    // the range row that defined the step, when one did
+    core::CpuOpId markerOp;       // the optimizer op that closed the step, for OptimizerMarker
     core::ThreadIndex thread = core::kNoThread;
     std::int64_t kernelCount = 0;
     std::int64_t memcpyCount = 0;
     std::int64_t memsetCount = 0;
+    std::int64_t launchCallCount = 0;  // RepeatingKernels: launch calls found for its GPU work
 
     core::DurationNs durationNs() const { return range.durationNs(); }
 };

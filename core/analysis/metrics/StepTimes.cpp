@@ -8,7 +8,56 @@
 
 namespace chokepoint::analysis {
 
-StepTimeSummary summarizeStepTimes(const StepsResult& steps) {
+namespace {
+
+double medianOf(std::vector<double> v) {
+    if (v.empty()) {
+        return 0;
+    }
+    std::sort(v.begin(), v.end());
+    const std::size_t mid = v.size() / 2;
+    return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2.0;
+}
+
+// Marks warm-up and outlier steps (see the header for the rule).
+void flagOutliers(const StepsResult& steps, const std::vector<double>& durations, const StepTimeOptions& o,
+                  StepTimeSummary& s) {
+    s.steady.assign(durations.size(), true);
+    if (static_cast<std::int64_t>(durations.size()) < o.minStepsForOutliers) {
+        return;
+    }
+    const double median = medianOf(durations);
+    std::vector<double> deviations;
+    deviations.reserve(durations.size());
+    for (double d : durations) {
+        deviations.push_back(std::abs(d - median));
+    }
+    const double mad = medianOf(deviations);
+    for (std::size_t i = 0; i < durations.size(); ++i) {
+        const double deviation = std::abs(durations[i] - median);
+        const bool farByZ = mad > 0 ? 0.6745 * deviation / mad > o.outlierModifiedZ : deviation > 0;
+        if (!farByZ || deviation <= o.outlierMinRelative * median || median <= 0) {
+            continue;
+        }
+        s.steady[i] = false;
+        ExcludedStep e;
+        e.stepIndex = static_cast<std::int32_t>(i);
+        e.name = steps.steps[i].name;
+        e.durationNs = durations[i];
+        const bool slower = durations[i] > median;
+        e.warmUp = i == 0 && slower;
+        const std::string ratio = core::formatFixed(durations[i] / median, 2) + "x the median step";
+        e.reason = e.warmUp ? "warm-up: " + ratio +
+                                  " (first step: compilation, autotuning, allocator or profiler start)"
+                   : slower ? "outlier: " + ratio
+                            : "outlier: " + ratio + " (shorter than the others, e.g. a partial step)";
+        s.excluded.push_back(std::move(e));
+    }
+}
+
+}  // namespace
+
+StepTimeSummary summarizeStepTimes(const StepsResult& steps, const StepTimeOptions& options) {
     StepTimeSummary s;
     s.stretched = steps.stretched;
     s.clipped = steps.clippedSteps;
@@ -21,19 +70,35 @@ StepTimeSummary summarizeStepTimes(const StepsResult& steps) {
         s.definition = "no steps";
         return s;
     }
-    s.count = static_cast<std::int64_t>(durations.size());
+    s.allCount = static_cast<std::int64_t>(durations.size());
+    double allTotal = 0;
     for (double d : durations) {
-        s.totalNs += d;
+        allTotal += d;
     }
-    s.meanNs = s.totalNs / static_cast<double>(durations.size());
-    std::sort(durations.begin(), durations.end());
-    s.minNs = durations.front();
-    s.maxNs = durations.back();
-    const std::size_t mid = durations.size() / 2;
-    s.medianNs = durations.size() % 2 == 1 ? durations[mid] : (durations[mid - 1] + durations[mid]) / 2.0;
+    s.allMeanNs = allTotal / static_cast<double>(durations.size());
+    flagOutliers(steps, durations, options, s);
 
-    s.definition = "over all " + std::to_string(s.count) + " " + std::string(toString(steps.source)) +
-                   (s.count == 1 ? " step" : " steps");
+    std::vector<double> steady;
+    for (std::size_t i = 0; i < durations.size(); ++i) {
+        if (s.steady[i]) {
+            steady.push_back(durations[i]);
+            s.totalNs += durations[i];
+        }
+    }
+    s.count = static_cast<std::int64_t>(steady.size());
+    s.meanNs = s.totalNs / static_cast<double>(steady.size());
+    s.medianNs = medianOf(steady);
+    s.minNs = *std::min_element(steady.begin(), steady.end());
+    s.maxNs = *std::max_element(steady.begin(), steady.end());
+
+    const std::string source(toString(steps.source));
+    if (s.excluded.empty()) {
+        s.definition =
+            "over all " + std::to_string(s.count) + " " + source + (s.count == 1 ? " step" : " steps");
+    } else {
+        s.definition =
+            "over " + std::to_string(s.count) + " of " + std::to_string(s.allCount) + " " + source + " steps";
+    }
     if (s.stretched) {
         s.definition += ", each stretched over the GPU work it launched";
         if (s.clipped > 0) {
@@ -41,6 +106,16 @@ StepTimeSummary summarizeStepTimes(const StepsResult& steps) {
         }
     } else {
         s.definition += ", host ranges";
+    }
+    if (!s.excluded.empty()) {
+        s.definition += "; left out of the figures and the verdict: ";
+        for (std::size_t i = 0; i < s.excluded.size(); ++i) {
+            const ExcludedStep& e = s.excluded[i];
+            s.definition += (i > 0 ? ", " : "") + e.name + " (" + formatStepDuration(e.durationNs) + ", " +
+                            e.reason + ")";
+        }
+        s.definition +=
+            "; mean of all " + std::to_string(s.allCount) + " steps " + formatStepDuration(s.allMeanNs);
     }
     return s;
 }

@@ -2,32 +2,62 @@
 // The step time of a trace, defined once: every output (CLI text, JSON, HTML/PDF, CSV, GUI) shows
 // these figures and says what they are with `definition`.
 //
-// Definition: the steps are StepsResult's steps (all of them, none dropped); a step's time is the
-// duration of its window, the host range stretched over the GPU work it launched and clipped at the
-// next step's start, so windows never overlap and the mean times the count is the time they cover.
-// Mean and median are over those durations (the median of an even count is the mean of the middle
-// two). Pure function, O(n log n) in steps.
+// Definition: the steps are StepsResult's steps; a step's time is the duration of its window, the
+// host range stretched over the GPU work it launched and clipped at the next step's start, so
+// windows never overlap. Warm-up and outlier steps are flagged and kept out of the mean, the median
+// and the verdicts (the "steady" steps are the others): a step is an outlier when its duration is
+// far from the median of all steps by both tests
+//   * the modified z-score 0.6745 * |d - median| / MAD exceeds StepTimeOptions::outlierModifiedZ
+//     (3.5, Iglewicz and Hoaglin, "How to Detect and Handle Outliers", ASQC 1993; MAD = median
+//     absolute deviation), and
+//   * |d - median| exceeds StepTimeOptions::outlierMinRelative of the median (10 %), so that the
+//     jitter of very regular steps is not called an outlier.
+// A slow first step is reported as warm-up (compilation, autotuning, allocator or profiler start).
+// With fewer than StepTimeOptions::minStepsForOutliers steps nothing is excluded. Mean and median
+// are over the steady steps (the median of an even count is the mean of the middle two); the mean
+// over all steps is kept as allMeanNs. Pure function, O(n log n) in steps.
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/analysis/metrics/StepDetection.h"
 
 namespace chokepoint::analysis {
 
+struct StepTimeOptions {
+    double outlierModifiedZ = 3.5;
+    double outlierMinRelative = 0.10;
+    std::int64_t minStepsForOutliers = 4;
+};
+
+struct ExcludedStep {
+    std::int32_t stepIndex = -1;  // index into StepsResult::steps
+    std::string name;
+    double durationNs = 0;
+    bool warmUp = false;  // the first step, slower than the others
+    std::string reason;   // "warm-up: 1.4x the median step (compilation, autotuning, ...)"
+};
+
 struct StepTimeSummary {
-    std::int64_t count = 0;
+    std::int64_t count = 0;  // steady steps (the ones the figures below are over)
+    std::int64_t allCount = 0;
     double meanNs = 0;
     double medianNs = 0;
     double minNs = 0;
     double maxNs = 0;
-    double totalNs = 0;        // sum of the step windows
-    bool stretched = false;    // windows stretched over the GPU work each step launched
-    std::int32_t clipped = 0;  // steps whose stretch was clipped at the next step's start
-    std::string definition;    // "mean of all 6 ProfilerStep steps, each stretched over ..."
+    double totalNs = 0;                  // sum of the steady step windows
+    double allMeanNs = 0;                // mean over every step, outliers included
+    bool stretched = false;              // windows stretched over the GPU work each step launched
+    std::int32_t clipped = 0;            // steps whose stretch was clipped at the next step's start
+    std::vector<ExcludedStep> excluded;  // warm-up and outlier steps, in step order
+    std::vector<bool> steady;            // per step of StepsResult: counted in the figures
+    std::string definition;              // "over 4 of 6 ProfilerStep steps (...)"
+
+    bool isSteady(std::size_t stepIndex) const { return stepIndex < steady.size() && steady[stepIndex]; }
 };
 
-StepTimeSummary summarizeStepTimes(const StepsResult& steps);
+StepTimeSummary summarizeStepTimes(const StepsResult& steps, const StepTimeOptions& options = {});
 
 // "mean 178 ms, median 176 ms over all 6 ProfilerStep steps, each stretched over the GPU work it
 // launched": the one sentence every output uses for the step time ("no steps" when there are none).

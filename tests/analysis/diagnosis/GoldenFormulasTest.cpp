@@ -6,10 +6,10 @@
 
 #include <cmath>
 
-#include "core/analysis/diagnosis/ComputeFormulas.h"
-#include "core/analysis/diagnosis/CostFormulas.h"
-#include "core/analysis/diagnosis/MemoryFormulas.h"
-#include "core/analysis/diagnosis/PipelineFormulas.h"
+#include "tests/reference/ComputeFormulas.h"
+#include "tests/reference/CostFormulas.h"
+#include "tests/reference/MemoryFormulas.h"
+#include "tests/reference/PipelineFormulas.h"
 
 using namespace chokepoint::analysis::formulas;
 

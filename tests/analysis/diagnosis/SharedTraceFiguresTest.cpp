@@ -70,9 +70,18 @@ TEST_P(SharedTraceFigures, StepTimeIsOneFigureAndStepsNeverOverlap) {
     const AnalysisReport& r = *a.report;
     const auto& steps = r.metrics.steps.steps;
     ASSERT_FALSE(steps.empty());
-    double sum = 0;
+    double sum = 0, steadySum = 0;
+    std::size_t steadyCount = 0;
     for (std::size_t i = 0; i < steps.size(); ++i) {
         sum += static_cast<double>(steps[i].durationNs());
+        // Warm-up and outlier steps are flagged, and kept out of the mean (StepTimes.h).
+        if (r.metrics.stepTimes.isSteady(i)) {
+            steadySum += static_cast<double>(steps[i].durationNs());
+            ++steadyCount;
+        }
+        if (i < r.steps.size()) {
+            EXPECT_EQ(r.steps[i].excluded, !r.metrics.stepTimes.isSteady(i)) << steps[i].name;
+        }
         if (i + 1 < steps.size()) {
             EXPECT_LE(steps[i].range.endNs, steps[i + 1].range.startNs)
                 << steps[i].name << " overlaps the next step";
@@ -81,8 +90,11 @@ TEST_P(SharedTraceFigures, StepTimeIsOneFigureAndStepsNeverOverlap) {
         EXPECT_TRUE(r.metrics.traceSpan.contains(steps[i].range.startNs)) << steps[i].name;
         EXPECT_LE(steps[i].range.endNs, r.metrics.traceSpan.endNs) << steps[i].name;
     }
-    const double mean = sum / static_cast<double>(steps.size());
-    // The headline mean is the steps' mean, wherever it is read.
+    ASSERT_GT(steadyCount, steps.size() / 2);
+    EXPECT_EQ(steadyCount + r.metrics.stepTimes.excluded.size(), steps.size());
+    EXPECT_NEAR(r.metrics.stepTimes.allMeanNs, sum / static_cast<double>(steps.size()), 1.0);
+    const double mean = steadySum / static_cast<double>(steadyCount);
+    // The headline mean is the steady steps' mean, wherever it is read.
     EXPECT_NEAR(r.metrics.stepTimes.meanNs, mean, 1.0);
     EXPECT_NEAR(r.mfu.stepTimeNs, mean, 1.0);
     EXPECT_NEAR(r.overallSignals.stepTimeNs, mean, 1.0);

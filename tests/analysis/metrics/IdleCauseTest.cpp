@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "core/analysis/metrics/GpuTimeAccounting.h"
 #include "tests/testutils/TraceBuilder.h"
 
@@ -134,6 +136,66 @@ TEST(IdleCause, StreamWaitsOnAnotherStreamOrCollective) {
         // The device itself was busy then: stream waits are not device idle time.
         EXPECT_EQ(r.perStep[0].idleNs, 50);
     }
+}
+
+// Queued waits, decided per gap: the kernel that ends the gap [100, 600) was launched at `launchAt`;
+// the host runs a framework op through the gap (launch overhead, were the kernel not queued).
+// Collective kernels, when asked for, run at the given ranges on another stream.
+IdleInterval queuedGap(core::TimestampNs launchAt, std::vector<core::TimeRange> collectives) {
+    TraceBuilder b;
+    b.range("ProfilerStep#1", 0, 2000);
+    b.apiCall("cudaLaunchKernel", 0, 5, 1);
+    b.kernel("gemm_a", 10, 100, 0, 7, 1);
+    b.apiCall("cudaLaunchKernel", launchAt, launchAt + 5, 2);
+    b.kernel("gemm_b", 600, 1000, 0, 7, 2);
+    b.cpuOp("aten::linear", 100, 590);
+    std::int64_t correlation = 10;
+    for (const core::TimeRange& c : collectives) {
+        b.apiCall("cudaLaunchKernel", c.startNs - 8, c.startNs - 6, ++correlation);
+        b.kernel("ncclKernel_AllReduce_RING_LL_Sum_float(ncclWorkElem)", c.startNs, c.endNs, 0, 9,
+                 correlation);
+    }
+    core::TraceModel model = b.build();
+    StepsResult steps = detectSteps(model);
+    GpuTimeAccountingResult r = computeGpuTimeAccounting(model, steps, computeKernelStats(model));
+    for (const IdleInterval& idle : r.idleIntervals) {
+        if (idle.streamId < 0 && idle.range.startNs == 100) {
+            EXPECT_EQ(idle.range.endNs, 600);
+            return idle;
+        }
+    }
+    ADD_FAILURE() << "no gap at 100";
+    return {};
+}
+
+TEST(QueuedWait, QueuedWorkInsideTheCollectiveSpanWaitsOnCommunication) {
+    const IdleInterval idle = queuedGap(50, {{20, 90}, {1000, 1100}});
+    EXPECT_TRUE(idle.queued);
+    EXPECT_EQ(idle.cause, IdleCause::Collective);
+    EXPECT_EQ(idle.evidence.kind, IdleEvidence::Kind::Kernel);
+}
+
+// Counter-example: queued kernels and no collectives: not communication, and not the host either.
+TEST(QueuedWait, QueuedWorkWithoutCollectivesIsNotCommunicationNorLaunchOverhead) {
+    const IdleInterval idle = queuedGap(50, {});
+    EXPECT_TRUE(idle.queued);
+    EXPECT_EQ(idle.cause, IdleCause::Unexplained);
+}
+
+// Counter-example: collectives in the step, but the kernel after the gap was launched late, during
+// the gap: the host was the limiter.
+TEST(QueuedWait, CollectivesPresentButTheHostLaunchedLateIsLaunchOverhead) {
+    const IdleInterval idle = queuedGap(590, {{20, 90}, {1000, 1100}});
+    EXPECT_FALSE(idle.queued);
+    EXPECT_EQ(idle.cause, IdleCause::LaunchOverhead);
+}
+
+// Counter-example: queued, collectives in the step, but only after the gap: the gap is outside the
+// collective span, so it is not counted as a wait on communication.
+TEST(QueuedWait, QueuedGapOutsideTheCollectiveSpanIsNotCommunication) {
+    const IdleInterval idle = queuedGap(50, {{1000, 1100}, {1200, 1300}});
+    EXPECT_TRUE(idle.queued);
+    EXPECT_EQ(idle.cause, IdleCause::Unexplained);
 }
 
 }  // namespace

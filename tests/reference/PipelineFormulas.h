@@ -73,8 +73,8 @@ std::int64_t accumulationStepsFor(double targetBatch, double microBatch, double 
 double ringAllReduceFactor(double workers);
 double ringAllReduceBytes(double workers, double gradientBytes);
 double transferSeconds(double bytes, double bandwidthBytesPerSecond);
-// "The network becomes a wall when T_communication > T_computation" (L1793).
-bool networkWall(double communicationSeconds, double computeSeconds);
+// The network-wall test the classifier uses, networkWall, is in the product library
+// (core/analysis/diagnosis/ComputeFormulas.h).
 // Data-parallel speedup when a fraction r of each step is exposed communication: N × (1 − r).
 double dataParallelSpeedup(double workers, double communicationFraction);
 

@@ -68,7 +68,7 @@ double pipelineHostMemoryBytes(double prefetchBatches, double processingBatches,
 // A dense tensor's size: elements × bytes.
 double tensorBytes(double elements, double bytesPerValue);
 
-// Does `requiredBytes` fit into `capacityBytes` keeping `headroomFraction` free?
-bool fitsInMemory(double requiredBytes, double capacityBytes, double headroomFraction = 0.0);
+// The capacity check the classifier uses, fitsInMemory, is in the product library
+// (core/analysis/diagnosis/ComputeFormulas.h).
 
 }  // namespace chokepoint::analysis::formulas

@@ -1,0 +1,82 @@
+// The one step-time definition (StepTimes.h): warm-up and outlier steps are flagged, said so, and
+// kept out of the mean and the median; regular jitter is not an outlier.
+
+#include "core/analysis/metrics/StepTimes.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace chokepoint::analysis {
+namespace {
+
+StepsResult stepsOf(const std::vector<core::DurationNs>& durations) {
+    StepsResult r;
+    r.source = StepSource::ProfilerStep;
+    r.stretched = true;
+    core::TimestampNs t = 0;
+    for (std::size_t i = 0; i < durations.size(); ++i) {
+        Step s;
+        s.number = static_cast<std::int64_t>(i + 1);
+        s.name = "ProfilerStep#" + std::to_string(i + 1);
+        s.cpuRange = s.range = {t, t + durations[i]};
+        t += durations[i];
+        r.steps.push_back(s);
+    }
+    return r;
+}
+
+TEST(StepTimes, ASlowFirstStepIsWarmUpAndLeftOutOfTheMean) {
+    const StepTimeSummary s = summarizeStepTimes(stepsOf({400, 100, 102, 98, 101, 99}));
+    EXPECT_EQ(s.allCount, 6);
+    EXPECT_EQ(s.count, 5);
+    ASSERT_EQ(s.excluded.size(), 1u);
+    EXPECT_EQ(s.excluded[0].stepIndex, 0);
+    EXPECT_TRUE(s.excluded[0].warmUp);
+    EXPECT_NE(s.excluded[0].reason.find("warm-up"), std::string::npos) << s.excluded[0].reason;
+    EXPECT_DOUBLE_EQ(s.meanNs, 100.0);
+    EXPECT_DOUBLE_EQ(s.medianNs, 100.0);
+    EXPECT_DOUBLE_EQ(s.allMeanNs, 150.0);
+    EXPECT_FALSE(s.isSteady(0));
+    EXPECT_TRUE(s.isSteady(1));
+    const std::string text = describeStepTimes(s);
+    EXPECT_NE(text.find("over 5 of 6"), std::string::npos) << text;
+    EXPECT_NE(text.find("ProfilerStep#1"), std::string::npos) << text;
+    EXPECT_NE(text.find("left out"), std::string::npos) << text;
+}
+
+TEST(StepTimes, ASlowStepInTheMiddleIsAnOutlierNotWarmUp) {
+    const StepTimeSummary s = summarizeStepTimes(stepsOf({100, 101, 99, 180, 100, 102}));
+    ASSERT_EQ(s.excluded.size(), 1u);
+    EXPECT_EQ(s.excluded[0].stepIndex, 3);
+    EXPECT_FALSE(s.excluded[0].warmUp);
+    EXPECT_NE(s.excluded[0].reason.find("outlier"), std::string::npos);
+    EXPECT_NEAR(s.meanNs, 100.4, 1e-9);
+}
+
+// Counter-example: steps that jitter by a few per cent are all kept, even when one of them is many
+// MADs from the median (very regular steps have a tiny MAD).
+TEST(StepTimes, JitterWithinTenPercentIsNotAnOutlier) {
+    const StepTimeSummary s = summarizeStepTimes(stepsOf({1000, 1000, 1001, 1000, 999, 1060}));
+    EXPECT_TRUE(s.excluded.empty());
+    EXPECT_EQ(s.count, 6);
+    EXPECT_NE(describeStepTimes(s).find("over all 6"), std::string::npos);
+}
+
+// Counter-example: too few steps to tell an outlier from the steady state.
+TEST(StepTimes, ThreeStepsAreNeverTrimmed) {
+    const StepTimeSummary s = summarizeStepTimes(stepsOf({500, 100, 100}));
+    EXPECT_TRUE(s.excluded.empty());
+    EXPECT_NEAR(s.meanNs, 700.0 / 3.0, 1e-9);
+}
+
+// Counter-example: two regimes of equal size have no steady state; nothing is dropped (the median
+// absolute deviation is as large as the difference).
+TEST(StepTimes, TwoRegimesOfEqualSizeAreBothKept) {
+    const StepTimeSummary s = summarizeStepTimes(stepsOf({100, 100, 100, 300, 300, 300}));
+    EXPECT_TRUE(s.excluded.empty());
+    EXPECT_EQ(s.count, 6);
+}
+
+}  // namespace
+}  // namespace chokepoint::analysis
