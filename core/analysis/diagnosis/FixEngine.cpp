@@ -256,6 +256,27 @@ private:
         return g;
     }
 
+    // Host work that launches nothing moved off the step (R15): the host's path shortens with it,
+    // so only the GPU's busy time bounds the step.
+    ExpectedGain hostIdleGain(double savedNs, bool upperBound, const std::string& basis) const {
+        const double busy = m_s.busyFraction * m_stepNs;
+        const double after = std::max(m_stepNs - savedNs, busy);
+        return gainOf({after, after, m_stepNs}, upperBound,
+                      basis + "; the step cannot get shorter than the GPU's busy time",
+                      "high end: no gain, when the work still runs on the training thread between launches");
+    }
+    // Exposed host-device copies overlapped or removed (R17): a GPU-side saving.
+    ExpectedGain copyGain(double savedNs, bool upperBound, const std::string& basis) const {
+        return gpuGain(0, savedNs, savedNs, upperBound, basis,
+                       "low end: no gain, when each copy's data is needed at once (a synchronization follows "
+                       "it) and nothing can overlap it");
+    }
+    // Under-occupied kernels spread over every SM (R16): a GPU-side saving, an upper bound.
+    ExpectedGain occupancyGain(double savedNs, bool upperBound, const std::string& basis) const {
+        return gpuGain(0, savedNs, savedNs, upperBound, basis,
+                       "low end: no gain, when the kernels are memory-bound and already saturate DRAM");
+    }
+
     // A GPU-side fix saving savedNs (savedLowNs..savedHighNs) of the GPU's path, bounded by the host.
     ExpectedGain gpuGain(double savedLowNs, double savedNs, double savedHighNs, bool upperBound,
                          const std::string& basis, std::string uncertainty) const {
@@ -960,7 +981,7 @@ private:
         switch (cause) {
             case HostCause::Compilation:
                 r.gain =
-                    gainFromSaving(causeShare * m_stepNs, true,
+                    hostIdleGain(causeShare * m_stepNs, true,
                                    "compilation is paid once per new shape or graph: steady-state steps do "
                                    "not pay it, so at most the compilation idle leaves the mean step");
                 r.costs = "none for warm-up exclusion; a compile cache needs disk space";
@@ -976,7 +997,7 @@ private:
                     "graphs\n";
                 break;
             case HostCause::Housekeeping:
-                r.gain = gainFromSaving(causeShare * m_stepNs, true,
+                r.gain = hostIdleGain(causeShare * m_stepNs, true,
                                         "checkpoint saving, logging and evaluation off the training step's "
                                         "critical path: at most their idle disappears");
                 r.costs = "host memory for an asynchronous checkpoint copy; fewer log points";
@@ -990,7 +1011,7 @@ private:
                 break;
             case HostCause::GarbageCollection:
                 r.gain =
-                    gainFromSaving(causeShare * m_stepNs, true,
+                    hostIdleGain(causeShare * m_stepNs, true,
                                    "collections moved out of the step loop: at most their idle disappears");
                 r.costs = "memory held by cyclic garbage until the next explicit collection";
                 r.risks = "reference cycles grow between explicit collections";
@@ -1003,7 +1024,7 @@ private:
                     "    if step % 500 == 0: gc.collect()\n";
                 break;
             case HostCause::Code:
-                r.gain = gainFromSaving(causeShare * m_stepNs, true,
+                r.gain = hostIdleGain(causeShare * m_stepNs, true,
                                         "the named host code moved off the step (DataLoader workers, fewer "
                                         "Python calls per step, or the GPU): at most its idle disappears");
                 r.costs = "code changes where the frames point";
@@ -1015,7 +1036,7 @@ private:
                     "loader = torch.utils.data.DataLoader(dataset, num_workers=8, pin_memory=True)\n";
                 break;
         }
-        r.seedReferences = "docs/ANALYSIS.md (host causes)";
+        r.references = "docs/ANALYSIS.md (host causes)";
         show(std::move(r),
              "host work " + std::string(describe(cause)) + " " + pct(causeShare) + " of the step");
     }
@@ -1042,7 +1063,7 @@ private:
             r.evidence += "; PCIe throughput " + pct(*m_s.pcieActiveFraction) + " of peak (measured)";
         }
         r.gain =
-            gainFromSaving(copies * m_stepNs, true,
+            copyGain(copies * m_stepNs, true,
                            "copies from pinned memory with non_blocking=True overlap kernels on another "
                            "stream, and data kept on the GPU is not copied at all: at most the exposed copy "
                            "time disappears (PyTorch docs, 'Use pinned memory buffers')");
@@ -1056,7 +1077,7 @@ private:
             "# fewer, larger transfers: copy one contiguous batch instead of many small tensors\n"
             "batch = torch.stack(samples).pin_memory().to('cuda', non_blocking=True)\n"
             "# keep tensors on the GPU between steps instead of .cpu()/.item() round trips\n";
-        r.seedReferences = "PyTorch docs: torch.utils.data (memory pinning), CUDA semantics (non_blocking)";
+        r.references = "PyTorch docs: torch.utils.data (memory pinning), CUDA semantics (non_blocking)";
         show(std::move(r), "exposed host-device copies " + pct(copies) + " of the step");
     }
 
@@ -1092,7 +1113,7 @@ private:
         // Upper bound: each such kernel shrinks to blocks / SMs of its time when the same work is spread
         // over every SM (memory-bound kernels saturate DRAM earlier, so the real gain is smaller).
         r.gain =
-            gainFromSaving(idle * kernelShare * m_stepNs, true,
+            occupancyGain(idle * kernelShare * m_stepNs, true,
                            "each under-occupied kernel shrinks to blocks / SMs of its time if the same work "
                            "is spread over all SMs; memory-bound kernels stop scaling once DRAM bandwidth "
                            "saturates, so this is an upper bound");
@@ -1105,7 +1126,7 @@ private:
             "#   blocks = max(num_sms * 4, (n + threads - 1) // threads)\n"
             "# and use a grid-stride loop inside the kernel; in PyTorch prefer the built-in ops\n"
             "# (torch.add / torch.addcmul) which size their grids to the device\n";
-        r.seedReferences = "CUDA C++ Best Practices Guide, 'Occupancy' and 'Thread and Block Heuristics'";
+        r.references = "CUDA C++ Best Practices Guide, 'Occupancy' and 'Thread and Block Heuristics'";
         show(std::move(r), "under-occupied kernels leave " + pct(idle) + " of the SM capacity idle");
     }
 
