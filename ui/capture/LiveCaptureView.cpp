@@ -31,12 +31,15 @@ struct LiveCaptureView::Reading {
 LiveCaptureView::LiveCaptureView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    m_status = new QLabel(tr("Waiting for the first records…"), this);
+    // Nothing is awaited until a recording starts (follow()); saying "waiting" before Record was
+    // pressed read as if something were already running.
+    m_status = new QLabel(tr("Not recording yet."), this);
     m_status->setWordWrap(true);
     layout->addWidget(m_status);
     m_timeline = new TimelineWidget(this);
     m_timeline->setMinimumHeight(180);
-    m_timeline->setNoTraceMessage(tr("The records appear here as the agent sends them."));
+    m_timeline->setNoTraceMessage(
+        tr("Once recording starts, the records appear here as the agent sends them."));
     layout->addWidget(m_timeline, 1);
     m_timer = new QTimer(this);
     m_timer->setInterval(kPollMs);

@@ -211,12 +211,13 @@ void ComparePage::installMenuAction() {
     if (mainWindow == nullptr || mainWindow->menu(MainWindow::MenuId::File) == nullptr) {
         return;
     }
-    auto* action = new QAction(tr("Compare with…"), this);
+    auto* action = new QAction(tr("Compare &with…"), this);
+    action->setObjectName(QStringLiteral("compareWithAction"));
     connect(action, &QAction::triggered, this, [this, mainWindow] {
         mainWindow->showPage(pageId());
         chooseFile();
     });
-    mainWindow->menu(MainWindow::MenuId::File)->addAction(action);
+    mainWindow->addFileOpenAction(action);
     m_menuInstalled = true;
 }
 

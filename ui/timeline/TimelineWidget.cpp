@@ -138,13 +138,20 @@ void TimelineWidget::clampView() {
     if (span.empty()) {
         return;
     }
-    const double maxNsPerPixel = std::max(1000.0, static_cast<double>(span.durationNs()) * 1.5) / plotWidth();
+    // Zoom and pan stop at the trace: at most the whole trace with showAll()'s margin is visible,
+    // and the view never leaves that margin.
+    const core::DurationNs pad = std::max<core::DurationNs>(1, span.durationNs() / 40);
+    const double fullNs = static_cast<double>(span.durationNs() + 2 * pad);
+    const double maxNsPerPixel = std::max(1000.0, fullNs) / plotWidth();
     m_nsPerPixel = std::clamp(m_nsPerPixel, kMinNsPerPixel, std::max(kMinNsPerPixel, maxNsPerPixel));
     const auto visibleNs = static_cast<core::DurationNs>(plotWidth() * m_nsPerPixel);
-    // Keep at least a quarter of the window over the trace.
-    const core::TimestampNs minStart = span.startNs - visibleNs * 3 / 4;
-    const core::TimestampNs maxStart = span.endNs - visibleNs / 4;
-    m_viewStartNs = std::clamp(m_viewStartNs, minStart, std::max(minStart, maxStart));
+    const core::TimestampNs minStart = span.startNs - pad;
+    const core::TimestampNs maxStart = span.endNs + pad - visibleNs;
+    if (maxStart < minStart) {
+        m_viewStartNs = span.startNs + span.durationNs() / 2 - visibleNs / 2;  // wider than the trace
+    } else {
+        m_viewStartNs = std::clamp(m_viewStartNs, minStart, maxStart);
+    }
 }
 
 void TimelineWidget::zoomBy(double factor, double anchorX) {
@@ -820,9 +827,20 @@ bool TimelineWidget::event(QEvent* e) {
 void TimelineWidget::wheelEvent(QWheelEvent* event) {
     const QPoint delta = event->angleDelta();
     if (event->modifiers() & (Qt::ShiftModifier | Qt::AltModifier)) {
-        // Scroll the tracks vertically.
-        const int steps = (delta.y() != 0 ? delta.y() : delta.x()) / 120;
-        m_scrollBar->setValue(m_scrollBar->value() - steps * kLaneHeight * 3);
+        // Scroll the tracks vertically: three lanes per wheel notch (120 eighths of a degree).
+        // Touchpads and hi-res wheels send a fraction of a notch (or pixels) per event; the
+        // remainder is kept so that many small deltas scroll as much as one notch.
+        const QPoint pixels = event->pixelDelta();
+        double scrollPx = 0;
+        if (!pixels.isNull()) {
+            scrollPx = pixels.y() != 0 ? pixels.y() : pixels.x();
+        } else {
+            scrollPx = (delta.y() != 0 ? delta.y() : delta.x()) / 120.0 * kLaneHeight * 3;
+        }
+        m_wheelScrollRemainderPx += scrollPx;
+        const int whole = static_cast<int>(m_wheelScrollRemainderPx);  // towards zero
+        m_wheelScrollRemainderPx -= whole;
+        m_scrollBar->setValue(m_scrollBar->value() - whole);
         event->accept();
         return;
     }

@@ -139,6 +139,7 @@ private:
 
     core::TimestampNs m_viewStartNs = 0;
     double m_nsPerPixel = 1.0;
+    double m_wheelScrollRemainderPx = 0;  // vertical scroll not applied yet (fractional wheel deltas)
     int m_scrollY = 0;
     int m_labelWidth = 230;
 
