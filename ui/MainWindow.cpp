@@ -213,15 +213,7 @@ void MainWindow::createMenus() {
         setWindowTitle(tr("Chokepoint"));
     });
     close->setShortcut(QKeySequence::Close);
-    // Quits the application (every window, each asked to close), not only this window. Ctrl+Q on
-    // every platform: QKeySequence::Quit is empty on Windows and with some platform themes.
-    QAction* quit = file->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
-    quit->setObjectName(QStringLiteral("quitAction"));
-    QList<QKeySequence> quitKeys = QKeySequence::keyBindings(QKeySequence::Quit);
-    if (!quitKeys.contains(QKeySequence(Qt::CTRL | Qt::Key_Q))) {
-        quitKeys.prepend(QKeySequence(Qt::CTRL | Qt::Key_Q));
-    }
-    quit->setShortcuts(quitKeys);
+    addQuitAction(file);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     m_menus[static_cast<int>(MenuId::View)] = view;
@@ -287,8 +279,22 @@ void MainWindow::createMenus() {
     QList<QKeySequence> helpKeys = QKeySequence::keyBindings(QKeySequence::HelpContents);
     helpKeys << QKeySequence(Qt::Key_Question);
     keys->setShortcuts(helpKeys);
-    help->addAction(tr("&About Chokepoint"), this, &MainWindow::showAbout);
+    help->addAction(tr("&About Chokepoint"), this, &MainWindow::showAbout)
+        ->setObjectName(QStringLiteral("aboutAction"));
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+QAction* MainWindow::addQuitAction(QMenu* menu) {
+    // Quits the application (every window, each asked to close), not only this window. Ctrl+Q on
+    // every platform: QKeySequence::Quit is empty on Windows and with some platform themes.
+    QAction* quit = menu->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
+    quit->setObjectName(QStringLiteral("quitAction"));
+    QList<QKeySequence> quitKeys = QKeySequence::keyBindings(QKeySequence::Quit);
+    if (!quitKeys.contains(QKeySequence(Qt::CTRL | Qt::Key_Q))) {
+        quitKeys.prepend(QKeySequence(Qt::CTRL | Qt::Key_Q));
+    }
+    quit->setShortcuts(quitKeys);
+    return quit;
 }
 
 void MainWindow::addFileOpenAction(QAction* action) {

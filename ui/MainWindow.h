@@ -45,6 +45,8 @@ public:
     // Adds a page's "open another file" action to File, with the other opening actions (above
     // Export, Close and Quit).
     void addFileOpenAction(QAction* action);
+    // Appends File > Quit (Ctrl+Q, closes every window) to `menu`; the job window has one too.
+    static QAction* addQuitAction(QMenu* menu);
     // File > Export: the report, its tables and the trace.
     ExportActions* exportActions() const { return m_exportActions; }
 

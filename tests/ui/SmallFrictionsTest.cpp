@@ -29,6 +29,7 @@
 #include "ui/capture/RecordDialog.h"
 #include "ui/controller/ExportActions.h"
 #include "ui/controller/TraceDocument.h"
+#include "ui/job/JobWindow.h"
 #include "ui/review/BookmarkDialog.h"
 #include "ui/review/PresenterView.h"
 #include "ui/widgets/ExportNotice.h"
@@ -97,6 +98,15 @@ TEST(SmallFrictionsTest, CtrlQQuitsEveryWindow) {
     EXPECT_TRUE(b.isNull() || !b->isVisible()) << "Quit closes every window, not only the active one";
 }
 
+TEST(SmallFrictionsTest, TheJobWindowQuitsToo) {
+    isolateSettings();
+    testutils::guiApp();
+    JobWindow job;
+    QAction* quit = job.findChild<QAction*>(QStringLiteral("quitAction"));
+    ASSERT_NE(quit, nullptr);
+    EXPECT_TRUE(quit->shortcuts().contains(QKeySequence(Qt::CTRL | Qt::Key_Q)));
+}
+
 TEST(SmallFrictionsTest, EscClosesTheDialogs) {
     isolateSettings();
     testutils::guiApp();
@@ -115,19 +125,25 @@ TEST(SmallFrictionsTest, EscClosesTheDialogs) {
         EXPECT_TRUE(onModalDialog([&] { EXPECT_EQ(dialog.exec(), QDialog::Rejected); }, pressEscape));
     }
     // The message boxes of the Help menu.
-    for (const char* name : {"shortcutsAction"}) {
-        QAction* action = window.findChild<QAction*>(QString::fromLatin1(name));
-        ASSERT_NE(action, nullptr) << name;
+    qputenv("CHOKEPOINT_DOCS_DIR", QByteArrayLiteral(CHOKEPOINT_SOURCE_DIR));
+    const std::pair<const char*, const char*> boxes[] = {{"shortcutsAction", "shortcutsBox"},
+                                                         {"aboutAction", "aboutBox"}};
+    for (const auto& [actionName, boxName] : boxes) {
+        QAction* action = window.findChild<QAction*>(QString::fromLatin1(actionName));
+        ASSERT_NE(action, nullptr) << actionName;
         QString seenName;
         EXPECT_TRUE(onModalDialog([&] { action->trigger(); },
                                   [&](QWidget* w) {
                                       seenName = w->objectName();
+                                      testutils::saveIfRequested(w->grab().toImage(),
+                                                                 QString::fromLatin1(boxName));
                                       pressEscape(w);
                                   }))
-            << name;
-        EXPECT_EQ(seenName, QStringLiteral("shortcutsBox"));
-        EXPECT_EQ(QApplication::activeModalWidget(), nullptr) << name;
+            << actionName;
+        EXPECT_EQ(seenName, QString::fromLatin1(boxName));
+        EXPECT_EQ(QApplication::activeModalWidget(), nullptr) << actionName;
     }
+    qunsetenv("CHOKEPOINT_DOCS_DIR");
 }
 
 TEST(SmallFrictionsTest, QuestionMarkShowsTheKeys) {
@@ -161,6 +177,7 @@ TEST(SmallFrictionsTest, EnterAcceptsTheBookmarkNoteShiftEnterStartsALine) {
     QTest::keyClick(dialog.noteEdit(), Qt::Key_Return);
     EXPECT_EQ(accepted.count(), 1);
     EXPECT_EQ(dialog.result(), QDialog::Accepted);
+    testutils::saveIfRequested(dialog.grab().toImage(), QStringLiteral("bookmark-dialog"));
     EXPECT_EQ(dialog.title(), QStringLiteral("Slow loader"));
     EXPECT_EQ(dialog.note(), QStringLiteral("first line\nsecond line"));
     // Enter in the title accepts too (the dialog's default button).

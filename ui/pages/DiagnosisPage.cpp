@@ -61,8 +61,8 @@ QTableView* makeSortableTable(QAbstractItemModel* model, QWidget* parent, int st
     view->setTextElideMode(Qt::ElideRight);
     QHeaderView* header = view->horizontalHeader();
     if (stretchColumn >= 0) {
-        // Every row counts when sizing (the default samples 1000): the header's sizing pass costs
-        // one font measurement per cell, a few milliseconds for thousands of kernels.
+        // Columns are sized from at most kSizingRows rows (the header's default reads 1000): each
+        // is a font measurement, repeated on every sort and filter of a table of thousands.
         header->setResizeContentsPrecision(kSizingRows);
         header->setSectionResizeMode(QHeaderView::ResizeToContents);
         header->setSectionResizeMode(stretchColumn, QHeaderView::Stretch);
@@ -184,8 +184,8 @@ DiagnosisPage::DiagnosisPage(QWidget* parent) : Page(parent) {
     connect(m_bars, &StepBarsChart::stepClicked, this, &DiagnosisPage::onStepClicked);
 
     // Every kernel and every op, behind filter boxes; the kernel column shows short names (full name
-    // in the tooltip and below the table). The tables grow with the window (sizeTables).
-    // One table per tab, each the page's full width: kernel names need the room.
+    // in the tooltip and below the table). One table per tab, each the page's full width (kernel
+    // names need the room), as tall as the window allows (sizeTables).
     layout->addWidget(sectionTitle(tr("Every kernel and op"), m_content));
     auto* tables = new QTabWidget(m_content);
     tables->setObjectName(QStringLiteral("tableTabs"));

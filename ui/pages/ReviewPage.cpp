@@ -380,7 +380,7 @@ PresenterView* ReviewPage::startPresentation(bool fullScreen) {
                 });
         m_snapshot = std::make_unique<EvidenceSnapshot>();
         m_presenter->setEvidenceRenderer([this](core::TimeRange range, QSize size) {
-            return m_snapshot->render(range, size, kSlideScale);
+            return m_snapshot->render(range, size, kSlideScale, true);  // filling the slide
         });
     }
     // The document's tracks when there is one (built already), else the snapshot builds them.
