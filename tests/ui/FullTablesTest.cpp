@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -215,6 +216,40 @@ TEST_F(FullTablesTest, NameColumnTakesTheRoomAndTablesGrowWithTheWindow) {
         testutils::saveIfRequested(image, QStringLiteral("full-tables-%1").arg(size.width()));
         EXPECT_GT(testutils::distinctColours(image), 20);
     }
+}
+
+// Under a dark palette the tables and the details line follow it (item 6 owns the rest of the
+// page): a dark table, a light full name below it.
+TEST_F(FullTablesTest, TablesFollowADarkPalette) {
+    const RealReport& r = resnetReport();
+    const QPalette saved = QApplication::palette();
+    QPalette dark;
+    dark.setColor(QPalette::Window, QColor(0x20, 0x22, 0x25));
+    dark.setColor(QPalette::Base, QColor(0x18, 0x19, 0x1b));
+    dark.setColor(QPalette::AlternateBase, QColor(0x25, 0x27, 0x2a));
+    dark.setColor(QPalette::Text, QColor(0xe8, 0xe8, 0xe8));
+    dark.setColor(QPalette::WindowText, QColor(0xe8, 0xe8, 0xe8));
+    dark.setColor(QPalette::Button, QColor(0x30, 0x32, 0x35));
+    dark.setColor(QPalette::ButtonText, QColor(0xe8, 0xe8, 0xe8));
+    QApplication::setPalette(dark);
+    {
+        DiagnosisPage page;
+        page.setReport(r.report, r.model);
+        page.resize(1920, 1080);
+        page.show();
+        page.kernelView()->setCurrentIndex(page.kernelView()->model()->index(0, 0));
+        for (const QSize size : {QSize(1280, 800), QSize(1920, 1080)}) {
+            const QImage image = testutils::renderWidget(page, size);
+            testutils::saveIfRequested(image, QStringLiteral("full-tables-dark-%1").arg(size.width()));
+        }
+        const QImage table = page.kernelView()->viewport()->grab().toImage();
+        const QPoint corner(table.width() - 3, table.height() - 3);  // below the last row or a cell
+        EXPECT_LT(qGray(table.pixel(corner)), 64) << "the table's background follows the palette";
+        auto* details = page.findChild<QLabel*>(QStringLiteral("kernelDetails"));
+        ASSERT_NE(details, nullptr);
+        EXPECT_GT(qGray(details->palette().color(details->foregroundRole()).rgb()), 160);
+    }
+    QApplication::setPalette(saved);
 }
 
 TEST_F(FullTablesTest, JsonReportCarriesEveryKernelAndOp) {
