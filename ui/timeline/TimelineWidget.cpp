@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "core/base/Format.h"
+#include "core/base/KernelName.h"
 #include "core/timeline/TimeAxis.h"
 #include "ui/timeline/TimelineColors.h"
 
@@ -68,8 +69,24 @@ TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
 
 TimelineWidget::~TimelineWidget() = default;
 
+QString TimelineWidget::eventLabel(EventRef ref) const {
+    if (ref.kind != EventKind::Kernel) {
+        return QString::fromStdString(timeline::eventName(*m_model, ref));
+    }
+    // Kernels carry their short names (core::shortKernelName), computed once per name.
+    const core::StringId name = timeline::eventNameId(*m_model, ref);
+    auto it = m_shortKernelNames.find(name.index);
+    if (it == m_shortKernelNames.end()) {
+        it = m_shortKernelNames
+                 .emplace(name.index, QString::fromStdString(core::shortKernelName(m_model->text(name))))
+                 .first;
+    }
+    return it->second;
+}
+
 void TimelineWidget::setData(std::shared_ptr<const core::TraceModel> model,
                              std::shared_ptr<const timeline::TrackSet> tracks) {
+    m_shortKernelNames.clear();
     m_model = std::move(model);
     m_tracks = std::move(tracks);
     m_selected = {};
@@ -578,7 +595,7 @@ void TimelineWidget::paintLane(QPainter& p, const timeline::Lane& lane, const QR
             }
         }
         if (r.width() >= textMinWidth) {
-            QString text = QString::fromStdString(timeline::eventName(*m_model, ref));
+            QString text = eventLabel(ref);
             if (item.folded()) {
                 text = tr("%1 events · %2").arg(item.count).arg(text);
             }
@@ -773,10 +790,15 @@ QString TimelineWidget::tooltipAt(QPoint pos) const {
     const EventRef ref = eventAt(pos);
     if (ref.valid()) {
         const core::TimeRange r = timeline::eventTimes(*m_model, ref);
-        return QStringLiteral("<b>%1</b><br>%2 · %3")
-            .arg(QString::fromStdString(timeline::eventName(*m_model, ref)).toHtmlEscaped())
+        // A kernel's short name as on its block, then the full name.
+        const QString label = eventLabel(ref);
+        const QString full = QString::fromStdString(timeline::eventName(*m_model, ref));
+        return QStringLiteral("<b>%1</b><br>%2 · %3%4")
+            .arg(label.toHtmlEscaped())
             .arg(QString::fromUtf8(timeline::toString(ref.kind).data()))
-            .arg(qs(core::formatDuration(r.durationNs())));
+            .arg(qs(core::formatDuration(r.durationNs())))
+            .arg(label != full ? QStringLiteral("<br><small>%1</small>").arg(full.toHtmlEscaped())
+                               : QString());
     }
     // Idle strip and steps strip.
     const core::TimestampNs t = timeForX(pos.x());
