@@ -58,6 +58,7 @@ void LiveCaptureView::follow(FileFinder finder) {
     m_path.clear();
     m_model.reset();
     m_timeline->setData(nullptr, nullptr);
+    m_timeline->setNoTraceMessage(tr("The records appear here as the agent sends them."));
     m_status->setText(tr("Waiting for the first records…"));
     m_timer->start();
 }
@@ -70,6 +71,7 @@ void LiveCaptureView::stop() {
     m_timer->stop();
     if (!m_model && !m_watcher->isRunning()) {
         m_status->setText(tr("No records arrived before the recording ended."));
+        m_timeline->setNoTraceMessage(tr("Nothing was recorded."));
     }
 }
 
