@@ -10,6 +10,7 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -21,6 +22,7 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QUrl>
 #include <cstdio>
 
 #include "ui/AppIcon.h"
@@ -215,7 +217,7 @@ void MainWindow::createMenus() {
     file->addAction(tr("&Record a Training Run…"), this, &MainWindow::recordCommand)
         ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     file->addAction(tr("&Attach to a Running Job…"), this, &MainWindow::attachToJob);
-    file->addSeparator();
+    m_fileOpenEnd = file->addSeparator();
     m_menus[static_cast<int>(MenuId::Export)] = file->addMenu(tr("&Export"));
     m_exportActions = new ExportActions(m_document, m_menus[static_cast<int>(MenuId::Export)], this);
     file->addSeparator();
@@ -225,8 +227,7 @@ void MainWindow::createMenus() {
         setWindowTitle(tr("Chokepoint"));
     });
     close->setShortcut(QKeySequence::Close);
-    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-    quit->setShortcut(QKeySequence::Quit);
+    addQuitAction(file);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     m_menus[static_cast<int>(MenuId::View)] = view;
@@ -287,9 +288,31 @@ void MainWindow::createMenus() {
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     m_menus[static_cast<int>(MenuId::Help)] = help;
     QAction* keys = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
-    keys->setShortcut(QKeySequence::HelpContents);
-    help->addAction(tr("&About Chokepoint"), this, &MainWindow::showAbout);
+    keys->setObjectName(QStringLiteral("shortcutsAction"));
+    // F1 and "?", as in trace viewers (a text field still types "?": it takes the key first).
+    QList<QKeySequence> helpKeys = QKeySequence::keyBindings(QKeySequence::HelpContents);
+    helpKeys << QKeySequence(Qt::Key_Question);
+    keys->setShortcuts(helpKeys);
+    help->addAction(tr("&About Chokepoint"), this, &MainWindow::showAbout)
+        ->setObjectName(QStringLiteral("aboutAction"));
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
+}
+
+QAction* MainWindow::addQuitAction(QMenu* menu) {
+    // Quits the application (every window, each asked to close), not only this window. Ctrl+Q on
+    // every platform: QKeySequence::Quit is empty on Windows and with some platform themes.
+    QAction* quit = menu->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
+    quit->setObjectName(QStringLiteral("quitAction"));
+    QList<QKeySequence> quitKeys = QKeySequence::keyBindings(QKeySequence::Quit);
+    if (!quitKeys.contains(QKeySequence(Qt::CTRL | Qt::Key_Q))) {
+        quitKeys.prepend(QKeySequence(Qt::CTRL | Qt::Key_Q));
+    }
+    quit->setShortcuts(quitKeys);
+    return quit;
+}
+
+void MainWindow::addFileOpenAction(QAction* action) {
+    m_menus[static_cast<int>(MenuId::File)]->insertAction(m_fileOpenEnd, action);
 }
 
 void MainWindow::updateRecentMenu() {
@@ -309,39 +332,96 @@ void MainWindow::updateRecentMenu() {
     m_welcome->setRecentFiles(files);
 }
 
+QString MainWindow::docsDirectory() {
+    QStringList candidates;
+    const QString env = qEnvironmentVariable("CHOKEPOINT_DOCS_DIR");
+    if (!env.isEmpty()) {
+        candidates << env;
+    }
+    const QString exeDir = QCoreApplication::applicationDirPath();
+    candidates << exeDir + QStringLiteral("/../share/doc/chokepoint")  // installed (ChokepointPackaging)
+               << exeDir + QStringLiteral("/../..");                   // build/bin in the source tree
+    for (const QString& c : candidates) {
+        const QDir dir(c);
+        if (dir.exists(QStringLiteral("README.md")) && dir.exists(QStringLiteral("LICENSE"))) {
+            return dir.absolutePath();
+        }
+    }
+    return {};
+}
+
+QString MainWindow::aboutText() {
+    QString text = tr("<h3>Chokepoint %1</h3>"
+                      "<p>Tells a team why its GPU training job is slow and what to change: it reads "
+                      "PyTorch profiler (Kineto) traces, Nsight Systems SQLite exports and its own "
+                      "<tt>.cptrace</tt> captures, and classifies each step as data-, compute-, "
+                      "memory-, communication- or overhead-bound.</p>"
+                      "<p>Built with Qt %2 and QCustomPlot.</p>")
+                       .arg(QCoreApplication::applicationVersion(), QString::fromLatin1(qVersion()));
+    const QString docs = docsDirectory();
+    if (docs.isEmpty()) {
+        text +=
+            tr("<p>Released under the MIT License. The documentation (README.md, docs/) and the "
+               "licence (LICENSE) come with the source and the packages.</p>");
+        return text;
+    }
+    const QDir dir(docs);
+    auto link = [&dir](const QString& relative, const QString& label) {
+        return QStringLiteral("<a href=\"%1\">%2</a>")
+            .arg(QUrl::fromLocalFile(dir.absoluteFilePath(relative)).toString(), label.toHtmlEscaped());
+    };
+    QStringList docLinks{link(QStringLiteral("README.md"), tr("Read me"))};
+    if (dir.exists(QStringLiteral("docs"))) {
+        docLinks << link(QStringLiteral("docs"), tr("all documents"));
+        if (dir.exists(QStringLiteral("docs/ANALYSIS.md"))) {
+            docLinks << link(QStringLiteral("docs/ANALYSIS.md"), tr("how verdicts are decided"));
+        }
+    }
+    text += tr("<p>Documentation: %1.</p>").arg(docLinks.join(QStringLiteral(", ")));
+    text += tr("<p>Released under the %1.</p>").arg(link(QStringLiteral("LICENSE"), tr("MIT License")));
+    return text;
+}
+
 void MainWindow::showAbout() {
-    QMessageBox::about(this, tr("About Chokepoint"),
-                       tr("<h3>Chokepoint %1</h3>"
-                          "<p>Tells a team why its GPU training job is slow and what to change: it reads "
-                          "PyTorch profiler (Kineto) traces, Nsight Systems SQLite exports and its own "
-                          "<tt>.cptrace</tt> captures, and classifies each step as data-, compute-, "
-                          "memory-, communication- or overhead-bound.</p>"
-                          "<p>Built with Qt %2 and QCustomPlot.</p>")
-                           .arg(QCoreApplication::applicationVersion(), QString::fromLatin1(qVersion())));
+    QMessageBox box(QMessageBox::NoIcon, tr("About Chokepoint"), aboutText(), QMessageBox::Close, this);
+    box.setObjectName(QStringLiteral("aboutBox"));
+    box.setIconPixmap(windowIcon().pixmap(64, 64));
+    box.setTextInteractionFlags(Qt::TextBrowserInteraction);  // links open in the desktop's viewer
+    for (QLabel* label : box.findChildren<QLabel*>()) {
+        label->setOpenExternalLinks(true);
+    }
+    box.exec();
 }
 
 void MainWindow::showShortcuts() {
-    QMessageBox::information(
-        this, tr("Keyboard Shortcuts"),
-        tr("<table cellpadding='3'>"
-           "<tr><td><b>Ctrl+O</b></td><td>Open a trace</td></tr>"
-           "<tr><td><b>Ctrl+R</b></td><td>Record a training run</td></tr>"
-           "<tr><td><b>Ctrl+E</b>, <b>Ctrl+Shift+E</b></td><td>Export the diagnosis as HTML, as PDF</td></tr>"
-           "<tr><td><b>Ctrl+Shift+S</b></td><td>Save the trace as .cptrace</td></tr>"
-           "<tr><td><b>Ctrl+1…6</b></td><td>Switch page</td></tr>"
-           "<tr><td><b>F5</b></td><td>Start the review presentation (→ / Space next, ← previous, Esc "
-           "leave)</td></tr>"
-           "<tr><td><b>Ctrl+B</b></td><td>Bookmark the range or kernel last shown</td></tr>"
-           "<tr><td><b>Ctrl+F</b>, <b>F3</b>, <b>Shift+F3</b></td><td>Search events, next, previous</td></tr>"
-           "<tr><td><b>Wheel</b>, <b>W</b> / <b>S</b></td><td>Zoom the timeline in / out</td></tr>"
-           "<tr><td><b>Drag</b>, <b>A</b> / <b>D</b></td><td>Pan the timeline</td></tr>"
-           "<tr><td><b>Shift+Wheel</b></td><td>Scroll tracks</td></tr>"
-           "<tr><td><b>Click</b></td><td>Select an event (details on the right)</td></tr>"
-           "<tr><td><b>Shift+Drag</b>, <b>Z</b></td><td>Select a time range, zoom to it</td></tr>"
-           "<tr><td><b>[</b> / <b>]</b></td><td>Previous / next step</td></tr>"
-           "<tr><td><b>0</b></td><td>Show the whole trace</td></tr>"
-           "<tr><td><b>Esc</b></td><td>Clear the selection</td></tr>"
-           "</table>"));
+    QMessageBox box(QMessageBox::NoIcon, tr("Keyboard Shortcuts"), shortcutsText(), QMessageBox::Close, this);
+    box.setObjectName(QStringLiteral("shortcutsBox"));
+    box.exec();
+}
+
+QString MainWindow::shortcutsText() {
+    return tr(
+        "<table cellpadding='3'>"
+        "<tr><td><b>F1</b>, <b>?</b></td><td>This list</td></tr>"
+        "<tr><td><b>Ctrl+O</b></td><td>Open a trace</td></tr>"
+        "<tr><td><b>Ctrl+Q</b></td><td>Quit</td></tr>"
+        "<tr><td><b>Ctrl+R</b></td><td>Record a training run</td></tr>"
+        "<tr><td><b>Ctrl+E</b>, <b>Ctrl+Shift+E</b></td><td>Export the diagnosis as HTML, as PDF</td></tr>"
+        "<tr><td><b>Ctrl+Shift+S</b></td><td>Save the trace as .cptrace</td></tr>"
+        "<tr><td><b>Ctrl+1…6</b></td><td>Switch page</td></tr>"
+        "<tr><td><b>F5</b></td><td>Start the review presentation (→ / Space next, ← previous, Esc "
+        "leave)</td></tr>"
+        "<tr><td><b>Ctrl+B</b></td><td>Bookmark the range or kernel last shown</td></tr>"
+        "<tr><td><b>Ctrl+F</b>, <b>F3</b>, <b>Shift+F3</b></td><td>Search events, next, previous</td></tr>"
+        "<tr><td><b>Wheel</b>, <b>W</b> / <b>S</b></td><td>Zoom the timeline in / out</td></tr>"
+        "<tr><td><b>Drag</b>, <b>A</b> / <b>D</b></td><td>Pan the timeline</td></tr>"
+        "<tr><td><b>Shift+Wheel</b></td><td>Scroll tracks</td></tr>"
+        "<tr><td><b>Click</b></td><td>Select an event (details on the right)</td></tr>"
+        "<tr><td><b>Shift+Drag</b>, <b>Z</b></td><td>Select a time range, zoom to it</td></tr>"
+        "<tr><td><b>[</b> / <b>]</b></td><td>Previous / next step</td></tr>"
+        "<tr><td><b>0</b></td><td>Show the whole trace</td></tr>"
+        "<tr><td><b>Esc</b></td><td>Clear the selection; close a dialog</td></tr>"
+        "</table>");
 }
 
 // --- Opening ----------------------------------------------------------------------------------
@@ -613,6 +693,18 @@ void MainWindow::dropEvent(QDropEvent* event) {
             return;  // one document per window: the first file wins
         }
     }
+}
+
+void MainWindow::keyPressEvent(QKeyEvent* event) {
+    // "?" as typed (Shift+/ on most layouts) when no child took it: platforms whose key mapper does
+    // not also offer the key without Shift do not match the Help action's "?" shortcut.
+    if (event->text() == QStringLiteral("?") &&
+        !(event->modifiers() & (Qt::ControlModifier | Qt::AltModifier))) {
+        showShortcuts();
+        event->accept();
+        return;
+    }
+    QMainWindow::keyPressEvent(event);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -43,6 +43,11 @@ public:
     bool showPage(const QString& pageId);
     QString currentPageId() const;
     QMenu* menu(MenuId id) const;
+    // Adds a page's "open another file" action to File, with the other opening actions (above
+    // Export, Close and Quit).
+    void addFileOpenAction(QAction* action);
+    // Appends File > Quit (Ctrl+Q, closes every window) to `menu`; the job window has one too.
+    static QAction* addQuitAction(QMenu* menu);
     // File > Export: the report, its tables and the trace.
     ExportActions* exportActions() const { return m_exportActions; }
 
@@ -68,6 +73,13 @@ public:
     static QString defaultSample();
     // The bundled before/after pair (real ResNet-50, num_workers 0 and 4); empty when absent.
     static QStringList samplePair();
+    // Where the README, LICENSE and docs/ are: $CHOKEPOINT_DOCS_DIR, then <exe dir>/../share/doc/
+    // chokepoint (installed), then <exe dir>/../.. (build/bin in the source tree). Empty when none.
+    static QString docsDirectory();
+    // The About box's rich text, with links to the documentation and the licence when found.
+    static QString aboutText();
+    // The Keyboard Shortcuts list (rich text).
+    static QString shortcutsText();
     // Opens the pair's first trace and compares it with the second on the Compare page.
     void compareSamplePair();
 
@@ -82,6 +94,7 @@ protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
 
 private:
     void createMenus();
@@ -117,6 +130,7 @@ private:
     QComboBox* m_deviceSelector = nullptr;
     QMenu* m_menus[6] = {};
     QMenu* m_recentMenu = nullptr;
+    QAction* m_fileOpenEnd = nullptr;  // the separator after File's opening actions
     bool m_interactive = true;
 };
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace chokepoint::core {
 
@@ -65,6 +66,16 @@ std::string formatFlopsPerSecond(double flopsPerSecond) {
 std::string formatBandwidth(double bytesPerSecond) {
     static const char* const kUnits[] = {"B/s", "kB/s", "MB/s", "GB/s", "TB/s", "PB/s"};
     return scaled(bytesPerSecond, kUnits, 6, 1000.0);
+}
+
+std::string formatThreadId(std::int64_t tid) {
+    if (tid >= 0) {
+        return std::to_string(tid);
+    }
+    if (tid >= std::numeric_limits<std::int32_t>::min()) {
+        return std::to_string(static_cast<std::uint32_t>(static_cast<std::int32_t>(tid)));
+    }
+    return std::to_string(static_cast<std::uint64_t>(tid));
 }
 
 std::string formatCount(std::int64_t count) {

@@ -21,6 +21,10 @@ std::string formatFlopsPerSecond(double flopsPerSecond);
 std::string formatBandwidth(double bytesPerSecond);
 // "1,234,567".
 std::string formatCount(std::int64_t count);
+// A thread id as shown. Recorders that keep a 32-bit pthread id in a signed int write negative ids
+// (Kineto: -1220540864); such an id is shown as the unsigned value it stands for (3074426432), a
+// negative 64-bit one as its unsigned 64-bit value. Other ids unchanged.
+std::string formatThreadId(std::int64_t tid);
 // Fixed-point with `decimals` digits, no locale.
 std::string formatFixed(double value, int decimals);
 

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <utility>
 
+#include "core/base/Format.h"
+
 namespace chokepoint::timeline {
 
 std::size_t Track::eventCount() const {
@@ -220,7 +222,7 @@ TrackSet buildTracks(const core::TraceModel& model) {
         const auto [pid, tid] = threadKey(index);
         track.pid = pid;
         track.group = processGroupName(model, pid);
-        track.label = "Thread " + std::to_string(tid);
+        track.label = "Thread " + core::formatThreadId(tid);
         if (index < model.threads.size()) {
             if (const std::string extra = extraName(model.threads[index].name, "thread", tid);
                 !extra.empty()) {

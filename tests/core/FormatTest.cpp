@@ -20,3 +20,13 @@ TEST(Format, BytesAndRates) {
     EXPECT_EQ(formatCount(1234567), "1,234,567");
     EXPECT_EQ(formatCount(-1000), "-1,000");
 }
+
+TEST(Format, ThreadIdsShowUnsigned) {
+    EXPECT_EQ(formatThreadId(1234), "1234");
+    // hta-negative-queue records its threads as -1220540864 and -1107294656: 32-bit pthread ids
+    // written as signed ints.
+    EXPECT_EQ(formatThreadId(-1220540864), "3074426432");
+    EXPECT_EQ(formatThreadId(-1107294656), "3187672640");
+    EXPECT_EQ(formatThreadId(-1), "4294967295");
+    EXPECT_EQ(formatThreadId(-5'000'000'000), "18446744068709551616");
+}

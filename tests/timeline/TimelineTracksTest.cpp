@@ -105,6 +105,20 @@ TEST(TimelineTracksTest, LabelsDoNotRepeatTheIdFromRecordedNames) {
     EXPECT_EQ(set.tracks[3].label, "Thread 43 · DataLoader worker 0");
 }
 
+TEST(TimelineTracksTest, NegativeThreadIdsShowUnsigned) {
+    // hta-negative-queue records its threads as -1220540864: a 32-bit pthread id written as a
+    // signed int, with no thread name. The label shows the id it stands for.
+    testutils::TraceBuilder b;
+    b.cpuOp("op", 0, 10, /*tid=*/-1220540864);
+    b.cpuOp("op", 0, 10, /*tid=*/-1107294656);
+    core::TraceModel& m = b.model();
+    m.threads[m.threadIndex(1, -1107294656)].name = "pt_autograd_0";
+    TrackSet set = buildTracks(b.build());
+    ASSERT_EQ(set.tracks.size(), 2u);
+    EXPECT_EQ(set.tracks[0].label, "Thread 3074426432");
+    EXPECT_EQ(set.tracks[1].label, "Thread 3187672640 · pt_autograd_0");
+}
+
 TEST(TimelineTracksTest, EmptyModelHasNoTracks) {
     core::TraceModel model;
     model.finalize();

@@ -111,6 +111,8 @@ TEST_F(ReviewModeTest, EvidenceSlidesCarryAPictureOfTheTimeline) {
     const QImage slide = testutils::renderWidget(*presenter, {1920, 1080});
     testutils::saveIfRequested(slide, QStringLiteral("presenter-evidence-slide"));
     EXPECT_GT(presenter->evidencePicture().width(), picture.width());
+    // Few tracks are drawn larger so that the timeline fills the slide below the text.
+    EXPECT_GT(presenter->evidencePicture().height(), 1080 / 2);
     presenter->goTo(0);
     EXPECT_TRUE(presenter->evidencePicture().isNull());
     presenter->close();

@@ -4,6 +4,7 @@
 
 #include <QKeyEvent>
 #include <QMouseEvent>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTest>
 #include <QWheelEvent>
@@ -36,6 +37,12 @@ struct Fixture {
 void sendWheel(QWidget& w, QPoint pos, int deltaY, Qt::KeyboardModifiers modifiers = Qt::NoModifier) {
     QWheelEvent event(QPointF(pos), QPointF(w.mapToGlobal(pos)), QPoint(), QPoint(0, deltaY), Qt::NoButton,
                       modifiers, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(&w, &event);
+}
+
+void sendPixelWheel(QWidget& w, QPoint pos, QPoint pixels, QPoint angle, Qt::KeyboardModifiers modifiers) {
+    QWheelEvent event(QPointF(pos), QPointF(w.mapToGlobal(pos)), pixels, angle, Qt::NoButton, modifiers,
+                      Qt::ScrollUpdate, false);
     QApplication::sendEvent(&w, &event);
 }
 
@@ -105,7 +112,7 @@ TEST(TimelineWidgetTest, WheelAndKeysZoomAroundTheCursor) {
     EXPECT_LT(f.widget.nsPerPixel(), w0);
     QTest::keyClick(&f.widget, Qt::Key_S);
     QTest::keyClick(&f.widget, Qt::Key_S);
-    EXPECT_GT(f.widget.nsPerPixel(), w0);
+    EXPECT_NEAR(f.widget.nsPerPixel(), w0, w0 * 0.01);  // zooming out stops at the whole trace
     QTest::keyClick(&f.widget, Qt::Key_0);
     EXPECT_NEAR(f.widget.nsPerPixel(), before, before * 0.01);
 }
@@ -216,6 +223,60 @@ TEST(TimelineWidgetTest, SelectEventWithRevealBringsItIntoView) {
     EXPECT_EQ(f.widget.selectedEvent(), kernel);
     f.widget.selectEvent({EventKind::Kernel, 100'000});  // no such row: cleared, no crash
     EXPECT_FALSE(f.widget.selectedEvent().valid());
+}
+
+TEST(TimelineWidgetTest, FractionalWheelDeltasScrollTheTracks) {
+    // A short widget, so the tracks overflow and Shift+wheel scrolls them.
+    Fixture f(QSize(1000, 160));
+    f.widget.show();
+    auto* bar = f.widget.findChild<QScrollBar*>();
+    ASSERT_NE(bar, nullptr);
+    ASSERT_GT(bar->maximum(), 0);
+    bar->setValue(bar->maximum());
+    const int start = bar->value();
+    const QPoint at(f.widget.plotLeft() + 100, 100);
+    // One notch (120) in one event, then the same in eight touchpad-sized events of 15.
+    sendWheel(f.widget, at, 120, Qt::ShiftModifier);
+    const int oneNotch = start - bar->value();
+    ASSERT_GT(oneNotch, 0);
+    bar->setValue(bar->maximum());
+    for (int i = 0; i < 8; ++i) {
+        sendWheel(f.widget, at, 15, Qt::ShiftModifier);
+    }
+    EXPECT_EQ(start - bar->value(), oneNotch) << "small deltas add up instead of rounding to nothing";
+    // Touchpads that report pixels scroll by those pixels.
+    bar->setValue(bar->maximum());
+    for (int i = 0; i < 4; ++i) {
+        sendPixelWheel(f.widget, at, QPoint(0, 5), QPoint(0, 3), Qt::ShiftModifier);
+    }
+    EXPECT_EQ(start - bar->value(), 20);
+}
+
+TEST(TimelineWidgetTest, ZoomAndPanStopAtTheTrace) {
+    Fixture f;
+    f.widget.show();
+    const core::TimeRange span = f.tracks->span;
+    const core::DurationNs pad = std::max<core::DurationNs>(1, span.durationNs() / 40);
+    for (int i = 0; i < 20; ++i) {
+        QTest::keyClick(&f.widget, Qt::Key_S);
+    }
+    core::TimeRange view = f.widget.visibleRange();
+    EXPECT_GE(view.startNs, span.startNs - pad - 2 * static_cast<core::DurationNs>(f.widget.nsPerPixel()));
+    EXPECT_LE(view.endNs, span.endNs + pad + 2 * static_cast<core::DurationNs>(f.widget.nsPerPixel()));
+    // Zoomed in, panning stops at the trace's end and start.
+    f.widget.zoomBy(20, f.widget.plotLeft());
+    for (int i = 0; i < 200; ++i) {
+        QTest::keyClick(&f.widget, Qt::Key_D);
+    }
+    view = f.widget.visibleRange();
+    EXPECT_LE(view.endNs, span.endNs + pad + 2 * static_cast<core::DurationNs>(f.widget.nsPerPixel()));
+    EXPECT_GT(view.endNs, span.endNs - pad);
+    for (int i = 0; i < 200; ++i) {
+        QTest::keyClick(&f.widget, Qt::Key_A);
+    }
+    view = f.widget.visibleRange();
+    EXPECT_GE(view.startNs, span.startNs - pad - 1);
+    EXPECT_LT(view.startNs, span.startNs + pad);
 }
 
 }  // namespace

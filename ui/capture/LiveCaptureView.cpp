@@ -31,12 +31,15 @@ struct LiveCaptureView::Reading {
 LiveCaptureView::LiveCaptureView(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    m_status = new QLabel(tr("Waiting for the first records…"), this);
+    // Nothing is awaited until a recording starts (follow()); saying "waiting" before Record was
+    // pressed read as if something were already running.
+    m_status = new QLabel(tr("Not recording yet."), this);
     m_status->setWordWrap(true);
     layout->addWidget(m_status);
     m_timeline = new TimelineWidget(this);
     m_timeline->setMinimumHeight(180);
-    m_timeline->setNoTraceMessage(tr("The records appear here as the agent sends them."));
+    m_timeline->setNoTraceMessage(
+        tr("Once recording starts, the records appear here as the agent sends them."));
     layout->addWidget(m_timeline, 1);
     m_timer = new QTimer(this);
     m_timer->setInterval(kPollMs);
@@ -55,6 +58,7 @@ void LiveCaptureView::follow(FileFinder finder) {
     m_path.clear();
     m_model.reset();
     m_timeline->setData(nullptr, nullptr);
+    m_timeline->setNoTraceMessage(tr("The records appear here as the agent sends them."));
     m_status->setText(tr("Waiting for the first records…"));
     m_timer->start();
 }
@@ -67,6 +71,7 @@ void LiveCaptureView::stop() {
     m_timer->stop();
     if (!m_model && !m_watcher->isRunning()) {
         m_status->setText(tr("No records arrived before the recording ended."));
+        m_timeline->setNoTraceMessage(tr("Nothing was recorded."));
     }
 }
 

@@ -17,6 +17,7 @@
 #include "core/format/CptraceWriter.h"
 #include "ui/controller/TraceDocument.h"
 #include "ui/report/DiagnosisReport.h"
+#include "ui/widgets/ExportNotice.h"
 
 namespace chokepoint::ui {
 
@@ -131,6 +132,24 @@ void ExportActions::updateEnabled() {
     }
 }
 
+QString ExportActions::exportedWhat(Kind kind) {
+    switch (kind) {
+        case Kind::ReportHtml:
+        case Kind::ReportPdf:
+        case Kind::ReportMarkdown:
+        case Kind::ReportJson:
+            return tr("the diagnosis report");
+        case Kind::TopKernelsCsv:
+            return tr("every kernel");
+        case Kind::TopOpsCsv:
+            return tr("every op");
+        case Kind::TraceCptrace:
+        case Kind::TraceChromeJson:
+            return tr("the trace");
+    }
+    return {};
+}
+
 bool ExportActions::exportTo(Kind kind, const QString& path, QString* error) const {
     if (!available(kind)) {
         if (error != nullptr) {
@@ -189,9 +208,17 @@ void ExportActions::chooseAndExport(Kind kind) {
         return;
     }
     QString error;
-    if (!exportTo(kind, path, &error)) {
+    if (!exportAndAnnounce(kind, path, &error)) {
         QMessageBox::warning(m_dialogParent, tr("Export failed"), error);
     }
+}
+
+bool ExportActions::exportAndAnnounce(Kind kind, const QString& path, QString* error) const {
+    if (!exportTo(kind, path, error)) {
+        return false;
+    }
+    showExportNotice(m_dialogParent, exportedWhat(kind), path);
+    return true;
 }
 
 }  // namespace chokepoint::ui

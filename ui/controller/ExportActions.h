@@ -35,6 +35,10 @@ public:
 
     // Writes `kind` to `path` without asking; false with `error` set (naming the file) on failure.
     bool exportTo(Kind kind, const QString& path, QString* error = nullptr) const;
+    // exportTo(), then says in the main window's status bar where it wrote (ExportNotice).
+    bool exportAndAnnounce(Kind kind, const QString& path, QString* error = nullptr) const;
+    // What `kind` exports, for the notice: "the diagnosis report", "every kernel".
+    static QString exportedWhat(Kind kind);
     // Whether `kind` can be written now (a model, and an analysis for report items).
     bool available(Kind kind) const;
     QAction* action(Kind kind) const;

@@ -64,6 +64,7 @@ JobWindow::JobWindow(QWidget* parent) : QMainWindow(parent) {
     });
     file->addSeparator();
     file->addAction(tr("&Close Job"), this, &QWidget::close)->setShortcut(QKeySequence::Close);
+    MainWindow::addQuitAction(file);
 
     connect(m_cancelButton, &QPushButton::clicked, m_document, &JobDocument::cancel);
     connect(m_document, &JobDocument::statusMessage, m_statusLabel, &QLabel::setText);

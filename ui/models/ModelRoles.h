@@ -13,6 +13,7 @@ enum ModelRole : int {
     TimeRangeStartRole,           // qint64 ns, for "show on timeline"
     TimeRangeEndRole,             // qint64 ns
     IdRole,                       // a row's own id (bookmark id, rule id)
+    FullTextRole,                 // the whole text behind a shortened cell (a kernel's full name)
 };
 
 }  // namespace chokepoint::ui

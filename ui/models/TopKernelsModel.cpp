@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "core/base/Format.h"
+#include "core/base/KernelName.h"
 #include "ui/models/ModelRoles.h"
 
 namespace chokepoint::ui {
@@ -17,6 +18,23 @@ QVariant rightAligned() {
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
 }
 
+// A tooltip shows one line per paragraph: a kernel's full name (hundreds of characters) is broken
+// after the commas of its argument lists so that it fits on the screen.
+QString wrappedName(const QString& name) {
+    constexpr int kLineChars = 100;
+    QString out;
+    int lineLength = 0;
+    for (const QChar c : name) {
+        out += c;
+        ++lineLength;
+        if (c == QLatin1Char(',') && lineLength >= kLineChars) {
+            out += QLatin1Char('\n');
+            lineLength = 0;
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 TopKernelsModel::TopKernelsModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -26,6 +44,7 @@ void TopKernelsModel::setReport(std::shared_ptr<const analysis::AnalysisReport> 
     beginResetModel();
     m_report = std::move(report);
     m_longest.clear();
+    m_shortNames.clear();
     if (m_report) {
         std::unordered_map<std::string_view, core::KernelId> longestByName;
         if (model != nullptr) {
@@ -33,9 +52,12 @@ void TopKernelsModel::setReport(std::shared_ptr<const analysis::AnalysisReport> 
                 longestByName.emplace(model->text(row.name), row.longest);
             }
         }
-        for (const analysis::TopKernel& k : m_report->topKernels) {
+        m_longest.reserve(m_report->kernelsByName.size());
+        m_shortNames.reserve(m_report->kernelsByName.size());
+        for (const analysis::TopKernel& k : m_report->kernelsByName) {
             const auto it = longestByName.find(k.name);
             m_longest.push_back(it != longestByName.end() ? it->second : core::KernelId{});
+            m_shortNames.push_back(QString::fromStdString(core::shortKernelName(k.name)));
         }
     }
     endResetModel();
@@ -46,8 +68,14 @@ core::KernelId TopKernelsModel::kernelAt(int row) const {
                                                                 : core::KernelId{};
 }
 
+QString TopKernelsModel::fullNameAt(int row) const {
+    return m_report && row >= 0 && row < static_cast<int>(m_report->kernelsByName.size())
+               ? QString::fromStdString(m_report->kernelsByName[static_cast<std::size_t>(row)].name)
+               : QString();
+}
+
 int TopKernelsModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() || !m_report ? 0 : static_cast<int>(m_report->topKernels.size());
+    return parent.isValid() || !m_report ? 0 : static_cast<int>(m_report->kernelsByName.size());
 }
 
 int TopKernelsModel::columnCount(const QModelIndex& parent) const {
@@ -58,11 +86,16 @@ QVariant TopKernelsModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
         return {};
     }
-    const analysis::TopKernel& k = m_report->topKernels[static_cast<std::size_t>(index.row())];
-    if (role == Qt::DisplayRole || (role == Qt::ToolTipRole && index.column() == NameColumn)) {
+    const auto row = static_cast<std::size_t>(index.row());
+    const analysis::TopKernel& k = m_report->kernelsByName[row];
+    if (index.column() == NameColumn && (role == Qt::ToolTipRole || role == FullTextRole)) {
+        const QString full = QString::fromStdString(k.name);
+        return role == FullTextRole ? full : wrappedName(full);
+    }
+    if (role == Qt::DisplayRole) {
         switch (index.column()) {
             case NameColumn:
-                return QString::fromStdString(k.name);
+                return m_shortNames[row];
             case ClassColumn:
                 return QString::fromUtf8(analysis::toString(k.kernelClass));
             case CallsColumn:
@@ -126,17 +159,14 @@ QVariant TopKernelsModel::headerData(int section, Qt::Orientation orientation, i
 
 TopOpsModel::TopOpsModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void TopOpsModel::setReport(std::shared_ptr<const analysis::AnalysisReport> report,
-                            std::shared_ptr<const core::TraceModel> model, int maxRows) {
+void TopOpsModel::setReport(std::shared_ptr<const analysis::AnalysisReport> report) {
     beginResetModel();
     m_report = std::move(report);
-    m_model = std::move(model);
-    m_rows = m_report ? std::min(maxRows, static_cast<int>(m_report->metrics.kernels.ops.size())) : 0;
     endResetModel();
 }
 
 int TopOpsModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : m_rows;
+    return parent.isValid() || !m_report ? 0 : static_cast<int>(m_report->opsByGpuTime.size());
 }
 
 int TopOpsModel::columnCount(const QModelIndex& parent) const {
@@ -147,11 +177,14 @@ QVariant TopOpsModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
         return {};
     }
-    const analysis::OpStatsRow& op = m_report->metrics.kernels.ops[static_cast<std::size_t>(index.row())];
-    if (role == Qt::DisplayRole || (role == Qt::ToolTipRole && index.column() == NameColumn)) {
+    const analysis::TopOp& op = m_report->opsByGpuTime[static_cast<std::size_t>(index.row())];
+    if (index.column() == NameColumn && (role == Qt::ToolTipRole || role == FullTextRole)) {
+        return QString::fromStdString(op.name);
+    }
+    if (role == Qt::DisplayRole) {
         switch (index.column()) {
             case NameColumn:
-                return m_model ? QString::fromUtf8(m_model->text(op.name)) : QStringLiteral("?");
+                return QString::fromStdString(op.name);
             case CallsColumn:
                 return QString::fromStdString(core::formatCount(op.count));
             case KernelsColumn:

@@ -1,8 +1,9 @@
 #pragma once
-// TopKernelsModel: the report's top kernels by total GPU time (AnalysisReport::topKernels, names
-// already resolved). Columns: kernel, class, calls, total, mean, share of kernel time, tensor core.
-// KernelRowRole gives the longest instance's row in the model (for "select on the timeline") when
-// the trace model is available, else -1.
+// TopKernelsModel: every kernel of the report by total GPU time (AnalysisReport::kernelsByName,
+// names already resolved), not a top N. Columns: kernel, class, calls, total, mean, share of kernel
+// time, tensor core. The kernel column shows the short name (core::shortKernelName); its tooltip
+// and FullTextRole give the full name. KernelRowRole gives the longest instance's row in the model
+// (for "select on the timeline") when the trace model is available, else -1.
 
 #include <QAbstractTableModel>
 #include <memory>
@@ -32,6 +33,8 @@ public:
     void setReport(std::shared_ptr<const analysis::AnalysisReport> report, const core::TraceModel* model);
     // Longest instance of row `row`'s kernel, invalid when unknown.
     core::KernelId kernelAt(int row) const;
+    // Row `row`'s full kernel name, empty when out of range.
+    QString fullNameAt(int row) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -41,11 +44,12 @@ public:
 private:
     std::shared_ptr<const analysis::AnalysisReport> m_report;
     std::vector<core::KernelId> m_longest;  // per row
+    std::vector<QString> m_shortNames;      // per row
 };
 
-// TopOpsModel: CPU ops by the GPU time of the kernels they launched (metrics.kernels.ops).
-// Columns: op, calls, kernels, GPU time, mean per call, share, dominant class. Needs the trace model
-// for names (rows show "?" without it).
+// TopOpsModel: every CPU op that launched GPU work, by the GPU time of the kernels it launched
+// (AnalysisReport::opsByGpuTime), not a top N. Columns: op, calls, kernels, GPU time, mean per call,
+// share, dominant class.
 class TopOpsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
@@ -62,9 +66,7 @@ public:
 
     explicit TopOpsModel(QObject* parent = nullptr);
 
-    // Shows at most `maxRows` ops (the table in the report is sorted by GPU time).
-    void setReport(std::shared_ptr<const analysis::AnalysisReport> report,
-                   std::shared_ptr<const core::TraceModel> model, int maxRows = 50);
+    void setReport(std::shared_ptr<const analysis::AnalysisReport> report);
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -73,8 +75,6 @@ public:
 
 private:
     std::shared_ptr<const analysis::AnalysisReport> m_report;
-    std::shared_ptr<const core::TraceModel> m_model;
-    int m_rows = 0;
 };
 
 }  // namespace chokepoint::ui

@@ -18,6 +18,7 @@
 #include <QTabWidget>
 #include <algorithm>
 
+#include "core/base/KernelName.h"
 #include "ui/MainWindow.h"
 #include "ui/charts/RooflineChart.h"
 #include "ui/charts/StepBarsChart.h"
@@ -147,9 +148,13 @@ ComparePage::ComparePage(QWidget* parent) : Page(parent) {
         {tr("Metric"), tr("This trace"), tr("Other trace"), tr("Change"), tr("Verdict")});
     m_metricsView = makeSortableTable(m_metrics, split);
     m_kernels = new QStandardItemModel(0, 5, this);
-    m_kernels->setHorizontalHeaderLabels({tr("Kernel"), tr("Change"), tr("Mean per call before"),
-                                          tr("Mean per call after"), tr("Per step after")});
-    m_kernelsView = makeSortableTable(m_kernels, split);
+    // Short headers leave the kernel column its room; the tooltips say them in full.
+    m_kernels->setHorizontalHeaderLabels(
+        {tr("Kernel"), tr("Change"), tr("Mean before"), tr("Mean after"), tr("Per step after")});
+    m_kernels->horizontalHeaderItem(2)->setToolTip(tr("Mean time per call before"));
+    m_kernels->horizontalHeaderItem(3)->setToolTip(tr("Mean time per call after"));
+    m_kernels->horizontalHeaderItem(4)->setToolTip(tr("Time per step after"));
+    m_kernelsView = makeSortableTable(m_kernels, split, 0);  // the kernel column takes the room
     split->addWidget(m_metricsView);
     split->addWidget(m_kernelsView);
     vertical->addWidget(split);
@@ -211,12 +216,13 @@ void ComparePage::installMenuAction() {
     if (mainWindow == nullptr || mainWindow->menu(MainWindow::MenuId::File) == nullptr) {
         return;
     }
-    auto* action = new QAction(tr("Compare with…"), this);
+    auto* action = new QAction(tr("Compare &with…"), this);
+    action->setObjectName(QStringLiteral("compareWithAction"));
     connect(action, &QAction::triggered, this, [this, mainWindow] {
         mainWindow->showPage(pageId());
         chooseFile();
     });
-    mainWindow->menu(MainWindow::MenuId::File)->addAction(action);
+    mainWindow->addFileOpenAction(action);
     m_menuInstalled = true;
 }
 
@@ -353,7 +359,7 @@ void ComparePage::refresh() {
     auto addKernels = [this](const std::vector<analysis::KernelDelta>& list, const QString& what) {
         for (const analysis::KernelDelta& k : list) {
             QList<QStandardItem*> row = {
-                new QStandardItem(QString::fromStdString(k.name)),
+                new QStandardItem(QString::fromStdString(core::shortKernelName(k.name))),
                 new QStandardItem(
                     what == QStringLiteral("×") ? tr("× %1 per step").arg(k.perStepRatio, 0, 'f', 2) : what),
                 new QStandardItem(k.countBefore > 0 ? durationText(k.meanNsBefore) : QStringLiteral("—")),
@@ -364,7 +370,7 @@ void ComparePage::refresh() {
                                    .arg(k.meanRatio, 0, 'f', 2)
                                    .arg(k.countBefore)
                                    .arg(k.countAfter));
-            row[0]->setToolTip(row[0]->text());
+            row[0]->setToolTip(QString::fromStdString(k.name));  // the short name in the cell
             row[1]->setData(k.perStepRatio, SortRole);
             row[2]->setData(k.meanNsBefore, SortRole);
             row[3]->setData(k.meanNsAfter, SortRole);
@@ -377,8 +383,6 @@ void ComparePage::refresh() {
     addKernels(c.appeared, tr("new"));
     addKernels(c.vanished, tr("gone"));
     m_metricsView->resizeColumnsToContents();
-    m_kernelsView->resizeColumnsToContents();
-    m_kernelsView->setColumnWidth(0, 320);
 }
 
 }  // namespace chokepoint::ui

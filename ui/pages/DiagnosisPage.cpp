@@ -7,13 +7,15 @@
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QPalette>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSortFilterProxyModel>
-#include <QSplitter>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -30,11 +32,19 @@
 #include "ui/pages/ReportViews.h"
 #include "ui/report/CsvExport.h"
 #include "ui/report/DiagnosisReport.h"
+#include "ui/widgets/ExportNotice.h"
 #include "ui/widgets/TableFilter.h"
 
 namespace chokepoint::ui {
+namespace {
 
-QTableView* makeSortableTable(QAbstractItemModel* model, QWidget* parent) {
+constexpr int kSizingRows = 500;  // rows read to size a column to its contents
+constexpr int kMinTablesHeight = 300;
+constexpr int kMaxTablesHeight = 900;  // at most this tall, so the sections below stay reachable
+
+}  // namespace
+
+QTableView* makeSortableTable(QAbstractItemModel* model, QWidget* parent, int stretchColumn) {
     auto* view = new QTableView(parent);
     auto* proxy = new QSortFilterProxyModel(view);
     proxy->setSourceModel(model);
@@ -47,18 +57,33 @@ QTableView* makeSortableTable(QAbstractItemModel* model, QWidget* parent) {
     view->setAlternatingRowColors(true);
     view->verticalHeader()->setVisible(false);
     view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
-    view->horizontalHeader()->setStretchLastSection(true);
     view->setWordWrap(false);
-    view->setTextElideMode(Qt::ElideMiddle);
+    view->setTextElideMode(Qt::ElideRight);
+    QHeaderView* header = view->horizontalHeader();
+    if (stretchColumn >= 0) {
+        // Columns are sized from at most kSizingRows rows (the header's default reads 1000): each
+        // is a font measurement, repeated on every sort and filter of a table of thousands.
+        header->setResizeContentsPrecision(kSizingRows);
+        header->setSectionResizeMode(QHeaderView::ResizeToContents);
+        header->setSectionResizeMode(stretchColumn, QHeaderView::Stretch);
+        header->setStretchLastSection(false);
+    } else {
+        header->setStretchLastSection(true);
+    }
     view->setContextMenuPolicy(Qt::ActionsContextMenu);
     auto* exportCsv = new QAction(QObject::tr("Export table as CSV…"), view);
     QObject::connect(exportCsv, &QAction::triggered, view, [view, model] {
         const QString path = QFileDialog::getSaveFileName(view, QObject::tr("Export CSV"), QString(),
                                                           QObject::tr("CSV files (*.csv)"));
-        QString error;
-        if (!path.isEmpty() && !writeTableCsv(*model, path, &error)) {
-            QMessageBox::warning(view, QObject::tr("Export failed"), error);
+        if (path.isEmpty()) {
+            return;
         }
+        QString error;
+        if (!writeTableCsv(*model, path, &error)) {
+            QMessageBox::warning(view, QObject::tr("Export failed"), error);
+            return;
+        }
+        showExportNotice(view, QObject::tr("the table"), path);
     });
     view->addAction(exportCsv);
     return view;
@@ -84,6 +109,8 @@ DiagnosisPage::DiagnosisPage(QWidget* parent) : Page(parent) {
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     outer->addWidget(scroll);
+    m_scrollViewport = scroll->viewport();
+    m_scrollViewport->installEventFilter(this);
     m_content = new QWidget(scroll);
     scroll->setWidget(m_content);
     auto* layout = new QVBoxLayout(m_content);
@@ -156,31 +183,54 @@ DiagnosisPage::DiagnosisPage(QWidget* parent) : Page(parent) {
     layout->addWidget(m_bars);
     connect(m_bars, &StepBarsChart::stepClicked, this, &DiagnosisPage::onStepClicked);
 
-    auto* tables = new QSplitter(Qt::Horizontal, m_content);
+    // Every kernel and every op, behind filter boxes; the kernel column shows short names (full name
+    // in the tooltip and below the table). One table per tab, each the page's full width (kernel
+    // names need the room), as tall as the window allows (sizeTables).
+    layout->addWidget(sectionTitle(tr("Every kernel and op"), m_content));
+    auto* tables = new QTabWidget(m_content);
+    tables->setObjectName(QStringLiteral("tableTabs"));
+    tables->setDocumentMode(true);
+    m_tables = tables;
     auto* kernelBox = new QWidget(tables);
     auto* kernelLayout = new QVBoxLayout(kernelBox);
     kernelLayout->setContentsMargins(0, 0, 0, 0);
-    kernelLayout->addWidget(sectionTitle(tr("Top kernels"), kernelBox));
     m_kernels = new TopKernelsModel(this);
-    m_kernelView = makeSortableTable(m_kernels, kernelBox);
-    QLineEdit* kernelFilter = makeTableFilter(m_kernelView, tr("Filter kernels…"), kernelBox);
+    m_kernelView = makeSortableTable(m_kernels, kernelBox, TopKernelsModel::NameColumn);
+    m_kernelView->setObjectName(QStringLiteral("kernelTable"));
+    m_kernelView->setAccessibleName(tr("Kernels by total GPU time"));
+    QLineEdit* kernelFilter = makeTableFilter(m_kernelView, tr("Filter kernels (full name)…"), kernelBox);
     kernelFilter->setObjectName(QStringLiteral("kernelFilter"));
+    // The filter matches the full name, so "MulFunctor" finds vectorized_elementwise_kernel<4,
+    // BinaryFunctor, Array>, whose folded template arguments name it.
+    qobject_cast<QSortFilterProxyModel*>(m_kernelView->model())->setFilterRole(FullTextRole);
     kernelLayout->addWidget(kernelFilter);
-    kernelLayout->addWidget(m_kernelView);
+    kernelLayout->addWidget(m_kernelView, 1);
+    m_kernelDetails = new QLabel(kernelBox);
+    m_kernelDetails->setObjectName(QStringLiteral("kernelDetails"));
+    m_kernelDetails->setWordWrap(true);
+    m_kernelDetails->setTextFormat(Qt::PlainText);
+    m_kernelDetails->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_kernelDetails->setForegroundRole(QPalette::PlaceholderText);
+    m_kernelDetails->setText(
+        tr("Click a kernel for its full name; double-click to show it on the timeline."));
+    kernelLayout->addWidget(m_kernelDetails);
     connect(m_kernelView, &QTableView::doubleClicked, this, &DiagnosisPage::onKernelActivated);
+    connect(m_kernelView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) { showKernelDetails(current); });
     auto* opBox = new QWidget(tables);
     auto* opLayout = new QVBoxLayout(opBox);
     opLayout->setContentsMargins(0, 0, 0, 0);
-    opLayout->addWidget(sectionTitle(tr("Top ops (by GPU time launched)"), opBox));
     m_ops = new TopOpsModel(this);
-    m_opView = makeSortableTable(m_ops, opBox);
+    m_opView = makeSortableTable(m_ops, opBox, TopOpsModel::NameColumn);
+    m_opView->setObjectName(QStringLiteral("opTable"));
+    m_opView->setAccessibleName(tr("Ops by GPU time launched"));
     QLineEdit* opFilter = makeTableFilter(m_opView, tr("Filter ops…"), opBox);
     opFilter->setObjectName(QStringLiteral("opFilter"));
     opLayout->addWidget(opFilter);
-    opLayout->addWidget(m_opView);
-    tables->addWidget(kernelBox);
-    tables->addWidget(opBox);
-    tables->setMinimumHeight(300);
+    opLayout->addWidget(m_opView, 1);
+    tables->addTab(kernelBox, tr("Kernels"));
+    tables->addTab(opBox, tr("Ops by GPU time launched"));
+    tables->setMinimumHeight(kMinTablesHeight);
     layout->addWidget(tables);
 
     layout->addWidget(sectionTitle(tr("Warnings and trace diagnostics"), m_content));
@@ -254,7 +304,11 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
     m_report = std::move(report);
     m_model = model ? std::move(model) : (m_report ? m_report->model : nullptr);
     m_kernels->setReport(m_report, m_model.get());
-    m_ops->setReport(m_report, m_model);
+    m_ops->setReport(m_report);
+    m_tables->setTabText(0, m_report ? tr("Kernels (%1)").arg(m_kernels->rowCount()) : tr("Kernels"));
+    m_tables->setTabText(1, m_report ? tr("Ops by GPU time launched (%1)").arg(m_ops->rowCount())
+                                     : tr("Ops by GPU time launched"));
+    showKernelDetails({});
     m_stats->setStats(m_model ? m_model->stats : core::TraceStats{});
     if (!m_report) {
         m_strip->setCells({});
@@ -356,10 +410,6 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
     }
     m_warnings->setText(warnings.isEmpty() ? tr("No analysis warnings.") : warnings.join(QLatin1Char('\n')));
     m_statsView->setVisible(m_stats->rowCount() > 0);
-    m_kernelView->resizeColumnsToContents();
-    m_kernelView->setColumnWidth(TopKernelsModel::NameColumn, 320);
-    m_opView->resizeColumnsToContents();
-    m_opView->setColumnWidth(TopOpsModel::NameColumn, 260);
     m_statsView->resizeColumnsToContents();
     m_exportHtml->setEnabled(true);
     m_exportPdf->setEnabled(true);
@@ -384,6 +434,41 @@ void DiagnosisPage::settleLayout() {
     for (int pass = 0; pass < 3; ++pass) {
         QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
     }
+}
+
+void DiagnosisPage::sizeTables() {
+    // The tables take the window's height less room for their titles, filters and the details
+    // line, so scrolled to they fill the window; never below kMinTablesHeight.
+    if (m_scrollViewport == nullptr || m_tables == nullptr) {
+        return;
+    }
+    const int room = m_scrollViewport->height() - 4 * fontMetrics().height();
+    m_tables->setMinimumHeight(std::clamp(room, kMinTablesHeight, kMaxTablesHeight));
+}
+
+bool DiagnosisPage::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_scrollViewport && event->type() == QEvent::Resize) {
+        sizeTables();
+    }
+    return Page::eventFilter(watched, event);
+}
+
+void DiagnosisPage::showKernelDetails(const QModelIndex& current) {
+    const QString full =
+        current.isValid() ? current.siblingAtColumn(TopKernelsModel::NameColumn).data(FullTextRole).toString()
+                          : QString();
+    if (full.isEmpty()) {
+        m_kernelDetails->setText(
+            tr("Click a kernel for its full name; double-click to show it on the timeline."));
+        m_kernelDetails->setForegroundRole(QPalette::PlaceholderText);
+    } else {
+        m_kernelDetails->setText(full);
+        m_kernelDetails->setForegroundRole(QPalette::WindowText);
+    }
+}
+
+QString DiagnosisPage::kernelDetailsText() const {
+    return m_kernelDetails->foregroundRole() == QPalette::WindowText ? m_kernelDetails->text() : QString();
 }
 
 void DiagnosisPage::onStepClicked(int index) {
@@ -435,7 +520,9 @@ void DiagnosisPage::chooseExport(bool pdf) {
     const bool ok = pdf ? exportPdf(path, &error) : exportHtml(path, &error);
     if (!ok) {
         QMessageBox::warning(this, tr("Export failed"), error);
+        return;
     }
+    showExportNotice(this, tr("the diagnosis report"), path);
 }
 
 }  // namespace chokepoint::ui

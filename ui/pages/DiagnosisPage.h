@@ -13,6 +13,7 @@
 
 class QAbstractItemModel;
 class QLabel;
+class QTabWidget;
 class QTableView;
 class QPushButton;
 class QSortFilterProxyModel;
@@ -46,6 +47,11 @@ public:
     QString headlineText() const;
     TopKernelsModel* topKernelsModel() const { return m_kernels; }
     TopOpsModel* topOpsModel() const { return m_ops; }
+    QTableView* kernelView() const { return m_kernelView; }
+    QTableView* opView() const { return m_opView; }
+    QTabWidget* tableTabs() const { return m_tables; }
+    // The full name of the kernel row last made current (empty when none).
+    QString kernelDetailsText() const;
     TraceStatsModel* traceStatsModel() const { return m_stats; }
     StepStrip* stepStrip() const { return m_strip; }
     StepBarsChart* stepBars() const { return m_bars; }
@@ -60,6 +66,9 @@ private:
     void onKernelActivated(const QModelIndex& index);
     void chooseExport(bool pdf);
     void settleLayout();
+    void sizeTables();
+    void showKernelDetails(const QModelIndex& current);
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
     std::shared_ptr<const analysis::AnalysisReport> m_report;
     std::shared_ptr<const core::TraceModel> m_model;
@@ -81,6 +90,9 @@ private:
     QTableView* m_kernelView = nullptr;
     QTableView* m_opView = nullptr;
     QTableView* m_statsView = nullptr;
+    QLabel* m_kernelDetails = nullptr;  // the current kernel's full name
+    QTabWidget* m_tables = nullptr;     // the kernel and op tables, one per tab
+    QWidget* m_scrollViewport = nullptr;
     QLabel* m_warnings = nullptr;
     QPushButton* m_exportHtml = nullptr;
     QPushButton* m_exportPdf = nullptr;
@@ -88,7 +100,9 @@ private:
 };
 
 // A sortable, read-only table view over `model` through a QSortFilterProxyModel sorting by SortRole,
-// with an "Export CSV…" context-menu action. Used by several pages.
-QTableView* makeSortableTable(QAbstractItemModel* model, QWidget* parent);
+// with an "Export CSV…" context-menu action. Used by several pages. Long texts are elided at the end.
+// With `stretchColumn` >= 0 that column takes the room left by the others, which are sized to their
+// contents.
+QTableView* makeSortableTable(QAbstractItemModel* model, QWidget* parent, int stretchColumn = -1);
 
 }  // namespace chokepoint::ui

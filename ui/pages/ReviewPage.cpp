@@ -3,23 +3,26 @@
 #include <QComboBox>
 #include <QDateTime>
 #include <QFormLayout>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QInputDialog>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenu>
 #include <QPushButton>
+#include <QScreen>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "core/base/KernelName.h"
 #include "core/review/ReviewSidecar.h"
 #include "ui/MainWindow.h"
 #include "ui/models/BookmarksModel.h"
 #include "ui/models/ModelRoles.h"
 #include "ui/pages/ReportViews.h"
+#include "ui/review/BookmarkDialog.h"
 #include "ui/review/EvidenceSnapshot.h"
 #include "ui/review/PresenterView.h"
 
@@ -243,10 +246,10 @@ void ReviewPage::rebuildSlideList() {
     // What "Add bookmark" will mark.
     m_target->clear();
     if (m_lastKernel.valid() && m_model && m_lastKernel.index < m_model->kernels.size()) {
-        m_target->addItem(
-            tr("the selected kernel: %1")
-                .arg(QString::fromUtf8(m_model->text(m_model->kernels.name[m_lastKernel.index])).left(60)),
-            QStringLiteral("kernel"));
+        m_target->addItem(tr("the selected kernel: %1")
+                              .arg(QString::fromStdString(core::shortKernelName(
+                                  m_model->text(m_model->kernels.name[m_lastKernel.index])))),
+                          QStringLiteral("kernel"));
     }
     if (m_lastRange) {
         const QString extent = durationText(static_cast<double>(m_lastRange->durationNs()));
@@ -297,19 +300,11 @@ std::uint64_t ReviewPage::bookmarkCurrentFocus(const QString& title, const QStri
 }
 
 void ReviewPage::onAddClicked() {
-    bool ok = false;
-    const QString title =
-        QInputDialog::getText(this, tr("Add bookmark"), tr("Title for %1:").arg(m_target->currentText()),
-                              QLineEdit::Normal, QString(), &ok);
-    if (!ok) {
+    BookmarkDialog dialog(m_target->currentText(), this);
+    if (dialog.exec() != QDialog::Accepted) {
         return;
     }
-    const QString note =
-        QInputDialog::getMultiLineText(this, tr("Add bookmark"), tr("Note (optional):"), QString(), &ok);
-    if (!ok) {
-        return;
-    }
-    bookmarkCurrentFocus(title, note);
+    bookmarkCurrentFocus(dialog.title(), dialog.note());
 }
 
 void ReviewPage::onRemoveClicked() {
@@ -385,7 +380,7 @@ PresenterView* ReviewPage::startPresentation(bool fullScreen) {
                 });
         m_snapshot = std::make_unique<EvidenceSnapshot>();
         m_presenter->setEvidenceRenderer([this](core::TimeRange range, QSize size) {
-            return m_snapshot->render(range, size, kSlideScale);
+            return m_snapshot->render(range, size, kSlideScale, true);  // filling the slide
         });
     }
     // The document's tracks when there is one (built already), else the snapshot builds them.
@@ -395,6 +390,14 @@ PresenterView* ReviewPage::startPresentation(bool fullScreen) {
     m_presenter->setSlides(
         buildReviewSlides(*m_report, m_bookmarks->notes(), m_model ? m_model->timeSpan().startNs : 0));
     if (fullScreen) {
+        // On the room's screen when there are several (presentationScreenIndex).
+        const QList<QScreen*> screens = QGuiApplication::screens();
+        const int current = std::max(0, static_cast<int>(screens.indexOf(screen())));
+        const int chosen = presentationScreenIndex(current, static_cast<int>(screens.size()));
+        if (chosen < screens.size()) {
+            m_presenter->setScreen(screens[chosen]);
+            m_presenter->move(screens[chosen]->geometry().topLeft());
+        }
         m_presenter->showFullScreen();
     } else {
         m_presenter->resize(1280, 720);

@@ -3,14 +3,18 @@
 #include <qcustomplot.h>
 
 #include <QFileInfo>
+#include <algorithm>
 
 #include "core/base/Format.h"
+#include "core/base/KernelName.h"
 #include "ui/charts/RooflineChart.h"
 #include "ui/charts/StepBarsChart.h"
 #include "ui/pages/ReportViews.h"
 
 namespace chokepoint::ui {
 namespace {
+
+constexpr std::size_t kReportTableRows = 20;  // rows of the kernel and op tables in the document
 
 QString qs(const std::string& s) {
     return QString::fromStdString(s);
@@ -153,25 +157,43 @@ ReportDocument buildDiagnosisReport(const analysis::AnalysisReport& report, cons
         doc.addParagraph(qs(report.fixes.nextStep));
     }
 
+    // A document keeps the heads of the tables; the GUI tables and the CSV and JSON exports hold
+    // every row.
+    const std::size_t kernelRowsShown = std::min(kReportTableRows, report.kernelsByName.size());
     doc.addHeading(QObject::tr("Top kernels"));
     std::vector<QStringList> kernelRows;
-    for (const analysis::TopKernel& k : report.topKernels) {
-        kernelRows.push_back({qs(k.name), kernelClassName(k.kernelClass), QString::number(k.count),
-                              durationText(k.totalNs), durationText(k.meanNs),
+    for (std::size_t i = 0; i < kernelRowsShown; ++i) {
+        const analysis::TopKernel& k = report.kernelsByName[i];
+        kernelRows.push_back({qs(core::shortKernelName(k.name)), kernelClassName(k.kernelClass),
+                              QString::number(k.count), durationText(k.totalNs), durationText(k.meanNs),
                               percentText(k.shareOfKernelTime)});
+    }
+    if (kernelRowsShown < report.kernelsByName.size()) {
+        doc.addParagraph(QObject::tr("The %1 longest of %2 kernels by total time; File ▸ Export ▸ All "
+                                     "Kernels as CSV lists them all.")
+                             .arg(kernelRowsShown)
+                             .arg(report.kernelsByName.size()),
+                         QStringLiteral("muted"));
     }
     doc.addTable({QObject::tr("Kernel"), QObject::tr("Class"), QObject::tr("Calls"), QObject::tr("Total"),
                   QObject::tr("Mean"), QObject::tr("Share")},
                  kernelRows);
-    if (model != nullptr && !report.metrics.kernels.ops.empty()) {
+    if (!report.opsByGpuTime.empty()) {
         doc.addHeading(QObject::tr("Top ops"));
         std::vector<QStringList> opRows;
-        const std::size_t n = std::min<std::size_t>(20, report.metrics.kernels.ops.size());
+        const std::size_t n = std::min(kReportTableRows, report.opsByGpuTime.size());
         for (std::size_t i = 0; i < n; ++i) {
-            const analysis::OpStatsRow& op = report.metrics.kernels.ops[i];
-            opRows.push_back({modelText(model, op.name), QString::number(op.count),
+            const analysis::TopOp& op = report.opsByGpuTime[i];
+            opRows.push_back({qs(op.name), QString::number(op.count),
                               durationText(static_cast<double>(op.gpuTimeNs)),
                               percentText(op.shareOfKernelTime)});
+        }
+        if (n < report.opsByGpuTime.size()) {
+            doc.addParagraph(QObject::tr("The %1 ops of %2 that launched the most GPU time; File ▸ Export ▸ "
+                                         "All Ops as CSV lists them all.")
+                                 .arg(n)
+                                 .arg(report.opsByGpuTime.size()),
+                             QStringLiteral("muted"));
         }
         doc.addTable({QObject::tr("Op"), QObject::tr("Calls"), QObject::tr("GPU time"), QObject::tr("Share")},
                      opRows);

@@ -8,6 +8,12 @@
 #include "ui/timeline/TimelineWidget.h"
 
 namespace chokepoint::ui {
+namespace {
+
+constexpr double kMaxScale = 4.0;
+constexpr int kMinLogicalWidth = 480;  // pixels of time across, at the least, when filling
+
+}  // namespace
 
 EvidenceSnapshot::EvidenceSnapshot() : m_timeline(std::make_unique<TimelineWidget>()) {
     // Shown (so resizes apply at once) but never on screen, and never keeping the application open.
@@ -31,8 +37,8 @@ bool EvidenceSnapshot::hasTrace() const {
     return m_timeline->model() != nullptr;
 }
 
-QPixmap EvidenceSnapshot::render(core::TimeRange range, QSize size, double scale) {
-    scale = std::clamp(scale, 0.5, 4.0);
+QPixmap EvidenceSnapshot::render(core::TimeRange range, QSize size, double scale, bool fillHeight) {
+    scale = std::clamp(scale, 0.5, kMaxScale);
     // The widget is laid out at size / scale and painted through a scaled painter: larger type and
     // lines that stay sharp, unlike a scaled bitmap.
     const QSize logical(static_cast<int>(size.width() / scale), static_cast<int>(size.height() / scale));
@@ -43,9 +49,17 @@ QPixmap EvidenceSnapshot::render(core::TimeRange range, QSize size, double scale
         m_timeline->show();
     }
     m_timeline->resize(logical);
-    if (m_timeline->fullHeight() < logical.height()) {
+    if (fillHeight && m_timeline->fullHeight() > 0 && m_timeline->fullHeight() * scale < size.height()) {
+        // Few tracks: draw them larger until they fill the height (the lanes' height does not
+        // depend on the width), as long as kMinLogicalWidth pixels of time remain.
+        const double fill = static_cast<double>(size.height()) / m_timeline->fullHeight();
+        const double widthLimit = static_cast<double>(size.width()) / kMinLogicalWidth;
+        scale = std::clamp(std::min(fill, widthLimit), scale, kMaxScale);
+        m_timeline->resize(static_cast<int>(size.width() / scale), static_cast<int>(size.height() / scale));
+    }
+    if (m_timeline->fullHeight() < m_timeline->height()) {
         // Few tracks: no empty band under them.
-        m_timeline->resize(logical.width(), std::max(80, m_timeline->fullHeight()));
+        m_timeline->resize(m_timeline->width(), std::max(80, m_timeline->fullHeight()));
     }
     m_timeline->showRange(range, true);
     m_timeline->setRangeSelection(range);

@@ -32,8 +32,10 @@ public:
 
     // The timeline over `range` (with a small margin, the range itself highlighted), `size` pixels
     // wide and at most that high (less when the tracks need less), drawn `scale` times larger than
-    // on screen so a room can read it. A null pixmap when there is no trace or the range is empty.
-    QPixmap render(core::TimeRange range, QSize size, double scale = 1.0);
+    // on screen so a room can read it. With `fillHeight`, drawn larger still when the tracks need
+    // less than `size`'s height, so that they fill it (up to 4×, keeping at least 480 pixels of
+    // time across). A null pixmap when there is no trace or the range is empty.
+    QPixmap render(core::TimeRange range, QSize size, double scale = 1.0, bool fillHeight = false);
 
 private:
     std::unique_ptr<TimelineWidget> m_timeline;

@@ -2,14 +2,17 @@
 
 #include <QKeyEvent>
 #include <QLabel>
-#include <QResizeEvent>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <vector>
 
 #include "ui/pages/ReportViews.h"
 
 namespace chokepoint::ui {
 namespace {
+
+constexpr int kMinPictureWidth = 400;
+constexpr int kMinPictureHeight = 220;
 
 QString esc(const std::string& s) {
     return QString::fromStdString(s).toHtmlEscaped();
@@ -80,15 +83,26 @@ std::vector<ReviewSlide> buildReviewSlides(const analysis::AnalysisReport& repor
     }
     // 4. The fix for it, then 5+. each further finding (fixes for secondary constraints).
     const auto& fixes = report.fixes.recommendations;
+    // A further fix for a bottleneck already shown is an alternative, not a new finding.
     bool first = true;
+    std::vector<analysis::Bottleneck> shown{report.overall.bottleneck};
     for (const analysis::Recommendation& fix : fixes) {
         ReviewSlide s;
-        s.kicker =
-            first ? QObject::tr("The fix") : QObject::tr("Next finding: %1").arg(bottleneckName(fix.target));
+        const bool newFinding = std::find(shown.begin(), shown.end(), fix.target) == shown.end();
+        if (first) {
+            s.kicker = QObject::tr("The fix");
+        } else if (newFinding) {
+            s.kicker = QObject::tr("Next finding: %1").arg(bottleneckName(fix.target));
+        } else {
+            s.kicker = QObject::tr("Another fix for %1").arg(bottleneckName(fix.target));
+        }
         s.title = QString::fromStdString(fix.title);
         s.bodyHtml = fixHtml(fix);
-        if (!first && fix.target != report.overall.bottleneck) {
+        if (!first && newFinding) {
             s.evidence = evidenceRange(report, fix.target);
+        }
+        if (newFinding) {
+            shown.push_back(fix.target);
         }
         slides.push_back(s);
         first = false;
@@ -156,12 +170,16 @@ PresenterView::PresenterView(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_title);
     layout->addSpacing(16);
     layout->addWidget(m_body);
+    // The evidence picture takes all the height the text leaves: the room reads the timeline from
+    // afar. Its size policy lets the layout size it; the picture is drawn at that size.
     m_picture = new QLabel(this);
     m_picture->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    m_picture->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
+    m_picture->setMinimumHeight(kMinPictureHeight);
+    m_picture->installEventFilter(this);
     m_picture->hide();
     layout->addSpacing(12);
-    layout->addWidget(m_picture);
-    layout->addStretch(1);
+    layout->addWidget(m_picture, 1);
     layout->addWidget(m_footer);
 }
 
@@ -210,23 +228,43 @@ void PresenterView::setEvidenceRenderer(EvidenceRenderer renderer) {
 
 void PresenterView::updatePicture() {
     const ReviewSlide* s = slide(m_current);
+    const bool wanted = s != nullptr && !s->evidence.empty() && m_renderer;
     m_pictureShown = QPixmap();
-    if (s != nullptr && !s->evidence.empty() && m_renderer) {
-        // The lower part of the slide, the full width inside the margins.
-        const QMargins margins = layout()->contentsMargins();
-        const QSize size(std::max(400, width() - margins.left() - margins.right()),
-                         std::max(220, static_cast<int>(height() * 0.45)));
-        m_pictureShown = m_renderer(s->evidence, size);
+    if (!wanted) {
+        m_picture->clear();
+        m_picture->hide();
+        return;
     }
+    if (m_picture->isHidden()) {
+        m_picture->show();  // the layout gives it its room; the resize that follows draws it
+        layout()->activate();
+    }
+    // The room the layout gave the picture: the full width inside the margins, the height the
+    // text leaves.
+    const QMargins margins = layout()->contentsMargins();
+    const QSize size(std::max(kMinPictureWidth, width() - margins.left() - margins.right()),
+                     std::max(kMinPictureHeight, m_picture->height()));
+    m_pictureShown = m_renderer(s->evidence, size);
     m_picture->setPixmap(m_pictureShown);
-    m_picture->setVisible(!m_pictureShown.isNull());
 }
 
-void PresenterView::resizeEvent(QResizeEvent* event) {
-    QWidget::resizeEvent(event);
-    if (event->oldSize() != event->size()) {
-        updatePicture();
+bool PresenterView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_picture && event->type() == QEvent::Resize && !m_picture->isHidden()) {
+        const QSize drawn = m_pictureShown.deviceIndependentSize().toSize();
+        if (drawn.height() != m_picture->height()) {
+            updatePicture();
+        }
     }
+    return QWidget::eventFilter(watched, event);
+}
+
+int presentationScreenIndex(int windowScreen, int screenCount) {
+    if (screenCount <= 1) {
+        return 0;
+    }
+    // Two or more screens: the laptop's keeps the main window, the room's (projector, TV) gets the
+    // slides, as presentation programs do. The first screen that is not the window's.
+    return windowScreen == 0 ? 1 : 0;
 }
 
 void PresenterView::keyPressEvent(QKeyEvent* event) {

@@ -28,6 +28,11 @@ struct ReviewSlide {
 std::vector<ReviewSlide> buildReviewSlides(const analysis::AnalysisReport& report,
                                            const core::ReviewNotes& notes, core::TimestampNs traceStartNs);
 
+// Which screen presents: with one screen, that one; with several, the first that is not the main
+// window's (`windowScreen`), so the room's projector shows the slides. Indices into
+// QGuiApplication::screens().
+int presentationScreenIndex(int windowScreen, int screenCount);
+
 class PresenterView : public QWidget {
     Q_OBJECT
 public:
@@ -56,7 +61,7 @@ signals:
 
 protected:
     void keyPressEvent(QKeyEvent* event) override;
-    void resizeEvent(QResizeEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void updatePicture();

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "core/base/Format.h"
+#include "core/base/KernelName.h"
 #include "core/timeline/TimeAxis.h"
 #include "ui/timeline/TimelineColors.h"
 
@@ -68,8 +69,24 @@ TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
 
 TimelineWidget::~TimelineWidget() = default;
 
+QString TimelineWidget::eventLabel(EventRef ref) const {
+    if (ref.kind != EventKind::Kernel) {
+        return QString::fromStdString(timeline::eventName(*m_model, ref));
+    }
+    // Kernels carry their short names (core::shortKernelName), computed once per name.
+    const core::StringId name = timeline::eventNameId(*m_model, ref);
+    auto it = m_shortKernelNames.find(name.index);
+    if (it == m_shortKernelNames.end()) {
+        it = m_shortKernelNames
+                 .emplace(name.index, QString::fromStdString(core::shortKernelName(m_model->text(name))))
+                 .first;
+    }
+    return it->second;
+}
+
 void TimelineWidget::setData(std::shared_ptr<const core::TraceModel> model,
                              std::shared_ptr<const timeline::TrackSet> tracks) {
+    m_shortKernelNames.clear();
     m_model = std::move(model);
     m_tracks = std::move(tracks);
     m_selected = {};
@@ -138,13 +155,20 @@ void TimelineWidget::clampView() {
     if (span.empty()) {
         return;
     }
-    const double maxNsPerPixel = std::max(1000.0, static_cast<double>(span.durationNs()) * 1.5) / plotWidth();
+    // Zoom and pan stop at the trace: at most the whole trace with showAll()'s margin is visible,
+    // and the view never leaves that margin.
+    const core::DurationNs pad = std::max<core::DurationNs>(1, span.durationNs() / 40);
+    const double fullNs = static_cast<double>(span.durationNs() + 2 * pad);
+    const double maxNsPerPixel = std::max(1000.0, fullNs) / plotWidth();
     m_nsPerPixel = std::clamp(m_nsPerPixel, kMinNsPerPixel, std::max(kMinNsPerPixel, maxNsPerPixel));
     const auto visibleNs = static_cast<core::DurationNs>(plotWidth() * m_nsPerPixel);
-    // Keep at least a quarter of the window over the trace.
-    const core::TimestampNs minStart = span.startNs - visibleNs * 3 / 4;
-    const core::TimestampNs maxStart = span.endNs - visibleNs / 4;
-    m_viewStartNs = std::clamp(m_viewStartNs, minStart, std::max(minStart, maxStart));
+    const core::TimestampNs minStart = span.startNs - pad;
+    const core::TimestampNs maxStart = span.endNs + pad - visibleNs;
+    if (maxStart < minStart) {
+        m_viewStartNs = span.startNs + span.durationNs() / 2 - visibleNs / 2;  // wider than the trace
+    } else {
+        m_viewStartNs = std::clamp(m_viewStartNs, minStart, maxStart);
+    }
 }
 
 void TimelineWidget::zoomBy(double factor, double anchorX) {
@@ -571,7 +595,7 @@ void TimelineWidget::paintLane(QPainter& p, const timeline::Lane& lane, const QR
             }
         }
         if (r.width() >= textMinWidth) {
-            QString text = QString::fromStdString(timeline::eventName(*m_model, ref));
+            QString text = eventLabel(ref);
             if (item.folded()) {
                 text = tr("%1 events · %2").arg(item.count).arg(text);
             }
@@ -766,10 +790,15 @@ QString TimelineWidget::tooltipAt(QPoint pos) const {
     const EventRef ref = eventAt(pos);
     if (ref.valid()) {
         const core::TimeRange r = timeline::eventTimes(*m_model, ref);
-        return QStringLiteral("<b>%1</b><br>%2 · %3")
-            .arg(QString::fromStdString(timeline::eventName(*m_model, ref)).toHtmlEscaped())
+        // A kernel's short name as on its block, then the full name.
+        const QString label = eventLabel(ref);
+        const QString full = QString::fromStdString(timeline::eventName(*m_model, ref));
+        return QStringLiteral("<b>%1</b><br>%2 · %3%4")
+            .arg(label.toHtmlEscaped())
             .arg(QString::fromUtf8(timeline::toString(ref.kind).data()))
-            .arg(qs(core::formatDuration(r.durationNs())));
+            .arg(qs(core::formatDuration(r.durationNs())))
+            .arg(label != full ? QStringLiteral("<br><small>%1</small>").arg(full.toHtmlEscaped())
+                               : QString());
     }
     // Idle strip and steps strip.
     const core::TimestampNs t = timeForX(pos.x());
@@ -820,9 +849,20 @@ bool TimelineWidget::event(QEvent* e) {
 void TimelineWidget::wheelEvent(QWheelEvent* event) {
     const QPoint delta = event->angleDelta();
     if (event->modifiers() & (Qt::ShiftModifier | Qt::AltModifier)) {
-        // Scroll the tracks vertically.
-        const int steps = (delta.y() != 0 ? delta.y() : delta.x()) / 120;
-        m_scrollBar->setValue(m_scrollBar->value() - steps * kLaneHeight * 3);
+        // Scroll the tracks vertically: three lanes per wheel notch (120 eighths of a degree).
+        // Touchpads and hi-res wheels send a fraction of a notch (or pixels) per event; the
+        // remainder is kept so that many small deltas scroll as much as one notch.
+        const QPoint pixels = event->pixelDelta();
+        double scrollPx = 0;
+        if (!pixels.isNull()) {
+            scrollPx = pixels.y() != 0 ? pixels.y() : pixels.x();
+        } else {
+            scrollPx = (delta.y() != 0 ? delta.y() : delta.x()) / 120.0 * kLaneHeight * 3;
+        }
+        m_wheelScrollRemainderPx += scrollPx;
+        const int whole = static_cast<int>(m_wheelScrollRemainderPx);  // towards zero
+        m_wheelScrollRemainderPx -= whole;
+        m_scrollBar->setValue(m_scrollBar->value() - whole);
         event->accept();
         return;
     }

@@ -11,6 +11,7 @@
 #include <QWidget>
 #include <memory>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "core/model/TraceModel.h"
@@ -129,6 +130,8 @@ private:
     void computeFlows();
     QRect eventRect(const timeline::EventLocation& where) const;
     QString tooltipAt(QPoint pos) const;
+    // The text on an event's block: a kernel's short name, else the event's name.
+    QString eventLabel(timeline::EventRef ref) const;
 
     std::shared_ptr<const core::TraceModel> m_model;
     std::shared_ptr<const timeline::TrackSet> m_tracks;
@@ -139,6 +142,9 @@ private:
 
     core::TimestampNs m_viewStartNs = 0;
     double m_nsPerPixel = 1.0;
+    // Kernel short names by name id, for the labels on the blocks (eventLabel).
+    mutable std::unordered_map<std::uint32_t, QString> m_shortKernelNames;
+    double m_wheelScrollRemainderPx = 0;  // vertical scroll not applied yet (fractional wheel deltas)
     int m_scrollY = 0;
     int m_labelWidth = 230;
 

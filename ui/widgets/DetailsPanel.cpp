@@ -25,7 +25,8 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
                            "Wheel or W/S: zoom · drag or A/D: pan\n"
                            "Shift+drag: select a range · Z: zoom to it\n"
                            "[ / ]: previous / next step · 0: show all\n"
-                           "Ctrl+F: search · F3 / Shift+F3: next / previous"),
+                           "Ctrl+F: search · F3 / Shift+F3: next / previous\n"
+                           "?: every key"),
                         this);
     m_hint->setWordWrap(true);
     m_hint->setStyleSheet(QStringLiteral("color: #5c6670;"));

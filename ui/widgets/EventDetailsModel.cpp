@@ -1,6 +1,7 @@
 #include "ui/widgets/EventDetailsModel.h"
 
 #include "core/base/Format.h"
+#include "core/base/KernelName.h"
 
 namespace chokepoint::ui {
 
@@ -13,6 +14,11 @@ QString qs(const std::string& s) {
 }
 QString qs(std::string_view s) {
     return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+// "12345.678 µs": microseconds with the nanoseconds as decimals.
+QString microseconds(core::DurationNs ns) {
+    return qs(core::formatFixed(static_cast<double>(ns) / 1e3, 3)) + QStringLiteral(" µs");
 }
 
 }  // namespace
@@ -57,7 +63,7 @@ void EventDetailsModel::rebuild() {
             return tr("unknown");
         }
         const core::ThreadInfo& info = model.threads[t];
-        QString text = tr("%1 (pid %2)").arg(info.tid).arg(info.pid);
+        QString text = tr("%1 (pid %2)").arg(qs(core::formatThreadId(info.tid))).arg(info.pid);
         if (!info.name.empty()) {
             text += QStringLiteral(" · ") + qs(info.name);
         }
@@ -73,6 +79,13 @@ void EventDetailsModel::rebuild() {
             tr("%1 (%2, at %3)")
                 .arg(qs(model.text(row.name)), qs(core::formatDuration(row.endNs - row.startNs)),
                      qs(core::formatDuration(row.startNs - origin))));
+        // HTA's launch delay: from the launch call's return to the GPU starting the work (queued
+        // behind earlier work on the stream, or the GPU busy). Negative when the work started
+        // before the call returned.
+        const core::DurationNs queueNs = times.startNs - row.endNs;
+        add(tr("Queue delay"),
+            queueNs >= 0 ? tr("%1 (launch call end to start)").arg(microseconds(queueNs))
+                         : tr("%1 (started before the launch call returned)").arg(microseconds(queueNs)));
         add(tr("Launch thread"), threadText(row.thread));
         if (row.cpuOp.valid() && row.cpuOp.index < model.cpuOps.size()) {
             const core::CpuOpRow op = model.cpuOps.row(row.cpuOp);
@@ -89,9 +102,17 @@ void EventDetailsModel::rebuild() {
     m_title = qs(timeline::eventName(model, m_ref));
     add(tr("Name"), m_title);
     add(tr("Kind"), qs(timeline::toString(m_ref.kind)));
-    add(tr("Start"), qs(core::formatDuration(times.startNs - origin)) + tr(" after trace start"));
+    if (m_ref.kind == EventKind::Kernel) {
+        // Tables show the short name; the details keep both.
+        const QString shortName = qs(core::shortKernelName(model.text(model.kernels.name[m_ref.row])));
+        if (shortName != m_title) {
+            add(tr("Short name"), shortName);
+        }
+    }
+    // Microseconds with nanosecond digits, as trace viewers show them, from the trace's start.
+    add(tr("Start"), tr("%1 after trace start").arg(microseconds(times.startNs - origin)));
+    add(tr("End"), tr("%1 after trace start").arg(microseconds(times.endNs - origin)));
     add(tr("Duration"), qs(core::formatDuration(times.durationNs())));
-    add(tr("End"), qs(core::formatDuration(times.endNs - origin)));
 
     switch (m_ref.kind) {
         case EventKind::Kernel: {

@@ -124,6 +124,18 @@ struct TopKernel {
     double shareOfKernelTime = 0;
 };
 
+// A CPU op that launched GPU work, name resolved (metrics.kernels.ops without the trace model).
+struct TopOp {
+    std::string name;
+    KernelClass kernelClass = KernelClass::Other;  // class with most GPU time among its kernels
+    std::int64_t count = 0;                        // calls that launched GPU work
+    std::int64_t kernelCount = 0;
+    core::DurationNs gpuTimeNs = 0;
+    core::DurationNs meanGpuTimeNs = 0;
+    core::DurationNs maxGpuTimeNs = 0;
+    double shareOfKernelTime = 0;
+};
+
 struct ReportWarning {
     core::Severity severity = core::Severity::Warning;
     std::string code;     // stable, dotted: "mfu.ordering_violated", "steps.whole_trace"
@@ -142,7 +154,6 @@ struct AnalysisReport {
     ReportDevice device;
     core::DistributedInfo distributed;  // rank, world size, backend as the trace recorded them
     MfuReport mfu;
-    std::vector<TopKernel> topKernels;  // by total time, at most 20
     // Diagnosis
     DiagnosisConfig config;
     DiagnosisSignals overallSignals;
@@ -152,8 +163,10 @@ struct AnalysisReport {
     FixPlan fixes;         // for the overall verdict
     std::string headline;  // "Data-bound: the GPU waits 38 % of each step for the input pipeline"
     std::vector<ReportWarning> warnings;
-    // Every kernel name by total time (compare matches kernels by name).
+    // Every kernel name by total time, not a top N (compare matches kernels by name).
     std::vector<TopKernel> kernelsByName;
+    // Every op that launched GPU work, by the GPU time it launched.
+    std::vector<TopOp> opsByGpuTime;
     IronLawReport ironLaw;
     // Scope: -1 for the whole trace; else the one GPU this report is about (AnalysisOptions::
     // deviceIndex): its kernels, copies and memsets and the host threads that launch on it

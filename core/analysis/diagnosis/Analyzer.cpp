@@ -452,15 +452,18 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
         }
     }
 
-    // Top kernels with names resolved.
+    // Every kernel and every launching op, names resolved.
     r.kernelsByName.reserve(m.kernels.kernels.size());
     for (const KernelStatsRow& k : m.kernels.kernels) {
         r.kernelsByName.push_back({std::string(model.text(k.name)), k.kernelClass, k.tensorCore, k.count,
                                    static_cast<double>(k.totalNs), static_cast<double>(k.meanNs),
                                    k.shareOfKernelTime});
     }
-    const std::size_t top = std::min<std::size_t>(20, r.kernelsByName.size());
-    r.topKernels.assign(r.kernelsByName.begin(), r.kernelsByName.begin() + static_cast<std::ptrdiff_t>(top));
+    r.opsByGpuTime.reserve(m.kernels.ops.size());
+    for (const OpStatsRow& op : m.kernels.ops) {
+        r.opsByGpuTime.push_back({std::string(model.text(op.name)), op.kernelClass, op.count, op.kernelCount,
+                                  op.gpuTimeNs, op.meanGpuTimeNs, op.maxGpuTimeNs, op.shareOfKernelTime});
+    }
 
     // Signals and verdicts. MFU needs the overall busy share first, then feeds the per-window MFU.
     SignalsContext context;

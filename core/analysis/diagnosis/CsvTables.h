@@ -1,7 +1,7 @@
 #pragma once
 // Data exports: every kernel name and every launching op of a trace as CSV (RFC 4180, CRLF line
 // ends, UTF-8), numbers in base units (ns, counts, fractions 0..1, FLOPs, bytes) with the unit in
-// the column name. Not the GUI's formatted top-20 tables: these are for spreadsheets and scripts.
+// the column name. The GUI tables hold the same rows, formatted; these are for spreadsheets and scripts.
 //
 // kernels: name, class, tensorCore, calls, totalNs, meanNs, minNs, maxNs, shareOfKernelTimeFraction,
 //          flops, bytes, costedTimeNs, flopsPerSecond (FLOPs and bytes from recorded shapes, 0 when

@@ -6,6 +6,7 @@
 
 #include "core/analysis/diagnosis/ReportWriters.h"
 #include "core/base/JsonEscape.h"
+#include "core/base/KernelName.h"
 
 namespace chokepoint::analysis {
 
@@ -225,6 +226,23 @@ void writeGain(Json& j, const ExpectedGain& g) {
     j.endObject();
 }
 
+constexpr std::size_t kJsonTopKernels = 20;  // "topKernels": kept at its first meaning, see the schema
+
+void writeKernel(Json& j, const TopKernel& k, bool withShortName) {
+    j.beginObject();
+    j.key("name").str(k.name);
+    if (withShortName) {
+        j.key("shortName").str(core::shortKernelName(k.name));
+    }
+    j.key("class").str(toString(k.kernelClass));
+    j.key("tensorCore").boolean(k.tensorCore);
+    j.key("count").integer(k.count);
+    j.key("totalNs").num(k.totalNs);
+    j.key("meanNs").num(k.meanNs);
+    j.key("shareOfKernelTime").num(k.shareOfKernelTime);
+    j.endObject();
+}
+
 }  // namespace
 
 std::string writeJsonReport(const AnalysisReport& r) {
@@ -406,16 +424,28 @@ std::string writeJsonReport(const AnalysisReport& r) {
     }
     j.endArray();
 
+    // Every kernel; "topKernels" repeats the first 20 for readers of the first schema-1 reports.
+    j.key("kernels").beginArray();
+    for (const TopKernel& k : r.kernelsByName) {
+        writeKernel(j, k, true);
+    }
+    j.endArray();
     j.key("topKernels").beginArray();
-    for (const TopKernel& k : r.topKernels) {
+    for (std::size_t i = 0; i < r.kernelsByName.size() && i < kJsonTopKernels; ++i) {
+        writeKernel(j, r.kernelsByName[i], false);
+    }
+    j.endArray();
+    j.key("ops").beginArray();
+    for (const TopOp& op : r.opsByGpuTime) {
         j.beginObject();
-        j.key("name").str(k.name);
-        j.key("class").str(toString(k.kernelClass));
-        j.key("tensorCore").boolean(k.tensorCore);
-        j.key("count").integer(k.count);
-        j.key("totalNs").num(k.totalNs);
-        j.key("meanNs").num(k.meanNs);
-        j.key("shareOfKernelTime").num(k.shareOfKernelTime);
+        j.key("name").str(op.name);
+        j.key("class").str(toString(op.kernelClass));
+        j.key("count").integer(op.count);
+        j.key("kernelCount").integer(op.kernelCount);
+        j.key("gpuTimeNs").integer(op.gpuTimeNs);
+        j.key("meanGpuTimeNs").integer(op.meanGpuTimeNs);
+        j.key("maxGpuTimeNs").integer(op.maxGpuTimeNs);
+        j.key("shareOfKernelTime").num(op.shareOfKernelTime);
         j.endObject();
     }
     j.endArray();

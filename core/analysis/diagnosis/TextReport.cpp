@@ -1,11 +1,13 @@
 // Text and Markdown writers for AnalysisReport: the terminal view of `chokepoint-cli analyze` and a
 // shareable Markdown document with the same content.
 
+#include <algorithm>
 #include <cstdio>
 
 #include "core/analysis/diagnosis/HostCauses.h"
 #include "core/analysis/diagnosis/ReportWriters.h"
 #include "core/base/Format.h"
+#include "core/base/KernelName.h"
 
 namespace chokepoint::analysis {
 
@@ -230,11 +232,16 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
                        std::string(toString(p.verdict.bottleneck)) + "\n";
             }
         }
-        if (!r.topKernels.empty()) {
-            out += "\nTOP KERNELS\n";
-            for (std::size_t i = 0; i < r.topKernels.size() && i < 8; ++i) {
-                const TopKernel& k = r.topKernels[i];
-                std::string name = k.name.size() > 70 ? k.name.substr(0, 67) + "..." : k.name;
+        if (!r.kernelsByName.empty()) {
+            out += "\nTOP KERNELS (" + std::to_string(std::min<std::size_t>(8, r.kernelsByName.size())) +
+                   " of " + std::to_string(r.kernelsByName.size()) +
+                   "; every kernel: --format csv-kernels or json)\n";
+            for (std::size_t i = 0; i < r.kernelsByName.size() && i < 8; ++i) {
+                const TopKernel& k = r.kernelsByName[i];
+                std::string name = core::shortKernelName(k.name);
+                if (name.size() > 70) {
+                    name = name.substr(0, 67) + "...";
+                }
                 out += "  " + pad(pct(k.shareOfKernelTime), 8) +
                        pad(std::string(toString(k.kernelClass)), 19) + pad(std::to_string(k.count) + "x", 8) +
                        name + "\n";

@@ -66,7 +66,7 @@ struct OpStatsRow {
 };
 
 struct KernelStatsResult {
-    std::vector<KernelStatsRow> kernels;  // by totalNs descending (all names, GUI truncates)
+    std::vector<KernelStatsRow> kernels;  // by totalNs descending, every name
     std::vector<OpStatsRow> ops;          // by gpuTimeNs descending
     // Per kernel row of the model: its classification.
     std::vector<KernelClass> kernelClass;
