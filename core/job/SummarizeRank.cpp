@@ -7,6 +7,7 @@
 
 #include "core/analysis/metrics/KernelClassifier.h"
 #include "core/job/JobNames.h"
+#include "core/model/NameMemo.h"
 
 namespace chokepoint::job {
 namespace {
@@ -148,11 +149,12 @@ std::string groupKeyOf(const core::TraceModel& model, const core::CollectiveCall
 class CollectiveAnnotations {
 public:
     explicit CollectiveAnnotations(const core::TraceModel& model) {
+        core::NameMemo collectiveOp(model, isCollectiveOpName);
         for (std::size_t i = 0; i < model.ranges.size(); ++i) {
-            const std::string_view name = model.text(model.ranges.name[i]);
-            if (model.ranges.thread[i] == core::kNoThread || !isCollectiveOpName(name)) {
+            if (model.ranges.thread[i] == core::kNoThread || !collectiveOp(model.ranges.name[i])) {
                 continue;
             }
+            const std::string_view name = model.text(model.ranges.name[i]);
             std::string kind = collectiveKindFromName(name);
             if (!kind.empty()) {
                 m_byThread[model.ranges.thread[i]].push_back(
@@ -341,13 +343,14 @@ RankSummary summarizeRank(const core::TraceModel& model, const analysis::Analysi
     }
     // Garbage-collector frames and ranges on the host.
     std::vector<TimeRange> gcRanges;
+    core::NameMemo garbageCollection(model, isGarbageCollectionName);
     for (std::size_t i = 0; i < model.cpuOps.size(); ++i) {
-        if (isGarbageCollectionName(model.text(model.cpuOps.name[i]))) {
+        if (garbageCollection(model.cpuOps.name[i])) {
             gcRanges.push_back({model.cpuOps.startNs[i], model.cpuOps.endNs[i]});
         }
     }
     for (std::size_t i = 0; i < model.ranges.size(); ++i) {
-        if (model.ranges.deviceIndex[i] < 0 && isGarbageCollectionName(model.text(model.ranges.name[i]))) {
+        if (model.ranges.deviceIndex[i] < 0 && garbageCollection(model.ranges.name[i])) {
             gcRanges.push_back({model.ranges.startNs[i], model.ranges.endNs[i]});
         }
     }

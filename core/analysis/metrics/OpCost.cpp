@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "core/analysis/metrics/KernelClassifier.h"
+#include "core/model/NameMemo.h"
 #include "core/names/NameRules.h"
 
 namespace chokepoint::analysis {
@@ -559,6 +560,7 @@ OpCostResult attributeOpCosts(const core::TraceModel& model) {
             ++opKernels[static_cast<std::size_t>(costed)];
         }
     }
+    core::NameMemo tf32Name(model, kernelNameSaysTf32);  // once per kernel name, not per kernel
     for (std::uint32_t k = 0; k < kernelCount; ++k) {
         if (kernelOp[k] < 0) {
             continue;
@@ -573,7 +575,7 @@ OpCostResult attributeOpCosts(const core::TraceModel& model) {
         std::optional<Precision> precision = e.precision;
         // PyTorch records fp32 dtypes for matmuls that cuBLAS runs as TF32 on tensor cores
         // (torch.backends.cuda.matmul.allow_tf32); only the kernel name tells.
-        if (precision == Precision::FP32 && kernelNameSaysTf32(model.text(model.kernels.name[k]))) {
+        if (precision == Precision::FP32 && tf32Name(model.kernels.name[k])) {
             precision = Precision::TF32;
         }
         result.kernelPrecision[k] = precision ? static_cast<std::int8_t>(*precision) : std::int8_t{-1};
