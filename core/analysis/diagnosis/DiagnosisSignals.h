@@ -84,6 +84,10 @@ struct DiagnosisSignals {
     bool fusedAttentionSeen = false;  // flash / memory-efficient attention kernels present
     double softmaxShare = 0;          // reduction/softmax (materialized attention shows up here)
     double elementwiseShare = 0;      // elementwise + normalization + reduction (fusion candidates)
+    // Distinct names among those kernels in the trace: fusion needs at least two different ops to
+    // merge (one kernel repeated, like a saxpy loop, has nothing to fuse with). -1: not known
+    // (aggregate input without kernel names).
+    std::int32_t fusableKernelNameCount = -1;
     bool convolutionSeen = false;     // CNN workload hint (R5 does not apply to CNNs)
     // What the trace shows already in use (guards fixes that would suggest it again).
     bool cudaGraphsSeen = false;    // CUDA graph launches or graph-node kernels

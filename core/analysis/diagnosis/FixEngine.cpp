@@ -599,10 +599,18 @@ private:
     void r6() {
         const bool overhead = headline(Bottleneck::LaunchOverhead) || active(Bottleneck::LaunchOverhead);
         const double fusable = m_s.elementwiseShare;
-        const bool memory = active(Bottleneck::MemoryBandwidth) && fusable >= m_c.fusionMinShare;
+        const bool oneKernelRepeated = m_s.fusableKernelNameCount >= 0 && m_s.fusableKernelNameCount < 2;
+        const bool memory =
+            active(Bottleneck::MemoryBandwidth) && fusable >= m_c.fusionMinShare && !oneKernelRepeated;
         if (m_s.compiledCodeSeen && m_s.cudaGraphsSeen) {
             skip("R6",
                  "torch.compile (Triton kernels / compiled regions) and CUDA graphs are already in use");
+            return;
+        }
+        if (!overhead && active(Bottleneck::MemoryBandwidth) && fusable >= m_c.fusionMinShare &&
+            oneKernelRepeated) {
+            skip("R6", "the memory-bound kernel time is one kernel repeated (" + pct(fusable) +
+                           " of kernel time): fusion needs two or more different ops to merge");
             return;
         }
         if (!overhead && !memory) {

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/names/NameRules.h"
 
@@ -155,6 +156,7 @@ private:
             if (cls == KernelClass::Elementwise || cls == KernelClass::Normalization ||
                 cls == KernelClass::Reduction) {
                 one.fusableNs = ns;
+                m_fusableNames.insert(k.name[i].index);
             }
             placeOnRidge(one, cls, i, ns);
             if (cls != KernelClass::Communication && m_smCount > 0) {
@@ -484,6 +486,7 @@ private:
         s.fusedAttentionSeen = mix.attentionNs > 0;
         s.softmaxShare = ratio(mix.softmaxNs, mix.totalNs);
         s.elementwiseShare = ratio(mix.fusableNs, mix.totalNs);
+        s.fusableKernelNameCount = static_cast<std::int32_t>(m_fusableNames.size());
         s.convolutionSeen = mix.convolutionNs > 0;
         s.cudaGraphsSeen = m_cudaGraphsSeen;
         s.compiledCodeSeen = m_compiledCodeSeen;
@@ -805,6 +808,7 @@ private:
     std::unordered_map<std::uint32_t, double> m_unclassifiedByName;  // kernel name -> ns
     // kernel name -> idle-SM ns, blocks of its last launch
     std::unordered_map<std::uint32_t, std::pair<double, std::int64_t>> m_underOccupiedByName;
+    std::unordered_set<std::uint32_t> m_fusableNames;  // kernel names of fusion candidates
     double m_counterPeakBytes = 0;
     bool m_hostActivity = false;
     bool m_cudaGraphsSeen = false;
