@@ -468,8 +468,7 @@ Verdict classifyWindow(const DiagnosisSignals& s, const DiagnosisConfig& c) {
 
     // 2. Gap classes, before the busy bands.
     std::vector<GapCandidate> gaps = {dataCandidate(s, c), communicationCandidate(s, c),
-                                      overheadCandidate(s, c), hostCandidate(s, c),
-                                      copyCandidate(s, c)};
+                                      overheadCandidate(s, c), hostCandidate(s, c), copyCandidate(s, c)};
     if (!s.idleCausesKnown) {
         v.missingSignals.push_back("host activity during GPU idle (idle causes)");
     }

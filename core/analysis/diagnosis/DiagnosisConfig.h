@@ -37,7 +37,7 @@ struct DiagnosisConfig {
     // checkpointing/logging/evaluation, garbage collection) → host-bound. [PROPOSAL] same bar as
     // launch overhead: both are host time on the step's critical path.
     double hostWorkMinFraction = 0.20;
-    double copyBoundMinFraction = 0.25;       // exposed host<->device copies → copy-bound [PROPOSAL]
+    double copyBoundMinFraction = 0.25;  // exposed host<->device copies → copy-bound [PROPOSAL]
     // Busy windows: kernels we cannot place above or below the ridge (no class, shapes or counters)
     // holding at least this share of kernel time leave compute vs memory undetermined [PROPOSAL].
     double unclassifiedKernelMaxShare = 0.50;

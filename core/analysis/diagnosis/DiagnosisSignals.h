@@ -88,7 +88,7 @@ struct DiagnosisSignals {
     // merge (one kernel repeated, like a saxpy loop, has nothing to fuse with). -1: not known
     // (aggregate input without kernel names).
     std::int32_t fusableKernelNameCount = -1;
-    bool convolutionSeen = false;     // CNN workload hint (R5 does not apply to CNNs)
+    bool convolutionSeen = false;  // CNN workload hint (R5 does not apply to CNNs)
     // What the trace shows already in use (guards fixes that would suggest it again).
     bool cudaGraphsSeen = false;    // CUDA graph launches or graph-node kernels
     bool compiledCodeSeen = false;  // Triton/Inductor kernels or torch.compile regions

@@ -946,7 +946,8 @@ private:
             ": compute-bound kernel time " + pct(computeShare) + " of the step";
         // Memory-bound kernel time is already taken out of computeShare; the low end scales only
         // half of what is left (kernels near the ridge gain less than the peak ratio).
-        const double slowSpeedup = formulas::peakUpgradeSpeedup(computeShare / 2, m_c.hardwareUpgradePeakRatio);
+        const double slowSpeedup =
+            formulas::peakUpgradeSpeedup(computeShare / 2, m_c.hardwareUpgradePeakRatio);
         r.gain = gpuGain(m_stepNs - m_stepNs / slowSpeedup, m_stepNs - m_stepNs / speedup,
                          m_stepNs - m_stepNs / speedup, false,
                          "Amdahl over the compute-bound kernel time with a " +
@@ -990,8 +991,8 @@ private:
             case HostCause::Compilation:
                 r.gain =
                     hostIdleGain(causeShare * m_stepNs, true,
-                                   "compilation is paid once per new shape or graph: steady-state steps do "
-                                   "not pay it, so at most the compilation idle leaves the mean step");
+                                 "compilation is paid once per new shape or graph: steady-state steps do "
+                                 "not pay it, so at most the compilation idle leaves the mean step");
                 r.costs = "none for warm-up exclusion; a compile cache needs disk space";
                 r.risks = "recompilation on changing shapes comes back every time a new shape appears";
                 r.companions = {"profile steady-state steps: skip the first steps in the profiler schedule"};
@@ -1006,8 +1007,8 @@ private:
                 break;
             case HostCause::Housekeeping:
                 r.gain = hostIdleGain(causeShare * m_stepNs, true,
-                                        "checkpoint saving, logging and evaluation off the training step's "
-                                        "critical path: at most their idle disappears");
+                                      "checkpoint saving, logging and evaluation off the training step's "
+                                      "critical path: at most their idle disappears");
                 r.costs = "host memory for an asynchronous checkpoint copy; fewer log points";
                 r.risks = "asynchronous saves must finish before the next save or exit";
                 r.pytorchChange =
@@ -1020,7 +1021,7 @@ private:
             case HostCause::GarbageCollection:
                 r.gain =
                     hostIdleGain(causeShare * m_stepNs, true,
-                                   "collections moved out of the step loop: at most their idle disappears");
+                                 "collections moved out of the step loop: at most their idle disappears");
                 r.costs = "memory held by cyclic garbage until the next explicit collection";
                 r.risks = "reference cycles grow between explicit collections";
                 r.pytorchChange =
@@ -1033,8 +1034,8 @@ private:
                 break;
             case HostCause::Code:
                 r.gain = hostIdleGain(causeShare * m_stepNs, true,
-                                        "the named host code moved off the step (DataLoader workers, fewer "
-                                        "Python calls per step, or the GPU): at most its idle disappears");
+                                      "the named host code moved off the step (DataLoader workers, fewer "
+                                      "Python calls per step, or the GPU): at most its idle disappears");
                 r.costs = "code changes where the frames point";
                 r.risks = "per-step Python bookkeeping often hides a host synchronization";
                 r.companions = {"look at the frames named in the evidence first: they take the time"};
@@ -1070,11 +1071,10 @@ private:
         if (m_s.pcieActiveFraction) {
             r.evidence += "; PCIe throughput " + pct(*m_s.pcieActiveFraction) + " of peak (measured)";
         }
-        r.gain =
-            copyGain(copies * m_stepNs, true,
-                           "copies from pinned memory with non_blocking=True overlap kernels on another "
-                           "stream, and data kept on the GPU is not copied at all: at most the exposed copy "
-                           "time disappears (PyTorch docs, 'Use pinned memory buffers')");
+        r.gain = copyGain(copies * m_stepNs, true,
+                          "copies from pinned memory with non_blocking=True overlap kernels on another "
+                          "stream, and data kept on the GPU is not copied at all: at most the exposed copy "
+                          "time disappears (PyTorch docs, 'Use pinned memory buffers')");
         r.costs = "pinned host memory cannot be paged out; keeping data on the GPU uses device memory";
         r.risks = "a non_blocking copy must not be read on the host before a synchronization";
         r.companions = {"R1 when the copies move input batches: DataLoader(pin_memory=True) prefetches them"};
@@ -1122,9 +1122,9 @@ private:
         // over every SM (memory-bound kernels saturate DRAM earlier, so the real gain is smaller).
         r.gain =
             occupancyGain(idle * kernelShare * m_stepNs, true,
-                           "each under-occupied kernel shrinks to blocks / SMs of its time if the same work "
-                           "is spread over all SMs; memory-bound kernels stop scaling once DRAM bandwidth "
-                           "saturates, so this is an upper bound");
+                          "each under-occupied kernel shrinks to blocks / SMs of its time if the same work "
+                          "is spread over all SMs; memory-bound kernels stop scaling once DRAM bandwidth "
+                          "saturates, so this is an upper bound");
         r.costs =
             "a launch configuration change (grid-stride loop) or a library call instead of a hand kernel";
         r.risks =
