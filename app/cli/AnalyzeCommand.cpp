@@ -15,6 +15,7 @@
 #include "core/analysis/diagnosis/CsvTables.h"
 #include "core/analysis/diagnosis/ReportWriters.h"
 #include "core/import/TraceLoader.h"
+#include "core/job/RankSplit.h"
 
 namespace chokepoint::cli {
 
@@ -92,6 +93,16 @@ int runAnalyze(const Args& rawArgs) {
     if (!model) {
         std::fprintf(stderr, "chokepoint-cli analyze: %s\n", model.error().message.c_str());
         return model.error().message == core::kCancelledMessage ? kExitCancelled : kExitBadInput;
+    }
+    const bool jobFormat = parsed.format == "text" || parsed.format == "json";
+    if (!parsed.deviceIndex && jobFormat && job::holdsSeveralRanks(model.value())) {
+        // One file with several ranks (an Nsight Systems export of torchrun, a fused trace): the
+        // job analysis, which reads the file again and splits it into its ranks.
+        std::fprintf(stderr,
+                     "chokepoint-cli analyze: %s holds several ranks: analysed as a job (--device-index N "
+                     "analyses one GPU alone)\n",
+                     parsed.files[0].c_str());
+        return runAnalyzeJob(parsed, jobArgs);
     }
     auto shared = std::make_shared<const core::TraceModel>(std::move(model.value()));
     setup.options.sourcePath = parsed.files[0];

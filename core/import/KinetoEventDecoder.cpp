@@ -335,6 +335,8 @@ error_code decodeArgs(value& v, KinetoEvent& e, KinetoModelBuilder& issues) {
             case 'r':
                 if (keyIs(k, "registers per thread")) {
                     err = readInt(fv, e.registersPerThread, "registers per thread", issues);
+                } else if (keyIs(k, "rank")) {
+                    err = readInt(fv, e.rank, "rank", issues);
                 }
                 break;
             case 's':

@@ -385,6 +385,20 @@ std::int32_t KinetoModelBuilder::gpuDevice(const KinetoEvent& e) {
             device = 0;
         }
     }
+    if (e.rank.present) {
+        // A fused trace: GPU 0 of rank 3 is not GPU 0 of rank 5.
+        const auto key = std::make_pair(e.rank.value, device);
+        auto it = m_fusedDevice.find(key);
+        if (it == m_fusedDevice.end()) {
+            if (m_fusedDevice.size() > static_cast<std::size_t>(std::numeric_limits<std::int16_t>::max())) {
+                count("import.value_out_of_range", Severity::Warning,
+                      "more GPUs in the fused trace than device indices; device 0 used");
+                return 0;
+            }
+            it = m_fusedDevice.emplace(key, static_cast<std::int32_t>(m_fusedDevice.size())).first;
+        }
+        return it->second;
+    }
     if (device < 0 || device > std::numeric_limits<std::int16_t>::max()) {
         count("import.value_out_of_range", Severity::Warning, "GPU device index out of range; device 0 used");
         device = 0;
@@ -408,6 +422,9 @@ std::int32_t KinetoModelBuilder::gpuStream(const KinetoEvent& e) {
 
 void KinetoModelBuilder::addEvent(const KinetoEvent& e, std::uint64_t eventIndex) {
     ++m_events;
+    if (e.rank.present && e.pid.present) {
+        m_pidRank.emplace(idNumber(e.pid), e.rank.value);
+    }
     if (e.phase.size() != 1) {
         if (e.phase.empty()) {
             count("import.event_without_phase", Severity::DataLoss,
@@ -729,6 +746,19 @@ void KinetoModelBuilder::addFlow(const KinetoEvent& e, Kind kind) {
 }
 
 void KinetoModelBuilder::finish() {
+    // A fused trace names each process after its rank ("RANK 3 - python"), which is how the job
+    // analysis tells the ranks of one file apart (core/job/RankSplit.h).
+    for (const auto& [pid, rank] : m_pidRank) {
+        auto [it, inserted] = m_processRow.try_emplace(pid, m_model.processes.size());
+        if (inserted) {
+            m_model.processes.push_back(ProcessInfo{pid, {}});
+        }
+        ProcessInfo& process = m_model.processes[it->second];
+        const std::string prefix = "RANK " + std::to_string(rank);
+        if (!startsWith(process.name, prefix)) {
+            process.name = process.name.empty() ? prefix : prefix + " - " + process.name;
+        }
+    }
     // Link events without a "correlation" arg through the flow that starts or ends on them: a flow
     // starts at its launch call (same pid, tid, ts) and ends at the GPU record it launched.
     if (!m_pendingLinks.empty()) {

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -61,6 +62,9 @@ struct KinetoEventFields {
     // Collective parameters on NCCL/RCCL kernels (PyTorch 2.x).
     std::string_view collectiveName, processGroupName, processGroupDescription, processGroupRanks, dtype;
     OptInt inNelems, outNelems, groupSize;
+    // args.rank: trace mergers (TraceLens TraceFuse) tag every event of a fused multi-rank trace
+    // with the rank it came from; GPU device ids then repeat across ranks (each host's GPU 0).
+    OptInt rank;
 };
 
 // One event of "traceEvents", decoded. String views stay valid until the next event is decoded.
@@ -140,6 +144,10 @@ private:
     // Kineto lists each GPU as a pseudo-process ("process_labels": "GPU 0") whose thread_name
     // entries name its streams. Thread names wait until finish() to know which pids are GPUs.
     std::unordered_map<std::int64_t, bool> m_gpuPids;  // pid -> labelled "GPU N"
+    // Fused multi-rank traces (events carry args.rank): the rank of each pid, and one device index
+    // per (rank, recorded device) in first-seen order, since every host numbers its GPUs from 0.
+    std::map<std::int64_t, std::int64_t> m_pidRank;
+    std::map<std::pair<std::int64_t, std::int64_t>, std::int32_t> m_fusedDevice;
     struct PendingName {
         KinetoId pid, tid;
         std::string pidText, tidText;  // owned copies of text ids

@@ -7,19 +7,32 @@
 
 namespace chokepoint::job {
 
+namespace {
+
+// Several GPUs used by ONE process are one rank's devices, not ranks: not split (the rank's report
+// carries per-device accounting instead, AnalysisReport::deviceReports).
+bool processesOnDifferentDevices(const core::DeviceThreads& threads) {
+    std::set<std::int16_t> devicesOfProcesses;
+    for (const auto& [pid, processDevices] : threads.launchingProcesses()) {
+        devicesOfProcesses.insert(processDevices.begin(), processDevices.end());
+    }
+    return threads.launchingProcesses().size() >= 2 && devicesOfProcesses.size() >= 2;
+}
+
+}  // namespace
+
+bool holdsSeveralRanks(const core::TraceModel& model) {
+    return core::devicesWithGpuWork(model).size() >= 2 &&
+           processesOnDifferentDevices(core::DeviceThreads(model));
+}
+
 std::vector<RankPart> splitRanks(const core::TraceModel& model, std::int32_t orderBase) {
     const std::vector<std::int16_t> devices = core::devicesWithGpuWork(model);
     if (devices.size() < 2) {
         return {};
     }
     const core::DeviceThreads threads(model);
-    // Several GPUs used by ONE process are one rank's devices, not ranks: not split here (the
-    // rank's report carries per-device accounting instead, AnalysisReport::perDevice).
-    std::set<std::int16_t> devicesOfProcesses;
-    for (const auto& [pid, processDevices] : threads.launchingProcesses()) {
-        devicesOfProcesses.insert(processDevices.begin(), processDevices.end());
-    }
-    if (threads.launchingProcesses().size() < 2 || devicesOfProcesses.size() < 2) {
+    if (!processesOnDifferentDevices(threads)) {
         return {};
     }
 

@@ -21,6 +21,10 @@ struct RankPart {
     std::int16_t deviceIndex = 0;
 };
 
+// Whether splitRanks would cut `model` into several ranks: GPU work on two or more devices, launched
+// by two or more processes that use different devices. Cheap: no rows are copied.
+bool holdsSeveralRanks(const core::TraceModel& model);
+
 // `orderBase`: rank given to the first part when nothing else identifies the ranks (the part's
 // position is added).
 std::vector<RankPart> splitRanks(const core::TraceModel& model, std::int32_t orderBase);

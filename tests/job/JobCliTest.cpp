@@ -52,6 +52,23 @@ TEST_F(JobCliTest, AnalyzeAFolderOpensWithTheJobSection) {
     EXPECT_NE(r.out.find("PER RANK"), std::string::npos);
 }
 
+TEST_F(JobCliTest, OneFusedFileOfSeveralRanksIsAnalysedAsAJob) {
+    testjob::KinetoJobOptions options;
+    options.lateRank = 1;
+    options.lateDataUs = 5000;
+    std::ofstream(path("fused.json")) << testjob::kinetoFusedJob(options);
+    const CliResult r = run("analyze " + path("fused.json"));
+    ASSERT_EQ(r.exitCode, 0) << r.out;
+    EXPECT_NE(r.out.find("holds several ranks: analysed as a job"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("JOB  4 rank(s)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("ranks from process name"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("rank 1:"), std::string::npos) << r.out;
+    // One GPU of it alone, as a single trace.
+    const CliResult one = run("analyze " + path("fused.json") + " --device-index 1");
+    ASSERT_EQ(one.exitCode, 0) << one.out;
+    EXPECT_NE(one.out.find("Scope: GPU 1 alone"), std::string::npos) << one.out;
+}
+
 TEST_F(JobCliTest, JsonHasTheJobObject) {
     const CliResult r = run("analyze --format json '" + path("traces") + "/rank-*.json'");
     ASSERT_EQ(r.exitCode, 0) << r.out;

@@ -105,6 +105,32 @@ TEST(JobLoadingTest, FolderOfRankTracesFindsTheLateRankAndItsDataWait) {
     EXPECT_NEAR(static_cast<double>(report.stragglers.front().latePerStepNs), 6e6, 0.3e6);
 }
 
+TEST(JobLoadingTest, FusedMultiHostTraceIsSplitIntoItsRanksThoughEveryRankUsesGpu0) {
+    TempFolder folder;
+    testjob::KinetoJobOptions options;
+    options.lateRank = 2;
+    options.lateDataUs = 6000;
+    options.skewUsPerRank = 1500;
+    const std::string path = folder.path() + "/fused.json";
+    std::ofstream(path) << testjob::kinetoFusedJob(options);
+    LoadedJob loaded = load({path});
+    ASSERT_EQ(loaded.ranks.size(), 4u);
+    EXPECT_TRUE(loaded.problems.empty());
+    const JobReport report = analyzeJob(loaded.ranks, loaded.problems);
+    std::vector<std::int32_t> ranks;
+    for (const JobRank& rank : report.ranks) {
+        ranks.push_back(rank.summary->rank);
+        EXPECT_EQ(rank.summary->rankSource, RankSource::ProcessName);
+        EXPECT_EQ(rank.summary->collectives.size(), 4u);
+        EXPECT_NEAR(static_cast<double>(rank.clockOffsetNs - report.ranks.front().clockOffsetNs),
+                    1.5e6 * rank.summary->rank, 5'000);
+    }
+    EXPECT_EQ(ranks, (std::vector<std::int32_t>{0, 1, 2, 3}));
+    ASSERT_EQ(report.stragglers.size(), 1u);
+    EXPECT_EQ(report.stragglers.front().rank, 2);
+    EXPECT_EQ(report.stragglers.front().cause, StragglerCause::DataWait);
+}
+
 TEST(JobLoadingTest, OneCorruptRankCostsThatRankOnly) {
     TempFolder folder;
     testjob::writeKinetoJob({}, folder.path());

@@ -74,6 +74,47 @@ inline std::string kinetoRankTrace(const KinetoJobOptions& o, int rank) {
            events + "]}";
 }
 
+// The ranks fused into one file the way TraceLens's TraceFuse merges them: only "traceEvents" are
+// kept (no distributedInfo, no deviceProperties), every event with args gets args.rank, pids and
+// correlation / External ids are offset per rank, and GPU device ids stay as recorded: every rank's
+// kernels are on "device 0", as on a multi-host job.
+inline std::string kinetoFusedJob(const KinetoJobOptions& o) {
+    std::string fused;
+    for (int r = 0; r < o.ranks; ++r) {
+        std::string trace = kinetoRankTrace(o, r);
+        const std::string open = "\"traceEvents\":[";
+        std::string events = trace.substr(trace.find(open) + open.size());
+        events.resize(events.size() - 2);  // "]}"
+        auto offsetNumbers = [&](const std::string& key, std::int64_t offset) {
+            std::string out;
+            std::size_t pos = 0;
+            for (std::size_t at; (at = events.find(key, pos)) != std::string::npos;) {
+                const std::size_t digits = at + key.size();
+                std::size_t end = digits;
+                while (end < events.size() && events[end] >= '0' && events[end] <= '9') {
+                    ++end;
+                }
+                out += events.substr(pos, digits - pos) +
+                       std::to_string(std::stoll(events.substr(digits, end - digits)) + offset);
+                pos = end;
+            }
+            events = out + events.substr(pos);
+        };
+        offsetNumbers("\"pid\":", 1000 * r);
+        offsetNumbers("\"correlation\":", 100000 * r);
+        offsetNumbers("\"External id\":", 100000 * r);
+        std::string tagged;
+        const std::string args = "\"args\":{";
+        std::size_t pos = 0;
+        for (std::size_t at; (at = events.find(args, pos)) != std::string::npos; pos = at + args.size()) {
+            tagged += events.substr(pos, at + args.size() - pos) + "\"rank\":" + std::to_string(r) + ",";
+        }
+        tagged += events.substr(pos);
+        fused += (fused.empty() ? "" : ",\n") + tagged;
+    }
+    return "{\"traceEvents\":[" + fused + "]}";
+}
+
 inline void writeKinetoJob(const KinetoJobOptions& o, const std::string& folder) {
     for (int r = 0; r < o.ranks; ++r) {
         std::ofstream(folder + "/rank-" + std::to_string(r) + ".pt.trace.json") << kinetoRankTrace(o, r);
