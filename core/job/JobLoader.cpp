@@ -6,6 +6,10 @@
 #include <mutex>
 #include <thread>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include "core/import/TraceLoader.h"
 #include "core/job/JobInputs.h"
 #include "core/job/RankIdentity.h"
@@ -83,6 +87,12 @@ LoadedJob loadJob(const std::vector<std::string>& paths, const JobLoadOptions& o
                     summaries[i] = summarizeModel(std::move(shared), path, static_cast<int>(i),
                                                   options.analysis, &errors[i]);
                 }
+#if defined(__GLIBC__)
+                // The rank's model and report are freed; give the pages back before the next rank
+                // so that peak memory stays near one rank's analysis per worker (glibc keeps freed
+                // memory in per-thread arenas otherwise).
+                malloc_trim(0);
+#endif
             }
             const std::size_t finished = done.fetch_add(1) + 1;
             if (options.progress && !options.progress(finished, paths.size())) {
