@@ -19,6 +19,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalBlocker>
+#include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -709,7 +710,55 @@ void MainWindow::keyPressEvent(QKeyEvent* event) {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
     m_document->cancel();
+    if (m_interactive) {
+        saveLayout();
+    }
     QMainWindow::closeEvent(event);
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    if (m_interactive && !m_layoutRestored) {
+        m_layoutRestored = true;
+        restoreLayout();
+    }
+}
+
+namespace {
+
+// "layout/splitters/timeline/0": the n-th splitter of a page, in construction order.
+QString splitterKey(const Page* page, int index) {
+    return QStringLiteral("layout/splitters/%1/%2").arg(page->pageId()).arg(index);
+}
+
+}  // namespace
+
+void MainWindow::saveLayout() const {
+    QSettings settings;
+    settings.setValue(QStringLiteral("layout/geometry"), saveGeometry());
+    for (const Page* page : m_pages) {
+        const QList<QSplitter*> splitters = page->findChildren<QSplitter*>();
+        for (int i = 0; i < splitters.size(); ++i) {
+            settings.setValue(splitterKey(page, i), splitters[i]->saveState());
+        }
+    }
+}
+
+void MainWindow::restoreLayout() {
+    QSettings settings;
+    const QByteArray geometry = settings.value(QStringLiteral("layout/geometry")).toByteArray();
+    if (!geometry.isEmpty()) {
+        restoreGeometry(geometry);
+    }
+    for (Page* page : m_pages) {
+        const QList<QSplitter*> splitters = page->findChildren<QSplitter*>();
+        for (int i = 0; i < splitters.size(); ++i) {
+            const QByteArray state = settings.value(splitterKey(page, i)).toByteArray();
+            if (!state.isEmpty()) {
+                splitters[i]->restoreState(state);
+            }
+        }
+    }
 }
 
 }  // namespace chokepoint::ui

@@ -86,6 +86,10 @@ public:
     // When false, load errors go to stderr and the loadFailed signal only (no modal dialog):
     // used by --screenshot and tests.
     void setInteractive(bool interactive) { m_interactive = interactive; }
+    // Window geometry and every page's splitter positions, kept in QSettings between sessions
+    // (interactive windows only: screenshots use their own size and the default layout).
+    void saveLayout() const;
+    void restoreLayout();
 
 signals:
     void recentFilesChanged();
@@ -94,6 +98,7 @@ protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
 
 private:
@@ -132,6 +137,7 @@ private:
     QMenu* m_recentMenu = nullptr;
     QAction* m_fileOpenEnd = nullptr;  // the separator after File's opening actions
     bool m_interactive = true;
+    bool m_layoutRestored = false;
 };
 
 }  // namespace chokepoint::ui

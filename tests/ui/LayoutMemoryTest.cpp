@@ -1,0 +1,68 @@
+// The window's geometry and every page's splitter positions come back in the next session.
+#include <gtest/gtest.h>
+
+#include <QSplitter>
+#include <QTest>
+
+#include "tests/ui/PageTestSupport.h"
+#include "ui/MainWindow.h"
+
+namespace chokepoint::ui {
+namespace {
+
+QSplitter* firstSplitter(MainWindow& window, const QString& pageId) {
+    Page* page = window.page(pageId);
+    if (page == nullptr) {
+        return nullptr;
+    }
+    const QList<QSplitter*> splitters = page->findChildren<QSplitter*>();
+    return splitters.isEmpty() ? nullptr : splitters.front();
+}
+
+TEST(LayoutMemoryTest, GeometryAndSplittersAreRememberedBetweenSessions) {
+    testutils::isolateSettings();
+    QList<int> chosen;
+    {
+        MainWindow window;
+        window.resize(1111, 777);
+        window.show();
+        ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+        window.showPage(QStringLiteral("timeline"));
+        QSplitter* splitter = firstSplitter(window, QStringLiteral("timeline"));
+        ASSERT_NE(splitter, nullptr);
+        const QList<int> sizes = splitter->sizes();
+        ASSERT_GE(sizes.size(), 2);
+        const int total = sizes[0] + sizes[1];
+        splitter->setSizes({total / 4, total - total / 4});
+        chosen = splitter->sizes();
+        window.close();
+    }
+    MainWindow again;
+    again.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&again));
+    EXPECT_EQ(again.size(), QSize(1111, 777));
+    again.showPage(QStringLiteral("timeline"));
+    QSplitter* splitter = firstSplitter(again, QStringLiteral("timeline"));
+    ASSERT_NE(splitter, nullptr);
+    EXPECT_EQ(splitter->sizes(), chosen);
+}
+
+TEST(LayoutMemoryTest, ScreenshotWindowsNeitherReadNorWriteTheLayout) {
+    testutils::isolateSettings();
+    {
+        MainWindow window;
+        window.resize(900, 600);
+        window.show();
+        ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+        window.close();
+    }
+    MainWindow shot;
+    shot.setInteractive(false);
+    shot.resize(1600, 1000);
+    shot.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&shot));
+    EXPECT_EQ(shot.size(), QSize(1600, 1000));
+}
+
+}  // namespace
+}  // namespace chokepoint::ui
