@@ -8,6 +8,7 @@
 
 #include "core/analysis/metrics/IntervalSet.h"
 #include "core/analysis/metrics/PhaseDetection.h"
+#include "core/model/NameMemo.h"
 #include "core/names/NameRules.h"
 
 namespace chokepoint::analysis {
@@ -206,7 +207,7 @@ public:
         : m_model(model),
           m_category(model.strings.size(), kUnset),
           m_api(model.strings.size(), kUnset),
-          m_framework(model.strings.size(), kUnset) {}
+          m_framework(model, names::isFrameworkOpName) {}
     std::int8_t category(core::StringId id) {
         if (!id.valid() || id.index >= m_category.size()) {
             return kNoCategory;
@@ -232,14 +233,7 @@ public:
         return r == names::ApiRole::Synchronize || r == names::ApiRole::CopyBlocking;
     }
     bool frameworkOp(core::StringId id) {
-        if (!id.valid() || id.index >= m_framework.size()) {
-            return false;
-        }
-        std::int8_t& f = m_framework[id.index];
-        if (f == kUnset) {
-            f = names::isFrameworkOpName(m_model.text(id)) ? 1 : 0;
-        }
-        return f == 1;
+        return id.valid() && id.index < m_model.strings.size() && m_framework(id);
     }
     bool launchApi(core::StringId id) {
         const names::ApiRole r = api(id);
@@ -251,7 +245,7 @@ private:
     const core::TraceModel& m_model;
     std::vector<std::int8_t> m_category;
     std::vector<std::int8_t> m_api;
-    std::vector<std::int8_t> m_framework;
+    core::NameMemo m_framework;
 };
 
 HostActivity buildHostActivity(const core::TraceModel& model,
