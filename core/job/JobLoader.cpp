@@ -24,6 +24,7 @@ std::vector<RankSummary> summarizeModel(std::shared_ptr<const core::TraceModel> 
     analysis::AnalysisOptions rankOptions = options;
     rankOptions.progress = {};
     rankOptions.sourcePath = path;
+    rankOptions.metrics.tensorBoardOverview = false;  // a view table: the summary does not read it
     std::vector<RankSummary> out;
     std::vector<RankPart> parts = splitRanks(*model, orderIndex);
     if (parts.empty()) {

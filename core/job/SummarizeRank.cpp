@@ -308,11 +308,12 @@ RankSummary summarizeRank(const core::TraceModel& model, const analysis::Analysi
     std::vector<TimestampNs> computeKernelStarts;
     std::vector<std::size_t> collectiveKernels;
     const auto& k = model.kernels;
+    core::NameMemo communicationKernel(model, analysis::isCommunicationKernelName);
     for (std::size_t i = 0; i < k.size(); ++i) {
         if (k.deviceIndex[i] != device) {
             continue;
         }
-        if (analysis::isCommunicationKernelName(model.text(k.name[i]))) {
+        if (communicationKernel(k.name[i])) {
             collectiveKernels.push_back(i);
         } else {
             gpuWork.push_back({k.startNs[i], k.endNs[i]});

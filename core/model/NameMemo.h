@@ -1,8 +1,9 @@
 #pragma once
-// A yes/no name rule answered once per distinct (interned) name instead of once per row: the name
-// rules (core/names) tokenize their input, which is too slow to repeat for every op of a trace.
+// A name rule answered once per distinct (interned) name instead of once per row: the name rules
+// (core/names) tokenize their input, which is too slow to repeat for every kernel or op of a trace.
+// `NameMemo memo(model, rule)` deduces the answer type from the rule (bool, an enum, a struct).
 
-#include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -10,28 +11,31 @@
 
 namespace chokepoint::core {
 
+template <typename Answer>
 class NameMemo {
 public:
-    using Rule = bool (*)(std::string_view);
+    using Rule = Answer (*)(std::string_view);
     NameMemo(const TraceModel& model, Rule rule)
-        : m_model(model), m_rule(rule), m_answers(model.strings.size(), kUnknown) {}
+        : m_model(model), m_rule(rule), m_answers(model.strings.size()) {}
 
-    bool operator()(StringId id) {
+    Answer operator()(StringId id) {
         if (!id.valid() || id.index >= m_answers.size()) {
             return m_rule(m_model.text(id));
         }
-        std::int8_t& answer = m_answers[id.index];
-        if (answer == kUnknown) {
-            answer = m_rule(m_model.text(id)) ? 1 : 0;
+        std::optional<Answer>& answer = m_answers[id.index];
+        if (!answer) {
+            answer = m_rule(m_model.text(id));
         }
-        return answer == 1;
+        return *answer;
     }
 
 private:
-    static constexpr std::int8_t kUnknown = -1;
     const TraceModel& m_model;
     Rule m_rule;
-    std::vector<std::int8_t> m_answers;
+    std::vector<std::optional<Answer>> m_answers;
 };
+
+template <typename Answer>
+NameMemo(const TraceModel&, Answer (*)(std::string_view)) -> NameMemo<Answer>;
 
 }  // namespace chokepoint::core

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "core/analysis/metrics/IntervalSet.h"
+#include "core/model/NameMemo.h"
 #include "core/names/NameRules.h"
 
 namespace chokepoint::analysis {
@@ -97,10 +98,10 @@ HtaBreakdown computeHtaBreakdown(const core::TraceModel& model, const HtaOptions
         }
         ops.push_back({{qStart, qEnd}, qLaunch, device, stream, type});
     };
+    core::NameMemo typeOfName(model, kernelType);
     for (std::size_t i = 0; i < model.kernels.size(); ++i) {
         add(model.kernels.startNs[i], model.kernels.endNs[i], model.kernels.launchCall[i],
-            model.kernels.deviceIndex[i], model.kernels.streamId[i],
-            kernelType(model.text(model.kernels.name[i])));
+            model.kernels.deviceIndex[i], model.kernels.streamId[i], typeOfName(model.kernels.name[i]));
     }
     const std::size_t kernelOps = ops.size();
     for (std::size_t i = 0; i < model.memcpys.size(); ++i) {

@@ -35,7 +35,11 @@ core::Result<TraceMetrics> computeTraceMetrics(const core::TraceModel& model, co
         return cancelled;
     }
     m.hta = computeHtaBreakdown(model, options.hta);
-    m.tbPlugin = computeTbPluginOverview(model);
+    if (options.tensorBoardOverview) {
+        m.tbPlugin = computeTbPluginOverview(model);
+    } else {
+        m.tbPlugin.note = "not computed (a view table, turned off for this analysis)";
+    }
     if (!step(0.75)) {
         return cancelled;
     }

@@ -27,6 +27,9 @@ struct MetricsOptions {
     AccountingOptions accounting;
     HtaOptions hta;
     RooflineOptions roofline;
+    // The TensorBoard plugin's Overview figures are a view (text report, JSON, GUI); no verdict reads
+    // them. The job loader turns them off for its ranks, whose reports only feed the rank summaries.
+    bool tensorBoardOverview = true;
 };
 
 struct TraceMetrics {
