@@ -127,6 +127,10 @@ GapCandidate dataCandidate(const DiagnosisSignals& s, const DiagnosisConfig& c) 
         g.missing.push_back("CPU activity during the GPU gaps");
         g.confidence -= kEstimatedPenalty;
     }
+    if (const std::string frames = dataFramesText(s); !frames.empty()) {
+        g.evidence.push_back(makeEvidence("dataWaitFrames", s.dataWaitFrames.front().shareOfWindow, "", 0,
+                                          "the input pipeline's " + frames));
+    }
     if (std::abs(g.share - c.dataWaitMinFraction) < kSmallMargin) {
         g.confidence -= kMarginPenalty;
     }

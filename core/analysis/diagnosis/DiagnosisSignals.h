@@ -50,6 +50,9 @@ struct DiagnosisSignals {
         double shareOfWindow = 0;
     };
     std::vector<HostFrameShare> hostWorkFrames;
+    // The frames that took the data-wait idle: the input pipeline's ranges and what runs inside them
+    // (transforms, collate, copies), by exclusive time (overall scope; share of the window).
+    std::vector<HostFrameShare> dataWaitFrames;
     double hostBoundFraction() const {
         return idleHostWorkFraction + idleCompilationFraction + idleHousekeepingFraction + idleGcFraction;
     }

@@ -315,6 +315,9 @@ private:
         r.term = IronLawTerm::Utilization;
         r.targetShare = data;
         r.evidence = "the GPU waits for the input pipeline " + pct(data) + " of each step";
+        if (const std::string frames = dataFramesText(m_s); !frames.empty()) {
+            r.evidence += " (" + frames + ")";
+        }
         {
             std::string basis, uncertainty;
             const Prediction p = dataFix(basis, uncertainty);

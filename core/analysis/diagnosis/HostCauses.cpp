@@ -42,16 +42,27 @@ std::string_view describe(HostCause cause) {
     return "runs code that launches no GPU work";
 }
 
-std::string hostFramesText(const DiagnosisSignals& s, std::size_t maxFrames) {
-    if (s.hostWorkFrames.empty()) {
+namespace {
+
+std::string framesText(const std::vector<DiagnosisSignals::HostFrameShare>& frames, std::size_t maxFrames) {
+    if (frames.empty()) {
         return {};
     }
     std::string out = "top frames by exclusive time: ";
-    for (std::size_t i = 0; i < s.hostWorkFrames.size() && i < maxFrames; ++i) {
-        out += (i > 0 ? ", " : "") + s.hostWorkFrames[i].name + " " +
-               core::formatPercent(s.hostWorkFrames[i].shareOfWindow);
+    for (std::size_t i = 0; i < frames.size() && i < maxFrames; ++i) {
+        out += (i > 0 ? ", " : "") + frames[i].name + " " + core::formatPercent(frames[i].shareOfWindow);
     }
     return out;
+}
+
+}  // namespace
+
+std::string hostFramesText(const DiagnosisSignals& s, std::size_t maxFrames) {
+    return framesText(s.hostWorkFrames, maxFrames);
+}
+
+std::string dataFramesText(const DiagnosisSignals& s, std::size_t maxFrames) {
+    return framesText(s.dataWaitFrames, maxFrames);
 }
 
 std::string hostSplitText(const DiagnosisSignals& s) {

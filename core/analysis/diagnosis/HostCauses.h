@@ -20,6 +20,8 @@ double hostCauseShare(const DiagnosisSignals& signals, HostCause cause);
 std::string_view describe(HostCause cause);
 // "top frames by exclusive time: module.py(1743): _call_impl 12.0 %, ..." or "" without frames.
 std::string hostFramesText(const DiagnosisSignals& signals, std::size_t maxFrames = 3);
+// The same for the data-wait idle: what the input pipeline ran while the GPU waited.
+std::string dataFramesText(const DiagnosisSignals& signals, std::size_t maxFrames = 3);
 // "code 14.0 %, compilation 0.0 %, checkpointing/logging/evaluation 2.0 %, GC 0.0 %".
 std::string hostSplitText(const DiagnosisSignals& signals);
 

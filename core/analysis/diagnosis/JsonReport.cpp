@@ -164,14 +164,17 @@ void writeSignals(Json& j, const DiagnosisSignals& s) {
     j.key("housekeeping").num(s.idleHousekeepingFraction);
     j.key("garbageCollection").num(s.idleGcFraction);
     j.endObject();
-    j.key("hostWorkFrames").beginArray();
-    for (const DiagnosisSignals::HostFrameShare& f : s.hostWorkFrames) {
-        j.beginObject();
-        j.key("name").str(f.name);
-        j.key("shareOfWindow").num(f.shareOfWindow);
-        j.endObject();
+    for (const auto& [key, frames] :
+         {std::pair{"hostWorkFrames", &s.hostWorkFrames}, std::pair{"dataWaitFrames", &s.dataWaitFrames}}) {
+        j.key(key).beginArray();
+        for (const DiagnosisSignals::HostFrameShare& f : *frames) {
+            j.beginObject();
+            j.key("name").str(f.name);
+            j.key("shareOfWindow").num(f.shareOfWindow);
+            j.endObject();
+        }
+        j.endArray();
     }
-    j.endArray();
     j.key("streamWait").num(s.streamWaitFraction);
     j.key("cpuBusyDuringIdle").optional(s.cpuBusyDuringIdleFraction);
     j.key("stepsWithDataWait").optional(s.stepsWithDataWaitFraction);

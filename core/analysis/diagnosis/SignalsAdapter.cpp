@@ -532,16 +532,22 @@ private:
         s.pcieActiveFraction = m.pcieThroughput;
     }
 
-    // The frames that took the host-work idle on this device, by exclusive time (top 5).
+    // The frames that took the host-work and the data-wait idle on this device, by exclusive time
+    // (top 5 of each).
     void fillHostWorkFrames(DiagnosisSignals& s) const {
-        constexpr std::size_t kShown = 5;
-        for (const HostFrameTime& f : m_metrics.accounting.hostWorkFrames) {
-            if (f.deviceIndex != m_c.deviceIndex || s.hostWorkFrames.size() >= kShown) {
-                continue;
+        auto fill = [&](const std::vector<HostFrameTime>& frames,
+                        std::vector<DiagnosisSignals::HostFrameShare>& out) {
+            constexpr std::size_t kShown = 5;
+            for (const HostFrameTime& f : frames) {
+                if (f.deviceIndex != m_c.deviceIndex || out.size() >= kShown) {
+                    continue;
+                }
+                out.push_back({std::string(m_model.text(f.name)),
+                               ratio(static_cast<double>(f.exclusiveNs), s.windowNs)});
             }
-            s.hostWorkFrames.push_back(
-                {std::string(m_model.text(f.name)), ratio(static_cast<double>(f.exclusiveNs), s.windowNs)});
-        }
+        };
+        fill(m_metrics.accounting.hostWorkFrames, s.hostWorkFrames);
+        fill(m_metrics.accounting.dataWaitFrames, s.dataWaitFrames);
     }
 
     // Host signs that CUDA graphs or torch.compile are in use: graph launch calls, compiled-region

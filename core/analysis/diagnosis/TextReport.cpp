@@ -127,6 +127,9 @@ std::string accountingLines(const DiagnosisSignals& s, const std::string& prefix
     if (!s.hostWorkFrames.empty()) {
         out += prefix + "host work " + hostFramesText(s, 5) + "\n";
     }
+    if (!s.dataWaitFrames.empty()) {
+        out += prefix + "data wait " + dataFramesText(s, 5) + "\n";
+    }
     out += prefix + "kernels: " + std::to_string(s.kernelCount) + " (" + std::to_string(s.shortKernelCount) +
            " short), mean " + dur(s.meanKernelNs) + "; GEMM/conv " + pct(s.gemmShare) + " (FP32 " +
            pct(s.fp32MatmulShare) + "), tensor cores " + pct(s.tensorCoreShare) +

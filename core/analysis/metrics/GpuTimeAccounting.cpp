@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -245,7 +246,7 @@ private:
     const core::TraceModel& m_model;
     std::vector<std::int8_t> m_category;
     std::vector<std::int8_t> m_api;
-    core::NameMemo m_framework;
+    core::NameMemo<bool> m_framework;
 };
 
 HostActivity buildHostActivity(const core::TraceModel& model,
@@ -591,6 +592,11 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
             InnermostSweeper(std::move(host.items[kSync])),
             InnermostSweeper(std::move(host.items[kHost]))};
         std::unordered_map<std::uint32_t, DurationNs> frameNs;  // HostWork exclusive time per frame name
+        // DataWait gaps: the innermost frame among the data items and every host frame nested in
+        // them (the transforms, collate and copies inside DataLoader.__next__), built at the first
+        // such gap. Its own sweeper: the cause sweepers are only ever asked about later times.
+        std::optional<InnermostSweeper> dataFrames;
+        std::unordered_map<std::uint32_t, DurationNs> dataFrameNs;
         const std::size_t firstInterval = result.idleIntervals.size();
         IntervalSet gaps = d.busy.gapsWithin(span);
         result.idleIntervals.reserve(result.idleIntervals.size() + gaps.size() + d.perStream.size() * 16);
@@ -648,6 +654,15 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
                 idle.evidence = sampleFrames(sweepers[kHost], gap, options.frameSamplesPerGap, frameNs);
             } else {
                 idle.cause = kCauseOf[winner];
+                if (idle.cause == IdleCause::DataWait) {
+                    if (!dataFrames) {
+                        std::vector<Item> items = sweepers[kData].items();
+                        const std::vector<Item>& hostItems = sweepers[kHost].items();
+                        items.insert(items.end(), hostItems.begin(), hostItems.end());
+                        dataFrames.emplace(std::move(items));
+                    }
+                    sampleFrames(*dataFrames, gap, options.frameSamplesPerGap, dataFrameNs);
+                }
                 TimeRange piece = longestPiece(host.sets[winner], gap);
                 if (const Item* item = sweepers[winner].at(piece.startNs + piece.durationNs() / 2)) {
                     idle.evidence.kind = item->kind;
@@ -659,6 +674,7 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
             result.idleIntervals.push_back(idle);
         }
         appendTopFrames(frameNs, device, result.hostWorkFrames);
+        appendTopFrames(dataFrameNs, device, result.dataWaitFrames);
         const std::size_t endInterval = result.idleIntervals.size();
 
         auto addCauses = [&](GpuTimeBreakdown& b) {

@@ -90,8 +90,8 @@ struct IdleEvidence {
 };
 
 // Exclusive host time of one frame (op, Python function, runtime call) inside the GPU gaps whose
-// cause is HostWork: the innermost frame at sampled points of each gap (at most
-// AccountingOptions::frameSamplesPerGap points, evenly spaced).
+// cause is HostWork (or DataWait, for dataWaitFrames): the innermost frame at sampled points of each gap (at
+// most AccountingOptions::frameSamplesPerGap points, evenly spaced).
 struct HostFrameTime {
     std::int16_t deviceIndex = 0;
     core::StringId name;
@@ -178,6 +178,11 @@ struct GpuTimeAccountingResult {
     // Per device (ascending): the frames that took the HostWork idle, by exclusive time descending
     // (at most 20 per device).
     std::vector<HostFrameTime> hostWorkFrames;
+    // Per device (ascending): the frames that took the DataWait idle (the input pipeline's data
+    // ranges and the frames nested in them: transforms, collate, copies), by exclusive time
+    // descending (at most 20 per device). A data range's own exclusive time is its code that the
+    // profiler recorded no frames for (Python without with_stack, or a wait on worker processes).
+    std::vector<HostFrameTime> dataWaitFrames;
 };
 
 GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, const StepsResult& steps,

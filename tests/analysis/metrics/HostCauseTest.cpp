@@ -132,6 +132,28 @@ TEST(HostCause, InputPreparationInTheMainProcessIsWaitingForData) {
     }
 }
 
+TEST(HostCause, TheDataWaitNamesWhatTheInputPipelineRan) {
+    Scenario s;
+    // DataLoader.__next__ in the main process (num_workers=0): its own Python (decode, transforms
+    // the profiler did not record) takes most of the gap; collate (aten::stack) and the float
+    // conversion (aten::to) run inside it.
+    s.b.cpuOp("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 100 * kUs, 2085 * kUs);
+    s.b.cpuOp("aten::stack", 1500 * kUs, 1800 * kUs);
+    s.b.cpuOp("aten::to", 1850 * kUs, 1950 * kUs);
+    const IdleInterval idle = s.gap();
+    EXPECT_EQ(idle.cause, IdleCause::DataWait);
+    EXPECT_TRUE(s.result.hostWorkFrames.empty());
+    ASSERT_EQ(s.result.dataWaitFrames.size(), 3u);
+    // By exclusive time: __next__'s own 1.6 ms, stack 0.3 ms, to 0.1 ms (sampled at 64 points).
+    EXPECT_EQ(s.name(s.result.dataWaitFrames[0].name),
+              "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+    EXPECT_NEAR(static_cast<double>(s.result.dataWaitFrames[0].exclusiveNs), 1600.0 * kUs, 70.0 * kUs);
+    EXPECT_EQ(s.name(s.result.dataWaitFrames[1].name), "aten::stack");
+    EXPECT_NEAR(static_cast<double>(s.result.dataWaitFrames[1].exclusiveNs), 300.0 * kUs, 70.0 * kUs);
+    EXPECT_EQ(s.name(s.result.dataWaitFrames[2].name), "aten::to");
+    EXPECT_NEAR(static_cast<double>(s.result.dataWaitFrames[2].exclusiveNs), 100.0 * kUs, 70.0 * kUs);
+}
+
 TEST(HostCause, SynchronizationInsideAFrameStaysSynchronization) {
     Scenario s;
     s.b.cpuOp("train.py(88): training_step", 100 * kUs, 2085 * kUs);
