@@ -93,6 +93,32 @@ TEST(PageChartsTest, StepBarsStackAndClick) {
     EXPECT_EQ(clicked.at(0).at(0).toInt(), 1);
 }
 
+TEST(PageChartsTest, StepBarsMarkTheStepsLeftOut) {
+    testutils::guiApp();
+    StepBarsChart chart;
+    StepBarsData data;
+    data.stepLabels = {"1", "2", "3"};
+    data.series = {{"Compute", QColor(44, 160, 44), {90, 32, 31}}};
+    data.excludedReasons = {"warm-up: 2.9x the median step", "", ""};
+    chart.setData(data);
+    chart.resize(600, 300);
+    chart.plot()->replot();
+    std::vector<QCPItemText*> marks;
+    for (int i = 0; i < chart.plot()->itemCount(); ++i) {
+        if (auto* text = qobject_cast<QCPItemText*>(chart.plot()->item(i))) {
+            marks.push_back(text);
+        }
+    }
+    ASSERT_EQ(marks.size(), 1u);  // only the warm-up step
+    EXPECT_EQ(marks.front()->text(), "left out");
+    EXPECT_DOUBLE_EQ(marks.front()->position->key(), 0.0);
+    EXPECT_DOUBLE_EQ(marks.front()->position->value(), 90.0);
+    // Nothing left out: no marks.
+    data.excludedReasons = {"", "", ""};
+    chart.setData(data);
+    EXPECT_EQ(chart.plot()->itemCount(), 0);
+}
+
 TEST(PageChartsTest, StepStripCellsAreProportionalAndClickable) {
     testutils::guiApp();
     StepStrip strip;

@@ -67,7 +67,12 @@ void expectFiguresAgree(const analysis::AnalysisReport& r, const QWidget& diagno
     // series are the verdict's idle by cause.
     const StepBarsData bars = stepBarsFromReport(r);
     ASSERT_EQ(static_cast<std::size_t>(bars.stepLabels.size()), r.steps.size());
+    ASSERT_EQ(static_cast<std::size_t>(bars.excludedReasons.size()), r.steps.size());
     for (std::size_t s = 0; s < r.steps.size(); ++s) {
+        // The steps the step time leaves out are the ones the chart marks, with the same reason.
+        EXPECT_EQ(bars.excludedReasons[static_cast<int>(s)].toStdString(),
+                  r.steps[s].excluded ? r.steps[s].excludedReason : std::string())
+            << "step " << s;
         const analysis::DiagnosisSignals& sig = diagnosisSignals(r.steps[s]);
         if (!sig.hasGpuActivity) {
             continue;

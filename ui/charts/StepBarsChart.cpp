@@ -72,6 +72,19 @@ void StepBarsChart::rebuild() {
     for (double t : totals) {
         maxTotal = std::max(maxTotal, t);
     }
+    // Steps left out of the means and the verdict: a label over the bar (and a tooltip line), so a
+    // tall warm-up bar is not read as the typical step.
+    for (int i = 0; i < steps && i < m_data.excludedReasons.size(); ++i) {
+        if (m_data.excludedReasons[i].isEmpty()) {
+            continue;
+        }
+        auto* mark = new QCPItemText(m_plot);
+        mark->position->setType(QCPItemPosition::ptPlotCoords);
+        mark->position->setCoords(i, totals[static_cast<std::size_t>(i)]);
+        mark->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+        mark->setText(tr("left out"));
+        mark->setColor(palette().color(QPalette::PlaceholderText));
+    }
 
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     // Label at most ~25 bars so the ticks stay readable on long traces.
@@ -84,7 +97,7 @@ void StepBarsChart::rebuild() {
     m_plot->xAxis->grid()->setVisible(false);
     m_plot->xAxis->setRange(-0.6, std::max(0, steps - 1) + 0.6);
     m_plot->yAxis->setLabel(QStringLiteral("Time (ms)"));
-    m_plot->yAxis->setRange(0, maxTotal > 0 ? maxTotal * 1.05 : 1.0);
+    m_plot->yAxis->setRange(0, maxTotal > 0 ? maxTotal * 1.12 : 1.0);  // room for the "left out" marks
 
     m_plot->legend->setVisible(steps > 0);
     m_plot->legend->setWrap(legendColumns());
@@ -141,6 +154,9 @@ void StepBarsChart::onMouseMove(QMouseEvent* event) {
         return;
     }
     QString text = QStringLiteral("Step %1").arg(m_data.stepLabels[index]);
+    if (index < m_data.excludedReasons.size() && !m_data.excludedReasons[index].isEmpty()) {
+        text += tr("\nLeft out of the step time and the verdict: %1").arg(m_data.excludedReasons[index]);
+    }
     for (const StackedSeries& series : m_data.series) {
         if (index < static_cast<int>(series.valuesMs.size()) && series.valuesMs[index] > 0) {
             text += QStringLiteral("\n%1: %2 ms").arg(series.name).arg(series.valuesMs[index], 0, 'f', 2);

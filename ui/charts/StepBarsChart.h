@@ -24,6 +24,9 @@ struct StackedSeries {
 struct StepBarsData {
     QStringList stepLabels;  // x tick labels, one per step ("12" for ProfilerStep#12)
     std::vector<StackedSeries> series;
+    // Per step: why it is left out of the step time, the MFU and the overall verdict (warm-up or
+    // outlier), or empty when it counts. Excluded bars are marked and their tooltip says why.
+    QStringList excludedReasons;
     QString emptyMessage;
 };
 

@@ -134,6 +134,13 @@ StepBarsData stepBarsFromReport(const analysis::AnalysisReport& report) {
     for (std::size_t s = 0; s < steps; ++s) {
         const analysis::Step& step = report.metrics.steps.steps[s];
         data.stepLabels << (step.number != 0 || s == 0 ? QString::number(step.number) : QString::number(s));
+        QString excluded;
+        for (const analysis::ExcludedStep& e : report.metrics.stepTimes.excluded) {
+            if (e.stepIndex == static_cast<std::int32_t>(s)) {
+                excluded = QString::fromStdString(e.reason);
+            }
+        }
+        data.excludedReasons << excluded;
         const analysis::DiagnosisSignals* sig =
             s < report.steps.size() ? &diagnosisSignals(report.steps[s]) : nullptr;
         if (sig == nullptr || !sig->hasGpuActivity) {
