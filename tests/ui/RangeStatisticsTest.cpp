@@ -6,9 +6,13 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QDialog>
+#include <QFile>
+#include <QImage>
 #include <QLineEdit>
 #include <QMenu>
+#include <QProcess>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 
@@ -241,6 +245,36 @@ TEST(RangeStatisticsTest, WithoutARangeTheMenuActsOnTheClickedEvent) {
     QTRY_VERIFY_WITH_TIMEOUT(f.details()->showsRange(), 2000);
     findAction(menu, QStringLiteral("Copy name"))->trigger();
     EXPECT_EQ(QApplication::clipboard()->text(), QStringLiteral("ampere_sgemm_128x64_tn"));
+}
+
+}  // namespace
+}  // namespace chokepoint::ui
+
+namespace chokepoint::ui {
+namespace {
+
+TEST(RangeStatisticsTest, ScreenshotWithASelectedStep) {
+    const QString exe = QStringLiteral(CHOKEPOINT_BINARY_DIR "/bin/chokepoint");
+    ASSERT_TRUE(QFile::exists(exe)) << "chokepoint executable not built: " << exe.toStdString();
+    const QString trace = QStringLiteral(CHOKEPOINT_SOURCE_DIR "/samples/real/resnet50-nw0.pt.trace.json.gz");
+    QTemporaryDir dir;
+    const QString png = dir.filePath(QStringLiteral("step.png"));
+    QProcess gui;
+    gui.setProcessChannelMode(QProcess::MergedChannels);
+    gui.start(exe, {QStringLiteral("--screenshot"), png, QStringLiteral("--page"), QStringLiteral("timeline"),
+                    QStringLiteral("--size"), QStringLiteral("1280x800"), QStringLiteral("--select"),
+                    QStringLiteral("step:1"), trace});
+    ASSERT_TRUE(gui.waitForFinished(60'000));
+    EXPECT_EQ(gui.exitCode(), 0) << gui.readAll().toStdString();
+    EXPECT_TRUE(QImage(png).size() == QSize(1280, 800));
+    QProcess bad;
+    bad.setProcessChannelMode(QProcess::MergedChannels);
+    bad.start(exe, {QStringLiteral("--screenshot"), dir.filePath(QStringLiteral("bad.png")),
+                    QStringLiteral("--page"), QStringLiteral("timeline"), QStringLiteral("--select"),
+                    QStringLiteral("5:2"), trace});
+    ASSERT_TRUE(bad.waitForFinished(60'000));
+    EXPECT_EQ(bad.exitCode(), 2);
+    EXPECT_TRUE(bad.readAll().contains("--select wants START:END"));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "core/base/Format.h"
 #include "ui/timeline/RangeActions.h"
@@ -214,8 +215,10 @@ void TimelinePage::onRangeSelectionSettled() {
     m_rangeActions->showSelectedRange();
     // The statistics need more room than an event's fields.
     const QList<int> sizes = m_splitter->sizes();
-    if (sizes.size() == 2 && sizes[1] < 420 && sizes[0] + sizes[1] > 1000) {
-        m_splitter->setSizes({sizes[0] + sizes[1] - 420, 420});
+    const int total = sizes.size() == 2 ? sizes[0] + sizes[1] : 0;
+    const int wanted = std::max(420, total * 2 / 5);
+    if (total > 1000 && sizes[1] < wanted) {
+        m_splitter->setSizes({total - wanted, wanted});
     }
 }
 

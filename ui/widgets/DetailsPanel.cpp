@@ -25,7 +25,8 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_title);
     m_hint = new QLabel(tr("Click an event on the timeline to see its details.\n\n"
                            "Wheel or W/S: zoom · drag or A/D: pan\n"
-                           "Shift+drag: select a range · Z: zoom to it\n"
+                           "Shift+drag or a click on a step: the range's statistics\n"
+                           "Z: zoom to it · right-click: zoom, bookmark, copy, compare\n"
                            "[ / ]: previous / next step · 0: show all\n"
                            "Ctrl+F: search · F3 / Shift+F3: next / previous\n"
                            "?: every key"),
@@ -100,6 +101,8 @@ void DetailsPanel::setRangeComparison(const QString& title,
     m_hint->setVisible(false);
     m_range->setComparison(rows);
     m_range->setVisible(true);
+    m_zoom->setText(tr("Zoom to range"));  // range B, the current one
+    m_zoom->setEnabled(true);
 }
 
 bool DetailsPanel::showsRange() const {

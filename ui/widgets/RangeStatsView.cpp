@@ -100,7 +100,7 @@ void addDevice(RangeStatsView* view, const analysis::RangeDeviceStats& d, core::
     }
     idle->setExpanded(true);
     Row* kernels = addRow(view, gpu,
-                          {QObject::tr("Kernels (%1 names)").arg(d.kernels.size()),
+                          {QObject::tr("Kernels · %1 names").arg(d.kernels.size()),
                            qs(core::formatCount(d.kernelCount)),
                            duration(d.kernelTimeNs),
                            {},
@@ -145,6 +145,7 @@ void addDevice(RangeStatsView* view, const analysis::RangeDeviceStats& d, core::
 
 RangeStatsView::RangeStatsView(QWidget* parent) : QTreeWidget(parent) {
     setRootIsDecorated(true);
+    setIndentation(12);
     setAlternatingRowColors(true);
     setUniformRowHeights(true);
     setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -172,12 +173,13 @@ void RangeStatsView::setStats(const analysis::RangeStats& stats, const core::Tra
     addRow(this, range, {tr("End"), {}, position(stats.range.endNs)}, {}, true);
     range->setToolTip(
         0, tr("Start and end from the trace start; events partly inside the range are clipped to it"));
+    range->setExpanded(true);
     for (const analysis::RangeDeviceStats& d : stats.devices) {
         addDevice(this, d, stats.durationNs, model);
     }
     Row* ops =
         addRow(this, nullptr,
-               {tr("CPU ops (%1 names)").arg(stats.cpuOps.size()), qs(core::formatCount(stats.cpuOpCount))},
+               {tr("CPU ops · %1 names").arg(stats.cpuOps.size()), qs(core::formatCount(stats.cpuOpCount))},
                {}, true);
     ops->setToolTip(0, tr("Framework ops by name; time is clipped to the range and includes nested ops"));
     for (const analysis::RangeOpGroup& op : stats.cpuOps) {
