@@ -216,6 +216,10 @@ TEST(RangeStatisticsTest, ContextMenuZoomsCopiesBookmarksAndCompares) {
     EXPECT_EQ(busy->text(2), QString::fromStdString(core::formatDuration(sb.devices[0].busyNs)));
     findAction(second, QStringLiteral("Copy statistics as text"))->trigger();
     EXPECT_TRUE(QApplication::clipboard()->text().contains(QStringLiteral("B - A")));
+
+    // Another trace: range A belonged to the old one.
+    f.document.setModel(testutils::timelineTestModel(), QStringLiteral("another"));
+    QTRY_VERIFY_WITH_TIMEOUT(!f.page.rangeActions()->rangeA().has_value(), 5000);
 }
 
 TEST(RangeStatisticsTest, WithoutARangeTheMenuActsOnTheClickedEvent) {

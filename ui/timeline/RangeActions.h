@@ -55,6 +55,11 @@ public:
     // Shows the current range (B) side by side with range A in the details panel.
     void compareWithA();
     std::optional<core::TimeRange> rangeA() const { return m_rangeA; }
+    // Forgets range A and the comparison (another trace was opened).
+    void reset() {
+        m_rangeA.reset();
+        m_comparing = false;
+    }
 
 private:
     QString describe(core::TimeRange range) const;

@@ -173,8 +173,10 @@ void TimelinePage::refreshModel() {
     m_results = {};
     m_search->setResultPosition(0, 0);
     if (model && m_lastModel.lock() != model) {
-        // Another trace: its search starts fresh (the same trace shown again keeps its query).
+        // Another trace: its search starts fresh (the same trace shown again keeps its query), and
+        // range A belonged to the old one.
         m_lastModel = model;
+        m_rangeActions->reset();
         m_search->setText(QString());
     }
     if (model) {
