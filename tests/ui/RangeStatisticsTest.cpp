@@ -5,6 +5,7 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QContextMenuEvent>
 #include <QDialog>
 #include <QFile>
 #include <QImage>
@@ -12,6 +13,7 @@
 #include <QMenu>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -155,6 +157,24 @@ TEST(RangeStatisticsTest, ASelectedOpShowsItsFieldsAndItsSpansFigures) {
     EXPECT_FALSE(f.details()->showsRange());
 }
 
+TEST(RangeStatisticsTest, ABookmarkShowsItsRangesFigures) {
+    Fixture f;
+    core::Bookmark bookmark;
+    bookmark.range = {1'000'000, 1'500'000};
+    bookmark.title = "second step, first half";
+    f.review.addBookmark(bookmark);
+    auto* table = f.review.findChild<QTableView*>();
+    ASSERT_NE(table, nullptr);
+    ASSERT_EQ(table->model()->rowCount(), 1);
+    emit table->activated(table->model()->index(0, 0));  // what Enter or a double-click does
+    ASSERT_TRUE(f.timeline()->rangeSelection().has_value());
+    EXPECT_EQ(*f.timeline()->rangeSelection(), bookmark.range);
+    QTRY_VERIFY_WITH_TIMEOUT(f.details()->showsRange(), 2000);
+    const analysis::RangeStats expected = f.expected(bookmark.range);
+    EXPECT_EQ(cell(f.details()->rangeView(), QStringLiteral("Busy"), 2),
+              QString::fromStdString(core::formatDuration(expected.devices.at(0).busyNs)));
+}
+
 TEST(RangeStatisticsTest, ContextMenuZoomsCopiesBookmarksAndCompares) {
     Fixture f;
     TimelineWidget* t = f.timeline();
@@ -220,6 +240,26 @@ TEST(RangeStatisticsTest, ContextMenuZoomsCopiesBookmarksAndCompares) {
     // Another trace: range A belonged to the old one.
     f.document.setModel(testutils::timelineTestModel(), QStringLiteral("another"));
     QTRY_VERIFY_WITH_TIMEOUT(!f.page.rangeActions()->rangeA().has_value(), 5000);
+}
+
+TEST(RangeStatisticsTest, RightClickOpensTheRangeMenu) {
+    Fixture f;
+    f.timeline()->setRangeSelection(core::TimeRange{0, 900'000});
+    QStringList shown;
+    QTimer::singleShot(100, [&shown] {
+        if (auto* menu = qobject_cast<QMenu*>(QApplication::activePopupWidget())) {
+            for (QAction* action : menu->actions()) {
+                shown << action->text();
+            }
+            menu->close();
+        }
+    });
+    const QPoint at(f.timeline()->plotLeft() + 40, f.timeline()->tracksTop() + 5);
+    QContextMenuEvent event(QContextMenuEvent::Mouse, at, f.timeline()->mapToGlobal(at));
+    QApplication::sendEvent(f.timeline(), &event);
+    EXPECT_TRUE(shown.contains(QStringLiteral("Zoom to range")))
+        << shown.join(QStringLiteral(", ")).toStdString();
+    EXPECT_TRUE(shown.contains(QStringLiteral("Copy statistics as text")));
 }
 
 TEST(RangeStatisticsTest, WithoutARangeTheMenuActsOnTheClickedEvent) {

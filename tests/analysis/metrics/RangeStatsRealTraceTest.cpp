@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
 #include <string>
 
 #include "core/analysis/metrics/RangeStats.h"
@@ -37,6 +39,15 @@ void expectStepsAgree(const std::string& path) {
         }
         EXPECT_EQ(d.idleUnclassifiedNs, 0) << path << " " << step.name;
     }
+    // The whole trace as one range: what a Shift+drag over everything costs.
+    const auto start = std::chrono::steady_clock::now();
+    const RangeStats whole = computeRangeStats(*model, model->timeSpan(), inputs);
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::printf("%s: whole-trace range statistics of %zu GPU and %zu CPU op records in %.1f ms\n",
+                path.c_str(), model->gpuEventCount(), model->cpuOps.size(), ms);
+    ASSERT_FALSE(whole.devices.empty());
+    EXPECT_EQ(whole.durationNs, model->timeSpan().durationNs());
 }
 
 TEST(RangeStatsRealTrace, BundledResnetStepsAgreeWithTheAnalyzer) {
