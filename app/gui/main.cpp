@@ -2,7 +2,8 @@
 //
 //   chokepoint [FILE]
 //   chokepoint FILE FILE... | FOLDER                    (a job: one trace or .cpsum per rank)
-//   chokepoint --screenshot OUT.png --page diagnosis|timeline|roofline|ops|fixes|review [--size WxH] [--select RANGE] FILE
+//   chokepoint --screenshot OUT.png --page diagnosis|timeline|roofline|ops|fixes|review [--size WxH] FILE
+//              [--select START:END|step:N]       (timeline: that range selected, its statistics shown)
 //   chokepoint --screenshot OUT.png --compare OTHER [--size WxH] FILE
 //   chokepoint --screenshot OUT.png --page welcome [--size WxH]
 //   chokepoint --screenshot OUT.png --page job [--size WxH] FILE...|FOLDER
