@@ -3,6 +3,7 @@
 //   chokepoint [FILE]
 //   chokepoint FILE FILE... | FOLDER                    (a job: one trace or .cpsum per rank)
 //   chokepoint --screenshot OUT.png --page diagnosis|timeline|roofline|ops|fixes|review [--size WxH] FILE
+//              [--select START:END|step:N]       (timeline: that range selected, its statistics shown)
 //   chokepoint --screenshot OUT.png --compare OTHER [--size WxH] FILE
 //   chokepoint --screenshot OUT.png --page welcome [--size WxH]
 //   chokepoint --screenshot OUT.png --page job [--size WxH] FILE...|FOLDER
@@ -29,6 +30,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 
 #include "chokepoint/Version.h"
 #include "core/job/JobInputs.h"
@@ -39,6 +41,7 @@
 #include "ui/controller/TracePrefetch.h"
 #include "ui/job/JobDocument.h"
 #include "ui/job/JobWindow.h"
+#include "ui/models/AnalysisReportQt.h"
 #include "ui/pages/ComparePage.h"
 
 namespace {
@@ -92,8 +95,37 @@ void showDeviceOnceAnalysed(chokepoint::ui::MainWindow& window, int deviceIndex,
                          });
 }
 
+// --select: "START:END" in ms from the trace start, or "step:N" (the analysis's Nth step, from 0).
+std::optional<chokepoint::core::TimeRange> selectionRange(const QString& text,
+                                                          const chokepoint::ui::TraceDocument& document) {
+    const auto model = document.model();
+    if (model == nullptr) {
+        return std::nullopt;
+    }
+    if (text.startsWith(QLatin1String("step:"))) {
+        bool ok = false;
+        const qulonglong index = text.mid(5).toULongLong(&ok);
+        if (!ok || document.report() == nullptr || index >= document.report()->steps.size()) {
+            return std::nullopt;
+        }
+        return document.report()->steps[index].range;
+    }
+    const QStringList parts = text.split(QLatin1Char(':'));
+    bool okStart = false;
+    bool okEnd = false;
+    const double startMs = parts.size() == 2 ? parts[0].toDouble(&okStart) : 0;
+    const double endMs = parts.size() == 2 ? parts[1].toDouble(&okEnd) : 0;
+    if (!okStart || !okEnd || endMs <= startMs) {
+        return std::nullopt;
+    }
+    const chokepoint::core::TimestampNs origin = model->timeSpan().startNs;
+    return chokepoint::core::TimeRange{origin + static_cast<chokepoint::core::TimestampNs>(startMs * 1e6),
+                                       origin + static_cast<chokepoint::core::TimestampNs>(endMs * 1e6)};
+}
+
 int runScreenshot(chokepoint::ui::MainWindow& window, const QString& out, const QString& pageId, QSize size,
-                  const QString& file, const QString& compareFile, int deviceIndex) {
+                  const QString& file, const QString& compareFile, int deviceIndex,
+                  const QString& selection) {
     if (!window.page(pageId)) {
         std::fprintf(stderr, "chokepoint: page '%s' is not available (available: %s)\n", qPrintable(pageId),
                      qPrintable(window.pageIds().join(QStringLiteral(", "))));
@@ -116,8 +148,22 @@ int runScreenshot(chokepoint::ui::MainWindow& window, const QString& out, const 
     });
     auto render = [&] {
         window.showPage(pageId);
-        // Let layouts settle and pending updates run before grabbing.
-        QTimer::singleShot(0, &window, [&] {
+        if (!selection.isEmpty()) {
+            const std::optional<chokepoint::core::TimeRange> range = selectionRange(selection, *document);
+            if (!range) {
+                std::fprintf(stderr,
+                             "chokepoint: --select wants START:END (ms from the trace start) or step:N, "
+                             "not '%s'\n",
+                             qPrintable(selection));
+                exitCode = kExitUsage;
+                QApplication::exit(exitCode);
+                return;
+            }
+            document->showRange(*range, QStringLiteral("--select"));
+        }
+        // Let layouts settle and pending updates (the range statistics follow a selection after a
+        // short pause) run before grabbing.
+        QTimer::singleShot(selection.isEmpty() ? 0 : 200, &window, [&] {
             QApplication::processEvents();
             const QPixmap pixmap = window.grab();
             chokepoint::ui::noteStartupMilestone("page drawn");  // before the PNG is encoded
@@ -331,6 +377,11 @@ struct CommandLine {
         QStringLiteral("When several GPUs did work in FILE: show GPU N alone (its own accounting, verdict "
                        "and timeline)."),
         QStringLiteral("N")};
+    QCommandLineOption select{
+        QStringLiteral("select"),
+        QStringLiteral("With --screenshot: select a time range first (the timeline shows its statistics): "
+                       "START:END in ms from the trace start, or step:N (step N, from 0)."),
+        QStringLiteral("RANGE")};
     QCommandLineOption sizeOption{QStringLiteral("size"),
                                   QStringLiteral("Window size for --screenshot (default 1600x1000)."),
                                   QStringLiteral("WxH"), QStringLiteral("1600x1000")};
@@ -346,6 +397,7 @@ struct CommandLine {
         parser.addOption(listSamples);
         parser.addOption(sizeOption);
         parser.addOption(deviceIndex);
+        parser.addOption(select);
         parser.addPositionalArgument(
             QStringLiteral("FILE"),
             QStringLiteral("Trace to open (.json, .json.gz, .sqlite, .cptrace). Several "
@@ -481,7 +533,7 @@ int main(int argc, char** argv) {
         const QString compareFile = parser.value(compareOption);
         const QString pageId = compareFile.isEmpty() ? parser.value(page) : QStringLiteral("compare");
         return runScreenshot(window, parser.value(screenshot), pageId, size, files.first(), compareFile,
-                             deviceIndex);
+                             deviceIndex, parser.value(cl.select));
     }
     if (qEnvironmentVariableIsSet("CHOKEPOINT_TIMING")) {
         new DiagnosisDrawnProbe(window);

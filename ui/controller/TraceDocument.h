@@ -74,6 +74,10 @@ public:
     // The user's current selection on the timeline (an event's extent or a dragged range), so that
     // bookmarks default to it. Not a navigation request: nothing moves.
     void noteSelection(core::TimeRange range, const QString& label) { emit selectionNoted(range, label); }
+    // Asks the review (ReviewPage, which keeps the bookmarks in the sidecar) to bookmark `range`.
+    void bookmarkRange(core::TimeRange range, const QString& title, const QString& note) {
+        emit requestBookmark(range, title, note);
+    }
 
 signals:
     void loadStarted(const QString& path);
@@ -90,6 +94,7 @@ signals:
     void requestSelectKernel(chokepoint::core::KernelId kernel);
     void requestPage(const QString& pageId);
     void selectionNoted(chokepoint::core::TimeRange range, const QString& label);
+    void requestBookmark(chokepoint::core::TimeRange range, const QString& title, const QString& note);
 
 private:
     struct Job;

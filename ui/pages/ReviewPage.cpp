@@ -148,6 +148,16 @@ void ReviewPage::setDocument(TraceDocument* document) {
                 m_lastKernel = {};
                 rebuildSlideList();
             });
+    // "Bookmark range" of the timeline's context menu.
+    connect(document, &TraceDocument::requestBookmark, this,
+            [this](core::TimeRange range, const QString& title, const QString& note) {
+                runPendingRefreshes();
+                core::Bookmark b;
+                b.range = range;
+                b.title = title.toStdString();
+                b.note = note.toStdString();
+                addBookmark(std::move(b));
+            });
     connect(document, &TraceDocument::requestSelectKernel, this, [this](core::KernelId kernel) {
         runPendingRefreshes();
         m_lastKernel = kernel;

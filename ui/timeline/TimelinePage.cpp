@@ -2,12 +2,16 @@
 
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
 #include <QShortcut>
 #include <QSplitter>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "core/base/Format.h"
+#include "ui/timeline/RangeActions.h"
 #include "ui/timeline/ReportOverlays.h"
 #include "ui/timeline/TimelineLegend.h"
 #include "ui/timeline/TimelineWidget.h"
@@ -50,7 +54,7 @@ TimelinePage::TimelinePage(QWidget* parent) : Page(parent) {
     bar->addWidget(m_info);
     layout->addLayout(bar);
 
-    auto* splitter = new QSplitter(Qt::Horizontal, this);
+    auto* splitter = m_splitter = new QSplitter(Qt::Horizontal, this);
     m_timeline = new TimelineWidget(splitter);
     m_details = new DetailsPanel(splitter);
     splitter->addWidget(m_timeline);
@@ -61,6 +65,13 @@ TimelinePage::TimelinePage(QWidget* parent) : Page(parent) {
     layout->addWidget(splitter, 1);
     m_legend = new TimelineLegend(this);
     layout->addWidget(m_legend);
+    m_rangeActions = new RangeActions(m_timeline, m_details, this);
+    m_rangeTimer = new QTimer(this);
+    m_rangeTimer->setSingleShot(true);
+    m_rangeTimer->setInterval(60);
+    connect(m_rangeTimer, &QTimer::timeout, this, &TimelinePage::onRangeSelectionSettled);
+    m_timeline->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_timeline, &QWidget::customContextMenuRequested, this, &TimelinePage::showContextMenu);
 
     connect(m_search, &SearchBar::queryChanged, this, &TimelinePage::search);
     connect(m_search, &SearchBar::nextRequested, this, &TimelinePage::findNext);
@@ -72,6 +83,7 @@ TimelinePage::TimelinePage(QWidget* parent) : Page(parent) {
             m_details->detailsModel()->setExtraRows(
                 rooflineRows(*m_document->report(), *m_document->model(), core::KernelId{ref.row}));
         }
+        m_rangeActions->showEventRange(ref);
         updateSearchPosition();
         if (const core::TraceModel* model = m_timeline->model(); model && ref.valid() && m_document) {
             m_document->noteSelection(timeline::eventTimes(*model, ref),
@@ -82,6 +94,7 @@ TimelinePage::TimelinePage(QWidget* parent) : Page(parent) {
         if (const std::optional<core::TimeRange> range = m_timeline->rangeSelection(); range && m_document) {
             m_document->noteSelection(*range, tr("the selected range"));
         }
+        m_rangeTimer->start();
     });
     connect(m_details, &DetailsPanel::zoomRequested, this, [this] { m_timeline->zoomToSelection(); });
     connect(m_details, &DetailsPanel::showLaunchRequested, this, [this] {
@@ -125,6 +138,7 @@ void TimelinePage::setDocument(TraceDocument* document) {
         disconnect(c);
     }
     Page::setDocument(document);
+    m_rangeActions->setDocument(document);
     if (document) {
         // Slot order: a new model is set before the overlays drawn over it.
         m_connections[0] = connect(document, &TraceDocument::modelAvailable, this,
@@ -159,8 +173,10 @@ void TimelinePage::refreshModel() {
     m_results = {};
     m_search->setResultPosition(0, 0);
     if (model && m_lastModel.lock() != model) {
-        // Another trace: its search starts fresh (the same trace shown again keeps its query).
+        // Another trace: its search starts fresh (the same trace shown again keeps its query), and
+        // range A belonged to the old one.
         m_lastModel = model;
+        m_rangeActions->reset();
         m_search->setText(QString());
     }
     if (model) {
@@ -186,6 +202,34 @@ void TimelinePage::refreshOverlays() {
     }
     m_timeline->setOverlays(overlays);
     m_legend->setOverlayEntries(overlays.legend);
+}
+
+void TimelinePage::onRangeSelectionSettled() {
+    const std::optional<core::TimeRange> range = m_timeline->rangeSelection();
+    if (!range || range->empty()) {
+        if (m_details->showsRange() && m_details->detailsModel()->rowCount() == 0) {
+            // The range is gone: back to the selected event (or the hint).
+            m_details->setEvent(m_document ? m_document->model() : nullptr, m_timeline->selectedEvent());
+            m_rangeActions->showEventRange(m_timeline->selectedEvent());
+        }
+        return;
+    }
+    m_rangeActions->showSelectedRange();
+    // The statistics need more room than an event's fields.
+    const QList<int> sizes = m_splitter->sizes();
+    const int total = sizes.size() == 2 ? sizes[0] + sizes[1] : 0;
+    const int wanted = std::max(420, total * 2 / 5);
+    if (total > 1000 && sizes[1] < wanted) {
+        m_splitter->setSizes({total - wanted, wanted});
+    }
+}
+
+void TimelinePage::showContextMenu(QPoint pos) {
+    QMenu menu(this);
+    m_rangeActions->fillMenu(menu, pos);
+    if (!menu.isEmpty()) {
+        menu.exec(m_timeline->mapToGlobal(pos));
+    }
 }
 
 void TimelinePage::activateSearch() {

@@ -2,7 +2,9 @@
 // TimelinePage (page id "timeline"): the search bar and zoom buttons, the TimelineWidget, the
 // details panel for the selection and the colour legend. It fills the widget from the document's
 // model and tracks, turns the analysis report into overlays (steps by verdict, idle gaps by
-// cause), and answers the document's navigation requests (show range, select kernel).
+// cause), and answers the document's navigation requests (show range, select kernel). A selected
+// range (Shift+drag, a step, a bookmark) or op fills the details panel with the range's statistics;
+// right-click opens the range menu (RangeActions).
 
 #include <memory>
 #include <vector>
@@ -12,10 +14,13 @@
 
 class QLabel;
 class QShortcut;
+class QSplitter;
+class QTimer;
 
 namespace chokepoint::ui {
 
 class DetailsPanel;
+class RangeActions;
 class SearchBar;
 class TimelineLegend;
 class TimelineWidget;
@@ -33,6 +38,7 @@ public:
     DetailsPanel* details() const { return m_details; }
     SearchBar* searchBar() const { return m_search; }
     TimelineLegend* legend() const { return m_legend; }
+    RangeActions* rangeActions() const { return m_rangeActions; }
 
     // Search: runs the query and selects the first match after the view start; next/previous
     // walk the matches from the current selection, wrapping around.
@@ -52,12 +58,18 @@ private:
     void refreshOverlays();
     void showHit(std::size_t index);
     void updateSearchPosition();
+    // Shows the statistics of the range selection once it settles (a drag changes it per move).
+    void onRangeSelectionSettled();
+    void showContextMenu(QPoint pos);
 
     TimelineWidget* m_timeline = nullptr;
     DetailsPanel* m_details = nullptr;
     SearchBar* m_search = nullptr;
     TimelineLegend* m_legend = nullptr;
     QLabel* m_info = nullptr;
+    QSplitter* m_splitter = nullptr;
+    RangeActions* m_rangeActions = nullptr;
+    QTimer* m_rangeTimer = nullptr;
     timeline::SearchResults m_results;
     QMetaObject::Connection m_connections[5];
 };

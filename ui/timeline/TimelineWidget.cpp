@@ -931,8 +931,27 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
         return;
     }
     if (!m_moved) {
-        selectEvent(eventAt(event->position().toPoint()));
+        const QPoint pos = event->position().toPoint();
+        if (const StepBand* step = stepAt(pos)) {
+            setRangeSelection(step->range);  // a click on the steps strip selects the step's range
+            return;
+        }
+        selectEvent(eventAt(pos));
     }
+}
+
+const StepBand* TimelineWidget::stepAt(QPoint pos) const {
+    if (m_overlays.steps.empty() || pos.x() < m_labelWidth || pos.y() < kRulerHeight ||
+        pos.y() >= kRulerHeight + kStepStripHeight) {
+        return nullptr;
+    }
+    const core::TimestampNs t = timeForX(pos.x());
+    for (const StepBand& step : m_overlays.steps) {
+        if (step.range.contains(t)) {
+            return &step;
+        }
+    }
+    return nullptr;
 }
 
 void TimelineWidget::mouseDoubleClickEvent(QMouseEvent* event) {

@@ -5,8 +5,9 @@
 // rebuilt when the tracks or the height change.
 //
 // Controls: wheel or W/S zoom around the cursor (Shift+wheel scrolls tracks), drag or A/D pan,
-// click selects, Shift+drag selects a time range, Z zooms to the range or the selected event,
-// [ and ] zoom to the previous/next step, 0 or Home shows everything, Esc clears the selection.
+// click selects (a click on the steps strip selects the step's range), Shift+drag selects a time
+// range, right-click opens the page's context menu (TimelinePage), Z zooms to the range or the selected
+// event, [ and ] zoom to the previous/next step, 0 or Home shows everything, Esc clears the selection.
 
 #include <QWidget>
 #include <memory>
@@ -72,6 +73,8 @@ public:
     core::TimestampNs timeForX(double x) const;
     // The event under a widget position, if any.
     timeline::EventRef eventAt(QPoint pos) const;
+    // The step band of the steps strip under a widget position, if any.
+    const StepBand* stepAt(QPoint pos) const;
     // Widget rectangle of the lane row that holds `ref` (invalid when not laid out or scrolled out).
     QRect laneRectOf(timeline::EventRef ref) const;
 

@@ -7,6 +7,8 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "ui/widgets/RangeStatsView.h"
+
 namespace chokepoint::ui {
 
 DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
@@ -23,7 +25,8 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(m_title);
     m_hint = new QLabel(tr("Click an event on the timeline to see its details.\n\n"
                            "Wheel or W/S: zoom · drag or A/D: pan\n"
-                           "Shift+drag: select a range · Z: zoom to it\n"
+                           "Shift+drag or a click on a step: the range's statistics\n"
+                           "Z: zoom to it · right-click: zoom, bookmark, copy, compare\n"
                            "[ / ]: previous / next step · 0: show all\n"
                            "Ctrl+F: search · F3 / Shift+F3: next / previous\n"
                            "?: every key"),
@@ -42,6 +45,8 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
     m_table->setAlternatingRowColors(true);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     layout->addWidget(m_table, 1);
+    m_range = new RangeStatsView(this);
+    layout->addWidget(m_range, 2);
     auto* buttons = new QHBoxLayout;
     m_zoom = new QPushButton(tr("Zoom to event"), this);
     m_launch = new QPushButton(tr("Show launch call"), this);
@@ -67,6 +72,45 @@ void DetailsPanel::setEvent(std::shared_ptr<const core::TraceModel> model, timel
     m_launch->setEnabled(gpuWork && !m_model->value(tr("Launched by")).isEmpty() &&
                          m_model->value(tr("Launched by")) != tr("not recorded"));
     m_table->resizeRowsToContents();
+    m_range->clearStats();
+    m_range->setVisible(false);
+    m_zoom->setText(tr("Zoom to event"));
+}
+
+void DetailsPanel::setEventRangeStats(const analysis::RangeStats& stats, const core::TraceModel& model,
+                                      core::TimestampNs originNs) {
+    m_range->setStats(stats, model, originNs);
+    m_range->setVisible(true);
+}
+
+void DetailsPanel::setRangeStats(const QString& title, const analysis::RangeStats& stats,
+                                 const core::TraceModel& model, core::TimestampNs originNs) {
+    setEvent(nullptr, {});
+    m_title->setText(title);
+    m_hint->setVisible(false);
+    m_range->setStats(stats, model, originNs);
+    m_range->setVisible(true);
+    m_zoom->setText(tr("Zoom to range"));
+    m_zoom->setEnabled(true);
+}
+
+void DetailsPanel::setRangeComparison(const QString& title,
+                                      const std::vector<analysis::RangeComparisonRow>& rows) {
+    setEvent(nullptr, {});
+    m_title->setText(title);
+    m_hint->setVisible(false);
+    m_range->setComparison(rows);
+    m_range->setVisible(true);
+    m_zoom->setText(tr("Zoom to range"));  // range B, the current one
+    m_zoom->setEnabled(true);
+}
+
+bool DetailsPanel::showsRange() const {
+    return m_range->topLevelItemCount() > 0;
+}
+
+QString DetailsPanel::title() const {
+    return m_title->text();
 }
 
 }  // namespace chokepoint::ui
