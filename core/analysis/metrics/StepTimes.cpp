@@ -55,9 +55,59 @@ void flagOutliers(const StepsResult& steps, const std::vector<double>& durations
     }
 }
 
+// Steps that compile and are slower than the steps that do not: warm-up wherever they fall (see the
+// header).
+void flagCompilingSteps(const StepsResult& steps, const std::vector<double>& durations,
+                        const std::vector<core::DurationNs>& compilationNs, const StepTimeOptions& o,
+                        StepTimeSummary& s) {
+    if (durations.size() < 2 || compilationNs.size() != durations.size()) {
+        return;
+    }
+    std::vector<bool> compiles(durations.size(), false);
+    std::vector<double> others;
+    for (std::size_t i = 0; i < durations.size(); ++i) {
+        compiles[i] = compilationNs[i] > 0 &&
+                      static_cast<double>(compilationNs[i]) >= o.compilationMinShare * durations[i];
+        if (!compiles[i]) {
+            others.push_back(durations[i]);
+        }
+    }
+    if (others.empty()) {
+        return;  // every step compiles: that is the steady state, not a warm-up
+    }
+    const double reference = medianOf(others);
+    const double median = medianOf(durations);
+    for (std::size_t i = 0; i < durations.size(); ++i) {
+        if (!compiles[i] || durations[i] <= reference * (1.0 + o.outlierMinRelative) || median <= 0) {
+            continue;
+        }
+        const std::string why = "warm-up: " + core::formatFixed(durations[i] / median, 2) +
+                                "x the median step, compiling " +
+                                formatStepDuration(static_cast<double>(compilationNs[i])) + " of it";
+        auto it = std::find_if(s.excluded.begin(), s.excluded.end(), [&](const ExcludedStep& e) {
+            return e.stepIndex == static_cast<std::int32_t>(i);
+        });
+        if (it == s.excluded.end()) {
+            ExcludedStep e;
+            e.stepIndex = static_cast<std::int32_t>(i);
+            e.name = steps.steps[i].name;
+            e.durationNs = durations[i];
+            it = s.excluded.insert(std::upper_bound(s.excluded.begin(), s.excluded.end(), e.stepIndex,
+                                                    [](std::int32_t index, const ExcludedStep& x) {
+                                                        return index < x.stepIndex;
+                                                    }),
+                                   std::move(e));
+        }
+        it->warmUp = true;
+        it->reason = why;
+        s.steady[i] = false;
+    }
+}
+
 }  // namespace
 
-StepTimeSummary summarizeStepTimes(const StepsResult& steps, const StepTimeOptions& options) {
+StepTimeSummary summarizeStepTimes(const StepsResult& steps, const StepTimeOptions& options,
+                                   const std::vector<core::DurationNs>& compilationNs) {
     StepTimeSummary s;
     s.stretched = steps.stretched;
     s.clipped = steps.clippedSteps;
@@ -77,6 +127,7 @@ StepTimeSummary summarizeStepTimes(const StepsResult& steps, const StepTimeOptio
     }
     s.allMeanNs = allTotal / static_cast<double>(durations.size());
     flagOutliers(steps, durations, options, s);
+    flagCompilingSteps(steps, durations, compilationNs, options, s);
 
     std::vector<double> steady;
     for (std::size_t i = 0; i < durations.size(); ++i) {

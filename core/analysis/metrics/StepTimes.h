@@ -13,7 +13,12 @@
 //   * |d - median| exceeds StepTimeOptions::outlierMinRelative of the median (10 %), so that the
 //     jitter of very regular steps is not called an outlier.
 // A slow first step is reported as warm-up (compilation, autotuning, allocator or profiler start).
-// With fewer than StepTimeOptions::minStepsForOutliers steps nothing is excluded. Mean and median
+// With fewer than StepTimeOptions::minStepsForOutliers steps nothing is excluded by those tests.
+// Wherever it falls, a step that compiles (given per step, StepCompilation.h: at least
+// StepTimeOptions::compilationMinShare of its window) and is slower than the median of the steps
+// that do not compile by more than outlierMinRelative is a warm-up step too, from two steps on; when
+// every step compiles, compiling is the steady state (the host-bound verdict says so) and nothing is
+// excluded for it. Mean and median
 // are over the steady steps (the median of an even count is the mean of the middle two); the mean
 // over all steps is kept as allMeanNs. Pure function, O(n log n) in steps.
 
@@ -29,13 +34,14 @@ struct StepTimeOptions {
     double outlierModifiedZ = 3.5;
     double outlierMinRelative = 0.10;
     std::int64_t minStepsForOutliers = 4;
+    double compilationMinShare = 0.10;
 };
 
 struct ExcludedStep {
     std::int32_t stepIndex = -1;  // index into StepsResult::steps
     std::string name;
     double durationNs = 0;
-    bool warmUp = false;  // the first step, slower than the others
+    bool warmUp = false;  // the first step, slower than the others, or a step that compiles
     std::string reason;   // "warm-up: 1.4x the median step (compilation, autotuning, ...)"
 };
 
@@ -57,7 +63,9 @@ struct StepTimeSummary {
     bool isSteady(std::size_t stepIndex) const { return stepIndex < steady.size() && steady[stepIndex]; }
 };
 
-StepTimeSummary summarizeStepTimes(const StepsResult& steps, const StepTimeOptions& options = {});
+// `compilationNs`: the host's compilation time per step (compilationNsPerStep), or empty.
+StepTimeSummary summarizeStepTimes(const StepsResult& steps, const StepTimeOptions& options = {},
+                                   const std::vector<core::DurationNs>& compilationNs = {});
 
 // "mean 178 ms, median 176 ms over all 6 ProfilerStep steps, each stretched over the GPU work it
 // launched": the one sentence every output uses for the step time ("no steps" when there are none).

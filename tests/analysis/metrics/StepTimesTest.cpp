@@ -78,5 +78,35 @@ TEST(StepTimes, TwoRegimesOfEqualSizeAreBothKept) {
     EXPECT_EQ(s.count, 6);
 }
 
+// A recompilation in the middle of the run is a warm-up step too, and with only three steps (too
+// few for the outlier tests) the compiling step is still left out.
+TEST(StepTimes, AStepThatCompilesIsWarmUpWhereverItFalls) {
+    const StepTimeSummary s = summarizeStepTimes(stepsOf({100, 101, 250}), {}, {0, 0, 120});
+    ASSERT_EQ(s.excluded.size(), 1u);
+    EXPECT_EQ(s.excluded[0].stepIndex, 2);
+    EXPECT_TRUE(s.excluded[0].warmUp);
+    EXPECT_NE(s.excluded[0].reason.find("compiling"), std::string::npos) << s.excluded[0].reason;
+    EXPECT_EQ(s.count, 2);
+    EXPECT_DOUBLE_EQ(s.meanNs, 100.5);
+}
+
+// A slow first step that the outlier test already excluded gets the compilation as its reason.
+TEST(StepTimes, ACompilingFirstStepSaysItCompiles) {
+    const StepTimeSummary s =
+        summarizeStepTimes(stepsOf({400, 100, 102, 98, 101, 99}), {}, {300, 0, 0, 0, 0, 0});
+    ASSERT_EQ(s.excluded.size(), 1u);
+    EXPECT_EQ(s.excluded[0].stepIndex, 0);
+    EXPECT_NE(s.excluded[0].reason.find("compiling 300 ns"), std::string::npos) << s.excluded[0].reason;
+}
+
+// Counter-examples: compiling in every step is the steady state (a recompilation each step is a
+// host-bound problem, not a warm-up); a step that compiles a little and is not slower counts; a
+// little compilation (under 10 % of the step) is not a reason.
+TEST(StepTimes, CompilationThatIsNotAWarmUpKeepsTheStep) {
+    EXPECT_TRUE(summarizeStepTimes(stepsOf({250, 240, 260}), {}, {120, 110, 130}).excluded.empty());
+    EXPECT_TRUE(summarizeStepTimes(stepsOf({100, 101, 99, 100}), {}, {0, 50, 0, 0}).excluded.empty());
+    EXPECT_TRUE(summarizeStepTimes(stepsOf({100, 101, 150}), {}, {0, 0, 10}).excluded.empty());
+}
+
 }  // namespace
 }  // namespace chokepoint::analysis
