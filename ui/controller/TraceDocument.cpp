@@ -57,7 +57,7 @@ namespace {
 // Load takes the first 70 % of the progress bar, analysis the rest.
 constexpr int kLoadPercent = 70;
 
-// Worker thread: the analysis settings kept in the sidecar of `job.path`, with what had to be left
+// Worker thread: the analysis settings kept in the sidecar of `tracePath`, with what had to be left
 // out. A sidecar that cannot be read at all leaves the defaults (the review page says why too).
 std::pair<core::AnalysisSettings, QStringList> readSidecarSettings(const QString& tracePath) {
     const std::string path = tracePath.toStdString();
