@@ -33,6 +33,8 @@
 #include "ui/controller/ExportActions.h"
 #include "ui/job/JobWindow.h"
 #include "ui/pages/ComparePage.h"
+#include "ui/settings/Preferences.h"
+#include "ui/settings/SettingsController.h"
 #include "ui/timeline/TimelinePage.h"
 #include "ui/timeline/TimelineWidget.h"
 #include "ui/widgets/WelcomePage.h"
@@ -41,7 +43,6 @@ namespace chokepoint::ui {
 
 namespace {
 
-constexpr int kMaxRecentFiles = 10;
 const char* const kRecentKey = "recentFiles";
 
 // The bundled real before/after pair (samples/real/README.md).
@@ -286,6 +287,11 @@ void MainWindow::createMenus() {
 
     m_menus[static_cast<int>(MenuId::Review)] = menuBar()->addMenu(tr("&Review"));
 
+    // Settings: the open trace's analysis settings and the application's preferences.
+    new SettingsController(this, nullptr);
+    connect(Preferences::instance(), &Preferences::recentFileCountChanged, this,
+            [this] { updateRecentMenu(); });
+
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     m_menus[static_cast<int>(MenuId::Help)] = help;
     QAction* keys = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
@@ -409,6 +415,8 @@ QString MainWindow::shortcutsText() {
         "<tr><td><b>Ctrl+R</b></td><td>Record a training run</td></tr>"
         "<tr><td><b>Ctrl+E</b>, <b>Ctrl+Shift+E</b></td><td>Export the diagnosis as HTML, as PDF</td></tr>"
         "<tr><td><b>Ctrl+Shift+S</b></td><td>Save the trace as .cptrace</td></tr>"
+        "<tr><td><b>Ctrl+,</b>, <b>Ctrl+Shift+,</b></td><td>Preferences, the trace's analysis "
+        "settings</td></tr>"
         "<tr><td><b>Ctrl+1…6</b></td><td>Switch page</td></tr>"
         "<tr><td><b>F5</b></td><td>Start the review presentation (→ / Space next, ← previous, Esc "
         "leave)</td></tr>"
@@ -499,8 +507,9 @@ void MainWindow::onLoadStarted(const QString& path) {
     setWindowTitle(tr("%1 — Chokepoint").arg(QFileInfo(path).fileName()));
     // The pages show "Loading…" at once: they are laid out and drawn while the file is read, when
     // this thread has nothing else to do, instead of after it. A new trace starts on the diagnosis
-    // page; a failed load returns to welcome unless the trace open before stays open.
-    if (!showPage(QStringLiteral("diagnosis"))) {
+    // page (Preferences::defaultPage); a failed load returns to welcome unless the trace open before
+    // stays open.
+    if (!showPage(Preferences::defaultPage()) && !showPage(QStringLiteral("diagnosis"))) {
         showPage(QStringLiteral("timeline"));
     }
 }
@@ -514,9 +523,9 @@ void MainWindow::onModelAvailable() {
         addRecentFile(m_document->filePath());
         updateRecentMenu();
     }
-    // The diagnosis page opens first when it exists; the timeline is ready already.
+    // The preferred page (the diagnosis page by default) opens first; the timeline is ready already.
     if (welcomeVisible()) {
-        if (!showPage(QStringLiteral("diagnosis"))) {
+        if (!showPage(Preferences::defaultPage()) && !showPage(QStringLiteral("diagnosis"))) {
             showPage(QStringLiteral("timeline"));
         }
     }
@@ -584,14 +593,14 @@ void MainWindow::setBusyUi(bool busy) {
 QStringList MainWindow::recentFiles() {
     QStringList files = QSettings().value(QLatin1String(kRecentKey)).toStringList();
     files.removeAll(QString());
-    return files;
+    return files.mid(0, Preferences::recentFileCount());
 }
 
 void MainWindow::addRecentFile(const QString& path) {
     QStringList files = recentFiles();
     files.removeAll(path);
     files.prepend(path);
-    while (files.size() > kMaxRecentFiles) {
+    while (files.size() > Preferences::recentFileCount()) {
         files.removeLast();
     }
     QSettings().setValue(QLatin1String(kRecentKey), files);

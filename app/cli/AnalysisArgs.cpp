@@ -7,45 +7,13 @@
 #include <fstream>
 
 #include "app/cli/ExitCodes.h"
+#include "core/analysis/diagnosis/AnalysisSettingsOptions.h"
+#include "core/base/ScaledNumber.h"
 
 namespace chokepoint::cli {
 
 std::optional<double> parseScaledNumber(const std::string& text) {
-    if (text.empty()) {
-        return std::nullopt;
-    }
-    std::string body = text;
-    double scale = 1;
-    switch (body.back()) {
-        case 'k':
-        case 'K':
-            scale = 1e3;
-            break;
-        case 'M':
-            scale = 1e6;
-            break;
-        case 'G':
-        case 'B':
-            scale = 1e9;
-            break;
-        case 'T':
-            scale = 1e12;
-            break;
-        default:
-            break;
-    }
-    if (scale != 1) {
-        body.pop_back();
-    }
-    if (body.empty()) {
-        return std::nullopt;
-    }
-    char* end = nullptr;
-    const double value = std::strtod(body.c_str(), &end);
-    if (end == nullptr || *end != '\0' || !std::isfinite(value) || value <= 0) {
-        return std::nullopt;
-    }
-    return value * scale;
+    return core::parseScaledNumber(text);
 }
 
 bool parseAnalysisArgs(const Args& args, std::size_t fileCount, AnalysisArgs& out, std::string& error) {
@@ -149,35 +117,6 @@ bool parseAnalysisArgs(const Args& args, std::size_t fileCount, AnalysisArgs& ou
     return true;
 }
 
-namespace {
-
-std::optional<analysis::Precision> parsePrecision(std::string text) {
-    for (char& c : text) {
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    if (text == "fp64") {
-        return analysis::Precision::FP64;
-    }
-    if (text == "fp32") {
-        return analysis::Precision::FP32;
-    }
-    if (text == "tf32") {
-        return analysis::Precision::TF32;
-    }
-    if (text == "bf16") {
-        return analysis::Precision::BF16;
-    }
-    if (text == "fp16") {
-        return analysis::Precision::FP16;
-    }
-    if (text == "fp8") {
-        return analysis::Precision::FP8;
-    }
-    return std::nullopt;
-}
-
-}  // namespace
-
 int prepareAnalysis(const AnalysisArgs& args, AnalysisSetup& setup) {
     analysis::AnalysisOptions& o = setup.options;
     o.modelFlopsPerStep = args.modelFlops;
@@ -187,7 +126,7 @@ int prepareAnalysis(const AnalysisArgs& args, AnalysisSetup& setup) {
     o.outOfMemoryObserved = args.outOfMemory;
     o.deviceIndex = args.deviceIndex;
     if (!args.precision.empty()) {
-        o.precision = parsePrecision(args.precision);
+        o.precision = analysis::precisionFromName(args.precision);
         if (!o.precision) {
             std::fprintf(stderr, "chokepoint-cli: --precision must be fp32, tf32, bf16, fp16, fp8 or fp64\n");
             return kExitUsage;

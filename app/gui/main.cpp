@@ -43,6 +43,7 @@
 #include "ui/job/JobWindow.h"
 #include "ui/models/AnalysisReportQt.h"
 #include "ui/pages/ComparePage.h"
+#include "ui/settings/Preferences.h"
 
 namespace {
 
@@ -544,6 +545,11 @@ int main(int argc, char** argv) {
     }
     if (!files.isEmpty()) {
         window.openFile(files.first());  // several files open a job (above)
+    } else if (chokepoint::ui::Preferences::reopenLastTrace()) {
+        const QStringList recent = chokepoint::ui::MainWindow::recentFiles();
+        if (!recent.isEmpty() && QFileInfo::exists(recent.first())) {
+            window.openFile(recent.first());
+        }
     }
     return QApplication::exec();
 }

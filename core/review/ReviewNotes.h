@@ -15,6 +15,7 @@
 
 #include "core/base/Ids.h"
 #include "core/base/Time.h"
+#include "core/review/AnalysisSettings.h"
 
 namespace chokepoint::core {
 
@@ -51,6 +52,9 @@ public:
     // a different file of the same name. Empty / 0 when unknown.
     std::string traceFileName;
     std::int64_t traceSizeBytes = 0;
+    // How the trace is analysed (device override, model FLOPs, thresholds); stored in the same
+    // sidecar. Not touched by the bookmark operations below (clear() included).
+    AnalysisSettings analysisSettings;
 
     // Adds a copy of `bookmark` with a fresh id (the given id is ignored); returns the new id.
     std::uint64_t add(Bookmark bookmark);

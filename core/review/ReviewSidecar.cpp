@@ -3,6 +3,9 @@
 #include <simdjson.h>
 
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +23,128 @@ namespace fs = std::filesystem;
 constexpr std::string_view kFormatName = "chokepoint-review";
 
 // --- Writing --------------------------------------------------------------------------------------
+
+// Shortest text that reads back as the same double.
+std::string jsonNumber(double value) {
+    char buffer[40];
+    for (int digits = 15; digits <= 17; ++digits) {
+        std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+        if (std::strtod(buffer, nullptr) == value) {
+            break;
+        }
+    }
+    return buffer;
+}
+
+void appendAnalysisSettings(std::string& out, const AnalysisSettings& a) {
+    out += "  \"analysisSettings\": {";
+    const char* separator = "";
+    const auto key = [&](std::string_view name) {
+        out += separator;
+        separator = ", ";
+        appendJsonString(out, name);
+        out += ": ";
+    };
+    if (!a.deviceId.empty()) {
+        key("device");
+        appendJsonString(out, a.deviceId);
+    }
+    const std::pair<std::string_view, const std::optional<double>*> numbers[] = {
+        {"modelFlopsPerStep", &a.modelFlopsPerStep},
+        {"parameterCount", &a.parameterCount},
+        {"tokensPerStep", &a.tokensPerStep},
+        {"peakMemoryBytes", &a.peakMemoryBytes},
+    };
+    for (const auto& [name, value] : numbers) {
+        if (value->has_value()) {
+            key(name);
+            out += jsonNumber(**value);
+        }
+    }
+    if (a.outOfMemoryObserved) {
+        key("outOfMemoryObserved");
+        out += "true";
+    }
+    if (!a.precision.empty()) {
+        key("precision");
+        appendJsonString(out, a.precision);
+    }
+    if (!a.thresholds.empty()) {
+        key("thresholds");
+        out += "{";
+        bool first = true;
+        for (const auto& [name, value] : a.thresholds) {
+            out += first ? "" : ", ";
+            first = false;
+            appendJsonString(out, name);
+            out += ": " + jsonNumber(value);
+        }
+        out += "}";
+    }
+    out += "},\n";
+}
+
+// Reads the "analysisSettings" object. Settings only steer the analysis, so a bad entry never
+// makes the sidecar unreadable: it is left out with a warning naming the file and the field.
+AnalysisSettings readAnalysisSettings(simdjson::dom::element element, const std::string& source,
+                                      std::vector<std::string>& warnings) {
+    AnalysisSettings a;
+    const std::string path = source + ": analysisSettings";
+    simdjson::dom::object object;
+    if (element.get_object().get(object)) {
+        warnings.push_back(path + ": expected an object; the analysis settings are ignored");
+        return a;
+    }
+    for (auto field : object) {
+        const std::string key(field.key);
+        const std::string where = path + "." + key;
+        const simdjson::dom::element value = field.value;
+        if (key == "device" || key == "precision") {
+            std::string_view text;
+            if (value.get_string().get(text)) {
+                warnings.push_back(where + ": expected a string; ignored");
+            } else {
+                (key == "device" ? a.deviceId : a.precision) = std::string(text);
+            }
+        } else if (key == "modelFlopsPerStep" || key == "parameterCount" || key == "tokensPerStep" ||
+                   key == "peakMemoryBytes") {
+            double number = 0;
+            if (value.get_double().get(number) || !std::isfinite(number) || number <= 0) {
+                warnings.push_back(where + ": expected a positive number; ignored");
+                continue;
+            }
+            std::optional<double>& target = key == "modelFlopsPerStep" ? a.modelFlopsPerStep
+                                            : key == "parameterCount"  ? a.parameterCount
+                                            : key == "tokensPerStep"   ? a.tokensPerStep
+                                                                       : a.peakMemoryBytes;
+            target = number;
+        } else if (key == "outOfMemoryObserved") {
+            bool flag = false;
+            if (value.get_bool().get(flag)) {
+                warnings.push_back(where + ": expected true or false; ignored");
+            } else {
+                a.outOfMemoryObserved = flag;
+            }
+        } else if (key == "thresholds") {
+            simdjson::dom::object thresholds;
+            if (value.get_object().get(thresholds)) {
+                warnings.push_back(where + ": expected an object of key: number; ignored");
+                continue;
+            }
+            for (auto threshold : thresholds) {
+                double number = 0;
+                if (threshold.value.get_double().get(number) || !std::isfinite(number)) {
+                    warnings.push_back(where + "." + std::string(threshold.key) +
+                                       ": expected a number; ignored");
+                } else {
+                    a.thresholds[std::string(threshold.key)] = number;
+                }
+            }
+        }
+        // Other keys: written by a newer Chokepoint; ignored like unknown fields elsewhere.
+    }
+    return a;
+}
 
 // --- Reading --------------------------------------------------------------------------------------
 
@@ -232,7 +357,11 @@ std::string serializeReviewSidecar(const ReviewNotes& notes) {
     out += ",\n  \"version\": " + std::to_string(kReviewSidecarFormatVersion) +
            ",\n  \"trace\": {\"fileName\": ";
     appendJsonString(out, notes.traceFileName);
-    out += ", \"sizeBytes\": " + std::to_string(notes.traceSizeBytes) + "},\n  \"bookmarks\": [";
+    out += ", \"sizeBytes\": " + std::to_string(notes.traceSizeBytes) + "},\n";
+    if (!notes.analysisSettings.isDefault()) {
+        appendAnalysisSettings(out, notes.analysisSettings);
+    }
+    out += "  \"bookmarks\": [";
     bool first = true;
     for (const Bookmark& b : notes.bookmarks()) {
         out += first ? "\n    {" : ",\n    {";
@@ -257,7 +386,8 @@ std::string serializeReviewSidecar(const ReviewNotes& notes) {
     return out;
 }
 
-Result<ReviewNotes> parseReviewSidecar(std::string_view json, std::string_view sourceName) {
+Result<ReviewNotes> parseReviewSidecar(std::string_view json, std::string_view sourceName,
+                                       std::vector<std::string>* warnings) {
     const std::string source(sourceName);
     if (static_cast<std::int64_t>(json.size()) > kMaxReviewSidecarBytes) {
         return makeError(source + ": " + std::to_string(json.size()) +
@@ -311,6 +441,15 @@ Result<ReviewNotes> parseReviewSidecar(std::string_view json, std::string_view s
         notes.traceSizeBytes = size.value().value_or(0);
     }
 
+    simdjson::dom::element settings;
+    if (!object.at_key("analysisSettings").get(settings)) {
+        std::vector<std::string> settingsWarnings;
+        notes.analysisSettings = readAnalysisSettings(settings, source, settingsWarnings);
+        if (warnings != nullptr) {
+            warnings->insert(warnings->end(), settingsWarnings.begin(), settingsWarnings.end());
+        }
+    }
+
     simdjson::dom::element bookmarks;
     if (!object.at_key("bookmarks").get(bookmarks)) {
         simdjson::dom::array array;
@@ -334,7 +473,7 @@ Result<ReviewNotes> parseReviewSidecar(std::string_view json, std::string_view s
     return notes;
 }
 
-Result<ReviewNotes> readReviewSidecar(const std::string& sidecarPath) {
+Result<ReviewNotes> readReviewSidecar(const std::string& sidecarPath, std::vector<std::string>* warnings) {
     std::error_code ec;
     const auto size = fs::file_size(sidecarPath, ec);
     if (ec) {
@@ -353,7 +492,7 @@ Result<ReviewNotes> readReviewSidecar(const std::string& sidecarPath) {
     if (in.bad()) {
         return makeError(sidecarPath + ": read error");
     }
-    return parseReviewSidecar(buffer.str(), sidecarPath);
+    return parseReviewSidecar(buffer.str(), sidecarPath, warnings);
 }
 
 Status writeReviewSidecar(const std::string& sidecarPath, const ReviewNotes& notes) {
@@ -391,7 +530,7 @@ Result<ReviewLoad> loadReviewForTrace(const std::string& tracePath) {
     const std::int64_t sizeBytes = ec ? 0 : static_cast<std::int64_t>(traceSize);
 
     if (fs::exists(sidecar, ec)) {
-        auto notes = readReviewSidecar(sidecar);
+        auto notes = readReviewSidecar(sidecar, &load.warnings);
         if (!notes) {
             return notes.error();
         }
@@ -412,13 +551,45 @@ Result<ReviewLoad> loadReviewForTrace(const std::string& tracePath) {
 }
 
 Status saveReviewForTrace(const std::string& tracePath, ReviewNotes notes) {
+    // The analysis settings belong to saveAnalysisSettingsForTrace: keep the ones on disk.
     std::error_code ec;
+    const std::string sidecar = reviewSidecarPath(tracePath);
+    if (fs::exists(sidecar, ec)) {
+        if (auto onDisk = readReviewSidecar(sidecar)) {
+            notes.analysisSettings = onDisk->analysisSettings;
+        }
+    }
     notes.traceFileName = fs::path(tracePath).filename().string();
     const auto size = fs::file_size(tracePath, ec);
     if (!ec) {
         notes.traceSizeBytes = static_cast<std::int64_t>(size);
     }
-    return writeReviewSidecar(reviewSidecarPath(tracePath), notes);
+    return writeReviewSidecar(sidecar, notes);
+}
+
+Status saveAnalysisSettingsForTrace(const std::string& tracePath, const AnalysisSettings& settings) {
+    const std::string sidecar = reviewSidecarPath(tracePath);
+    std::error_code ec;
+    const bool exists = fs::exists(sidecar, ec);
+    if (!exists && settings.isDefault()) {
+        return Ok{};  // nothing to remember, and no file to update
+    }
+    ReviewNotes notes;
+    if (exists) {
+        auto onDisk = readReviewSidecar(sidecar);
+        if (!onDisk) {
+            // Never overwrite a file the user may want to repair: its bookmarks would be lost.
+            return makeError(onDisk.error().message + " (the analysis settings were not saved)");
+        }
+        notes = std::move(onDisk.value());
+    }
+    notes.analysisSettings = settings;
+    notes.traceFileName = fs::path(tracePath).filename().string();
+    const auto size = fs::file_size(tracePath, ec);
+    if (!ec) {
+        notes.traceSizeBytes = static_cast<std::int64_t>(size);
+    }
+    return writeReviewSidecar(sidecar, notes);
 }
 
 }  // namespace chokepoint::core

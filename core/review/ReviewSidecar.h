@@ -8,7 +8,14 @@
 //     "trace": { "fileName": "run.pt.trace.json.gz", "sizeBytes": 1152519 },
 //     "bookmarks": [ { "id": 1, "kind": "kernel" | "range", "startNs": 0, "endNs": 10,
 //                      "kernel": "...", "device": 0, "stream": 7,
-//                      "title": "...", "note": "...", "createdUnixMs": 0 } ] }
+//                      "title": "...", "note": "...", "createdUnixMs": 0 } ],
+//     "analysisSettings": { "device": "h100-sxm", "modelFlopsPerStep": 1.2e15,
+//                           "parameterCount": 7e9, "tokensPerStep": 4096, "peakMemoryBytes": 8e10,
+//                           "outOfMemoryObserved": true, "precision": "bf16",
+//                           "thresholds": { "lowMfu": 0.25 } } }
+// "analysisSettings" (core::AnalysisSettings) is optional and written only when something is set;
+// every field in it is optional. A bad entry there (a negative FLOP count, a string for a number)
+// is left out with a warning naming the file and the field, and the rest of the sidecar still loads.
 // Unknown fields are ignored (forward compatible); a newer "version" is refused.
 //
 // The sidecar is untrusted input: a malformed file yields an Error naming the file and the place
@@ -37,24 +44,34 @@ std::string reviewSidecarPath(std::string_view tracePath);
 // output is always valid JSON.
 std::string serializeReviewSidecar(const ReviewNotes& notes);
 // Parses sidecar JSON. `sourceName` (usually the file path) starts every error message.
-Result<ReviewNotes> parseReviewSidecar(std::string_view json, std::string_view sourceName);
+// Entries of "analysisSettings" that are left out are described in `warnings` (when given).
+Result<ReviewNotes> parseReviewSidecar(std::string_view json, std::string_view sourceName,
+                                       std::vector<std::string>* warnings = nullptr);
 
 // Reads and parses the sidecar at `sidecarPath`.
-Result<ReviewNotes> readReviewSidecar(const std::string& sidecarPath);
+Result<ReviewNotes> readReviewSidecar(const std::string& sidecarPath,
+                                      std::vector<std::string>* warnings = nullptr);
 // Writes `notes` to `sidecarPath` atomically.
 Status writeReviewSidecar(const std::string& sidecarPath, const ReviewNotes& notes);
 
 struct ReviewLoad {
     ReviewNotes notes;
     bool sidecarFound = false;
-    std::vector<std::string> warnings;  // e.g. the sidecar was written for a trace of another size
+    // e.g. the sidecar was written for a trace of another size; an analysis setting left out
+    std::vector<std::string> warnings;
 };
 
 // Loads the review of the trace at `tracePath`: empty notes (sidecarFound = false) when there is no
 // sidecar, an Error when one exists but cannot be read. Sets notes.traceFileName/traceSizeBytes to
 // the trace's current identity so the next save records it.
 Result<ReviewLoad> loadReviewForTrace(const std::string& tracePath);
-// Saves `notes` beside `tracePath` (see reviewSidecarPath), recording the trace's identity.
+// Saves the bookmarks of `notes` beside `tracePath` (see reviewSidecarPath), recording the trace's
+// identity. The analysis settings written are those already in the sidecar when it exists and can
+// be read (saveAnalysisSettingsForTrace owns them), else notes.analysisSettings.
 Status saveReviewForTrace(const std::string& tracePath, ReviewNotes notes);
+// Sets the analysis settings in the sidecar of `tracePath`, keeping its bookmarks. Creates no file
+// for default settings when there is none; an Error (and nothing written) when the sidecar exists
+// but cannot be read.
+Status saveAnalysisSettingsForTrace(const std::string& tracePath, const AnalysisSettings& settings);
 
 }  // namespace chokepoint::core

@@ -4,17 +4,21 @@
 #include <QFuture>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
 // Qt's `signals` keyword macro would rewrite the report's `signals` fields: suspend it while core's
 // analysis headers are read (ui/models/AnalysisReportQt.h does the same for the pages).
 #pragma push_macro("signals")
 #undef signals
 #include "core/analysis/devices/DeviceDatabase.h"
+#include "core/analysis/diagnosis/AnalysisSettingsOptions.h"
 #include "core/analysis/diagnosis/Analyzer.h"
 #pragma pop_macro("signals")
 
 #include "core/base/Progress.h"
 #include "core/import/TraceLoader.h"
+#include "core/review/ReviewSidecar.h"
 #include "ui/controller/StartupTiming.h"
 #include "ui/controller/TracePrefetch.h"
 
@@ -30,6 +34,8 @@ struct TraceDocument::Job {
     std::shared_ptr<const timeline::TrackSet> tracks;
     std::shared_ptr<const analysis::AnalysisReport> report;
     QString error;
+    core::AnalysisSettings settings;  // read from the sidecar with the trace (open) or given (analysis)
+    QStringList settingsWarnings;
     std::optional<std::future<core::Result<core::TraceModel>>> prefetched;  // started by main()
     bool wasCancelled = false;
     bool analysisStage = false;
@@ -41,6 +47,8 @@ struct TraceDocument::Job {
         std::shared_ptr<const timeline::TrackSet> tracks;
         std::shared_ptr<const analysis::AnalysisReport> report;
         bool analysisDone = false;
+        core::AnalysisSettings settings;
+        QStringList settingsWarnings;
     } previous;
 };
 
@@ -49,7 +57,78 @@ namespace {
 // Load takes the first 70 % of the progress bar, analysis the rest.
 constexpr int kLoadPercent = 70;
 
+// Worker thread: the analysis settings kept in the sidecar of `tracePath`, with what had to be left
+// out. A sidecar that cannot be read at all leaves the defaults (the review page says why too).
+std::pair<core::AnalysisSettings, QStringList> readSidecarSettings(const QString& tracePath) {
+    const std::string path = tracePath.toStdString();
+    const std::string sidecar = core::reviewSidecarPath(path);
+    std::vector<std::string> warnings;
+    auto load = core::loadReviewForTrace(path);
+    if (!load) {
+        return {{},
+                {QObject::tr("%1; the analysis uses the default settings")
+                     .arg(QString::fromStdString(load.error().message))}};
+    }
+    core::AnalysisSettings settings = load->notes.analysisSettings;
+    for (const std::string& w : load->warnings) {
+        if (w.find(": analysisSettings") != std::string::npos) {
+            warnings.push_back(w);
+        }
+    }
+    for (std::string& w :
+         analysis::sanitizeAnalysisSettings(settings, TraceDocument::deviceDatabase(), sidecar)) {
+        warnings.push_back(std::move(w));
+    }
+    QStringList messages;
+    for (const std::string& w : warnings) {
+        messages << QString::fromStdString(w);
+    }
+    return {std::move(settings), messages};
+}
+
 }  // namespace
+
+const analysis::DeviceDatabase* TraceDocument::deviceDatabase() {
+    // Read once per process; without it the analysis still runs but has no peaks (no MFU, no
+    // roofline ceilings) and says so in its report.
+    static const core::Result<analysis::DeviceDatabase> kDevices = analysis::DeviceDatabase::loadDefault();
+    return kDevices.ok() ? &kDevices.value() : nullptr;
+}
+
+QString TraceDocument::setAnalysisSettings(const core::AnalysisSettings& settings) {
+    if (!m_model || (m_job && !m_job->analysisStage)) {
+        return tr("Open a trace first: the settings apply to the open trace");
+    }
+    if (m_job) {
+        // An analysis with the old settings is running: its result is no longer wanted.
+        m_job->cancel = true;
+        m_job->future.waitForFinished();
+        m_job.reset();
+    }
+    core::AnalysisSettings applied = settings;
+    analysis::sanitizeAnalysisSettings(applied, deviceDatabase(), "analysis settings");
+    m_settings = applied;
+    m_settingsWarnings.clear();
+    QString error;
+    if (!m_filePath.isEmpty()) {
+        const core::Status saved = core::saveAnalysisSettingsForTrace(m_filePath.toStdString(), m_settings);
+        if (!saved) {
+            error = QString::fromStdString(saved.error().message);
+        }
+    }
+    emit analysisSettingsChanged();
+    // Analyse the whole trace again; a GPU shown alone is left (its report is replaced too).
+    const bool wasScoped = m_scopeDevice >= 0;
+    leaveDeviceScope();
+    if (wasScoped) {
+        emit modelAvailable();
+        emit scopeChanged(-1);
+    }
+    m_analysisDone = false;
+    emit progress(kLoadPercent);
+    startAnalysis();
+    return error;
+}
 
 TraceDocument::TraceDocument(QObject* parent) : QObject(parent) {
     qRegisterMetaType<core::TimeRange>("chokepoint::core::TimeRange");
@@ -77,7 +156,8 @@ void TraceDocument::open(const QString& path) {
         m_job.reset();
     }
     leaveDeviceScope();
-    Job::Previous previous{m_filePath, m_displayName, m_model, m_tracks, m_report, m_analysisDone};
+    Job::Previous previous{m_filePath, m_displayName,  m_model,    m_tracks,
+                           m_report,   m_analysisDone, m_settings, m_settingsWarnings};
     m_filePath = path;
     m_displayName = QFileInfo(path).fileName();
     m_model.reset();
@@ -112,6 +192,7 @@ void TraceDocument::open(const QString& path) {
             return;
         }
         noteStartupMilestone("trace loaded");
+        std::tie(job->settings, job->settingsWarnings) = readSidecarSettings(job->path);
         job->model = std::make_shared<const core::TraceModel>(std::move(loaded).value());
         if (!job->cancel) {
             job->tracks = std::make_shared<const timeline::TrackSet>(timeline::buildTracks(*job->model));
@@ -152,6 +233,12 @@ void TraceDocument::open(const QString& path) {
             return;
         }
         m_model = job->model;
+        m_settings = job->settings;
+        m_settingsWarnings = job->settingsWarnings;
+        emit analysisSettingsChanged();
+        if (!m_settingsWarnings.isEmpty()) {
+            emit settingsWarningsFound(m_settingsWarnings);
+        }
         m_tracks = job->tracks ? job->tracks
                                : std::make_shared<const timeline::TrackSet>(timeline::buildTracks(*m_model));
         m_job.reset();
@@ -222,6 +309,8 @@ void TraceDocument::restorePrevious(const Job& job) {
     m_tracks = previous.tracks;
     m_report = previous.report;
     m_analysisDone = previous.analysisDone;
+    m_settings = previous.settings;
+    m_settingsWarnings = previous.settingsWarnings;
 }
 
 void TraceDocument::setModel(std::shared_ptr<const core::TraceModel> model, const QString& displayName) {
@@ -238,8 +327,11 @@ void TraceDocument::setModel(std::shared_ptr<const core::TraceModel> model, cons
         m_model ? std::make_shared<const timeline::TrackSet>(timeline::buildTracks(*m_model)) : nullptr;
     m_report.reset();
     m_analysisDone = false;
+    m_settings = {};
+    m_settingsWarnings.clear();
     m_busy = true;
     emit loadStarted(displayName);
+    emit analysisSettingsChanged();
     startAnalysis();
     emit progress(kLoadPercent);
     emit modelAvailable();
@@ -263,16 +355,14 @@ void TraceDocument::startAnalysis() {
     auto job = std::make_shared<Job>();
     job->model = m_model;
     job->analysisStage = true;
+    job->settings = m_settings;
     m_job = job;
     m_busy = true;
     emit statusMessage(tr("Analyzing %1…").arg(m_displayName));
     job->future = QtConcurrent::run([this, job] {
-        // The device database is read once per process; without it the analysis still runs but
-        // has no peaks (no MFU, no roofline ceilings) and says so in its report.
-        static const core::Result<analysis::DeviceDatabase> kDevices =
-            analysis::DeviceDatabase::loadDefault();
         analysis::AnalysisOptions options;
-        options.devices = kDevices.ok() ? &kDevices.value() : nullptr;
+        options.devices = deviceDatabase();
+        analysis::applyAnalysisSettings(job->settings, options);
         options.progress = [this, job](double fraction) {
             postProgress(
                 job, kLoadPercent + static_cast<int>(std::clamp(fraction, 0.0, 1.0) * (100 - kLoadPercent)));

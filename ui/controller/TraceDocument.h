@@ -23,11 +23,13 @@
 #include "core/base/Ids.h"
 #include "core/base/Time.h"
 #include "core/model/TraceModel.h"
+#include "core/review/AnalysisSettings.h"
 #include "core/timeline/TimelineTracks.h"
 
 namespace chokepoint::analysis {
 struct AnalysisReport;
-}
+class DeviceDatabase;
+}  // namespace chokepoint::analysis
 
 namespace chokepoint::ui {
 
@@ -67,6 +69,24 @@ public:
     // busy or for a GPU without its own report.
     bool selectDevice(int deviceIndex);
 
+    // --- Analysis settings (device override, model FLOPs, thresholds: what the CLI's analyze takes) ---
+    // The settings the current analysis ran with. open() reads them from the trace's review sidecar
+    // (core/review/ReviewSidecar.h) before analysing; setModel() starts from the defaults.
+    const core::AnalysisSettings& analysisSettings() const { return m_settings; }
+    // Problems found in the sidecar's settings at the last open() (each names the file); the
+    // entries concerned were left out. Also emitted as settingsWarnings.
+    QStringList settingsWarnings() const { return m_settingsWarnings; }
+    // Takes `settings`, saves them in the trace's sidecar (when the trace has a file) and analyses
+    // the trace again with them; every page then gets analysisAvailable. Entries that cannot be
+    // applied are dropped first (see analysis::sanitizeAnalysisSettings). Returns an error message
+    // when the sidecar could not be written (the analysis still runs), else an empty string.
+    // Refused (returns a message, changes nothing) while a load is running or without a trace.
+    QString setAnalysisSettings(const core::AnalysisSettings& settings);
+    // The device database analyses use (built-in plus the user's files); null when it failed to load.
+    static const analysis::DeviceDatabase* deviceDatabase();
+    // Asks whoever owns the analysis settings dialog to show it (the diagnosis page's button).
+    void showAnalysisSettings() { emit requestAnalysisSettings(); }
+
     // --- Navigation: pages call these; the main window and the timeline listen. ---
     void showRange(core::TimeRange range, const QString& reason) { emit requestShowRange(range, reason); }
     void selectKernel(core::KernelId kernel) { emit requestSelectKernel(kernel); }
@@ -89,6 +109,11 @@ signals:
     void analysisFailed(const QString& message);
     void cancelled();
     void scopeChanged(int deviceIndex);
+    // The analysis settings changed (setAnalysisSettings, or read from the sidecar by open()).
+    void analysisSettingsChanged();
+    // The sidecar's analysis settings had entries that were left out (one message each).
+    void settingsWarningsFound(const QStringList& warnings);
+    void requestAnalysisSettings();
 
     void requestShowRange(chokepoint::core::TimeRange range, const QString& reason);
     void requestSelectKernel(chokepoint::core::KernelId kernel);
@@ -120,6 +145,8 @@ private:
     std::shared_ptr<const analysis::AnalysisReport> m_wholeReport;
     std::map<int, std::shared_ptr<const timeline::TrackSet>> m_deviceTracks;
     int m_scopeDevice = -1;
+    core::AnalysisSettings m_settings;
+    QStringList m_settingsWarnings;
 };
 
 }  // namespace chokepoint::ui

@@ -32,6 +32,7 @@
 #include "ui/pages/ReportViews.h"
 #include "ui/report/CsvExport.h"
 #include "ui/report/DiagnosisReport.h"
+#include "ui/settings/AnalysisSettingsStrip.h"
 #include "ui/widgets/ExportNotice.h"
 #include "ui/widgets/TableFilter.h"
 
@@ -171,6 +172,8 @@ DiagnosisPage::DiagnosisPage(QWidget* parent) : Page(parent) {
     m_mfuText->setWordWrap(true);
     mfuRow->addWidget(m_mfuText, 3);
     layout->addLayout(mfuRow);
+    m_settingsStrip = new AnalysisSettingsStrip(m_content);
+    layout->addWidget(m_settingsStrip);
 
     layout->addWidget(sectionTitle(tr("Verdict per step"), m_content));
     m_strip = new StepStrip(m_content);
@@ -252,6 +255,7 @@ void DiagnosisPage::setDocument(TraceDocument* document) {
         disconnect(m_document, nullptr, this, nullptr);
     }
     Page::setDocument(document);
+    m_settingsStrip->setDocument(document);
     if (document == nullptr) {
         setReport(nullptr, nullptr);
         showMessage(tr("Open a trace to see why its training is slow."));
@@ -290,6 +294,7 @@ void DiagnosisPage::showMessage(const QString& message) {
     }
     m_stepNote->clear();
     m_mfuText->clear();
+    m_settingsStrip->setReport(nullptr);
     m_warnings->clear();
     m_exportHtml->setEnabled(m_report != nullptr);
     m_exportPdf->setEnabled(m_report != nullptr);
@@ -378,7 +383,8 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
     m_mfuBands->setMfu(mfu.mfu, mfu.estimate);
     const QString source =
         mfu.source == analysis::ModelFlopsSource::None
-            ? tr("not computed: model FLOPs unknown (give --model-flops, or --params and --tokens-per-step)")
+            ? tr("not computed: model FLOPs unknown (set them in Analysis Settings, or give chokepoint-cli "
+                 "--model-flops, or --params and --tokens-per-step)")
             : QString::fromStdString(mfu.sourceNote);
     QString mfuText =
         tr("<b>MFU band:</b> %1<br/><b>Source:</b> %2")
@@ -391,6 +397,7 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
                             QString::fromStdString(mfu.precisionReason).toHtmlEscaped());
     }
     m_mfuText->setText(mfuText);
+    m_settingsStrip->setReport(&r);
 
     m_strip->setCells(stepStripFromReport(r));
     m_bars->setData(stepBarsFromReport(r));

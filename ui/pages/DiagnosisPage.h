@@ -21,6 +21,7 @@ class QVBoxLayout;
 
 namespace chokepoint::ui {
 
+class AnalysisSettingsStrip;
 class MfuBands;
 class StepBarsChart;
 class StepStrip;
@@ -55,6 +56,8 @@ public:
     TraceStatsModel* traceStatsModel() const { return m_stats; }
     StepStrip* stepStrip() const { return m_strip; }
     StepBarsChart* stepBars() const { return m_bars; }
+    // The analysis settings line with its "Analysis Settings…" button.
+    AnalysisSettingsStrip* settingsStrip() const { return m_settingsStrip; }
 
     // Exports the diagnosis (false with `error` naming the file on failure).
     bool exportHtml(const QString& path, QString* error = nullptr) const;
@@ -82,6 +85,7 @@ private:
     QLabel* m_stepNote = nullptr;
     QLabel* m_mfuText = nullptr;
     MfuBands* m_mfuBands = nullptr;
+    AnalysisSettingsStrip* m_settingsStrip = nullptr;
     StepStrip* m_strip = nullptr;
     StepBarsChart* m_bars = nullptr;
     TopKernelsModel* m_kernels = nullptr;

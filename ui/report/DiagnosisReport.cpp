@@ -68,6 +68,13 @@ ReportDocument buildDiagnosisReport(const analysis::AnalysisReport& report, cons
                            QString::fromStdString(core::formatFlopsPerSecond(mfu.peakFlopsPerSecond)) +
                                QStringLiteral(" — ") + qs(mfu.precisionReason));
     }
+    if (!report.userSettings.empty()) {
+        QStringList settings;
+        for (const std::string& line : report.userSettings) {
+            settings << qs(line);
+        }
+        facts.emplace_back(QObject::tr("Analysis settings"), settings.join(QStringLiteral("; ")));
+    }
     doc.addHeading(QObject::tr("Key figures"));
     doc.addFacts(facts);
 

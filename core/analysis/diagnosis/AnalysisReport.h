@@ -175,6 +175,9 @@ struct AnalysisReport {
     // With GPU work on several devices (one process driving several GPUs): each device's own
     // report, scoped as above, by device index. Empty otherwise, and inside a scoped report.
     std::vector<std::shared_ptr<const AnalysisReport>> deviceReports;
+    // The settings that differ from the defaults, one phrase each ("device NVIDIA H100 SXM5 80GB
+    // (set by user)", "threshold lowMfu 0.25 (default 0.3)"); empty with the defaults.
+    std::vector<std::string> userSettings;
 };
 
 }  // namespace chokepoint::analysis

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <optional>
+#include "core/analysis/diagnosis/AnalysisSettingsOptions.h"
 
 #include "core/analysis/diagnosis/DamClassifier.h"
 #include "core/analysis/diagnosis/HostCauses.h"
@@ -432,6 +433,7 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
             r.metrics.roofline.measured = measuredRoofs(*measured);
         }
     }
+    r.userSettings = describeUserSettings(o, spec);
     if (spec != nullptr) {
         r.device.matched = true;
         r.device.spec = *spec;

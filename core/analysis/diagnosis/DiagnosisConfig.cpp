@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 namespace chokepoint::analysis {
 
@@ -62,15 +63,66 @@ const std::vector<DiagnosisConfigKey>& diagnosisConfigKeys() {
     return kKeys;
 }
 
-namespace {
-
-const DiagnosisConfigKey* findKey(std::string_view key) {
+const DiagnosisConfigKey* findDiagnosisConfigKey(std::string_view key) {
     for (const DiagnosisConfigKey& k : diagnosisConfigKeys()) {
         if (key == k.key) {
             return &k;
         }
     }
     return nullptr;
+}
+
+ConfigUnit diagnosisConfigUnit(std::string_view key) {
+    static constexpr std::pair<std::string_view, ConfigUnit> kNotFractions[] = {
+        {"shortKernelNs", ConfigUnit::Nanoseconds},    {"mixedPrecisionMinParameters", ConfigUnit::Count},
+        {"accumulationSteps", ConfigUnit::Count},      {"mixedPrecisionSpeedup", ConfigUnit::Factor},
+        {"flashAttentionSpeedup", ConfigUnit::Factor}, {"hardwareUpgradePeakRatio", ConfigUnit::Factor},
+    };
+    for (const auto& [name, unit] : kNotFractions) {
+        if (key == name) {
+            return unit;
+        }
+    }
+    return ConfigUnit::Fraction;
+}
+
+std::string_view toString(ConfigUnit unit) {
+    switch (unit) {
+        case ConfigUnit::Fraction:
+            return "fraction 0-1";
+        case ConfigUnit::Nanoseconds:
+            return "ns";
+        case ConfigUnit::Count:
+            return "count";
+        case ConfigUnit::Factor:
+            return "factor";
+    }
+    return "";
+}
+
+std::string checkDiagnosisConfigValue(std::string_view key, double value) {
+    if (findDiagnosisConfigKey(key) == nullptr) {
+        return "unknown key";
+    }
+    if (!std::isfinite(value)) {
+        return "must be a finite number";
+    }
+    switch (diagnosisConfigUnit(key)) {
+        case ConfigUnit::Fraction:
+            return value >= 0 && value <= 1 ? std::string() : std::string("must be between 0 and 1");
+        case ConfigUnit::Nanoseconds:
+            return value > 0 ? std::string() : std::string("must be a positive number of ns");
+        case ConfigUnit::Count:
+        case ConfigUnit::Factor:
+            return value >= 1 ? std::string() : std::string("must be at least 1");
+    }
+    return {};
+}
+
+namespace {
+
+const DiagnosisConfigKey* findKey(std::string_view key) {
+    return findDiagnosisConfigKey(key);
 }
 
 std::string_view trim(std::string_view s) {

@@ -74,6 +74,23 @@ struct DiagnosisConfigKey {
     const char* description;
 };
 const std::vector<DiagnosisConfigKey>& diagnosisConfigKeys();
+// The entry for `key`, or nullptr.
+const DiagnosisConfigKey* findDiagnosisConfigKey(std::string_view key);
+
+// What a threshold's number means, for editors and validation.
+enum class ConfigUnit {
+    Fraction,     // 0..1 (0.9 = 90 %)
+    Nanoseconds,  // a duration, > 0
+    Count,        // a number of things (parameters, steps), >= 1
+    Factor,       // a speed-up or ratio, >= 1 (2 = twice as fast)
+};
+ConfigUnit diagnosisConfigUnit(std::string_view key);
+// "fraction 0-1", "ns", "count", "factor".
+std::string_view toString(ConfigUnit unit);
+// Empty when `value` is acceptable for `key`; else why not, as a sentence fragment
+// ("must be between 0 and 1", "unknown key"). Stricter than the config file's "finite and >= 0":
+// used for values typed in the GUI and read from a review sidecar.
+std::string checkDiagnosisConfigValue(std::string_view key, double value);
 
 // Applies overrides from `text` (JSON object or key=value lines) onto `config`. `sourceName` is used
 // in error messages ("thresholds.conf: line 3: unknown key 'foo'").

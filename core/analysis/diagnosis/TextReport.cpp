@@ -150,6 +150,14 @@ std::string perDeviceLines(const AnalysisReport& r, const std::string& prefix) {
     return out;
 }
 
+std::string joinSettings(const std::vector<std::string>& settings) {
+    std::string out;
+    for (const std::string& s : settings) {
+        out += out.empty() ? s : "; " + s;
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& options) {
@@ -161,6 +169,9 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
            (r.device.traceDeviceName.empty() ? std::string("none recorded") : r.device.traceDeviceName);
     out +=
         r.device.matched ? " -> " + r.device.spec.id + " (" + r.device.method + ")\n" : " (no datasheet)\n";
+    if (!r.userSettings.empty()) {
+        out += "Analysis settings: " + joinSettings(r.userSettings) + "\n";
+    }
     if (r.scopeDeviceIndex >= 0) {
         out += "Scope: GPU " + std::to_string(r.scopeDeviceIndex) +
                " alone (its kernels, copies and the host threads that launch on it)\n";
@@ -296,6 +307,9 @@ std::string writeMarkdownReport(const AnalysisReport& r) {
         (r.device.traceDeviceName.empty() ? std::string("none recorded") : r.device.traceDeviceName) +
         (r.device.matched ? " → `" + r.device.spec.id + "` (" + r.device.method + ")" : " (no datasheet)") +
         "\n";
+    if (!r.userSettings.empty()) {
+        out += "- **Analysis settings:** " + joinSettings(r.userSettings) + "\n";
+    }
     out += "- **Steps:** " + std::to_string(r.metrics.steps.steps.size()) + " (" +
            std::string(toString(r.metrics.steps.source)) + "); step time " +
            describeStepTimes(r.metrics.stepTimes) + "\n\n";
