@@ -29,6 +29,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <memory>
+#include <optional>
 
 #include "chokepoint/Version.h"
 #include "core/job/JobInputs.h"
@@ -40,6 +41,7 @@
 #include "ui/job/JobDocument.h"
 #include "ui/job/JobWindow.h"
 #include "ui/pages/ComparePage.h"
+#include "ui/theme/Theme.h"
 
 namespace {
 
@@ -282,7 +284,8 @@ QStringList fileArguments(int argc, char** argv, QString* pageId) {
             break;
         }
         if (arg == QLatin1String("--screenshot") || arg == QLatin1String("--page") ||
-            arg == QLatin1String("--size") || arg == QLatin1String("--compare")) {
+            arg == QLatin1String("--size") || arg == QLatin1String("--compare") ||
+            arg == QLatin1String("--palette")) {
             if (arg == QLatin1String("--page") && i + 1 < argc) {
                 *pageId = QString::fromLocal8Bit(argv[i + 1]);
             }
@@ -331,6 +334,11 @@ struct CommandLine {
         QStringLiteral("When several GPUs did work in FILE: show GPU N alone (its own accounting, verdict "
                        "and timeline)."),
         QStringLiteral("N")};
+    QCommandLineOption paletteOption{
+        QStringLiteral("palette"),
+        QStringLiteral("Colours: light, dark (Fusion style with a light or dark palette) or system (the "
+                       "default). Also for --screenshot."),
+        QStringLiteral("THEME"), QStringLiteral("system")};
     QCommandLineOption sizeOption{QStringLiteral("size"),
                                   QStringLiteral("Window size for --screenshot (default 1600x1000)."),
                                   QStringLiteral("WxH"), QStringLiteral("1600x1000")};
@@ -345,6 +353,7 @@ struct CommandLine {
         parser.addOption(compare);
         parser.addOption(listSamples);
         parser.addOption(sizeOption);
+        parser.addOption(paletteOption);
         parser.addOption(deviceIndex);
         parser.addPositionalArgument(
             QStringLiteral("FILE"),
@@ -429,6 +438,16 @@ int main(int argc, char** argv) {
     const QCommandLineOption& compareOption = cl.compare;
     parser.process(app);
     const QStringList files = parser.positionalArguments();
+    const std::optional<chokepoint::ui::Theme> theme =
+        chokepoint::ui::themeFromName(parser.value(cl.paletteOption));
+    if (!theme) {
+        std::fprintf(stderr, "chokepoint: --palette wants light, dark or system, not '%s'\n",
+                     qPrintable(parser.value(cl.paletteOption)));
+        return kExitUsage;
+    }
+    if (*theme != chokepoint::ui::Theme::System) {
+        chokepoint::ui::applyTheme(*theme);  // before any window is built
+    }
     if (parser.isSet(cl.listSamples)) {
         for (const QString& sample : chokepoint::ui::MainWindow::sampleFiles()) {
             std::printf("%s\n", qPrintable(sample));

@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 
 #include "core/base/Format.h"
+#include "ui/theme/Theme.h"
 #include "ui/timeline/ReportOverlays.h"
 #include "ui/timeline/TimelineLegend.h"
 #include "ui/timeline/TimelineWidget.h"
@@ -46,7 +47,7 @@ TimelinePage::TimelinePage(QWidget* parent) : Page(parent) {
     addButton(tr("Step ▶"), tr("Zoom to the next step (])"), [this] { m_timeline->zoomToStep(+1); });
     bar->addStretch(1);
     m_info = new QLabel(this);
-    m_info->setStyleSheet(QStringLiteral("color: #5c6670;"));
+    useMutedText(m_info);
     bar->addWidget(m_info);
     layout->addLayout(bar);
 
