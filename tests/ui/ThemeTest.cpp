@@ -9,13 +9,16 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QTabBar>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTextBrowser>
 #include <QTreeView>
 #include <map>
 #include <set>
 
+#include "core/format/CptraceWriter.h"
 #include "core/timeline/TimelineTracks.h"
 #include "tests/ui/PageReportFixture.h"
 #include "tests/ui/PageTestSupport.h"
@@ -29,6 +32,7 @@
 #include "ui/charts/StepStrip.h"
 #include "ui/job/JobTimelineWidget.h"
 #include "ui/job/RankStepHeatmap.h"
+#include "ui/pages/FixesPage.h"
 #include "ui/pages/ReportViews.h"
 #include "ui/theme/Theme.h"
 #include "ui/theme/ThemeColors.h"
@@ -205,6 +209,27 @@ TEST(ThemeTest, ASwitchAtRunTimeRepaintsWidgetsThatFollowTheApplicationPalette) 
     EXPECT_EQ(currentTheme(), Theme::System);
 }
 
+TEST(ThemeTest, PagesRewriteTheirRichTextColoursOnASwitch) {
+    testutils::guiApp();
+    const auto report = testutils::buildDataBoundReport();
+    ASSERT_TRUE(report);
+    applyTheme(Theme::Light);
+    FixesPage page;
+    page.setReport(report);
+    ASSERT_GT(page.fixCount(), 0);
+    page.selectFix(0);
+    auto* details = page.findChild<QTextBrowser*>();
+    ASSERT_NE(details, nullptr);
+    const QString lightMuted = cssColor(themeColors(lightPalette()).mutedText);
+    const QString darkMuted = cssColor(themeColors(darkPalette()).mutedText);
+    EXPECT_TRUE(details->toHtml().contains(lightMuted));
+    applyTheme(Theme::Dark);
+    QApplication::processEvents();
+    EXPECT_TRUE(details->toHtml().contains(darkMuted)) << details->toHtml().toStdString();
+    EXPECT_FALSE(details->toHtml().contains(lightMuted));
+    applyTheme(Theme::System);
+}
+
 TEST(ThemeTest, BottleneckClassesCarryAPatternAndALabel) {
     testutils::guiApp();
     // Every class but compute (the goal) has its own pattern; no two classes share one.
@@ -274,6 +299,40 @@ TEST(ThemeTest, BottleneckClassesCarryAPatternAndALabel) {
     };
     EXPECT_GE(coloursIn(QRect(20, 6, 150, 14)), 2u);
     EXPECT_EQ(coloursIn(QRect(230, 6, 150, 14)), 1u);
+}
+
+TEST(ThemeTest, PaletteOptionOfTheExecutableRendersDarkOrLight) {
+    testutils::guiApp();
+    const QString exe = QStringLiteral(CHOKEPOINT_BINARY_DIR "/bin/chokepoint");
+    ASSERT_TRUE(QFile::exists(exe)) << "chokepoint executable not built: " << exe.toStdString();
+    QTemporaryDir dir;
+    const QString trace = dir.filePath(QStringLiteral("data-bound.cptrace"));
+    ASSERT_TRUE(core::writeCptrace(*testutils::buildDataBoundTrace(), trace.toStdString()).ok());
+    for (const QString& theme : {QStringLiteral("dark"), QStringLiteral("light")}) {
+        const QString png = dir.filePath(theme + QStringLiteral(".png"));
+        QProcess gui;
+        gui.setProcessChannelMode(QProcess::MergedChannels);
+        gui.start(exe, {QStringLiteral("--screenshot"), png, QStringLiteral("--page"),
+                        QStringLiteral("timeline"), QStringLiteral("--size"), QStringLiteral("1000x600"),
+                        QStringLiteral("--palette"), theme, trace});
+        ASSERT_TRUE(gui.waitForFinished(60'000));
+        EXPECT_EQ(gui.exitCode(), 0) << gui.readAll().toStdString();
+        const QImage image(png);
+        ASSERT_FALSE(image.isNull());
+        const double background = luminance(dominantColour(image));
+        if (theme == QLatin1String("dark")) {
+            EXPECT_LT(background, 2.0);
+        } else {
+            EXPECT_GT(background, 12.0);
+        }
+    }
+    QProcess bad;
+    bad.setProcessChannelMode(QProcess::MergedChannels);
+    bad.start(exe, {QStringLiteral("--screenshot"), dir.filePath(QStringLiteral("x.png")),
+                    QStringLiteral("--palette"), QStringLiteral("blue"), trace});
+    ASSERT_TRUE(bad.waitForFinished(60'000));
+    EXPECT_EQ(bad.exitCode(), 2);
+    EXPECT_TRUE(bad.readAll().contains("--palette wants light, dark or system"));
 }
 
 // Where `w` sits: its class and its ancestors' classes and object names.

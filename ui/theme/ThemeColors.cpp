@@ -3,6 +3,7 @@
 #include <QGuiApplication>
 #include <QPainter>
 #include <QPixmap>
+#include <algorithm>
 #include <cmath>
 
 namespace chokepoint::ui {
@@ -104,8 +105,7 @@ QColor ThemeColors::fill(const QColor& category) const {
     float l = 0;
     float a = 0;
     category.getHslF(&h, &s, &l, &a);
-    QColor toned = QColor::fromHslF(h, s * 0.9f, l * 0.8f, a);
-    return toned;
+    return QColor::fromHslF(h, s * 0.9f, l * 0.8f, a);
 }
 
 QColor ThemeColors::ink(const QColor& category) const {
