@@ -401,7 +401,9 @@ void RankStepHeatmap::paintEvent(QPaintEvent*) {
                      : missing ? palette().color(QPalette::PlaceholderText)
                                : palette().color(QPalette::Text));
             p.drawText(r, Qt::AlignRight | Qt::AlignVCenter,
-                       QFontMetrics(p.font()).elidedText(rowLabel(row), Qt::ElideMiddle, r.width()));
+                       QFontMetrics(p.font()).elidedText(
+                           straggler ? rowLabel(row) + QStringLiteral(" ▲") : rowLabel(row), Qt::ElideMiddle,
+                           r.width()));
         }
     }
     p.restore();
@@ -443,7 +445,7 @@ void RankStepHeatmap::paintEvent(QPaintEvent*) {
     p.drawText(QPoint(x + 16, legendY + 11), tr("rank not loaded"));
     x += 16 + fm.horizontalAdvance(tr("rank not loaded")) + 12;
     p.fillRect(QRect(x, legendY, 4, 12), colors.error);
-    p.drawText(QPoint(x + 8, legendY + 11), tr("straggler"));
+    p.drawText(QPoint(x + 8, legendY + 11), tr("straggler ▲"));  // marked by more than colour
 }
 
 void RankStepHeatmap::changeEvent(QEvent* event) {
