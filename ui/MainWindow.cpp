@@ -72,6 +72,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     m_welcome = new WelcomePage(m_stack);
     m_tabs = new QTabWidget(m_stack);
     m_tabs->setDocumentMode(true);
+    m_tabs->setAccessibleName(tr("Pages"));
+    m_welcome->setAccessibleName(tr("Welcome"));
     m_stack->addWidget(m_welcome);
     m_stack->addWidget(m_tabs);
     setCentralWidget(m_stack);
@@ -145,6 +147,7 @@ void MainWindow::addPage(Page* page) {
         return;
     }
     m_pages.push_back(page);
+    page->setAccessibleName(tr("%1 page").arg(page->title()));
     m_tabs->addTab(page, page->title());
     page->setDocument(m_document);
     // View menu: one entry per page, Ctrl+1..9 in tab order.

@@ -1,5 +1,7 @@
 #include "ui/Page.h"
 
+#include <QEvent>
+
 namespace chokepoint::ui {
 
 void Page::refreshNowOrWhenShown(int slot, std::function<void()> refresh) {
@@ -20,6 +22,13 @@ void Page::runPendingRefreshes() {
     m_pendingRefreshes.clear();
     for (auto& [slot, refresh] : pending) {
         refresh();
+    }
+}
+
+void Page::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        paletteChanged();
     }
 }
 

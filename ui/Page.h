@@ -37,6 +37,11 @@ protected:
     void refreshNowOrWhenShown(int slot, std::function<void()> refresh);
     void runPendingRefreshes();
     void showEvent(QShowEvent* event) override;
+    // Calls paletteChanged() on QEvent::PaletteChange (a theme switch).
+    void changeEvent(QEvent* event) override;
+    // Rebuilds what the page baked colours into (rich text, table brushes). Custom-painted widgets
+    // read their palette when painting and need nothing here.
+    virtual void paletteChanged() {}
 
     QPointer<TraceDocument> m_document;
 

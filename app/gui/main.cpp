@@ -44,6 +44,7 @@
 #include "ui/models/AnalysisReportQt.h"
 #include "ui/pages/ComparePage.h"
 #include "ui/settings/Preferences.h"
+#include "ui/theme/Theme.h"
 
 namespace {
 
@@ -329,7 +330,8 @@ QStringList fileArguments(int argc, char** argv, QString* pageId) {
             break;
         }
         if (arg == QLatin1String("--screenshot") || arg == QLatin1String("--page") ||
-            arg == QLatin1String("--size") || arg == QLatin1String("--compare")) {
+            arg == QLatin1String("--size") || arg == QLatin1String("--compare") ||
+            arg == QLatin1String("--palette")) {
             if (arg == QLatin1String("--page") && i + 1 < argc) {
                 *pageId = QString::fromLocal8Bit(argv[i + 1]);
             }
@@ -383,6 +385,11 @@ struct CommandLine {
         QStringLiteral("With --screenshot: select a time range first (the timeline shows its statistics): "
                        "START:END in ms from the trace start, or step:N (step N, from 0)."),
         QStringLiteral("RANGE")};
+    QCommandLineOption paletteOption{
+        QStringLiteral("palette"),
+        QStringLiteral("Colours: light, dark (Fusion style with a light or dark palette) or system (the "
+                       "default). Also for --screenshot."),
+        QStringLiteral("THEME"), QStringLiteral("system")};
     QCommandLineOption sizeOption{QStringLiteral("size"),
                                   QStringLiteral("Window size for --screenshot (default 1600x1000)."),
                                   QStringLiteral("WxH"), QStringLiteral("1600x1000")};
@@ -397,6 +404,7 @@ struct CommandLine {
         parser.addOption(compare);
         parser.addOption(listSamples);
         parser.addOption(sizeOption);
+        parser.addOption(paletteOption);
         parser.addOption(deviceIndex);
         parser.addOption(select);
         parser.addPositionalArgument(
@@ -482,6 +490,27 @@ int main(int argc, char** argv) {
     const QCommandLineOption& compareOption = cl.compare;
     parser.process(app);
     const QStringList files = parser.positionalArguments();
+    const std::optional<chokepoint::ui::Theme> theme =
+        chokepoint::ui::themeFromName(parser.value(cl.paletteOption));
+    if (!theme) {
+        std::fprintf(stderr, "chokepoint: --palette wants light, dark or system, not '%s'\n",
+                     qPrintable(parser.value(cl.paletteOption)));
+        return kExitUsage;
+    }
+    // --palette wins; otherwise the window follows Preferences (a screenshot keeps the system's, so
+    // that it does not depend on this user's settings).
+    if (parser.isSet(cl.paletteOption) || parser.isSet(screenshot)) {
+        if (*theme != chokepoint::ui::Theme::System) {
+            chokepoint::ui::applyTheme(*theme);  // before any window is built
+        }
+    } else {
+        using chokepoint::ui::Preferences;
+        if (Preferences::theme() != chokepoint::ui::Theme::System) {
+            chokepoint::ui::applyTheme(Preferences::theme());
+        }
+        QObject::connect(Preferences::instance(), &Preferences::themeChanged, &app,
+                         [](chokepoint::ui::Theme chosen) { chokepoint::ui::applyTheme(chosen); });
+    }
     if (parser.isSet(cl.listSamples)) {
         for (const QString& sample : chokepoint::ui::MainWindow::sampleFiles()) {
             std::printf("%s\n", qPrintable(sample));

@@ -10,6 +10,8 @@
 
 #include "core/base/Format.h"
 #include "ui/models/CallTreeModel.h"
+#include "ui/theme/ThemeColors.h"
+#include "ui/timeline/TimelineColors.h"
 
 namespace chokepoint::ui {
 
@@ -32,6 +34,9 @@ FlameGraph::FlameGraph(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
     setMinimumHeight(4 * kRowHeight);
     setAccessibleName(tr("Flame graph of CPU ops"));
+    setAccessibleDescription(
+        tr("Icicle of the CPU op call tree: width is total CPU time. Click to zoom, "
+           "double-click to find on the timeline; the tree views hold the same data."));
 }
 
 void FlameGraph::setTree(std::shared_ptr<const CallTree> tree,
@@ -141,6 +146,7 @@ void FlameGraph::resizeEvent(QResizeEvent* event) {
 
 void FlameGraph::paintEvent(QPaintEvent*) {
     QPainter p(this);
+    const ThemeColors colors = themeColors(palette());
     p.fillRect(rect(), palette().color(QPalette::Base));
     if (!m_tree || m_tree->root().totalNs <= 0) {
         p.setPen(palette().color(QPalette::PlaceholderText));
@@ -155,9 +161,9 @@ void FlameGraph::paintEvent(QPaintEvent*) {
     const QFontMetrics metrics(font());
     for (const Block& b : m_blocks) {
         const QRectF r = b.rect.adjusted(0, 0, -1, -1);
-        QColor fill = blockColour(b.node);
+        QColor fill = colors.fill(blockColour(b.node));
         if (b.node == m_hover) {
-            fill = fill.darker(120);
+            fill = colors.dark ? fill.lighter(125) : fill.darker(120);
         }
         p.fillRect(r, fill);
         p.setPen(border);
@@ -165,7 +171,7 @@ void FlameGraph::paintEvent(QPaintEvent*) {
         if (r.width() >= kMinLabelWidth) {
             const QString label = metrics.elidedText(callNodeLabel(*m_model, m_tree->nodes[b.node]),
                                                      Qt::ElideRight, static_cast<int>(r.width()) - 6);
-            p.setPen(QColor(0x1b, 0x1f, 0x23));  // blocks are light in both palettes
+            p.setPen(textColorOn(fill));
             p.drawText(r.adjusted(3, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft, label);
         }
     }

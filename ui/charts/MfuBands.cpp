@@ -3,11 +3,16 @@
 #include <QPainter>
 #include <algorithm>
 
+#include "ui/theme/ThemeColors.h"
+#include "ui/timeline/TimelineColors.h"
+
 namespace chokepoint::ui {
 
 MfuBands::MfuBands(QWidget* parent) : QWidget(parent) {
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     setMinimumHeight(54);
+    setAccessibleName(tr("MFU reference bands"));
+    setAccessibleDescription(tr("Where the model FLOPs utilisation sits among the reference bands"));
 }
 
 void MfuBands::setMfu(std::optional<double> mfu, bool estimate) {
@@ -19,6 +24,7 @@ void MfuBands::setMfu(std::optional<double> mfu, bool estimate) {
 void MfuBands::paintEvent(QPaintEvent*) {
     QPainter p(this);
     p.setRenderHint(QPainter::Antialiasing);
+    const ThemeColors colors = themeColors(palette());
     const QRectF bar(6, 18, width() - 12, 14);
     const auto xAt = [&](double fraction) {
         return bar.left() + bar.width() * std::clamp(fraction, 0.0, 1.0);
@@ -40,19 +46,21 @@ void MfuBands::paintEvent(QPaintEvent*) {
     const QFontMetricsF fm(small);
     for (const Band& b : bands) {
         const QRectF r(xAt(b.from), bar.top(), xAt(b.to) - xAt(b.from), bar.height());
-        p.fillRect(r, b.color);
+        // Pastel on light; on dark the same hue, much darker, so the bar does not glare.
+        const QColor fill = colors.dark ? b.color.darker(260) : b.color;
+        p.fillRect(r, fill);
         const QString label = QString::fromLatin1(b.label);
         if (!label.isEmpty() && fm.horizontalAdvance(label) + 4 < r.width()) {
-            p.setPen(QColor(90, 90, 90));
+            p.setPen(textColorOn(fill));
             p.drawText(r, Qt::AlignCenter, label);
         }
     }
-    p.setPen(QColor(160, 160, 160));
+    p.setPen(colors.border);
     p.drawRect(bar);
     // Anchors: PaLM 46.2 %, GPT-3 ≈ 45 % (seed §9.1).
-    p.setPen(QPen(QColor(100, 100, 100), 1, Qt::DotLine));
+    p.setPen(QPen(colors.mutedText, 1, Qt::DotLine));
     p.drawLine(QPointF(xAt(0.462), bar.top() - 3), QPointF(xAt(0.462), bar.bottom() + 3));
-    p.setPen(QColor(100, 100, 100));
+    p.setPen(colors.mutedText);
     p.drawText(QPointF(xAt(0.462) + 2, bar.top() - 4), QStringLiteral("PaLM 46 %"));
     // Scale.
     for (int pct = 0; pct <= 100; pct += 25) {
@@ -65,13 +73,13 @@ void MfuBands::paintEvent(QPaintEvent*) {
         const double x = xAt(*m_mfu);
         QPolygonF marker;
         marker << QPointF(x - 6, bar.top() - 8) << QPointF(x + 6, bar.top() - 8) << QPointF(x, bar.top() + 2);
-        p.setBrush(QColor(20, 20, 20));
+        p.setBrush(colors.text);
         p.setPen(Qt::NoPen);
         p.drawPolygon(marker);
-        p.setPen(QPen(QColor(20, 20, 20), 2, m_estimate ? Qt::DashLine : Qt::SolidLine));
+        p.setPen(QPen(colors.text, 2, m_estimate ? Qt::DashLine : Qt::SolidLine));
         p.drawLine(QPointF(x, bar.top()), QPointF(x, bar.bottom()));
     } else {
-        p.setPen(QColor(120, 120, 120));
+        p.setPen(colors.mutedText);
         p.drawText(QRectF(bar.left(), 0, bar.width(), bar.top() - 2), Qt::AlignLeft | Qt::AlignBottom,
                    tr("MFU unknown"));
     }

@@ -1,6 +1,7 @@
 #include "ui/charts/RooflineChart.h"
 
 #include <qcustomplot.h>
+#include <QEvent>
 
 #include <QLabel>
 #include <QToolTip>
@@ -9,6 +10,9 @@
 #include <cmath>
 #include <limits>
 #include <map>
+
+#include "ui/charts/PlotTheme.h"
+#include "ui/theme/Theme.h"
 
 namespace chokepoint::ui {
 namespace {
@@ -54,13 +58,18 @@ RooflineChart::RooflineChart(QWidget* parent) : QWidget(parent), m_plot(new QCus
     layout->setSpacing(2);
     m_note = new QLabel(this);
     m_note->setWordWrap(true);
-    m_note->setStyleSheet(QStringLiteral("color: #5a5a5a; padding-left: 4px;"));
+    m_note->setStyleSheet(QStringLiteral("padding-left: 4px;"));
+    useMutedText(m_note);
     layout->addWidget(m_note);
     layout->addWidget(m_plot, 1);
     m_plot->setMouseTracking(true);
     connect(m_plot, &QCustomPlot::mouseMove, this, &RooflineChart::onMouseMove);
     connect(m_plot, &QCustomPlot::mousePress, this, &RooflineChart::onMousePress);
     setMinimumSize(320, 240);
+    setAccessibleName(tr("Roofline chart"));
+    setAccessibleDescription(
+        tr("Achieved throughput against arithmetic intensity, under the device's "
+           "memory and compute roofs; the table beside it lists the same points."));
     rebuild();
 }
 
@@ -80,6 +89,9 @@ void RooflineChart::rebuild() {
     m_plot->clearItems();
     m_plot->clearPlottables();
     m_plot->legend->clearItems();
+    const ThemeColors colors = themeColors(palette());
+    applyPlotTheme(m_plot, colors);
+    m_plot->legend->setBorderPen(QPen(colors.border));
 
     for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
         axis->setScaleType(QCPAxis::stLogarithmic);
@@ -88,8 +100,6 @@ void RooflineChart::rebuild() {
         ticker->setSubTickCount(8);
         axis->setTicker(ticker);
         axis->grid()->setSubGridVisible(true);
-        axis->grid()->setSubGridPen(QPen(QColor(235, 235, 235)));
-        axis->grid()->setPen(QPen(QColor(215, 215, 215)));
     }
     m_plot->xAxis->setLabel(QStringLiteral("Arithmetic intensity (FLOP/byte)"));
     m_plot->yAxis->setLabel(QStringLiteral("Achieved throughput (FLOP/s)"));
@@ -160,7 +170,7 @@ void RooflineChart::rebuild() {
         auto* line = new QCPItemStraightLine(m_plot);
         line->point1->setCoords(marker.intensityFlopsPerByte, yMin);
         line->point2->setCoords(marker.intensityFlopsPerByte, yMax);
-        line->setPen(QPen(QColor(150, 150, 150, 110), 1, Qt::DashLine));
+        line->setPen(QPen(colors.grid, 1, Qt::DashLine));
         line->setSelectable(false);
         auto* text = new QCPItemText(m_plot);
         text->position->setType(QCPItemPosition::ptPlotCoords);
@@ -168,7 +178,7 @@ void RooflineChart::rebuild() {
         text->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
         text->setRotation(-90);
         text->setText(marker.label);
-        text->setColor(QColor(120, 120, 120));
+        text->setColor(colors.mutedText);
         QFont f = font();
         f.setPointSizeF(f.pointSizeF() * 0.85);
         text->setFont(f);
@@ -180,7 +190,7 @@ void RooflineChart::rebuild() {
     if (usable(bw) && maxRidge > 0) {
         QCPGraph* memory = m_plot->addGraph();
         memory->setName(QStringLiteral("Memory roof (%1B/s)").arg(siTickLabel(bw)));
-        memory->setPen(QPen(QColor(60, 60, 60), 2));
+        memory->setPen(QPen(colors.text, 2));
         memory->setData({xMin, maxRidge}, {xMin * bw, maxRidge * bw}, true);
         // Precisions with the same peak (FP64 tensor and FP32, BF16 and FP16, FP8 and INT8) share one
         // roof and one label, so labels never sit on top of each other.
@@ -202,7 +212,7 @@ void RooflineChart::rebuild() {
         for (const RooflineRoof& roof : roofs) {
             const double ridge = roof.peakFlopsPerSecond / bw;
             QCPGraph* g = m_plot->addGraph();
-            const QColor color = roof.color.isValid() ? roof.color : QColor(60, 60, 60);
+            const QColor color = roof.color.isValid() ? colors.ink(roof.color) : colors.text;
             g->setName(QStringLiteral("%1 peak").arg(roof.label));
             g->setPen(QPen(color, 2));
             g->setData({ridge, xMax}, {roof.peakFlopsPerSecond, roof.peakFlopsPerSecond}, true);
@@ -212,14 +222,14 @@ void RooflineChart::rebuild() {
             label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
             label->setText(
                 QStringLiteral("%1  %2FLOP/s").arg(roof.label, siTickLabel(roof.peakFlopsPerSecond)));
-            label->setColor(color.darker(120));
+            label->setColor(color);
             label->setPadding(QMargins(2, 0, 4, 2));
             auto* ridgeLabel = new QCPItemText(m_plot);
             ridgeLabel->position->setCoords(ridge, roof.peakFlopsPerSecond);
             ridgeLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
             ridgeLabel->setText(
                 QStringLiteral("ridge %1").arg(QString::number(ridge, 'f', ridge < 10 ? 1 : 0)));
-            ridgeLabel->setColor(color.darker(120));
+            ridgeLabel->setColor(color);
             QFont f = font();
             f.setPointSizeF(f.pointSizeF() * 0.85);
             ridgeLabel->setFont(f);
@@ -242,14 +252,14 @@ void RooflineChart::rebuild() {
     if (usable(measuredBw) && maxMeasuredRidge > 0) {
         QCPGraph* memory = m_plot->addGraph();
         memory->setName(QStringLiteral("Measured memory roof (%1B/s)").arg(siTickLabel(measuredBw)));
-        memory->setPen(QPen(QColor(60, 60, 60), 1.5, Qt::DashLine));
+        memory->setPen(QPen(colors.text, 1.5, Qt::DashLine));
         memory->setData({xMin, maxMeasuredRidge}, {xMin * measuredBw, maxMeasuredRidge * measuredBw}, true);
         for (const RooflineRoof& roof : m_data.measuredRoofs) {
             if (!usable(roof.peakFlopsPerSecond)) {
                 continue;
             }
             const double ridge = roof.peakFlopsPerSecond / measuredBw;
-            const QColor color = roof.color.isValid() ? roof.color : QColor(60, 60, 60);
+            const QColor color = roof.color.isValid() ? colors.ink(roof.color) : colors.text;
             QCPGraph* g = m_plot->addGraph();
             g->setName(QStringLiteral("%1 measured").arg(roof.label));
             g->setPen(QPen(color, 1.5, Qt::DashLine));
@@ -260,7 +270,7 @@ void RooflineChart::rebuild() {
             label->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
             label->setText(QStringLiteral("%1 measured  %2FLOP/s")
                                .arg(roof.label, siTickLabel(roof.peakFlopsPerSecond)));
-            label->setColor(color.darker(120));
+            label->setColor(color);
             QFont f = font();
             f.setPointSizeF(f.pointSizeF() * 0.85);
             f.setItalic(true);
@@ -283,8 +293,8 @@ void RooflineChart::rebuild() {
             }
             QCPGraph* g = m_plot->addGraph();
             g->setLineStyle(QCPGraph::lsNone);
-            QColor fill = dot.color.isValid() ? dot.color : QColor(31, 119, 180);
-            const QColor edge = fill.darker(140);
+            QColor fill = colors.fill(dot.color.isValid() ? dot.color : QColor(31, 119, 180));
+            const QColor edge = colors.dark ? fill.lighter(140) : fill.darker(140);
             fill.setAlpha(dot.hollow ? 0 : 170);
             const double size = dotSizePx(dot.timeShare) + (dot.hollow ? 8.0 : 0.0);
             g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(edge, dot.hollow ? 2.0 : 1.0),
@@ -294,14 +304,15 @@ void RooflineChart::rebuild() {
             }
             g->setName(dot.group.isEmpty() ? dot.label : dot.group);
             g->removeFromLegend();
-            if (groups.emplace(g->name(), dot.color.isValid() ? dot.color : QColor(31, 119, 180)).second) {
+            if (groups.emplace(g->name(), colors.fill(dot.color.isValid() ? dot.color : QColor(31, 119, 180)))
+                    .second) {
                 groupOrder.push_back(g->name());
             }
             if (dot.aboveRoof && usable(dot.intensityFlopsPerByte) && usable(dot.flopsPerSecond)) {
                 QCPGraph* mark = m_plot->addGraph();
                 mark->setLineStyle(QCPGraph::lsNone);
-                mark->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QPen(QColor(200, 20, 20), 2),
-                                                      Qt::NoBrush, size + 4));
+                mark->setScatterStyle(
+                    QCPScatterStyle(QCPScatterStyle::ssCross, QPen(colors.error, 2), Qt::NoBrush, size + 4));
                 mark->setData({dot.intensityFlopsPerByte}, {dot.flopsPerSecond}, true);
                 mark->removeFromLegend();
                 anyAboveRoof = true;
@@ -309,7 +320,7 @@ void RooflineChart::rebuild() {
             if (static_cast<int>(i) == m_highlighted) {
                 QCPGraph* ring = m_plot->addGraph();
                 ring->setLineStyle(QCPGraph::lsNone);
-                ring->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(QColor(220, 30, 30), 3),
+                ring->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(colors.error, 3),
                                                       Qt::NoBrush, size + 10));
                 ring->setData({dot.intensityFlopsPerByte}, {dot.flopsPerSecond}, true);
                 ring->removeFromLegend();
@@ -321,15 +332,16 @@ void RooflineChart::rebuild() {
         proxy->setLineStyle(QCPGraph::lsNone);
         QColor fill = groups[name];
         fill.setAlpha(170);
-        proxy->setScatterStyle(
-            QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(groups[name].darker(140)), QBrush(fill), 9));
+        proxy->setScatterStyle(QCPScatterStyle(
+            QCPScatterStyle::ssCircle,
+            QPen(colors.dark ? groups[name].lighter(140) : groups[name].darker(140)), QBrush(fill), 9));
         proxy->setName(name);
     }
     if (anyAboveRoof) {
         QCPGraph* proxy = m_plot->addGraph();
         proxy->setLineStyle(QCPGraph::lsNone);
         proxy->setScatterStyle(
-            QCPScatterStyle(QCPScatterStyle::ssCross, QPen(QColor(200, 20, 20), 2), Qt::NoBrush, 9));
+            QCPScatterStyle(QCPScatterStyle::ssCross, QPen(colors.error, 2), Qt::NoBrush, 9));
         proxy->setName(tr("above its roof: estimate off (see tooltip)"));
     }
 
@@ -339,7 +351,7 @@ void RooflineChart::rebuild() {
         text->position->setCoords(0.5, 0.5);
         text->setText(m_data.emptyMessage.isEmpty() ? QStringLiteral("No roofline points for this trace")
                                                     : m_data.emptyMessage);
-        text->setColor(QColor(90, 90, 90));
+        text->setColor(colors.mutedText);
         QFont f = font();
         f.setPointSizeF(f.pointSizeF() * 1.2);
         text->setFont(f);
@@ -350,11 +362,23 @@ void RooflineChart::rebuild() {
     m_note->setVisible(!m_data.note.isEmpty());
 
     m_plot->legend->setVisible(m_plot->legend->itemCount() > 0);
-    m_plot->legend->setBrush(QColor(255, 255, 255, 220));
     // Top left is above the memory roof: unattainable, so never covers a point.
     m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignLeft | Qt::AlignTop);
     m_plot->axisRect()->insetLayout()->setMargins(QMargins(12, 12, 12, 12));
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void RooflineChart::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        // New colours, same view: ranges set from outside (Compare shares its axes) are kept.
+        const QCPRange x = m_plot->xAxis->range();
+        const QCPRange y = m_plot->yAxis->range();
+        rebuild();
+        m_plot->xAxis->setRange(x);
+        m_plot->yAxis->setRange(y);
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    }
 }
 
 QPointF RooflineChart::dotPixel(int index) const {

@@ -77,6 +77,9 @@ public:
 signals:
     void pointClicked(int index);
 
+protected:
+    void changeEvent(QEvent* event) override;  // rebuilds in the new palette's colours
+
 private:
     void rebuild();
     void onMouseMove(QMouseEvent* event);

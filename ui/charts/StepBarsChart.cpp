@@ -1,11 +1,14 @@
 #include "ui/charts/StepBarsChart.h"
 
 #include <qcustomplot.h>
+#include <QEvent>
 
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+
+#include "ui/charts/PlotTheme.h"
 
 namespace chokepoint::ui {
 
@@ -17,6 +20,10 @@ StepBarsChart::StepBarsChart(QWidget* parent) : QWidget(parent), m_plot(new QCus
     connect(m_plot, &QCustomPlot::mousePress, this, &StepBarsChart::onMousePress);
     connect(m_plot, &QCustomPlot::mouseMove, this, &StepBarsChart::onMouseMove);
     setMinimumSize(300, 180);
+    setAccessibleName(tr("Step time breakdown"));
+    setAccessibleDescription(
+        tr("One stacked bar per step: compute, exposed communication and copies, and "
+           "GPU idle time by cause (hatched). Click a bar to select the step."));
     // The legend sits in its own row above the bars so it never hides the tallest one.
     m_plot->plotLayout()->insertRow(0);
     auto* legendRow = new QCPLayoutGrid;
@@ -36,6 +43,8 @@ void StepBarsChart::setData(StepBarsData data) {
 void StepBarsChart::rebuild() {
     m_plot->clearPlottables();
     m_plot->clearItems();
+    const ThemeColors colors = themeColors(palette());
+    applyPlotTheme(m_plot, colors);
     const int steps = static_cast<int>(m_data.stepLabels.size());
 
     QVector<double> keys(steps);
@@ -57,7 +66,9 @@ void StepBarsChart::rebuild() {
         auto* bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
         bars->setName(series.name);
         bars->setPen(Qt::NoPen);
-        bars->setBrush(series.color);
+        bars->setBrush(series.pattern == Qt::SolidPattern
+                           ? QBrush(colors.fill(series.color))
+                           : patternedBrush(colors.fill(series.color), series.pattern));
         bars->setWidth(0.75);
         bars->setStackingGap(0);
         bars->setData(keys, values, true);
@@ -108,9 +119,22 @@ void StepBarsChart::rebuild() {
         text->position->setType(QCPItemPosition::ptAxisRectRatio);
         text->position->setCoords(0.5, 0.5);
         text->setText(m_data.emptyMessage.isEmpty() ? QStringLiteral("No steps") : m_data.emptyMessage);
-        text->setColor(QColor(90, 90, 90));
+        text->setColor(colors.mutedText);
     }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void StepBarsChart::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        // New colours, same view: ranges set from outside (Compare shares its axes) are kept.
+        const QCPRange x = m_plot->xAxis->range();
+        const QCPRange y = m_plot->yAxis->range();
+        rebuild();
+        m_plot->xAxis->setRange(x);
+        m_plot->yAxis->setRange(y);
+        m_plot->replot(QCustomPlot::rpQueuedReplot);
+    }
 }
 
 int StepBarsChart::stepAt(const QPoint& pos) const {

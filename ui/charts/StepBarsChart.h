@@ -19,6 +19,8 @@ struct StackedSeries {
     QString name;
     QColor color;
     std::vector<double> valuesMs;  // one per step
+    // Idle series are hatched, so busy and idle time differ by more than colour.
+    Qt::BrushStyle pattern = Qt::SolidPattern;
 };
 
 struct StepBarsData {
@@ -46,6 +48,7 @@ signals:
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
+    void changeEvent(QEvent* event) override;  // rebuilds in the new palette's colours
 
 private:
     int legendColumns() const;

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <map>
 
+#include "ui/theme/ThemeColors.h"
+
 namespace chokepoint::ui {
 
 namespace {
@@ -15,6 +17,10 @@ constexpr double kStripHeight = 22.0;
 
 StepStrip::StepStrip(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
+    setAccessibleName(tr("Step verdicts"));
+    setAccessibleDescription(
+        tr("One cell per training step, coloured and patterned by the step's bottleneck "
+           "class; the legend names the classes."));
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     setMinimumHeight(46);
 }
@@ -75,35 +81,43 @@ void StepStrip::paintEvent(QPaintEvent*) {
         p.drawText(area, Qt::AlignLeft | Qt::AlignVCenter, tr("No steps detected"));
         return;
     }
+    const ThemeColors colors = themeColors(palette());
+    auto cellFill = [&](const StepStripCell& cell) {
+        return colors.fill(cell.color.isValid() ? cell.color : colors.border);
+    };
     const bool gaps = area.width() / static_cast<double>(m_cells.size()) >= 4.0;
     for (int i = 0; i < static_cast<int>(m_cells.size()); ++i) {
         QRectF r = cellRect(i);
         if (gaps) {
             r.adjust(0, 0, -1, 0);  // a 1 px separator between cells when there is room
         }
-        p.fillRect(r, m_cells[i].color.isValid() ? m_cells[i].color : QColor(160, 160, 160));
+        fillPatterned(p, r, cellFill(m_cells[i]), m_cells[i].pattern);
     }
     if (m_selected >= 0) {
         p.setPen(QPen(palette().color(QPalette::Text), 2));
         p.drawRect(cellRect(m_selected).adjusted(1, 1, -1, -1));
     }
     // Legend: the classes present, in order of first appearance.
-    std::vector<std::pair<QString, QColor>> legend;
+    std::vector<const StepStripCell*> legend;
     for (const StepStripCell& cell : m_cells) {
         if (std::none_of(legend.begin(), legend.end(),
-                         [&](const auto& e) { return e.first == cell.className; })) {
-            legend.emplace_back(cell.className, cell.color);
+                         [&](const StepStripCell* e) { return e->className == cell.className; })) {
+            legend.push_back(&cell);
         }
     }
     double x = area.left();
     const double y = area.bottom() + 4;
     const QFontMetrics fm(font());
     p.setPen(palette().color(QPalette::Text));
-    for (const auto& [name, color] : legend) {
-        p.fillRect(QRectF(x, y + 3, 10, 10), color);
-        x += 14;
-        p.drawText(QPointF(x, y + 3 + fm.ascent() - 1), name);
-        x += fm.horizontalAdvance(name) + 14;
+    for (const StepStripCell* cell : legend) {
+        const QRectF swatch(x, y + 2, 12, 12);
+        fillPatterned(p, swatch, cellFill(*cell), cell->pattern);
+        p.setPen(colors.border);
+        p.drawRect(swatch.adjusted(0, 0, -1, -1));
+        p.setPen(colors.text);
+        x += 16;
+        p.drawText(QPointF(x, y + 3 + fm.ascent() - 1), cell->className);
+        x += fm.horizontalAdvance(cell->className) + 14;
     }
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // StepStrip: a thin horizontal strip with one cell per training step, coloured by the step's
-// verdict class (D·A·M), cell width proportional to the step's duration; a legend of the classes
-// present follows the cells. Plain QPainter, fed plain data. Hover shows the cell's tooltip; a
-// click emits stepClicked with the cell index.
+// verdict class (D·A·M) and hatched by its class pattern, cell width proportional to the step's
+// duration; a legend (swatch, pattern and name) of the classes present follows the cells. Plain QPainter, fed
+// plain data. Hover shows the cell's tooltip; a click emits stepClicked with the cell index.
 
 #include <QColor>
 #include <QString>
@@ -17,6 +17,7 @@ struct StepStripCell {
     QColor color;
     double weight = 1;  // relative width (the step's duration)
     QString tooltip;
+    Qt::BrushStyle pattern = Qt::SolidPattern;  // drawn over the colour: classes differ by more than hue
 };
 
 class StepStrip : public QWidget {

@@ -6,6 +6,7 @@
 #include "core/base/Format.h"
 #include "core/job/JobAnalysis.h"
 #include "ui/models/ModelRoles.h"
+#include "ui/theme/ThemeColors.h"
 
 namespace chokepoint::ui {
 namespace {
@@ -108,7 +109,7 @@ QVariant CollectivesTableModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::ForegroundRole && index.column() == LinkShareColumn && share >= 0 &&
         share < job::JobOptions{}.lowBusBandwidthShare) {
         // Far below the link, by the job analysis's own threshold.
-        return QBrush(QColor(0xc6, 0x28, 0x28));
+        return QBrush(themeColors().error);
     }
     if (role == Qt::ToolTipRole) {
         switch (index.column()) {

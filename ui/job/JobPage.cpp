@@ -1,6 +1,7 @@
 #include "ui/job/JobPage.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -19,6 +20,7 @@
 #include "ui/job/RankStepHeatmap.h"
 #include "ui/job/StragglerPanel.h"
 #include "ui/models/ModelRoles.h"
+#include "ui/theme/ThemeColors.h"
 
 namespace chokepoint::ui {
 namespace {
@@ -54,6 +56,7 @@ JobPage::JobPage(QWidget* parent) : QWidget(parent) {
     auto* selectorRow = new QHBoxLayout;
     auto* title = new QLabel(tr("<b>Ranks × steps</b>"), heatBox);
     m_metric = new QComboBox(heatBox);
+    m_metric->setAccessibleName(tr("Heatmap figure"));
     for (int m = 0; m < kHeatmapMetricCount; ++m) {
         m_metric->addItem(heatmapMetricName(static_cast<HeatmapMetric>(m)), m);
     }
@@ -78,6 +81,7 @@ JobPage::JobPage(QWidget* parent) : QWidget(parent) {
     m_collectivesProxy->setSourceModel(m_collectives);
     m_collectivesProxy->setSortRole(SortRole);
     m_collectivesView = new QTableView(m_tabs);
+    m_collectivesView->setAccessibleName(tr("Collectives across ranks"));
     m_collectivesView->setModel(m_collectivesProxy);
     m_collectivesView->setSortingEnabled(true);
     m_collectivesView->sortByColumn(CollectivesTableModel::WaitColumn, Qt::DescendingOrder);
@@ -129,6 +133,13 @@ void JobPage::setDocument(JobDocument* document) {
     refresh();
 }
 
+void JobPage::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange && m_document != nullptr) {
+        refresh();
+    }
+}
+
 void JobPage::refresh() {
     const auto report = m_document ? m_document->report() : nullptr;
     m_collectives->setReport(report);
@@ -147,6 +158,7 @@ void JobPage::refresh() {
         r.stragglers.empty() ? HeatmapMetric::StepTime : HeatmapMetric::CollectiveWait;
     m_metric->setCurrentIndex(m_metric->findData(static_cast<int>(opening)));
     QString html;
+    const ThemeColors colors = themeColors(palette());
     const QString headline =
         r.verdict.headline.empty() ? jobBottleneckText(r.verdict.bottleneck) : esc(r.verdict.headline);
     html += QStringLiteral("<span style='font-size:14pt'><b>%1</b></span>").arg(headline);
@@ -155,15 +167,15 @@ void JobPage::refresh() {
     const QString bottleneckWhat = bottleneckName.section(QLatin1Char(':'), -1).trimmed();
     if (r.verdict.bottleneck != job::JobBottleneck::Undetermined &&
         !headline.contains(bottleneckWhat, Qt::CaseInsensitive)) {
-        html +=
-            QStringLiteral(" &nbsp;<span style='color:#555'>(%1)</span>").arg(bottleneckName.toHtmlEscaped());
+        html += QStringLiteral(" &nbsp;<span style='color:%2'>(%1)</span>")
+                    .arg(bottleneckName.toHtmlEscaped(), cssColor(colors.mutedText));
     }
     html += QStringLiteral("<br/>");
     const int world = std::max<int>(r.worldSize, static_cast<int>(r.ranks.size()));
     html += tr("<b>%1 of %2 ranks</b> loaded").arg(r.ranks.size()).arg(world);
     if (!r.missingRanks.empty()) {
-        html += tr(" — <span style='color:#c62828'>missing %1: the job is incomplete</span>")
-                    .arg(rankRangesText(r.missingRanks));
+        html += tr(" — <span style='color:%2'>missing %1: the job is incomplete</span>")
+                    .arg(rankRangesText(r.missingRanks), cssColor(colors.error));
     }
     if (!r.rankIdentityNote.empty()) {
         html += QStringLiteral(" · ") + esc(r.rankIdentityNote);
@@ -195,9 +207,9 @@ void JobPage::refresh() {
         if (r.problems.size() > kHeaderProblemsShown) {
             lines << tr("and %1 more (Verdict and fixes tab)").arg(r.problems.size() - kHeaderProblemsShown);
         }
-        html += tr("<br/><span style='color:#c62828'>%n input(s) could not be used: %1</span>", nullptr,
+        html += tr("<br/><span style='color:%2'>%n input(s) could not be used: %1</span>", nullptr,
                    static_cast<int>(r.problems.size()))
-                    .arg(lines.join(QStringLiteral("; ")));
+                    .arg(lines.join(QStringLiteral("; ")), cssColor(colors.error));
     }
     m_header->setText(html);
 

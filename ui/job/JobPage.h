@@ -39,6 +39,9 @@ public:
     QString headerText() const;
     QString verdictText() const;
 
+protected:
+    void changeEvent(QEvent* event) override;  // re-renders the header's rich text in the new palette
+
 private:
     void refresh();
 

@@ -17,6 +17,7 @@
 #include "ui/job/JobDocument.h"
 #include "ui/job/JobRankMenu.h"
 #include "ui/job/JobText.h"
+#include "ui/theme/ThemeColors.h"
 
 namespace chokepoint::ui {
 namespace {
@@ -29,7 +30,6 @@ constexpr double kShowRangeMargin = 0.15;
 // Minimum visible span, so zooming in stops at something readable.
 constexpr double kMinSpanNs = 1'000;
 
-const QColor kLastArriver(0xc6, 0x28, 0x28);
 // Collectives not matched across ranks (their peers were not loaded) are drawn lighter.
 constexpr int kUnmatchedAlpha = 90;
 
@@ -47,6 +47,17 @@ QColor kindColor(const std::string& kind) {
         }
     }
     return QColor(0xe3, 0x77, 0xc2);
+}
+
+// The waiting part of a collective: its colour, washed towards the background.
+QColor waitFill(const ThemeColors& colors, const QColor& color) {
+    return colors.dark ? color.darker(200) : color.lighter(160);
+}
+
+// Alternating step bands: two faint tints of the accent over the background.
+std::pair<QColor, QColor> stepBandColors(const ThemeColors& colors) {
+    return {blend(colors.background, colors.accent, colors.dark ? 0.10 : 0.09),
+            blend(colors.background, colors.accent, colors.dark ? 0.20 : 0.17)};
 }
 
 // "1-2-5" tick spacing giving about `targetTicks` ticks over `spanNs`.
@@ -77,6 +88,8 @@ JobTimelineWidget::JobTimelineWidget(QWidget* parent) : QWidget(parent) {
     setFocusPolicy(Qt::StrongFocus);
     setAutoFillBackground(true);
     setBackgroundRole(QPalette::Base);
+    setAccessibleName(tr("Job timeline"));
+    setAccessibleDescription(tr("One lane per rank on the job clock: steps and collectives, waits hatched"));
     m_lanes = new QScrollBar(Qt::Vertical, this);
     connect(m_lanes, &QScrollBar::valueChanged, this, qOverload<>(&QWidget::update));
 }
@@ -308,8 +321,9 @@ void JobTimelineWidget::paintLegend(QPainter& p, const job::JobReport& report) {
     const QFontMetrics fm(font());
     int x = 6;
     const int y = top + (kLegendPx - 10) / 2;
+    const ThemeColors colors = themeColors(palette());
     auto item = [&](const QColor& color, Qt::BrushStyle style, const QString& text) {
-        p.fillRect(QRect(x, y, 16, 10), style == Qt::SolidPattern ? color : color.lighter(160));
+        p.fillRect(QRect(x, y, 16, 10), style == Qt::SolidPattern ? color : waitFill(colors, color));
         if (style != Qt::SolidPattern) {
             p.fillRect(QRect(x, y, 16, 10), QBrush(color, style));
         }
@@ -318,13 +332,13 @@ void JobTimelineWidget::paintLegend(QPainter& p, const job::JobReport& report) {
         x += 20 + fm.horizontalAdvance(text) + 14;
     };
     for (const std::string& kind : m_kinds) {
-        item(kindColor(kind), Qt::SolidPattern, QString::fromStdString(kind));
+        item(colors.fill(kindColor(kind)), Qt::SolidPattern, QString::fromStdString(kind));
     }
-    item(QColor(0x60, 0x60, 0x60), Qt::BDiagPattern, tr("waiting for the last arriver"));
-    QColor unmatched(0x60, 0x60, 0x60);
+    item(colors.mutedText, Qt::BDiagPattern, tr("waiting for the last arriver"));
+    QColor unmatched = colors.mutedText;
     unmatched.setAlpha(kUnmatchedAlpha);
     item(unmatched, Qt::SolidPattern, tr("not matched across ranks"));
-    item(QColor(0xd4, 0xdf, 0xee), Qt::SolidPattern, tr("step"));
+    item(stepBandColors(colors).second, Qt::SolidPattern, tr("step"));
     p.setPen(palette().color(QPalette::PlaceholderText));
     p.drawText(QPoint(x, y + 9), tr("click a collective to link its arrivals across ranks"));
 }
@@ -359,8 +373,9 @@ void JobTimelineWidget::paintLane(QPainter& p, const QRect& plot, int rankIndex,
         straggler = straggler || s.rank == summary.rank;
     }
     const QRect lane(0, top, width(), height);
+    const ThemeColors colors = themeColors(palette());
     if (selected) {
-        p.fillRect(lane, palette().color(QPalette::Highlight).lighter(185));
+        p.fillRect(lane, blend(colors.background, colors.accent, 0.3));
     } else if (rankIndex % 2 == 1) {
         p.fillRect(lane, palette().color(QPalette::AlternateBase));
     }
@@ -371,7 +386,7 @@ void JobTimelineWidget::paintLane(QPainter& p, const QRect& plot, int rankIndex,
         f.setPointSizeF(std::max(6.0, f.pointSizeF() * height / 14.0));
     }
     p.setFont(f);
-    p.setPen(straggler ? kLastArriver : palette().color(QPalette::Text));
+    p.setPen(straggler ? colors.error : colors.text);
     p.drawText(QRect(4, top, kGutterPx - 8, height), Qt::AlignLeft | Qt::AlignVCenter,
                straggler ? tr("rank %1 ▲").arg(summary.rank) : tr("rank %1").arg(summary.rank));
     p.setFont(font());
@@ -384,8 +399,7 @@ void JobTimelineWidget::paintLane(QPainter& p, const QRect& plot, int rankIndex,
         return plot.left() + (static_cast<double>(rankNs) - offset - m_startNs) * scale;
     };
     // Steps: alternating bands with their number where it fits.
-    const QColor stepA(0xe8, 0xee, 0xf7);
-    const QColor stepB(0xd4, 0xdf, 0xee);
+    const auto [stepA, stepB] = stepBandColors(colors);
     const QFontMetrics fm(font());
     std::vector<std::pair<QRectF, QString>> stepLabels;  // drawn over the collectives
     for (std::size_t i = 0; i < summary.steps.size(); ++i) {
@@ -434,7 +448,7 @@ void JobTimelineWidget::paintLane(QPainter& p, const QRect& plot, int rankIndex,
         lastPixel = px;
         const QRectF box(x0, boxTop, std::max(1.0, x1 - x0), boxHeight);
         const int instance = m_document->instanceOf(rankIndex, static_cast<int>(it - own.begin()));
-        QColor color = kindColor(it->kind);
+        QColor color = colors.fill(kindColor(it->kind));
         if (instance < 0) {
             color.setAlpha(kUnmatchedAlpha);
         }
@@ -443,7 +457,7 @@ void JobTimelineWidget::paintLane(QPainter& p, const QRect& plot, int rankIndex,
                           : nullptr;
         if (arrival && arrival->waitNs > 0 && box.width() >= 3) {
             const double waitPx = std::min(box.width(), static_cast<double>(arrival->waitNs) * scale);
-            p.fillRect(QRectF(box.left(), box.top(), waitPx, box.height()), color.lighter(160));
+            p.fillRect(QRectF(box.left(), box.top(), waitPx, box.height()), waitFill(colors, color));
             p.fillRect(QRectF(box.left(), box.top(), waitPx, box.height()), QBrush(color, Qt::BDiagPattern));
             p.fillRect(QRectF(box.left() + waitPx, box.top(), box.width() - waitPx, box.height()), color);
         } else {
@@ -456,8 +470,10 @@ void JobTimelineWidget::paintLane(QPainter& p, const QRect& plot, int rankIndex,
         }
     }
     for (const auto& [rect, label] : stepLabels) {
-        p.fillRect(rect, QColor(255, 255, 255, 190));
-        p.setPen(QColor(0x44, 0x55, 0x77));
+        QColor under = colors.background;
+        under.setAlpha(190);
+        p.fillRect(rect, under);
+        p.setPen(colors.text);
         p.drawText(rect, Qt::AlignCenter, label);
     }
     p.restore();
@@ -490,9 +506,11 @@ void JobTimelineWidget::paintInstance(QPainter& p, const QRect& plot) {
     p.save();
     p.setRenderHint(QPainter::Antialiasing);
     p.setClipRect(QRect(plot.left(), kAxisPx, plot.width(), plot.height()));
+    const ThemeColors colors = themeColors(palette());
+    const QColor lastArriver = colors.error;
     if (haveLast) {
         const int lane = m_document->indexOfRank(instance.lastRank);
-        QColor tint = kLastArriver;
+        QColor tint = lastArriver;
         tint.setAlpha(40);
         p.fillRect(QRect(plot.left(), laneTop(lane), plot.width(), laneH), tint);
     }
@@ -503,8 +521,8 @@ void JobTimelineWidget::paintInstance(QPainter& p, const QRect& plot) {
         p.drawEllipse(point, 2.5, 2.5);
     }
     if (haveLast) {
-        p.setPen(QPen(kLastArriver, 2));
-        p.setBrush(kLastArriver);
+        p.setPen(QPen(lastArriver, 2));
+        p.setBrush(lastArriver);
         p.drawEllipse(lastPoint, 4.5, 4.5);
         const QString label = tr("last: rank %1, %2 after the median arrival · skew %3")
                                   .arg(instance.lastRank)
@@ -516,9 +534,11 @@ void JobTimelineWidget::paintInstance(QPainter& p, const QRect& plot) {
             lastPoint.x() + 8 + labelW > plot.right() ? lastPoint.x() - 8 - labelW : lastPoint.x() + 8;
         const QRectF box(left, lastPoint.y() - fm.height() / 2.0 - 2, labelW, fm.height() + 4);
         p.setPen(Qt::NoPen);
-        p.setBrush(QColor(255, 255, 255, 230));
+        QColor under = colors.background;
+        under.setAlpha(230);
+        p.setBrush(under);
         p.drawRoundedRect(box, 3, 3);
-        p.setPen(kLastArriver);
+        p.setPen(lastArriver);
         p.drawText(box, Qt::AlignCenter, label);
     }
     p.restore();

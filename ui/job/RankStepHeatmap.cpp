@@ -1,6 +1,7 @@
 #include "ui/job/RankStepHeatmap.h"
 
 #include <QContextMenuEvent>
+#include <QEvent>
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -17,6 +18,7 @@
 #include "ui/job/JobDocument.h"
 #include "ui/job/JobRankMenu.h"
 #include "ui/job/JobText.h"
+#include "ui/theme/ThemeColors.h"
 
 namespace chokepoint::ui {
 namespace {
@@ -25,13 +27,15 @@ constexpr int kGutterPx = 100;
 constexpr int kHeaderPx = 20;
 constexpr int kLegendPx = 26;
 constexpr int kRightPx = 8;
-const QColor kMissing(0xd9, 0xd9, 0xd9);
-const QColor kStraggler(0xc6, 0x28, 0x28);
 
-// Sequential palette (light to dark), cells of 0 to 1 of the scale.
-QColor rampColor(double t) {
-    static const QColor stops[] = {QColor(0xff, 0xf5, 0xeb), QColor(0xfd, 0x8d, 0x3c),
+// Sequential palette, cells of 0 to 1 of the scale: from the background's end (light on a light
+// palette, dark on a dark one) to the salient end, so longer steps always stand out.
+QColor rampColor(double t, bool dark) {
+    static const QColor light[] = {QColor(0xff, 0xf5, 0xeb), QColor(0xfd, 0x8d, 0x3c),
                                    QColor(0x7f, 0x27, 0x04)};
+    static const QColor onDark[] = {QColor(0x3a, 0x22, 0x12), QColor(0xd9, 0x6a, 0x1f),
+                                    QColor(0xff, 0xdd, 0xb0)};
+    const QColor* stops = dark ? onDark : light;
     t = std::clamp(t, 0.0, 1.0) * 2.0;
     const int i = std::min(1, static_cast<int>(t));
     const double f = t - i;
@@ -157,6 +161,10 @@ RankStepHeatmap::RankStepHeatmap(QWidget* parent) : QAbstractScrollArea(parent) 
     viewport()->setMouseTracking(true);
     viewport()->setBackgroundRole(QPalette::Base);
     verticalScrollBar()->setSingleStep(kMinRowPx * 4);
+    setAccessibleName(tr("Step time heatmap"));
+    setAccessibleDescription(
+        tr("One row per rank, one column per step, shaded by the chosen figure; "
+           "stragglers are marked in the gutter"));
 }
 
 void RankStepHeatmap::setDocument(JobDocument* document) {
@@ -197,12 +205,15 @@ void RankStepHeatmap::rebuild() {
     if (m_data.rows() > 0 && m_data.columns() > 0) {
         m_image = QImage(m_data.columns(), m_data.rows(), QImage::Format_RGB32);
         const double span = m_data.highNs - m_data.lowNs;
+        const ThemeColors colors = themeColors(palette());
+        const QRgb missing = colors.header.rgb();
         for (int row = 0; row < m_data.rows(); ++row) {
             auto* line = reinterpret_cast<QRgb*>(m_image.scanLine(row));
             for (int column = 0; column < m_data.columns(); ++column) {
                 const double v = m_data.value(row, column);
-                line[column] = std::isnan(v) ? kMissing.rgb()
-                                             : rampColor(span > 0 ? (v - m_data.lowNs) / span : 0.0).rgb();
+                line[column] = std::isnan(v)
+                                   ? missing
+                                   : rampColor(span > 0 ? (v - m_data.lowNs) / span : 0.0, colors.dark).rgb();
             }
         }
     }
@@ -303,6 +314,7 @@ void RankStepHeatmap::paintEvent(QPaintEvent*) {
         return;
     }
     const QRect cells = cellsRect();
+    const ThemeColors colors = themeColors(palette());
     const int rowPx = rowHeight();
     const int scroll = verticalScrollBar()->value();
     const int firstRow = std::max(0, scroll / rowPx);
@@ -321,7 +333,7 @@ void RankStepHeatmap::paintEvent(QPaintEvent*) {
     for (int row = firstRow; row <= lastRow; ++row) {
         if (m_data.rowMissing[static_cast<std::size_t>(row)]) {
             const QRect r(cells.left(), cells.top() + row * rowPx - scroll, cells.width(), rowPx);
-            p.fillRect(r, QBrush(QColor(0x9e, 0x9e, 0x9e), Qt::BDiagPattern));
+            p.fillRect(r, QBrush(colors.mutedText, Qt::BDiagPattern));
         }
     }
     // Cell borders when cells are big enough to tell apart.
@@ -376,7 +388,7 @@ void RankStepHeatmap::paintEvent(QPaintEvent*) {
         const bool straggler = m_straggler[static_cast<std::size_t>(row)];
         const bool missing = m_data.rowMissing[static_cast<std::size_t>(row)];
         if (straggler) {
-            p.fillRect(QRect(kGutterPx - 6, y, 4, std::max(2, rowPx)), kStraggler);
+            p.fillRect(QRect(kGutterPx - 6, y, 4, std::max(2, rowPx)), colors.error);
         }
         const QRect r = labelRect(row);
         const bool covered = !straggler && std::any_of(stragglerLabels.begin(), stragglerLabels.end(),
@@ -385,11 +397,13 @@ void RankStepHeatmap::paintEvent(QPaintEvent*) {
             QFont f = font();
             f.setBold(straggler || row == selectedRow);
             p.setFont(f);
-            p.setPen(straggler ? kStraggler
+            p.setPen(straggler ? colors.error
                      : missing ? palette().color(QPalette::PlaceholderText)
                                : palette().color(QPalette::Text));
             p.drawText(r, Qt::AlignRight | Qt::AlignVCenter,
-                       QFontMetrics(p.font()).elidedText(rowLabel(row), Qt::ElideMiddle, r.width()));
+                       QFontMetrics(p.font()).elidedText(
+                           straggler ? rowLabel(row) + QStringLiteral(" ▲") : rowLabel(row), Qt::ElideMiddle,
+                           r.width()));
         }
     }
     p.restore();
@@ -411,7 +425,8 @@ void RankStepHeatmap::paintEvent(QPaintEvent*) {
     const int legendY = all.height() - kLegendPx + 6;
     const int rampW = std::min(220, std::max(60, cells.width() / 3));
     for (int x = 0; x < rampW; ++x) {
-        p.fillRect(QRect(cells.left() + x, legendY, 1, 12), rampColor(static_cast<double>(x) / (rampW - 1)));
+        p.fillRect(QRect(cells.left() + x, legendY, 1, 12),
+                   rampColor(static_cast<double>(x) / (rampW - 1), colors.dark));
     }
     p.setPen(palette().color(QPalette::Text));
     p.drawText(QRect(2, legendY - 2, kGutterPx - 10, 16), Qt::AlignRight | Qt::AlignVCenter,
@@ -423,14 +438,21 @@ void RankStepHeatmap::paintEvent(QPaintEvent*) {
         spread > 0 && spread < 0.01 * m_data.highNs ? QStringLiteral("+") + ns(spread) : ns(m_data.highNs);
     p.drawText(QPoint(x, legendY + 11), high);
     x += fm.horizontalAdvance(high) + 16;
-    p.fillRect(QRect(x, legendY, 12, 12), kMissing);
+    p.fillRect(QRect(x, legendY, 12, 12), colors.header);
     p.drawText(QPoint(x + 16, legendY + 11), tr("no such step"));
     x += 16 + fm.horizontalAdvance(tr("no such step")) + 12;
-    p.fillRect(QRect(x, legendY, 12, 12), QBrush(QColor(0x9e, 0x9e, 0x9e), Qt::BDiagPattern));
+    p.fillRect(QRect(x, legendY, 12, 12), QBrush(colors.mutedText, Qt::BDiagPattern));
     p.drawText(QPoint(x + 16, legendY + 11), tr("rank not loaded"));
     x += 16 + fm.horizontalAdvance(tr("rank not loaded")) + 12;
-    p.fillRect(QRect(x, legendY, 4, 12), kStraggler);
-    p.drawText(QPoint(x + 8, legendY + 11), tr("straggler"));
+    p.fillRect(QRect(x, legendY, 4, 12), colors.error);
+    p.drawText(QPoint(x + 8, legendY + 11), tr("straggler ▲"));  // marked by more than colour
+}
+
+void RankStepHeatmap::changeEvent(QEvent* event) {
+    QAbstractScrollArea::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        rebuild();  // the cell image holds the ramp of the old palette
+    }
 }
 
 bool RankStepHeatmap::viewportEvent(QEvent* event) {

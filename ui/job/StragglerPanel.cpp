@@ -1,6 +1,7 @@
 #include "ui/job/StragglerPanel.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -10,6 +11,7 @@
 #include "core/base/Format.h"
 #include "ui/job/JobDocument.h"
 #include "ui/job/JobText.h"
+#include "ui/theme/ThemeColors.h"
 
 namespace chokepoint::ui {
 namespace {
@@ -26,6 +28,8 @@ StragglerPanel::StragglerPanel(QWidget* parent) : QWidget(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     m_choice = new QComboBox(this);
+    m_choice->setAccessibleName(tr("Straggler shown"));
+    setAccessibleName(tr("Stragglers"));
     m_choice->setVisible(false);
     layout->addWidget(m_choice);
     auto* scroll = new QScrollArea(this);
@@ -120,6 +124,13 @@ void StragglerPanel::refresh() {
     showStraggler(0);
 }
 
+void StragglerPanel::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange && m_current >= 0) {
+        showStraggler(m_current);
+    }
+}
+
 void StragglerPanel::showStraggler(int index) {
     const auto report = m_document ? m_document->report() : nullptr;
     if (!report || index < 0 || index >= static_cast<int>(report->stragglers.size())) {
@@ -132,12 +143,13 @@ void StragglerPanel::showStraggler(int index) {
     }
     const job::Straggler& s = report->stragglers[static_cast<std::size_t>(index)];
     QString html;
-    html += tr("<p style='margin:0'><span style='font-size:13pt; color:#c62828'><b>Rank %1 is late</b></span>"
+    html += tr("<p style='margin:0'><span style='font-size:13pt; color:%5'><b>Rank %1 is late</b></span>"
                "<br/>%2 after the median arrival per step (%3 over the window); last at %4 of the "
                "collectives.</p>")
                 .arg(s.rank)
                 .arg(jobDuration(s.latePerStepNs), jobDuration(s.lateNs),
-                     QString::fromStdString(core::formatPercent(s.shareLast, 0)));
+                     QString::fromStdString(core::formatPercent(s.shareLast, 0)))
+                .arg(cssColor(themeColors(palette()).error));
     html += tr("<p><b>Cause:</b> %1</p>").arg(stragglerCauseText(s.cause).toHtmlEscaped());
 
     // Excess work over the median rank before the collectives it was last at.

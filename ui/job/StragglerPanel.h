@@ -30,6 +30,9 @@ public:
     QPushButton* openRankButton() const { return m_openRank; }
     QPushButton* compareButton() const { return m_compare; }
 
+protected:
+    void changeEvent(QEvent* event) override;  // re-renders the rich text in the new palette
+
 private:
     void refresh();
     void updateButtons();

@@ -6,6 +6,7 @@
 
 #include "core/base/Format.h"
 #include "ui/models/ModelRoles.h"
+#include "ui/theme/ThemeColors.h"
 
 namespace chokepoint::ui {
 
@@ -56,14 +57,15 @@ QVariant TraceStatsModel::data(const QModelIndex& index, int role) const {
         }
     }
     if (role == Qt::ForegroundRole && index.column() == SeverityColumn) {
+        const ThemeColors colors = themeColors();  // the application palette, read when drawn
         switch (e.severity) {
             case core::Severity::Info:
-                return QBrush(QColor(90, 90, 90));
+                return QBrush(colors.mutedText);
             case core::Severity::Warning:
-                return QBrush(QColor(150, 100, 0));
+                return QBrush(colors.warning);
             case core::Severity::DataLoss:
             case core::Severity::Error:
-                return QBrush(QColor(170, 30, 30));
+                return QBrush(colors.error);
         }
     }
     if (role == Qt::TextAlignmentRole && index.column() == CountColumn) {

@@ -26,6 +26,7 @@
 #include "ui/models/ModelRoles.h"
 #include "ui/pages/DiagnosisPage.h"
 #include "ui/pages/ReportViews.h"
+#include "ui/theme/ThemeColors.h"
 
 namespace chokepoint::ui {
 namespace {
@@ -67,7 +68,7 @@ QString sideHtml(const QString& label, const analysis::AnalysisReport& r) {
     return QObject::tr(
                "<b>%1</b><br/><span style='font-size:13pt; color:%2'><b>%3</b></span><br/>"
                "Step time %4 · GPU busy %5 · MFU %6")
-        .arg(label.toHtmlEscaped(), bottleneckColor(r.overall.bottleneck).darker(130).name(),
+        .arg(label.toHtmlEscaped(), cssColor(themeColors().ink(bottleneckColor(r.overall.bottleneck))),
              QString::fromStdString(r.headline).toHtmlEscaped(),
              r.mfu.stepTimeNs > 0 ? durationText(r.mfu.stepTimeNs) : QObject::tr("n/a"),
              percentText(r.mfu.busyFraction), r.mfu.mfu ? percentText(*r.mfu.mfu) : QObject::tr("unknown"));
@@ -136,9 +137,13 @@ ComparePage::ComparePage(QWidget* parent) : Page(parent) {
     m_leftBars = new StepBarsChart;
     m_rightBars = new StepBarsChart;
     sideBySide(m_leftBars, m_rightBars, tr("Where each step's time goes"));
+    m_leftBars->setAccessibleName(tr("Step time breakdown, this trace"));
+    m_rightBars->setAccessibleName(tr("Step time breakdown, the other trace"));
     m_leftRoofline = new RooflineChart;
     m_rightRoofline = new RooflineChart;
     sideBySide(m_leftRoofline, m_rightRoofline, tr("Roofline"));
+    m_leftRoofline->setAccessibleName(tr("Roofline, this trace"));
+    m_rightRoofline->setAccessibleName(tr("Roofline, the other trace"));
     charts->setMinimumHeight(260);
     vertical->addWidget(charts);
 
@@ -147,6 +152,7 @@ ComparePage::ComparePage(QWidget* parent) : Page(parent) {
     m_metrics->setHorizontalHeaderLabels(
         {tr("Metric"), tr("This trace"), tr("Other trace"), tr("Change"), tr("Verdict")});
     m_metricsView = makeSortableTable(m_metrics, split);
+    m_metricsView->setAccessibleName(tr("Metrics before and after"));
     m_kernels = new QStandardItemModel(0, 5, this);
     // Short headers leave the kernel column its room; the tooltips say them in full.
     m_kernels->setHorizontalHeaderLabels(
@@ -155,6 +161,7 @@ ComparePage::ComparePage(QWidget* parent) : Page(parent) {
     m_kernels->horizontalHeaderItem(3)->setToolTip(tr("Mean time per call after"));
     m_kernels->horizontalHeaderItem(4)->setToolTip(tr("Time per step after"));
     m_kernelsView = makeSortableTable(m_kernels, split, 0);  // the kernel column takes the room
+    m_kernelsView->setAccessibleName(tr("Kernels that changed"));
     split->addWidget(m_metricsView);
     split->addWidget(m_kernelsView);
     vertical->addWidget(split);
@@ -244,8 +251,8 @@ void ComparePage::compareWith(const QString& path) {
         auto failed = [this](const QString& message) {
             m_after.reset();
             refresh();
-            m_summary->setText(
-                tr("<span style='color:#a00'>Could not compare: %1</span>").arg(message.toHtmlEscaped()));
+            m_summary->setText(tr("<span style='color:%2'>Could not compare: %1</span>")
+                                   .arg(message.toHtmlEscaped(), cssColor(themeColors(palette()).error)));
         };
         connect(m_other, &TraceDocument::loadFailed, this, failed);
         connect(m_other, &TraceDocument::analysisFailed, this, failed);
@@ -296,6 +303,10 @@ void ComparePage::updateCharts() {
     }
 }
 
+void ComparePage::paletteChanged() {
+    refresh();
+}
+
 void ComparePage::refresh() {
     m_metrics->removeRows(0, m_metrics->rowCount());
     m_kernels->removeRows(0, m_kernels->rowCount());
@@ -331,8 +342,9 @@ void ComparePage::refresh() {
             QStringLiteral("<br/>%1").arg(QString::fromStdString(c.prediction.summary).toHtmlEscaped());
     }
     for (const std::string& w : c.warnings) {
-        summary += QStringLiteral("<br/><span style='color:#a60'>⚠ %1</span>")
-                       .arg(QString::fromStdString(w).toHtmlEscaped());
+        summary +=
+            QStringLiteral("<br/><span style='color:%2'>⚠ %1</span>")
+                .arg(QString::fromStdString(w).toHtmlEscaped(), cssColor(themeColors(palette()).warning));
     }
     m_summary->setText(summary);
 
@@ -349,9 +361,8 @@ void ComparePage::refresh() {
         row[1]->setData(m.before, SortRole);
         row[2]->setData(m.after, SortRole);
         row[3]->setData(m.relative, SortRole);
-        const QColor colour = m.improved    ? QColor(30, 120, 30)
-                              : m.regressed ? QColor(170, 30, 30)
-                                            : QColor(90, 90, 90);
+        const ThemeColors colors = themeColors(palette());
+        const QColor colour = m.improved ? colors.good : m.regressed ? colors.error : colors.mutedText;
         row[3]->setForeground(colour);
         row[4]->setForeground(colour);
         m_metrics->appendRow(row);

@@ -49,6 +49,9 @@ public:
     StepBarsChart* stepBars(bool after) const { return after ? m_rightBars : m_leftBars; }
     RooflineChart* roofline(bool after) const { return after ? m_rightRoofline : m_leftRoofline; }
 
+protected:
+    void paletteChanged() override;
+
 private:
     void chooseFile();
     void clearOtherSide();  // forgets the second trace (the document changed)

@@ -63,6 +63,9 @@ public:
     bool exportHtml(const QString& path, QString* error = nullptr) const;
     bool exportPdf(const QString& path, QString* error = nullptr) const;
 
+protected:
+    void paletteChanged() override;
+
 private:
     void refreshFromDocument();
     void onStepClicked(int index);

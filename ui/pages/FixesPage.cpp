@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include "ui/pages/ReportViews.h"
+#include "ui/theme/ThemeColors.h"
 
 namespace chokepoint::ui {
 namespace {
@@ -31,6 +32,7 @@ FixesPage::FixesPage(QWidget* parent) : Page(parent) {
     layout->addWidget(m_summary);
     auto* split = new QSplitter(Qt::Horizontal, this);
     m_list = new QListWidget(split);
+    m_list->setAccessibleName(tr("Fixes, best first"));
     m_list->setWordWrap(true);
     m_list->setSpacing(4);
     m_list->setMinimumWidth(260);
@@ -38,6 +40,7 @@ FixesPage::FixesPage(QWidget* parent) : Page(parent) {
     auto* rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(0, 0, 0, 0);
     m_details = new QTextBrowser(right);
+    m_details->setAccessibleName(tr("Fix details"));
     m_details->setOpenLinks(false);
     rightLayout->addWidget(m_details, 3);
     auto* codeBar = new QHBoxLayout;
@@ -49,6 +52,7 @@ FixesPage::FixesPage(QWidget* parent) : Page(parent) {
     codeBar->addWidget(m_copy);
     rightLayout->addLayout(codeBar);
     m_code = new QPlainTextEdit(right);
+    m_code->setAccessibleName(tr("Code change"));
     m_code->setReadOnly(true);
     m_code->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_code->setLineWrapMode(QPlainTextEdit::NoWrap);
@@ -124,6 +128,10 @@ int FixesPage::selectedFix() const {
     return m_list->currentRow();
 }
 
+void FixesPage::paletteChanged() {
+    showFix(selectedFix());
+}
+
 void FixesPage::showFix(int index) {
     const bool valid = m_report && index >= 0 && index < fixCount();
     m_copy->setEnabled(valid);
@@ -144,18 +152,19 @@ void FixesPage::showFix(int index) {
         return;
     }
     const analysis::Recommendation& fix = m_report->fixes.recommendations[static_cast<std::size_t>(index)];
-    QString html =
-        QStringLiteral("<h2>%1 <span style='color:#888'>(%2)</span></h2>").arg(qs(fix.title), qs(fix.ruleId));
+    const QString muted = cssColor(themeColors(palette()).mutedText);
+    QString html = QStringLiteral("<h2>%1 <span style='color:%3'>(%2)</span></h2>")
+                       .arg(qs(fix.title), qs(fix.ruleId), muted);
     html += tr("<p><b>Targets:</b> %1 — %2 of the step, iron-law term: %3</p>")
                 .arg(bottleneckName(fix.target).toHtmlEscaped(), percentText(fix.targetShare),
                      QString::fromUtf8(analysis::toString(fix.term)).toHtmlEscaped());
     html += tr("<p><b>Expected gain:</b> %1%2</p>")
                 .arg(qs(fix.gain.summary), fix.gain.upperBound ? tr(" (upper bound)") : QString());
     if (!fix.gain.basis.empty()) {
-        html += QStringLiteral("<p style='color:#555'>%1</p>").arg(qs(fix.gain.basis));
+        html += QStringLiteral("<p style='color:%2'>%1</p>").arg(qs(fix.gain.basis), muted);
     }
     if (!fix.gain.uncertainty.empty()) {
-        html += tr("<p style='color:#555'><b>Uncertainty:</b> %1</p>").arg(qs(fix.gain.uncertainty));
+        html += tr("<p style='color:%2'><b>Uncertainty:</b> %1</p>").arg(qs(fix.gain.uncertainty), muted);
     }
     html += tr("<p><b>Evidence:</b> %1</p>").arg(qs(fix.evidence));
     html += tr("<p><b>Costs:</b> %1</p>").arg(qs(fix.costs));
@@ -168,7 +177,7 @@ void FixesPage::showFix(int index) {
         html += QStringLiteral("</ul>");
     }
     if (!fix.references.empty()) {
-        html += tr("<p style='color:#888'>References: %1</p>").arg(qs(fix.references));
+        html += tr("<p style='color:%2'>References: %1</p>").arg(qs(fix.references), muted);
     }
     m_details->setHtml(html);
     m_code->setPlainText(QString::fromStdString(fix.pytorchChange));

@@ -37,6 +37,9 @@ public:
     core::TimeRange showEvidence();
     QString detailsText() const;
 
+protected:
+    void paletteChanged() override;
+
 private:
     void showFix(int index);
 

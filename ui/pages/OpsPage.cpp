@@ -103,6 +103,7 @@ OpsPage::OpsPage(QWidget* parent) : Page(parent) {
     scroll->setWidgetResizable(true);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_flame = new FlameGraph(scroll);
+    m_resetZoom->setAccessibleName(tr("Reset flame graph zoom"));
     scroll->setWidget(m_flame);
     flameLayout->addWidget(scroll, 1);
 

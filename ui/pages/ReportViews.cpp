@@ -39,6 +39,32 @@ QColor bottleneckColor(Bottleneck bottleneck) {
     return QColor(170, 170, 170);
 }
 
+Qt::BrushStyle bottleneckPattern(Bottleneck bottleneck) {
+    switch (bottleneck) {
+        case Bottleneck::Data:
+            return Qt::BDiagPattern;
+        case Bottleneck::Compute:
+            return Qt::SolidPattern;
+        case Bottleneck::MemoryBandwidth:
+            return Qt::FDiagPattern;
+        case Bottleneck::MemoryCapacity:
+            return Qt::DiagCrossPattern;
+        case Bottleneck::Communication:
+            return Qt::HorPattern;
+        case Bottleneck::LaunchOverhead:
+            return Qt::VerPattern;
+        case Bottleneck::HostBound:
+            return Qt::CrossPattern;
+        case Bottleneck::CopyBound:
+            return Qt::Dense6Pattern;
+        case Bottleneck::NoGpuActivity:
+            return Qt::Dense7Pattern;
+        case Bottleneck::Undetermined:
+            break;
+    }
+    return Qt::SolidPattern;
+}
+
 QColor kernelClassColor(KernelClass kernelClass) {
     static const QColor kColors[] = {
         QColor(31, 119, 180),   // GEMM
@@ -114,10 +140,10 @@ StepBarsData stepBarsFromReport(const analysis::AnalysisReport& report) {
     StepBarsData data;
     const std::size_t steps = report.metrics.steps.steps.size();
 
-    StackedSeries compute{QObject::tr("Compute"), QColor(44, 160, 44), {}};
-    StackedSeries comm{QObject::tr("Communication (exposed)"), QColor(31, 119, 180), {}};
-    StackedSeries copy{QObject::tr("Copies (exposed)"), QColor(140, 86, 75), {}};
-    StackedSeries other{QObject::tr("Other GPU work"), QColor(127, 127, 127), {}};
+    StackedSeries compute{QObject::tr("Compute"), QColor(44, 160, 44), {}, Qt::SolidPattern};
+    StackedSeries comm{QObject::tr("Communication (exposed)"), QColor(31, 119, 180), {}, Qt::SolidPattern};
+    StackedSeries copy{QObject::tr("Copies (exposed)"), QColor(140, 86, 75), {}, Qt::SolidPattern};
+    StackedSeries other{QObject::tr("Other GPU work"), QColor(127, 127, 127), {}, Qt::SolidPattern};
     const IdleCause causes[] = {
         IdleCause::DataWait,     IdleCause::LaunchOverhead,    IdleCause::Synchronization,
         IdleCause::Collective,   IdleCause::HostWork,          IdleCause::Compilation,
@@ -126,7 +152,8 @@ StepBarsData stepBarsFromReport(const analysis::AnalysisReport& report) {
     for (IdleCause cause : causes) {
         idle.push_back({QObject::tr("Idle: %1").arg(QString::fromUtf8(analysis::toString(cause))),
                         idleCauseColor(cause),
-                        {}});
+                        {},
+                        Qt::BDiagPattern});
     }
     // The figures of each step's verdict (DiagnosisSignals, as in the JSON's stepVerdicts), so the
     // chart says what the verdict says: idle time moved to collective waits shows as such here too.
@@ -185,6 +212,7 @@ std::vector<StepStripCell> stepStripFromReport(const analysis::AnalysisReport& r
         cell.label = QString::fromStdString(step.name);
         cell.className = bottleneckName(step.verdict.bottleneck);
         cell.color = bottleneckColor(step.verdict.bottleneck);
+        cell.pattern = bottleneckPattern(step.verdict.bottleneck);
         cell.weight = static_cast<double>(step.range.durationNs());
         cell.tooltip = QStringLiteral("%1 — %2\n%3 (confidence %4)\n%5")
                            .arg(cell.label, durationText(static_cast<double>(step.range.durationNs())),

@@ -16,6 +16,9 @@
 namespace chokepoint::ui {
 
 QColor bottleneckColor(analysis::Bottleneck bottleneck);
+// A pattern per bottleneck class, drawn over its colour (fillPatterned), so classes differ by more
+// than hue: compute (the goal) is plain, every other class has its own hatch.
+Qt::BrushStyle bottleneckPattern(analysis::Bottleneck bottleneck);
 QColor kernelClassColor(analysis::KernelClass kernelClass);
 QColor idleCauseColor(analysis::IdleCause cause);
 QString bottleneckName(analysis::Bottleneck bottleneck);  // displayName() as QString

@@ -25,6 +25,7 @@
 #include "ui/review/BookmarkDialog.h"
 #include "ui/review/EvidenceSnapshot.h"
 #include "ui/review/PresenterView.h"
+#include "ui/theme/ThemeColors.h"
 
 namespace chokepoint::ui {
 
@@ -53,6 +54,7 @@ ReviewPage::ReviewPage(QWidget* parent) : Page(parent) {
     leftLayout->setContentsMargins(0, 0, 0, 0);
     leftLayout->addWidget(new QLabel(tr("<b>Findings, in presentation order</b>"), left));
     m_slides = new QListWidget(left);
+    m_slides->setAccessibleName(tr("Findings, in presentation order"));
     m_slides->setWordWrap(true);
     leftLayout->addWidget(m_slides);
 
@@ -65,6 +67,7 @@ ReviewPage::ReviewPage(QWidget* parent) : Page(parent) {
                    right));
     m_bookmarks = new BookmarksModel(this);
     m_table = new QTableView(right);
+    m_table->setAccessibleName(tr("Bookmarks and notes"));
     auto* proxy = new QSortFilterProxyModel(m_table);
     proxy->setSourceModel(m_bookmarks);
     proxy->setSortRole(SortRole);
@@ -78,6 +81,7 @@ ReviewPage::ReviewPage(QWidget* parent) : Page(parent) {
     rightLayout->addWidget(m_table, 1);
     auto* buttons = new QHBoxLayout;
     m_target = new QComboBox(right);
+    m_target->setAccessibleName(tr("What to mark"));
     m_target->setMinimumContentsLength(24);
     m_add = new QPushButton(tr("Add bookmark…"), right);
     m_remove = new QPushButton(tr("Remove"), right);
@@ -207,9 +211,9 @@ void ReviewPage::loadSidecar() {
         m_status = QString::fromStdString(loaded.error().message);
         m_bookmarks->setNotes({});
         m_statusLabel->setText(
-            tr("<span style='color:#a00'>Could not read the review file; bookmarks will not be "
+            tr("<span style='color:%2'>Could not read the review file; bookmarks will not be "
                "saved until it is fixed or removed: %1</span>")
-                .arg(m_status.toHtmlEscaped()));
+                .arg(m_status.toHtmlEscaped(), cssColor(themeColors(palette()).error)));
         return;
     }
     m_bookmarks->setNotes(std::move(loaded->notes));
@@ -234,8 +238,8 @@ void ReviewPage::saveSidecar() {
     const core::Status status = core::saveReviewForTrace(m_tracePath.toStdString(), m_bookmarks->notes());
     if (!status) {
         m_status = QString::fromStdString(status.error().message);
-        m_statusLabel->setText(tr("<span style='color:#a00'>Could not save the bookmarks: %1</span>")
-                                   .arg(m_status.toHtmlEscaped()));
+        m_statusLabel->setText(tr("<span style='color:%2'>Could not save the bookmarks: %1</span>")
+                                   .arg(m_status.toHtmlEscaped(), cssColor(themeColors(palette()).error)));
     } else {
         m_status.clear();
         m_statusLabel->setText(

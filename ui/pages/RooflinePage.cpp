@@ -17,6 +17,7 @@
 #include "ui/models/ModelRoles.h"
 #include "ui/pages/DiagnosisPage.h"
 #include "ui/pages/ReportViews.h"
+#include "ui/theme/ThemeColors.h"
 
 namespace chokepoint::ui {
 
@@ -32,6 +33,7 @@ RooflinePage::RooflinePage(QWidget* parent) : Page(parent) {
     m_points->setHorizontalHeaderLabels({tr("Point"), tr("Kind"), tr("Class"), tr("Intensity (FLOP/B)"),
                                          tr("Achieved"), tr("Of its roof"), tr("Time share")});
     m_table = makeSortableTable(m_points, split);
+    m_table->setAccessibleName(tr("Roofline points"));
     split->addWidget(m_chart);
     split->addWidget(m_table);
     split->setStretchFactor(0, 3);
@@ -55,6 +57,12 @@ void RooflinePage::setDocument(TraceDocument* document) {
         setReport(document->report());
     } else {
         setReport(nullptr);
+    }
+}
+
+void RooflinePage::paletteChanged() {
+    if (m_report) {
+        setReport(m_report);  // the caption's and the table's colours
     }
 }
 
@@ -107,10 +115,11 @@ void RooflinePage::setReport(std::shared_ptr<const analysis::AnalysisReport> rep
     if (above > 0) {
         m_caption->setText(
             m_caption->text() +
-            tr(" <b style='color:#b00'>%n point(s) sit above their roof (red ×):</b> their FLOPs "
+            tr(" <b style='color:%1'>%n point(s) sit above their roof (red ×):</b> their FLOPs "
                "are over-estimated, not faster than the hardware; the tooltip gives the likely "
                "reason.",
-               nullptr, static_cast<int>(above)));
+               nullptr, static_cast<int>(above))
+                .arg(cssColor(themeColors(palette()).error)));
     }
     for (int dot = 0; dot < static_cast<int>(m_pointIndex.size()); ++dot) {
         const analysis::RooflinePoint& p =
@@ -122,7 +131,8 @@ void RooflinePage::setReport(std::shared_ptr<const analysis::AnalysisReport> rep
             return i;
         };
         // Above its roof the estimate is off: say so instead of a bare "> 100 %".
-        auto roofItem = [&item](const analysis::RooflinePoint& point) {
+        const QColor errorInk = themeColors(palette()).error;
+        auto roofItem = [&item, errorInk](const analysis::RooflinePoint& point) {
             if (point.attainableFlopsPerSecond <= 0) {
                 return item(tr("—"), -1.0);
             }
@@ -130,7 +140,7 @@ void RooflinePage::setReport(std::shared_ptr<const analysis::AnalysisReport> rep
                                                     : percentText(point.fractionOfAttainable),
                                     point.fractionOfAttainable);
             if (point.aboveRoof) {
-                i->setForeground(QColor(180, 20, 20));
+                i->setForeground(errorInk);
                 i->setToolTip(QString::fromStdString(point.aboveRoofReason));
             }
             return i;

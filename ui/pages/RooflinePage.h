@@ -36,6 +36,9 @@ signals:
     // The kernel a click selected (also sent to the document).
     void kernelSelected(chokepoint::core::KernelId kernel);
 
+protected:
+    void paletteChanged() override;
+
 private:
     void onPointClicked(int dotIndex);
 

@@ -10,6 +10,7 @@
 #include "ui/charts/RooflineChart.h"
 #include "ui/charts/StepBarsChart.h"
 #include "ui/pages/ReportViews.h"
+#include "ui/theme/Theme.h"
 
 namespace chokepoint::ui {
 namespace {
@@ -100,6 +101,7 @@ ReportDocument buildDiagnosisReport(const analysis::AnalysisReport& report, cons
     const int chartHeight = chartWidth / 2;
     {
         StepBarsChart bars;
+        bars.setPalette(lightPalette());  // reports are shared and printed: light in every theme
         bars.setData(stepBarsFromReport(report));
         doc.addHeading(QObject::tr("Where each step's time goes"));
         doc.addImage(
@@ -120,6 +122,7 @@ ReportDocument buildDiagnosisReport(const analysis::AnalysisReport& report, cons
     }
     {
         RooflineChart roofline;
+        roofline.setPalette(lightPalette());
         RooflineChartData data = rooflineFromReport(report);
         const QString note = data.note;
         roofline.setData(std::move(data));

@@ -13,7 +13,9 @@
 namespace chokepoint::ui {
 namespace {
 
-// Kept to what both browsers and QTextDocument's HTML subset understand.
+// Kept to what both browsers and QTextDocument's HTML subset understand. Light in every theme on
+// purpose: reports are shared, printed and opened in browsers of any theme (their charts are
+// rendered with lightPalette(), DiagnosisReport.cpp).
 constexpr const char* kStyle = R"(
 body { font-family: 'DejaVu Sans', Arial, sans-serif; font-size: 10pt; color: #1d1d1f; margin: 24px; }
 h1 { font-size: 18pt; margin-bottom: 4px; }

@@ -4,6 +4,7 @@
 #include <QPainter>
 #include <algorithm>
 
+#include "ui/theme/Theme.h"
 #include "ui/timeline/ReportOverlays.h"
 #include "ui/timeline/TimelineWidget.h"
 
@@ -19,6 +20,8 @@ EvidenceSnapshot::EvidenceSnapshot() : m_timeline(std::make_unique<TimelineWidge
     // Shown (so resizes apply at once) but never on screen, and never keeping the application open.
     m_timeline->setAttribute(Qt::WA_DontShowOnScreen);
     m_timeline->setAttribute(Qt::WA_QuitOnClose, false);
+    // Slides and exported evidence are light in every theme, like the presenter view around them.
+    m_timeline->setPalette(lightPalette());
 }
 
 EvidenceSnapshot::~EvidenceSnapshot() = default;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ui/pages/ReportViews.h"
+#include "ui/theme/Theme.h"
 
 namespace chokepoint::ui {
 namespace {
@@ -139,7 +140,8 @@ std::vector<ReviewSlide> buildReviewSlides(const analysis::AnalysisReport& repor
 PresenterView::PresenterView(QWidget* parent) : QWidget(parent) {
     setFocusPolicy(Qt::StrongFocus);
     setAutoFillBackground(true);
-    QPalette pal = palette();
+    // Slides are light in every theme (a room's projector, a shared screen).
+    QPalette pal = lightPalette();
     pal.setColor(QPalette::Window, QColor(250, 250, 248));
     pal.setColor(QPalette::WindowText, QColor(25, 25, 25));
     setPalette(pal);

@@ -19,27 +19,6 @@ Preferences* Preferences::instance() {
     return preferences;
 }
 
-QString Preferences::themeName(Theme theme) {
-    switch (theme) {
-        case Theme::Light:
-            return QStringLiteral("light");
-        case Theme::Dark:
-            return QStringLiteral("dark");
-        case Theme::System:
-            break;
-    }
-    return QStringLiteral("system");
-}
-
-std::optional<Preferences::Theme> Preferences::themeFromName(const QString& name) {
-    for (Theme theme : {Theme::System, Theme::Light, Theme::Dark}) {
-        if (name == themeName(theme)) {
-            return theme;
-        }
-    }
-    return std::nullopt;
-}
-
 Preferences::Theme Preferences::theme() {
     return themeFromName(QSettings().value(QLatin1String(kThemeKey)).toString()).value_or(Theme::System);
 }

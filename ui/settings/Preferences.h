@@ -4,19 +4,21 @@
 // the last trace when started without a file. The static accessors read and write QSettings; the
 // setters emit the instance()'s signals when a value changes, so open windows follow at once.
 //
-// The theme is only stored and announced here (themeChanged): the code that colours the
-// application reads theme() and listens to the signal.
+// The theme is stored and announced here (themeChanged); ui/theme applies it (applyTheme), and the
+// GUI's main() connects the two.
 
 #include <QObject>
 #include <QString>
 #include <optional>
+
+#include "ui/theme/Theme.h"
 
 namespace chokepoint::ui {
 
 class Preferences : public QObject {
     Q_OBJECT
 public:
-    enum class Theme { System, Light, Dark };
+    using Theme = chokepoint::ui::Theme;
 
     static constexpr int kMinRecentFiles = 1;
     static constexpr int kMaxRecentFiles = 30;
@@ -25,11 +27,8 @@ public:
     // The one object whose signals announce changes (lives as long as the application).
     static Preferences* instance();
 
-    static Theme theme();  // System when unset or unreadable
-    static void setTheme(Theme theme);
-    // "system", "light", "dark" (the stored form), and back; nullopt for anything else.
-    static QString themeName(Theme theme);
-    static std::optional<Theme> themeFromName(const QString& name);
+    static Theme theme();               // System when unset or unreadable
+    static void setTheme(Theme theme);  // stored as themeName(theme)
 
     // The page id a newly opened trace shows first ("diagnosis" by default). The main window falls
     // back to the diagnosis page when the stored page does not exist.
@@ -45,7 +44,7 @@ public:
     static void setReopenLastTrace(bool reopen);
 
 signals:
-    void themeChanged(chokepoint::ui::Preferences::Theme theme);
+    void themeChanged(chokepoint::ui::Theme theme);
     void defaultPageChanged(const QString& pageId);
     void recentFileCountChanged(int count);
     void reopenLastTraceChanged(bool reopen);

@@ -24,10 +24,10 @@ PreferencesDialog::PreferencesDialog(const QList<QPair<QString, QString>>& pages
 
     m_theme = new QComboBox(this);
     m_theme->setObjectName(QStringLiteral("theme"));
-    m_theme->addItem(tr("Follow the system"), Preferences::themeName(Preferences::Theme::System));
-    m_theme->addItem(tr("Light"), Preferences::themeName(Preferences::Theme::Light));
-    m_theme->addItem(tr("Dark"), Preferences::themeName(Preferences::Theme::Dark));
-    m_theme->setCurrentIndex(std::max(0, m_theme->findData(Preferences::themeName(Preferences::theme()))));
+    m_theme->addItem(tr("Follow the system"), themeName(Preferences::Theme::System));
+    m_theme->addItem(tr("Light"), themeName(Preferences::Theme::Light));
+    m_theme->addItem(tr("Dark"), themeName(Preferences::Theme::Dark));
+    m_theme->setCurrentIndex(std::max(0, m_theme->findData(themeName(Preferences::theme()))));
     m_theme->setAccessibleName(tr("Colour theme"));
     form->addRow(tr("Colour &theme:"), m_theme);
 
@@ -76,7 +76,7 @@ PreferencesDialog::PreferencesDialog(const QList<QPair<QString, QString>>& pages
 
 void PreferencesDialog::accept() {
     Preferences::setTheme(
-        Preferences::themeFromName(m_theme->currentData().toString()).value_or(Preferences::Theme::System));
+        themeFromName(m_theme->currentData().toString()).value_or(Preferences::Theme::System));
     if (m_defaultPage->currentIndex() >= 0) {
         Preferences::setDefaultPage(m_defaultPage->currentData().toString());
     }

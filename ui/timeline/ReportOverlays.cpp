@@ -33,6 +33,7 @@ TimelineOverlays overlaysFromReport(const analysis::AnalysisReport& report) {
         const std::string_view verdict = analysis::displayName(step.verdict.bottleneck);
         band.verdict = QString::fromUtf8(verdict.data(), static_cast<qsizetype>(verdict.size()));
         band.color = bottleneckColor(step.verdict.bottleneck);
+        band.pattern = bottleneckPattern(step.verdict.bottleneck);
         verdicts.insert(step.verdict.bottleneck);
         overlays.steps.push_back(std::move(band));
     }
@@ -58,10 +59,11 @@ TimelineOverlays overlaysFromReport(const analysis::AnalysisReport& report) {
         const std::string_view name = analysis::displayName(b);
         overlays.legend.push_back(
             {QObject::tr("Step: %1").arg(QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()))),
-             bottleneckColor(b)});
+             bottleneckColor(b), bottleneckPattern(b)});
     }
     for (analysis::IdleCause c : causes) {
-        overlays.legend.push_back({QObject::tr("Idle: %1").arg(idleCauseLabel(c)), idleCauseColor(c)});
+        overlays.legend.push_back(
+            {QObject::tr("Idle: %1").arg(idleCauseLabel(c)), idleCauseColor(c), Qt::SolidPattern});
     }
     return overlays;
 }

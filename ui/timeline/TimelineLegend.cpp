@@ -2,6 +2,7 @@
 
 #include <QPainter>
 
+#include "ui/theme/ThemeColors.h"
 #include "ui/timeline/TimelineColors.h"
 
 namespace chokepoint::ui {
@@ -15,8 +16,10 @@ TimelineLegend::TimelineLegend(QWidget* parent) : QWidget(parent) {
         {tr("Copy D→D / P2P"), eventColor(EventKind::Memcpy, {}, core::MemcpyKind::DeviceToDevice)},
         {tr("Memset"), eventColor(EventKind::Memset, {})},
         {tr("Runtime call"), eventColor(EventKind::ApiCall, {})},
-        {tr("Many short events (hatched)"), QColor(0x55, 0x60, 0x6b)},
+        {tr("Many short events (hatched)"), QColor(0x55, 0x60, 0x6b), Qt::BDiagPattern},
     };
+    setAccessibleName(tr("Timeline legend"));
+    setAccessibleDescription(tr("What the timeline's colours and patterns mean"));
     m_entries = m_fixed;
     setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
     setFixedHeight(heightForWidth(1400));
@@ -61,7 +64,8 @@ void TimelineLegend::resizeEvent(QResizeEvent* event) {
 
 void TimelineLegend::paintEvent(QPaintEvent*) {
     QPainter p(this);
-    p.fillRect(rect(), QColor(0xf0, 0xf2, 0xf5));
+    const ThemeColors colors = themeColors(palette());
+    p.fillRect(rect(), colors.surface);
     const QFontMetrics fm(font());
     const int lineHeight = fm.height() + 6;
     int x = 8;
@@ -73,13 +77,11 @@ void TimelineLegend::paintEvent(QPaintEvent*) {
             y += lineHeight;
         }
         const QRect swatch(x, y + (lineHeight - 12) / 2, 12, 12);
-        p.fillRect(swatch, e.color);
-        if (e.label.contains(QStringLiteral("hatched"))) {
-            p.fillRect(swatch, QBrush(e.color.darker(130), Qt::BDiagPattern));
-        }
-        p.setPen(e.color.darker(150));
+        const QColor fill = colors.fill(e.color);
+        fillPatterned(p, swatch, fill, e.pattern);
+        p.setPen(colors.dark ? fill.lighter(150) : fill.darker(150));
         p.drawRect(swatch.adjusted(0, 0, -1, -1));
-        p.setPen(QColor(0x1b, 0x1f, 0x23));
+        p.setPen(colors.text);
         p.drawText(QRect(x + 18, y, w, lineHeight), Qt::AlignLeft | Qt::AlignVCenter, e.label);
         x += w;
     }

@@ -3,6 +3,7 @@
 // depend on the analyzer: step bands coloured by verdict and GPU idle intervals coloured by their
 // attributed cause. TimelinePage fills it from the analysis report.
 
+#include <QBrush>
 #include <QColor>
 #include <QString>
 #include <vector>
@@ -13,9 +14,10 @@ namespace chokepoint::ui {
 
 struct StepBand {
     core::TimeRange range;
-    QString label;    // "Step 12"
-    QString verdict;  // "Data-bound" or empty when not classified
-    QColor color;     // verdict colour; invalid = neutral
+    QString label;                              // "Step 12"
+    QString verdict;                            // "Data-bound" or empty when not classified
+    QColor color;                               // verdict colour; invalid = neutral
+    Qt::BrushStyle pattern = Qt::SolidPattern;  // verdict pattern (bottleneckPattern)
 };
 
 struct IdleGap {
@@ -29,6 +31,7 @@ struct IdleGap {
 struct LegendEntry {
     QString label;
     QColor color;
+    Qt::BrushStyle pattern = Qt::SolidPattern;  // drawn over the swatch, as on the timeline
 };
 
 struct TimelineOverlays {

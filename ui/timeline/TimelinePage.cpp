@@ -12,6 +12,7 @@
 
 #include "core/base/Format.h"
 #include "ui/timeline/RangeActions.h"
+#include "ui/theme/Theme.h"
 #include "ui/timeline/ReportOverlays.h"
 #include "ui/timeline/TimelineLegend.h"
 #include "ui/timeline/TimelineWidget.h"
@@ -50,7 +51,7 @@ TimelinePage::TimelinePage(QWidget* parent) : Page(parent) {
     addButton(tr("Step ▶"), tr("Zoom to the next step (])"), [this] { m_timeline->zoomToStep(+1); });
     bar->addStretch(1);
     m_info = new QLabel(this);
-    m_info->setStyleSheet(QStringLiteral("color: #5c6670;"));
+    useMutedText(m_info);
     bar->addWidget(m_info);
     layout->addLayout(bar);
 

@@ -14,6 +14,7 @@
 #include "core/base/Format.h"
 #include "core/base/KernelName.h"
 #include "core/timeline/TimeAxis.h"
+#include "ui/theme/ThemeColors.h"
 #include "ui/timeline/TimelineColors.h"
 
 namespace chokepoint::ui {
@@ -36,14 +37,6 @@ constexpr int kTrackGap = 5;
 constexpr double kMinNsPerPixel = 0.01;
 constexpr double kMinWidthPx = 2.0;  // narrower events fold into level-of-detail blocks
 
-const QColor kBackground(0xfb, 0xfb, 0xfc);
-const QColor kLabelBackground(0xf0, 0xf2, 0xf5);
-const QColor kGroupBackground(0xe1, 0xe6, 0xee);
-const QColor kGridColor(0xe4, 0xe7, 0xeb);
-const QColor kTextColor(0x1b, 0x1f, 0x23);
-const QColor kMutedText(0x5c, 0x66, 0x70);
-const QColor kSelectionColor(0xff, 0x8c, 0x00);
-
 QString qs(const std::string& s) {
     return QString::fromStdString(s);
 }
@@ -59,6 +52,10 @@ TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
     setAttribute(Qt::WA_OpaquePaintEvent);
     setMinimumSize(400, 200);
+    setAccessibleName(tr("Timeline"));
+    setAccessibleDescription(
+        tr("Tracks of GPU streams and host threads over time; steps and GPU idle "
+           "time by cause are marked. Keys: W/S zoom, A/D pan, ? lists them all."));
     m_scrollBar = new QScrollBar(Qt::Vertical, this);
     m_scrollBar->setVisible(false);
     connect(m_scrollBar, &QScrollBar::valueChanged, this, [this](int value) {
@@ -350,14 +347,15 @@ void TimelineWidget::resizeEvent(QResizeEvent* event) {
 // --- Painting ---------------------------------------------------------------------------------
 
 void TimelineWidget::paintEvent(QPaintEvent*) {
+    const ThemeColors colors = themeColors(palette());
     m_frameStats = {};
     QPainter p(this);
-    p.fillRect(rect(), kBackground);
+    p.fillRect(rect(), colors.background);
     const QRect plot(m_labelWidth, tracksTop(), plotWidth(), height() - tracksTop());
 
     if (!m_model || !m_tracks || m_tracks->tracks.empty()) {
-        p.fillRect(QRect(0, 0, width(), kRulerHeight), kLabelBackground);
-        p.setPen(kMutedText);
+        p.fillRect(QRect(0, 0, width(), kRulerHeight), colors.surface);
+        p.setPen(colors.mutedText);
         QFont f = font();
         f.setPointSizeF(f.pointSizeF() * 1.15);
         p.setFont(f);
@@ -369,7 +367,7 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     }
 
     // Label column background.
-    p.fillRect(QRect(0, plot.top(), m_labelWidth, plot.height()), kLabelBackground);
+    p.fillRect(QRect(0, plot.top(), m_labelWidth, plot.height()), colors.surface);
     paintSteps(p, plot);
 
     p.save();
@@ -394,27 +392,30 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
         const double x1 = std::min<double>(plot.right(), xForTime(m_rangeSelection->endNs));
         if (x1 > x0) {
             QRectF r(x0, 0, x1 - x0, height());
-            p.fillRect(r, QColor(0x33, 0x7a, 0xb7, 40));
-            p.setPen(QPen(QColor(0x33, 0x7a, 0xb7), 1));
+            QColor shade = colors.accent;
+            shade.setAlpha(colors.dark ? 60 : 40);
+            p.fillRect(r, shade);
+            p.setPen(QPen(colors.accent, 1));
             p.drawLine(QPointF(x0, 0), QPointF(x0, height()));
             p.drawLine(QPointF(x1, 0), QPointF(x1, height()));
             const QString text = qs(core::formatDuration(m_rangeSelection->durationNs()));
             QFontMetrics fm(font());
             const int tw = fm.horizontalAdvance(text) + 10;
             QRectF label((x0 + x1) / 2 - tw / 2.0, kRulerHeight - 2, tw, fm.height() + 4);
-            p.fillRect(label, QColor(0x33, 0x7a, 0xb7));
-            p.setPen(Qt::white);
+            p.fillRect(label, colors.accent);
+            p.setPen(colors.accentText);
             p.drawText(label, Qt::AlignCenter, text);
         }
     }
     paintRuler(p, QRect(0, 0, width(), kRulerHeight));
-    p.setPen(QColor(0xc8, 0xce, 0xd6));
+    p.setPen(colors.border);
     p.drawLine(m_labelWidth - 1, 0, m_labelWidth - 1, height());
 }
 
 void TimelineWidget::paintRuler(QPainter& p, const QRect& rect) {
-    p.fillRect(rect, kLabelBackground);
-    p.setPen(QColor(0xc8, 0xce, 0xd6));
+    const ThemeColors colors = themeColors(palette());
+    p.fillRect(rect, colors.surface);
+    p.setPen(colors.border);
     p.drawLine(rect.left(), rect.bottom(), rect.right(), rect.bottom());
     const core::TimeRange v = visibleRange();
     const timeline::AxisTicks ticks =
@@ -427,20 +428,20 @@ void TimelineWidget::paintRuler(QPainter& p, const QRect& rect) {
         if (x < m_labelWidth) {
             continue;
         }
-        p.setPen(QColor(0x8a, 0x94, 0x9e));
+        p.setPen(colors.mutedText);
         p.drawLine(QPointF(x, rect.bottom() - (tick.major ? 8 : 4)), QPointF(x, rect.bottom()));
         if (tick.major) {
             const QString label = qs(tick.label);
             if (x + 3 + p.fontMetrics().horizontalAdvance(label) > m_labelWidth + plotWidth()) {
                 continue;  // would be cut at the right edge
             }
-            p.setPen(kTextColor);
+            p.setPen(colors.text);
             p.drawText(QRectF(x + 3, rect.top() + 2, 200, rect.height() - 10),
                        Qt::AlignLeft | Qt::AlignVCenter, label);
         }
     }
     // Scale and window width in the label column.
-    p.setPen(kMutedText);
+    p.setPen(colors.mutedText);
     p.drawText(QRect(8, rect.top(), m_labelWidth - 12, rect.height()), Qt::AlignLeft | Qt::AlignVCenter,
                tr("window %1").arg(qs(core::formatDuration(v.durationNs()))));
 }
@@ -449,10 +450,11 @@ void TimelineWidget::paintSteps(QPainter& p, const QRect& plot) {
     if (m_overlays.steps.empty()) {
         return;
     }
+    const ThemeColors colors = themeColors(palette());
     const core::TimeRange v = visibleRange();
     const QRect strip(plot.left(), kRulerHeight, plot.width(), kStepStripHeight);
-    p.fillRect(QRect(0, kRulerHeight, m_labelWidth, kStepStripHeight), kLabelBackground);
-    p.setPen(kMutedText);
+    p.fillRect(QRect(0, kRulerHeight, m_labelWidth, kStepStripHeight), colors.surface);
+    p.setPen(colors.mutedText);
     p.drawText(QRect(8, kRulerHeight, m_labelWidth - 12, kStepStripHeight), Qt::AlignLeft | Qt::AlignVCenter,
                tr("Steps"));
     QFontMetrics fm(font());
@@ -463,12 +465,14 @@ void TimelineWidget::paintSteps(QPainter& p, const QRect& plot) {
         }
         const double x0 = std::max<double>(plot.left(), xForTime(step.range.startNs));
         const double x1 = std::min<double>(plot.right() + 1, xForTime(step.range.endNs));
-        const QColor color = step.color.isValid() ? step.color : QColor(0xa0, 0xaa, 0xb4);
+        const QColor color = colors.fill(step.color.isValid() ? step.color : colors.border);
         QRectF band(x0, strip.top() + 1, std::max(1.0, x1 - x0 - 1), strip.height() - 2);
-        p.fillRect(band, color);
+        fillPatterned(p, band, color, step.pattern);
         // Faint alternating background bands across the tracks make step boundaries visible.
         if (i % 2 == 0) {
-            p.fillRect(QRectF(x0, plot.top(), x1 - x0, plot.height()), QColor(0x33, 0x55, 0x88, 12));
+            QColor stripe = colors.text;
+            stripe.setAlpha(colors.dark ? 10 : 8);
+            p.fillRect(QRectF(x0, plot.top(), x1 - x0, plot.height()), stripe);
         }
         const QString text =
             step.verdict.isEmpty() ? step.label : step.label + QStringLiteral(" · ") + step.verdict;
@@ -481,6 +485,7 @@ void TimelineWidget::paintSteps(QPainter& p, const QRect& plot) {
 }
 
 void TimelineWidget::paintTrack(QPainter& p, std::size_t trackIndex, int top, const QRect& plot) {
+    const ThemeColors colors = themeColors(palette());
     const timeline::Track& track = m_tracks->tracks[trackIndex];
     const TrackGeometry& g = m_geometry[trackIndex];
     QFontMetrics fm(font());
@@ -490,17 +495,17 @@ void TimelineWidget::paintTrack(QPainter& p, std::size_t trackIndex, int top, co
     }
     if (g.groupHeader) {
         const QRect header(0, headerY - kGroupHeaderHeight, width(), kGroupHeaderHeight);
-        p.fillRect(header, kGroupBackground);
+        p.fillRect(header, colors.header);
         QFont bold = font();
         bold.setBold(true);
         p.setFont(bold);
-        p.setPen(kTextColor);
+        p.setPen(colors.text);
         p.drawText(header.adjusted(8, 0, -8, 0), Qt::AlignLeft | Qt::AlignVCenter, qs(track.group));
         p.setFont(font());
     }
     if (g.idleStripY >= 0) {
         const QRect row(plot.left(), top + g.idleStripY, plot.width(), kIdleStripHeight);
-        p.setPen(kMutedText);
+        p.setPen(colors.mutedText);
         QFont small = font();
         small.setPointSizeF(std::max(7.0, small.pointSizeF() * 0.85));
         p.setFont(small);
@@ -510,14 +515,14 @@ void TimelineWidget::paintTrack(QPainter& p, std::size_t trackIndex, int top, co
         paintIdleStrip(p, track.deviceIndex, row, plot);
     }
     // Track label beside its first row.
-    p.setPen(kTextColor);
+    p.setPen(colors.text);
     const QRect labelRect(14, top + g.y, m_labelWidth - 18,
                           g.lanes.empty() ? kLaneHeight : g.lanes.front().height);
     p.drawText(labelRect, Qt::AlignLeft | Qt::AlignVCenter,
                fm.elidedText(qs(track.label), Qt::ElideRight, labelRect.width()));
     if (track.kind == TrackKind::HostThread && g.lanes.size() > 1) {
         // Name the lane groups under the track label.
-        p.setPen(kMutedText);
+        p.setPen(colors.mutedText);
         QFont small = font();
         small.setPointSizeF(std::max(7.0, small.pointSizeF() * 0.85));
         p.setFont(small);
@@ -551,11 +556,12 @@ void TimelineWidget::paintTrack(QPainter& p, std::size_t trackIndex, int top, co
         }
     }
     p.restore();
-    p.setPen(kGridColor);
+    p.setPen(colors.grid);
     p.drawLine(0, top + g.y + g.height + kTrackGap / 2, width(), top + g.y + g.height + kTrackGap / 2);
 }
 
 void TimelineWidget::paintLane(QPainter& p, const timeline::Lane& lane, const QRect& row, const QRect& plot) {
+    const ThemeColors colors = themeColors(palette());
     m_items.clear();
     const timeline::QueryWindow window{visibleRange(), m_nsPerPixel, kMinWidthPx};
     timeline::collect(lane, window, m_items);
@@ -577,7 +583,7 @@ void TimelineWidget::paintLane(QPainter& p, const timeline::Lane& lane, const QR
         const EventRef ref = lane.ref(item.dominant);
         const core::MemcpyKind copyKind =
             ref.kind == EventKind::Memcpy ? m_model->memcpys.kind[ref.row] : core::MemcpyKind::Unknown;
-        QColor fill = eventColor(ref.kind, timeline::eventNameId(*m_model, ref), copyKind);
+        QColor fill = colors.fill(eventColor(ref.kind, timeline::eventNameId(*m_model, ref), copyKind));
         const QRectF r(x0, rowTop, x1 - x0, rowHeight);
         if (item.folded()) {
             ++m_frameStats.foldedItems;
@@ -609,6 +615,7 @@ void TimelineWidget::paintLane(QPainter& p, const timeline::Lane& lane, const QR
 
 void TimelineWidget::paintCounter(QPainter& p, const timeline::Track& track, const QRect& row,
                                   const QRect& plot) {
+    const ThemeColors colors = themeColors(palette());
     const core::CounterTrack& counter = m_model->counters[static_cast<std::size_t>(track.counterIndex)];
     if (counter.values.empty()) {
         return;
@@ -630,14 +637,15 @@ void TimelineWidget::paintCounter(QPainter& p, const timeline::Track& track, con
         p.fillRect(QRectF(x, yFor(c.maxValue), 1.0, std::max(1.0, yFor(c.minValue) - yFor(c.maxValue))),
                    color);
     }
-    p.setPen(kMutedText);
+    p.setPen(colors.mutedText);
     p.drawText(row.adjusted(4, 1, -4, 0), Qt::AlignRight | Qt::AlignTop,
                tr("max %1").arg(core::formatFixed(*maxIt, 1).c_str()));
 }
 
 void TimelineWidget::paintIdleStrip(QPainter& p, int deviceIndex, const QRect& row, const QRect& plot) {
+    const ThemeColors colors = themeColors(palette());
     const core::TimeRange v = visibleRange();
-    p.fillRect(row, QColor(0xee, 0xf0, 0xf3));
+    p.fillRect(row, colors.surface);
     double lastX1 = -1;
     for (const IdleGap& gap : m_overlays.idleGaps) {
         if (gap.deviceIndex != deviceIndex || !gap.range.overlaps(v)) {
@@ -649,7 +657,7 @@ void TimelineWidget::paintIdleStrip(QPainter& p, int deviceIndex, const QRect& r
             continue;  // sub-pixel gap in a pixel already painted
         }
         x0 = std::min(x0, x1 - 1);
-        p.fillRect(QRectF(x0, row.top(), std::max(1.0, x1 - x0), row.height()), gap.color);
+        p.fillRect(QRectF(x0, row.top(), std::max(1.0, x1 - x0), row.height()), colors.fill(gap.color));
         lastX1 = x1;
     }
 }
@@ -690,7 +698,7 @@ void TimelineWidget::paintSelection(QPainter& p, const QRect& plot) {
         return;
     }
     const QRect clipped = r.intersected(plot.adjusted(-3, 0, 3, 0));
-    p.setPen(QPen(kSelectionColor, 2));
+    p.setPen(QPen(themeColors(palette()).selection, 2));
     p.setBrush(Qt::NoBrush);
     p.drawRect(clipped.isEmpty() ? r : clipped.adjusted(-1, -1, 1, 1));
 }
@@ -736,6 +744,7 @@ void TimelineWidget::paintFlowArrows(QPainter& p, const QRect& plot) {
         return;
     }
     const auto& flows = m_flows;
+    const QColor arrow = themeColors(palette()).flow;
     p.setRenderHint(QPainter::Antialiasing, true);
     for (const auto& [from, to] : flows) {
         const QRect a = eventRect(timeline::locateEvent(*m_tracks, *m_model, from));
@@ -748,14 +757,14 @@ void TimelineWidget::paintFlowArrows(QPainter& p, const QRect& plot) {
         QPainterPath path(start);
         const double dy = (end.y() - start.y()) / 2;
         path.cubicTo(start + QPointF(0, dy), end - QPointF(0, dy), end);
-        p.setPen(QPen(QColor(0xd0, 0x30, 0x30), 1.6));
+        p.setPen(QPen(arrow, 1.6));
         p.setBrush(Qt::NoBrush);
         p.drawPath(path);
         // Arrow head pointing down (or up) into the work.
         const double dir = end.y() >= start.y() ? -1.0 : 1.0;
         QPolygonF head;
         head << end << end + QPointF(-4, 7 * dir) << end + QPointF(4, 7 * dir);
-        p.setBrush(QColor(0xd0, 0x30, 0x30));
+        p.setBrush(arrow);
         p.drawPolygon(head);
     }
     p.setRenderHint(QPainter::Antialiasing, false);

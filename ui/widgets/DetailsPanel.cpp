@@ -1,4 +1,5 @@
 #include "ui/widgets/DetailsPanel.h"
+#include "ui/theme/Theme.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -32,9 +33,11 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
                            "?: every key"),
                         this);
     m_hint->setWordWrap(true);
-    m_hint->setStyleSheet(QStringLiteral("color: #5c6670;"));
+    useMutedText(m_hint);
+    setAccessibleName(tr("Event details"));
     layout->addWidget(m_hint, 1, Qt::AlignTop);
     m_table = new QTableView(this);
+    m_table->setAccessibleName(tr("Fields of the selected event"));
     m_table->setModel(m_model);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);

@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 
 #include "ui/AppIcon.h"
+#include "ui/theme/Theme.h"
 
 namespace chokepoint::ui {
 
@@ -51,7 +52,8 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent) {
         column->addWidget(b);
         auto* note = new QLabel(detail, this);
         note->setWordWrap(true);
-        note->setStyleSheet(QStringLiteral("color: #5c6670; margin-left: 6px; margin-bottom: 8px;"));
+        note->setStyleSheet(QStringLiteral("margin-left: 6px; margin-bottom: 8px;"));
+        useMutedText(note);
         column->addWidget(note);
         if (noteOut != nullptr) {
             *noteOut = note;
@@ -79,6 +81,7 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent) {
     samplesTitle->setFont(bold);
     column->addWidget(samplesTitle);
     m_samples = new QListWidget(this);
+    m_samples->setAccessibleName(tr("Bundled samples"));
     m_samples->setMinimumHeight(60);
     m_samples->setMaximumHeight(170);
     column->addWidget(m_samples);
@@ -87,6 +90,7 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent) {
     m_recentTitle->setFont(bold);
     column->addWidget(m_recentTitle);
     m_recent = new QListWidget(this);
+    m_recent->setAccessibleName(tr("Recent files"));
     m_recent->setMinimumHeight(80);
     m_recent->setMaximumHeight(220);
     column->addWidget(m_recent);
