@@ -11,8 +11,8 @@
 #include <algorithm>
 
 #include "core/base/Format.h"
-#include "ui/timeline/RangeActions.h"
 #include "ui/theme/Theme.h"
+#include "ui/timeline/RangeActions.h"
 #include "ui/timeline/ReportOverlays.h"
 #include "ui/timeline/TimelineLegend.h"
 #include "ui/timeline/TimelineWidget.h"
