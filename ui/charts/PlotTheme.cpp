@@ -23,4 +23,13 @@ void applyPlotTheme(QCustomPlot* plot, const ThemeColors& colors) {
     plot->legend->setSelectedTextColor(colors.text);
 }
 
+void rebuildKeepingView(QCustomPlot* plot, const std::function<void()>& rebuild) {
+    const QCPRange x = plot->xAxis->range();
+    const QCPRange y = plot->yAxis->range();
+    rebuild();
+    plot->xAxis->setRange(x);
+    plot->yAxis->setRange(y);
+    plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 }  // namespace chokepoint::ui

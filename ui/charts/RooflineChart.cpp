@@ -371,13 +371,7 @@ void RooflineChart::rebuild() {
 void RooflineChart::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange) {
-        // New colours, same view: ranges set from outside (Compare shares its axes) are kept.
-        const QCPRange x = m_plot->xAxis->range();
-        const QCPRange y = m_plot->yAxis->range();
-        rebuild();
-        m_plot->xAxis->setRange(x);
-        m_plot->yAxis->setRange(y);
-        m_plot->replot(QCustomPlot::rpQueuedReplot);
+        rebuildKeepingView(m_plot, [this] { rebuild(); });
     }
 }
 

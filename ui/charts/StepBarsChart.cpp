@@ -127,13 +127,7 @@ void StepBarsChart::rebuild() {
 void StepBarsChart::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange) {
-        // New colours, same view: ranges set from outside (Compare shares its axes) are kept.
-        const QCPRange x = m_plot->xAxis->range();
-        const QCPRange y = m_plot->yAxis->range();
-        rebuild();
-        m_plot->xAxis->setRange(x);
-        m_plot->yAxis->setRange(y);
-        m_plot->replot(QCustomPlot::rpQueuedReplot);
+        rebuildKeepingView(m_plot, [this] { rebuild(); });
     }
 }
 
