@@ -15,6 +15,7 @@
 
 #include "core/base/Ids.h"
 #include "core/base/Time.h"
+#include "core/timeline/TrackLayout.h"
 
 namespace chokepoint::core {
 
@@ -51,6 +52,8 @@ public:
     // a different file of the same name. Empty / 0 when unknown.
     std::string traceFileName;
     std::int64_t traceSizeBytes = 0;
+    // The timeline's hidden, collapsed and reordered tracks for this trace (sidecar "trackLayout").
+    timeline::TrackLayout trackLayout;
 
     // Adds a copy of `bookmark` with a fresh id (the given id is ignored); returns the new id.
     std::uint64_t add(Bookmark bookmark);

@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -20,6 +21,69 @@ namespace fs = std::filesystem;
 constexpr std::string_view kFormatName = "chokepoint-review";
 
 // --- Writing --------------------------------------------------------------------------------------
+
+void appendTrackLayout(std::string& out, const timeline::TrackLayout& layout) {
+    if (layout.empty()) {
+        return;  // sidecars without a layout stay as they were
+    }
+    auto list = [&out](std::string_view name, const std::vector<std::string>& keys, bool last) {
+        out += "\n    ";
+        appendJsonString(out, name);
+        out += ": [";
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            out += i == 0 ? "" : ", ";
+            appendJsonString(out, keys[i]);
+        }
+        out += last ? "]" : "],";
+    };
+    out += ",\n  \"trackLayout\": {";
+    list("hidden", layout.hiddenTracks, false);
+    list("collapsed", layout.collapsedGroups, false);
+    list("groupOrder", layout.groupOrder, false);
+    list("trackOrder", layout.trackOrder, true);
+    out += "\n  }";
+}
+
+// Reads a "trackLayout" object into `layout`; true with `problem` set (", path: what") when it is
+// malformed. Every field is optional.
+bool readTrackLayout(simdjson::dom::element element, timeline::TrackLayout& layout, std::string& problem) {
+    simdjson::dom::object object;
+    if (element.get_object().get(object)) {
+        problem = ": expected an object";
+        return true;
+    }
+    auto list = [&](std::string_view name, std::vector<std::string>& keys) {
+        simdjson::dom::element value;
+        if (object.at_key(name).get(value)) {
+            return false;
+        }
+        simdjson::dom::array array;
+        if (value.get_array().get(array)) {
+            problem = "." + std::string(name) + ": expected an array of strings";
+            return true;
+        }
+        std::size_t index = 0;
+        for (simdjson::dom::element item : array) {
+            std::string_view text;
+            if (item.get_string().get(text)) {
+                problem = "." + std::string(name) + "[" + std::to_string(index) + "]: expected a string";
+                return true;
+            }
+            keys.emplace_back(text);
+            ++index;
+        }
+        return false;
+    };
+    if (list("hidden", layout.hiddenTracks) || list("collapsed", layout.collapsedGroups) ||
+        list("groupOrder", layout.groupOrder) || list("trackOrder", layout.trackOrder)) {
+        return true;
+    }
+    for (auto* sorted : {&layout.hiddenTracks, &layout.collapsedGroups}) {
+        std::sort(sorted->begin(), sorted->end());
+        sorted->erase(std::unique(sorted->begin(), sorted->end()), sorted->end());
+    }
+    return false;
+}
 
 // --- Reading --------------------------------------------------------------------------------------
 
@@ -253,11 +317,14 @@ std::string serializeReviewSidecar(const ReviewNotes& notes) {
         appendJsonString(out, b.note);
         out += ", \"createdUnixMs\": " + std::to_string(b.createdUnixMs) + "}";
     }
-    out += first ? "]\n}\n" : "\n  ]\n}\n";
+    out += first ? "]" : "\n  ]";
+    appendTrackLayout(out, notes.trackLayout);
+    out += "\n}\n";
     return out;
 }
 
-Result<ReviewNotes> parseReviewSidecar(std::string_view json, std::string_view sourceName) {
+Result<ReviewNotes> parseReviewSidecar(std::string_view json, std::string_view sourceName,
+                                       std::vector<std::string>* warnings) {
     const std::string source(sourceName);
     if (static_cast<std::int64_t>(json.size()) > kMaxReviewSidecarBytes) {
         return makeError(source + ": " + std::to_string(json.size()) +
@@ -331,10 +398,20 @@ Result<ReviewNotes> parseReviewSidecar(std::string_view json, std::string_view s
             ++index;
         }
     }
+    simdjson::dom::element layout;
+    if (!object.at_key("trackLayout").get(layout)) {
+        std::string problem;
+        if (readTrackLayout(layout, notes.trackLayout, problem)) {
+            if (warnings != nullptr) {
+                warnings->push_back(source + ": trackLayout" + problem + "; the track layout is ignored");
+            }
+            notes.trackLayout = {};
+        }
+    }
     return notes;
 }
 
-Result<ReviewNotes> readReviewSidecar(const std::string& sidecarPath) {
+Result<ReviewNotes> readReviewSidecar(const std::string& sidecarPath, std::vector<std::string>* warnings) {
     std::error_code ec;
     const auto size = fs::file_size(sidecarPath, ec);
     if (ec) {
@@ -353,7 +430,7 @@ Result<ReviewNotes> readReviewSidecar(const std::string& sidecarPath) {
     if (in.bad()) {
         return makeError(sidecarPath + ": read error");
     }
-    return parseReviewSidecar(buffer.str(), sidecarPath);
+    return parseReviewSidecar(buffer.str(), sidecarPath, warnings);
 }
 
 Status writeReviewSidecar(const std::string& sidecarPath, const ReviewNotes& notes) {
@@ -391,7 +468,7 @@ Result<ReviewLoad> loadReviewForTrace(const std::string& tracePath) {
     const std::int64_t sizeBytes = ec ? 0 : static_cast<std::int64_t>(traceSize);
 
     if (fs::exists(sidecar, ec)) {
-        auto notes = readReviewSidecar(sidecar);
+        auto notes = readReviewSidecar(sidecar, &load.warnings);
         if (!notes) {
             return notes.error();
         }
@@ -419,6 +496,22 @@ Status saveReviewForTrace(const std::string& tracePath, ReviewNotes notes) {
         notes.traceSizeBytes = static_cast<std::int64_t>(size);
     }
     return writeReviewSidecar(reviewSidecarPath(tracePath), notes);
+}
+
+}  // namespace chokepoint::core
+
+namespace chokepoint::core {
+
+Status saveTrackLayoutForTrace(const std::string& tracePath, const timeline::TrackLayout& layout) {
+    auto loaded = loadReviewForTrace(tracePath);
+    if (!loaded) {
+        return loaded.error();
+    }
+    if (!loaded->sidecarFound && layout.empty()) {
+        return Ok{};  // nothing to remember: do not create a sidecar
+    }
+    loaded->notes.trackLayout = layout;
+    return saveReviewForTrace(tracePath, std::move(loaded->notes));
 }
 
 }  // namespace chokepoint::core

@@ -8,8 +8,11 @@
 //     "trace": { "fileName": "run.pt.trace.json.gz", "sizeBytes": 1152519 },
 //     "bookmarks": [ { "id": 1, "kind": "kernel" | "range", "startNs": 0, "endNs": 10,
 //                      "kernel": "...", "device": 0, "stream": 7,
-//                      "title": "...", "note": "...", "createdUnixMs": 0 } ] }
-// Unknown fields are ignored (forward compatible); a newer "version" is refused.
+//                      "title": "...", "note": "...", "createdUnixMs": 0 } ],
+//     "trackLayout": { "hidden": ["gpu/0/7"], "collapsed": ["GPU 0 · ..."],
+//                      "groupOrder": [...], "trackOrder": [...] } }   (optional)
+// Unknown fields are ignored (forward compatible); a newer "version" is refused. A malformed
+// "trackLayout" is not an error: it is dropped with a warning naming the file and the place.
 //
 // The sidecar is untrusted input: a malformed file yields an Error naming the file and the place
 // (byte offset for JSON syntax, a path such as "bookmarks[3].endNs" for content), never a crash.
@@ -37,10 +40,13 @@ std::string reviewSidecarPath(std::string_view tracePath);
 // output is always valid JSON.
 std::string serializeReviewSidecar(const ReviewNotes& notes);
 // Parses sidecar JSON. `sourceName` (usually the file path) starts every error message.
-Result<ReviewNotes> parseReviewSidecar(std::string_view json, std::string_view sourceName);
+// Warnings about parts left out (a malformed "trackLayout") go to `warnings` when given.
+Result<ReviewNotes> parseReviewSidecar(std::string_view json, std::string_view sourceName,
+                                       std::vector<std::string>* warnings = nullptr);
 
 // Reads and parses the sidecar at `sidecarPath`.
-Result<ReviewNotes> readReviewSidecar(const std::string& sidecarPath);
+Result<ReviewNotes> readReviewSidecar(const std::string& sidecarPath,
+                                      std::vector<std::string>* warnings = nullptr);
 // Writes `notes` to `sidecarPath` atomically.
 Status writeReviewSidecar(const std::string& sidecarPath, const ReviewNotes& notes);
 
@@ -56,5 +62,8 @@ struct ReviewLoad {
 Result<ReviewLoad> loadReviewForTrace(const std::string& tracePath);
 // Saves `notes` beside `tracePath` (see reviewSidecarPath), recording the trace's identity.
 Status saveReviewForTrace(const std::string& tracePath, ReviewNotes notes);
+// Saves only the track layout: reads the sidecar (when there is one), replaces its "trackLayout"
+// and writes it back; an unreadable sidecar is left alone (Error).
+Status saveTrackLayoutForTrace(const std::string& tracePath, const timeline::TrackLayout& layout);
 
 }  // namespace chokepoint::core

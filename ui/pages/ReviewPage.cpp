@@ -231,7 +231,12 @@ void ReviewPage::saveSidecar() {
     if (m_tracePath.isEmpty() || m_sidecarUnreadable) {
         return;
     }
-    const core::Status status = core::saveReviewForTrace(m_tracePath.toStdString(), m_bookmarks->notes());
+    core::ReviewNotes notes = m_bookmarks->notes();
+    // The timeline saves its track layout into the same file: keep the one on disk.
+    if (auto onDisk = core::loadReviewForTrace(m_tracePath.toStdString()); onDisk && onDisk->sidecarFound) {
+        notes.trackLayout = std::move(onDisk->notes.trackLayout);
+    }
+    const core::Status status = core::saveReviewForTrace(m_tracePath.toStdString(), std::move(notes));
     if (!status) {
         m_status = QString::fromStdString(status.error().message);
         m_statusLabel->setText(tr("<span style='color:#a00'>Could not save the bookmarks: %1</span>")
