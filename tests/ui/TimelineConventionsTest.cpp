@@ -29,6 +29,13 @@ namespace {
 using timeline::EventKind;
 using timeline::EventRef;
 
+// With CHOKEPOINT_TEST_IMAGES_DIR set, saves a picture of `widget` there to look at.
+void saveImage(QWidget& widget, const QString& name) {
+    if (!qEnvironmentVariableIsEmpty("CHOKEPOINT_TEST_IMAGES_DIR")) {
+        widget.grab().save(qEnvironmentVariable("CHOKEPOINT_TEST_IMAGES_DIR") + QStringLiteral("/") + name);
+    }
+}
+
 void waitForAnalysis(TraceDocument& document) {
     QSignalSpy done(&document, &TraceDocument::analysisAvailable);
     QSignalSpy failed(&document, &TraceDocument::analysisFailed);
@@ -187,6 +194,7 @@ TEST(TimelineConventionsTest, SearchListShowsResultsAndClickingARowSelectsIt) {
     f.page.search(QStringLiteral("relu"));
     QTableView* list = f.page.searchResultsView();
     ASSERT_TRUE(list->isVisible());
+    EXPECT_GT(list->height(), 60);
     ASSERT_EQ(list->model()->rowCount(), 15);
     EXPECT_EQ(list->model()->index(0, SearchResultsModel::NameColumn).data().toString(),
               QStringLiteral("vectorized_elementwise_relu"));
@@ -201,6 +209,8 @@ TEST(TimelineConventionsTest, SearchListShowsResultsAndClickingARowSelectsIt) {
     // Find next moves the list's current row along.
     f.page.findNext();
     EXPECT_EQ(list->currentIndex().row(), 5);
+    f.page.timeline()->showAll();
+    saveImage(f.page, QStringLiteral("timeline-search-list.png"));
     // Clearing the search hides the list and the highlights.
     f.page.search(QString());
     EXPECT_FALSE(list->isVisible());
@@ -230,6 +240,9 @@ TEST(TimelineConventionsTest, LaunchToKernelsAndBack) {
     for (const EventRef ref : work) {
         EXPECT_TRUE(view.overlaps(timeline::eventTimes(model, ref)));
     }
+    f.page.timeline()->selectEvent(op);
+    saveImage(f.page, QStringLiteral("timeline-op-flows.png"));
+    showKernels->click();
     // Back: kernel -> its launch call -> the same kernel.
     ASSERT_TRUE(f.page.showLaunchCall());
     const EventRef call = f.page.timeline()->selectedEvent();

@@ -74,7 +74,7 @@ TimelinePage::TimelinePage(QWidget* parent) : Page(parent) {
     leftLayout->setSpacing(2);
     m_overview = new OverviewStrip(left);
     leftLayout->addWidget(m_overview);
-    auto* column = new QSplitter(Qt::Vertical, left);
+    auto* column = m_column = new QSplitter(Qt::Vertical, left);
     m_timeline = new TimelineWidget(column);
     m_resultsModel = new SearchResultsModel(this);
     m_resultsView = new QTableView(column);
@@ -430,7 +430,18 @@ void TimelinePage::setSearchResults(timeline::SearchResults results) {
         refs.push_back(hit.ref);
     }
     m_timeline->setHighlights(std::move(refs));
-    m_resultsView->setVisible(!m_results.empty());
+    const bool show = !m_results.empty();
+    if (show && !m_resultsView->isVisibleTo(this)) {
+        m_resultsView->setVisible(true);
+        // A list shown later gets no room of its own: give it a quarter of the column.
+        const QList<int> sizes = m_column->sizes();
+        const int total = sizes.size() == 2 ? sizes[0] + sizes[1] : 0;
+        if (total > 0 && sizes[1] < total / 5) {
+            m_column->setSizes({total - total / 4, total / 4});
+        }
+    } else if (!show) {
+        m_resultsView->setVisible(false);
+    }
 }
 
 QString TimelinePage::trackLayoutNotice() const {

@@ -85,6 +85,7 @@ private:
     TimelineLegend* m_legend = nullptr;
     QLabel* m_info = nullptr;
     QSplitter* m_splitter = nullptr;
+    QSplitter* m_column = nullptr;  // the timeline over the search results
     RangeActions* m_rangeActions = nullptr;
     OverviewStrip* m_overview = nullptr;
     QTableView* m_resultsView = nullptr;
