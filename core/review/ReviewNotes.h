@@ -16,6 +16,7 @@
 #include "core/base/Ids.h"
 #include "core/base/Time.h"
 #include "core/review/AnalysisSettings.h"
+#include "core/timeline/TrackLayout.h"
 
 namespace chokepoint::core {
 
@@ -55,6 +56,8 @@ public:
     // How the trace is analysed (device override, model FLOPs, thresholds); stored in the same
     // sidecar. Not touched by the bookmark operations below (clear() included).
     AnalysisSettings analysisSettings;
+    // The timeline's hidden, collapsed and reordered tracks for this trace (sidecar "trackLayout").
+    timeline::TrackLayout trackLayout;
 
     // Adds a copy of `bookmark` with a fresh id (the given id is ignored); returns the new id.
     std::uint64_t add(Bookmark bookmark);

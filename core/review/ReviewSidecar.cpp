@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <sstream>
 #include <utility>
@@ -144,6 +146,69 @@ AnalysisSettings readAnalysisSettings(simdjson::dom::element element, const std:
         // Other keys: written by a newer Chokepoint; ignored like unknown fields elsewhere.
     }
     return a;
+}
+
+void appendTrackLayout(std::string& out, const timeline::TrackLayout& layout) {
+    if (layout.empty()) {
+        return;  // sidecars without a layout stay as they were
+    }
+    auto list = [&out](std::string_view name, const std::vector<std::string>& keys, bool last) {
+        out += "\n    ";
+        appendJsonString(out, name);
+        out += ": [";
+        for (std::size_t i = 0; i < keys.size(); ++i) {
+            out += i == 0 ? "" : ", ";
+            appendJsonString(out, keys[i]);
+        }
+        out += last ? "]" : "],";
+    };
+    out += ",\n  \"trackLayout\": {";
+    list("hidden", layout.hiddenTracks, false);
+    list("collapsed", layout.collapsedGroups, false);
+    list("groupOrder", layout.groupOrder, false);
+    list("trackOrder", layout.trackOrder, true);
+    out += "\n  }";
+}
+
+// Reads a "trackLayout" object into `layout`; true with `problem` set (", path: what") when it is
+// malformed. Every field is optional.
+bool readTrackLayout(simdjson::dom::element element, timeline::TrackLayout& layout, std::string& problem) {
+    simdjson::dom::object object;
+    if (element.get_object().get(object)) {
+        problem = ": expected an object";
+        return true;
+    }
+    auto list = [&](std::string_view name, std::vector<std::string>& keys) {
+        simdjson::dom::element value;
+        if (object.at_key(name).get(value)) {
+            return false;
+        }
+        simdjson::dom::array array;
+        if (value.get_array().get(array)) {
+            problem = "." + std::string(name) + ": expected an array of strings";
+            return true;
+        }
+        std::size_t index = 0;
+        for (simdjson::dom::element item : array) {
+            std::string_view text;
+            if (item.get_string().get(text)) {
+                problem = "." + std::string(name) + "[" + std::to_string(index) + "]: expected a string";
+                return true;
+            }
+            keys.emplace_back(text);
+            ++index;
+        }
+        return false;
+    };
+    if (list("hidden", layout.hiddenTracks) || list("collapsed", layout.collapsedGroups) ||
+        list("groupOrder", layout.groupOrder) || list("trackOrder", layout.trackOrder)) {
+        return true;
+    }
+    for (auto* sorted : {&layout.hiddenTracks, &layout.collapsedGroups}) {
+        std::sort(sorted->begin(), sorted->end());
+        sorted->erase(std::unique(sorted->begin(), sorted->end()), sorted->end());
+    }
+    return false;
 }
 
 // --- Reading --------------------------------------------------------------------------------------
@@ -382,7 +447,9 @@ std::string serializeReviewSidecar(const ReviewNotes& notes) {
         appendJsonString(out, b.note);
         out += ", \"createdUnixMs\": " + std::to_string(b.createdUnixMs) + "}";
     }
-    out += first ? "]\n}\n" : "\n  ]\n}\n";
+    out += first ? "]" : "\n  ]";
+    appendTrackLayout(out, notes.trackLayout);
+    out += "\n}\n";
     return out;
 }
 
@@ -470,6 +537,16 @@ Result<ReviewNotes> parseReviewSidecar(std::string_view json, std::string_view s
             ++index;
         }
     }
+    simdjson::dom::element layout;
+    if (!object.at_key("trackLayout").get(layout)) {
+        std::string problem;
+        if (readTrackLayout(layout, notes.trackLayout, problem)) {
+            if (warnings != nullptr) {
+                warnings->push_back(source + ": trackLayout" + problem + "; the track layout is ignored");
+            }
+            notes.trackLayout = {};
+        }
+    }
     return notes;
 }
 
@@ -550,15 +627,29 @@ Result<ReviewLoad> loadReviewForTrace(const std::string& tracePath) {
     return load;
 }
 
-Status saveReviewForTrace(const std::string& tracePath, ReviewNotes notes) {
-    // The analysis settings belong to saveAnalysisSettingsForTrace: keep the ones on disk.
-    std::error_code ec;
+namespace {
+
+// Every writer owns one part of the sidecar (the bookmarks, the analysis settings, the track
+// layout): it reads the file on disk, changes its part and writes the file back, so the other parts
+// survive. A sidecar that exists but cannot be read is never overwritten (its bookmarks would be
+// lost); with none on disk, `createIfMissing` says whether to start one.
+Status updateSidecar(const std::string& tracePath, bool createIfMissing,
+                     const std::function<void(ReviewNotes&)>& change, const std::string& whatIsLost) {
     const std::string sidecar = reviewSidecarPath(tracePath);
-    if (fs::exists(sidecar, ec)) {
-        if (auto onDisk = readReviewSidecar(sidecar)) {
-            notes.analysisSettings = onDisk->analysisSettings;
-        }
+    std::error_code ec;
+    const bool exists = fs::exists(sidecar, ec);
+    if (!exists && !createIfMissing) {
+        return Ok{};  // nothing to remember, and no file to update
     }
+    ReviewNotes notes;
+    if (exists) {
+        auto onDisk = readReviewSidecar(sidecar);
+        if (!onDisk) {
+            return makeError(onDisk.error().message + " (" + whatIsLost + " not saved)");
+        }
+        notes = std::move(onDisk.value());
+    }
+    change(notes);
     notes.traceFileName = fs::path(tracePath).filename().string();
     const auto size = fs::file_size(tracePath, ec);
     if (!ec) {
@@ -567,29 +658,35 @@ Status saveReviewForTrace(const std::string& tracePath, ReviewNotes notes) {
     return writeReviewSidecar(sidecar, notes);
 }
 
-Status saveAnalysisSettingsForTrace(const std::string& tracePath, const AnalysisSettings& settings) {
-    const std::string sidecar = reviewSidecarPath(tracePath);
+}  // namespace
+
+Status saveReviewForTrace(const std::string& tracePath, ReviewNotes notes) {
     std::error_code ec;
-    const bool exists = fs::exists(sidecar, ec);
-    if (!exists && settings.isDefault()) {
-        return Ok{};  // nothing to remember, and no file to update
-    }
-    ReviewNotes notes;
-    if (exists) {
-        auto onDisk = readReviewSidecar(sidecar);
-        if (!onDisk) {
-            // Never overwrite a file the user may want to repair: its bookmarks would be lost.
-            return makeError(onDisk.error().message + " (the analysis settings were not saved)");
-        }
-        notes = std::move(onDisk.value());
-    }
-    notes.analysisSettings = settings;
-    notes.traceFileName = fs::path(tracePath).filename().string();
-    const auto size = fs::file_size(tracePath, ec);
-    if (!ec) {
-        notes.traceSizeBytes = static_cast<std::int64_t>(size);
-    }
-    return writeReviewSidecar(sidecar, notes);
+    const bool exists = fs::exists(reviewSidecarPath(tracePath), ec);
+    return updateSidecar(
+        tracePath, true,
+        [&notes, exists](ReviewNotes& onDisk) {
+            // The bookmarks and the review's own fields are this writer's; the analysis settings
+            // and the track layout of a sidecar on disk stay (a new sidecar takes those of `notes`).
+            if (exists) {
+                notes.analysisSettings = std::move(onDisk.analysisSettings);
+                notes.trackLayout = std::move(onDisk.trackLayout);
+            }
+            onDisk = std::move(notes);
+        },
+        "the bookmarks were");
+}
+
+Status saveAnalysisSettingsForTrace(const std::string& tracePath, const AnalysisSettings& settings) {
+    return updateSidecar(
+        tracePath, !settings.isDefault(),
+        [&settings](ReviewNotes& notes) { notes.analysisSettings = settings; }, "the analysis settings were");
+}
+
+Status saveTrackLayoutForTrace(const std::string& tracePath, const timeline::TrackLayout& layout) {
+    return updateSidecar(
+        tracePath, !layout.empty(), [&layout](ReviewNotes& notes) { notes.trackLayout = layout; },
+        "the track layout was");
 }
 
 }  // namespace chokepoint::core

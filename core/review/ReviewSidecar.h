@@ -12,11 +12,14 @@
 //     "analysisSettings": { "device": "h100-sxm", "modelFlopsPerStep": 1.2e15,
 //                           "parameterCount": 7e9, "tokensPerStep": 4096, "peakMemoryBytes": 8e10,
 //                           "outOfMemoryObserved": true, "precision": "bf16",
-//                           "thresholds": { "lowMfu": 0.25 } } }
-// "analysisSettings" (core::AnalysisSettings) is optional and written only when something is set;
-// every field in it is optional. A bad entry there (a negative FLOP count, a string for a number)
-// is left out with a warning naming the file and the field, and the rest of the sidecar still loads.
-// Unknown fields are ignored (forward compatible); a newer "version" is refused.
+//                           "thresholds": { "lowMfu": 0.25 } },
+//     "trackLayout": { "hidden": ["gpu/0/7"], "collapsed": ["GPU 0 · ..."],
+//                      "groupOrder": [...], "trackOrder": [...] } }
+// "analysisSettings" (core::AnalysisSettings) and "trackLayout" (timeline::TrackLayout) are optional
+// and written only when something is set; every field in them is optional. A bad entry there (a
+// negative FLOP count, a string for a number, a malformed layout) is left out with a warning naming
+// the file and the field, and the rest of the sidecar still loads. Unknown fields are ignored
+// (forward compatible); a newer "version" is refused.
 //
 // The sidecar is untrusted input: a malformed file yields an Error naming the file and the place
 // (byte offset for JSON syntax, a path such as "bookmarks[3].endNs" for content), never a crash.
@@ -44,7 +47,8 @@ std::string reviewSidecarPath(std::string_view tracePath);
 // output is always valid JSON.
 std::string serializeReviewSidecar(const ReviewNotes& notes);
 // Parses sidecar JSON. `sourceName` (usually the file path) starts every error message.
-// Entries of "analysisSettings" that are left out are described in `warnings` (when given).
+// Parts left out (an "analysisSettings" entry that cannot be applied, a malformed "trackLayout")
+// are described in `warnings` (when given); the rest still loads.
 Result<ReviewNotes> parseReviewSidecar(std::string_view json, std::string_view sourceName,
                                        std::vector<std::string>* warnings = nullptr);
 
@@ -65,13 +69,15 @@ struct ReviewLoad {
 // sidecar, an Error when one exists but cannot be read. Sets notes.traceFileName/traceSizeBytes to
 // the trace's current identity so the next save records it.
 Result<ReviewLoad> loadReviewForTrace(const std::string& tracePath);
+// The writers below each own one part of the sidecar and keep the others as they are on disk; none
+// overwrites a sidecar that exists but cannot be read (an Error, nothing written).
 // Saves the bookmarks of `notes` beside `tracePath` (see reviewSidecarPath), recording the trace's
-// identity. The analysis settings written are those already in the sidecar when it exists and can
-// be read (saveAnalysisSettingsForTrace owns them), else notes.analysisSettings.
+// identity. The analysis settings and the track layout written are those already in the sidecar
+// when there is one (their own writers below own them), else those of `notes`.
 Status saveReviewForTrace(const std::string& tracePath, ReviewNotes notes);
-// Sets the analysis settings in the sidecar of `tracePath`, keeping its bookmarks. Creates no file
-// for default settings when there is none; an Error (and nothing written) when the sidecar exists
-// but cannot be read.
+// Sets the analysis settings in the sidecar of `tracePath`. Creates no file for default settings.
 Status saveAnalysisSettingsForTrace(const std::string& tracePath, const AnalysisSettings& settings);
+// Sets the timeline's track layout in the sidecar of `tracePath`. Creates no file for an empty one.
+Status saveTrackLayoutForTrace(const std::string& tracePath, const timeline::TrackLayout& layout);
 
 }  // namespace chokepoint::core

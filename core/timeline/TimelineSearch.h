@@ -26,6 +26,7 @@ public:
     std::size_t size() const { return m_hits.size(); }
     bool empty() const { return m_hits.empty(); }
     const SearchHit& operator[](std::size_t i) const { return m_hits[i]; }
+    const std::vector<SearchHit>& hits() const { return m_hits; }
     // Index of the first hit that comes after (startNs, ref) in result order, wrapping to 0; or
     // size() when there are no hits.
     std::size_t nextAfter(core::TimestampNs startNs, EventRef ref) const;

@@ -184,6 +184,7 @@ TrackSet buildTracks(const core::TraceModel& model) {
         track.streamId = key.second;
         track.group = deviceGroupName(model, key.first);
         track.label = "Stream " + std::to_string(key.second);
+        track.key = "gpu/" + std::to_string(key.first) + "/" + std::to_string(key.second);
         for (const core::StreamInfo& info : model.streams) {
             if (info.deviceIndex == key.first && info.streamId == key.second) {
                 if (const std::string extra = extraName(info.name, "stream", key.second); !extra.empty()) {
@@ -223,6 +224,7 @@ TrackSet buildTracks(const core::TraceModel& model) {
         track.pid = pid;
         track.group = processGroupName(model, pid);
         track.label = "Thread " + core::formatThreadId(tid);
+        track.key = "thread/" + std::to_string(pid) + "/" + std::to_string(tid);
         if (index < model.threads.size()) {
             if (const std::string extra = extraName(model.threads[index].name, "thread", tid);
                 !extra.empty()) {
@@ -258,6 +260,8 @@ TrackSet buildTracks(const core::TraceModel& model) {
         track.group = counter.deviceIndex >= 0 ? deviceGroupName(model, counter.deviceIndex) + " · counters"
                                                : "Host counters";
         track.label = counter.name + (counter.unit.empty() ? "" : " (" + counter.unit + ")");
+        track.key = "counter/" + std::to_string(counter.deviceIndex) + "/" + std::to_string(counter.pid) +
+                    "/" + track.label;
         set.tracks.push_back(std::move(track));
     }
     return set;

@@ -28,6 +28,9 @@ struct Track {
     TrackKind kind = TrackKind::GpuStream;
     std::string group;  // "GPU 0 · NVIDIA H100", "Process 1234 · python", "Counters"
     std::string label;  // "Stream 7", "Thread 1234 · pt_autograd_0", "DRAM throughput (%)"
+    // Stable identity across re-imports (TrackLayout keys): "gpu/0/7", "thread/1234/5678",
+    // "counter/<device>/<pid>/<name>".
+    std::string key;
     std::int32_t deviceIndex = -1;
     std::int32_t streamId = -1;
     core::ThreadIndex thread = core::kNoThread;

@@ -1,21 +1,28 @@
 #include "ui/timeline/TimelinePage.h"
 
 #include <QHBoxLayout>
+#include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
 #include <QShortcut>
 #include <QSplitter>
+#include <QTableView>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
 
 #include "core/base/Format.h"
+#include "core/review/ReviewSidecar.h"
+#include "core/timeline/LaunchedWork.h"
 #include "ui/theme/Theme.h"
+#include "ui/timeline/OverviewStrip.h"
 #include "ui/timeline/RangeActions.h"
 #include "ui/timeline/ReportOverlays.h"
+#include "ui/timeline/SearchResultsModel.h"
 #include "ui/timeline/TimelineLegend.h"
 #include "ui/timeline/TimelineWidget.h"
+#include "ui/timeline/TrackMenu.h"
 #include "ui/widgets/DetailsPanel.h"
 #include "ui/widgets/SearchBar.h"
 
@@ -55,10 +62,47 @@ TimelinePage::TimelinePage(QWidget* parent) : Page(parent) {
     bar->addWidget(m_info);
     layout->addLayout(bar);
 
+    m_layoutNotice = new QLabel(this);
+    m_layoutNotice->setWordWrap(true);
+    m_layoutNotice->setVisible(false);
+    layout->addWidget(m_layoutNotice);
+
     auto* splitter = m_splitter = new QSplitter(Qt::Horizontal, this);
-    m_timeline = new TimelineWidget(splitter);
+    // Left: the overview strip, then the timeline over the search results list.
+    auto* left = new QWidget(splitter);
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->setSpacing(2);
+    m_overview = new OverviewStrip(left);
+    leftLayout->addWidget(m_overview);
+    auto* column = m_column = new QSplitter(Qt::Vertical, left);
+    m_timeline = new TimelineWidget(column);
+    m_resultsModel = new SearchResultsModel(this);
+    m_resultsView = new QTableView(column);
+    m_resultsView->setModel(m_resultsModel);
+    m_resultsView->setAccessibleName(tr("Search results"));
+    m_resultsView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_resultsView->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_resultsView->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_resultsView->setWordWrap(false);
+    m_resultsView->setTextElideMode(Qt::ElideRight);
+    m_resultsView->verticalHeader()->setVisible(false);
+    m_resultsView->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_resultsView->verticalHeader()->setDefaultSectionSize(m_resultsView->fontMetrics().height() + 6);
+    m_resultsView->horizontalHeader()->setSectionResizeMode(SearchResultsModel::NameColumn,
+                                                            QHeaderView::Stretch);
+    m_resultsView->horizontalHeader()->setSectionResizeMode(SearchResultsModel::TrackColumn,
+                                                            QHeaderView::Interactive);
+    m_resultsView->horizontalHeader()->resizeSection(SearchResultsModel::TrackColumn, 260);
+    m_resultsView->setVisible(false);
+    column->addWidget(m_timeline);
+    column->addWidget(m_resultsView);
+    column->setStretchFactor(0, 4);
+    column->setStretchFactor(1, 1);
+    column->setCollapsible(0, false);
+    leftLayout->addWidget(column, 1);
     m_details = new DetailsPanel(splitter);
-    splitter->addWidget(m_timeline);
+    splitter->addWidget(left);
     splitter->addWidget(m_details);
     splitter->setStretchFactor(0, 4);
     splitter->setStretchFactor(1, 1);
@@ -84,6 +128,10 @@ TimelinePage::TimelinePage(QWidget* parent) : Page(parent) {
             m_details->detailsModel()->setExtraRows(
                 rooflineRows(*m_document->report(), *m_document->model(), core::KernelId{ref.row}));
         }
+        if (const core::TraceModel* model = m_timeline->model();
+            model && (ref.kind == timeline::EventKind::ApiCall || ref.kind == timeline::EventKind::CpuOp)) {
+            m_details->setLaunchedWorkCount(timeline::launchedWork(*model, ref).size());
+        }
         m_rangeActions->showEventRange(ref);
         updateSearchPosition();
         if (const core::TraceModel* model = m_timeline->model(); model && ref.valid() && m_document) {
@@ -98,24 +146,25 @@ TimelinePage::TimelinePage(QWidget* parent) : Page(parent) {
         m_rangeTimer->start();
     });
     connect(m_details, &DetailsPanel::zoomRequested, this, [this] { m_timeline->zoomToSelection(); });
-    connect(m_details, &DetailsPanel::showLaunchRequested, this, [this] {
-        const core::TraceModel* model = m_timeline->model();
-        const timeline::EventRef ref = m_timeline->selectedEvent();
-        if (!model || !ref.valid()) {
-            return;
-        }
-        core::ApiCallId call;
-        if (ref.kind == timeline::EventKind::Kernel) {
-            call = model->kernels.launchCall[ref.row];
-        } else if (ref.kind == timeline::EventKind::Memcpy) {
-            call = model->memcpys.launchCall[ref.row];
-        } else if (ref.kind == timeline::EventKind::Memset) {
-            call = model->memsets.launchCall[ref.row];
-        }
-        if (call.valid()) {
-            m_timeline->selectEvent({timeline::EventKind::ApiCall, call.index}, true);
-        }
+    connect(m_details, &DetailsPanel::showLaunchRequested, this, [this] { showLaunchCall(); });
+    connect(m_details, &DetailsPanel::showLaunchedRequested, this, [this] { showLaunchedWork(); });
+    connect(m_timeline, &TimelineWidget::viewChanged, this, [this](core::TimeRange view) {
+        m_overview->setPlotMargins(m_timeline->plotLeft(),
+                                   m_timeline->width() - m_timeline->plotLeft() - m_timeline->plotWidth());
+        m_overview->setView(view);
     });
+    connect(m_overview, &OverviewStrip::centreRequested, this, [this](core::TimestampNs centreNs) {
+        const core::DurationNs width = m_timeline->visibleRange().durationNs();
+        m_timeline->showRange({centreNs - width / 2, centreNs - width / 2 + width});
+    });
+    connect(m_timeline, &TimelineWidget::trackLayoutChanged, this, &TimelinePage::saveTrackLayout);
+    connect(m_resultsView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                const timeline::EventRef ref = m_resultsModel->refAt(current.row());
+                if (ref.valid() && ref != m_timeline->selectedEvent()) {
+                    m_timeline->selectEvent(ref, true);
+                }
+            });
 
     // Page-local shortcuts (the main window's Go menu offers the same actions).
     auto* find = new QShortcut(QKeySequence::Find, this, [this] { activateSearch(); });
@@ -170,8 +219,13 @@ void TimelinePage::setDocument(TraceDocument* document) {
 void TimelinePage::refreshModel() {
     auto model = m_document ? m_document->model() : nullptr;
     m_timeline->setData(model, m_document ? m_document->tracks() : nullptr);
+    m_overview->setTracks(model ? m_document->tracks() : nullptr);
+    m_overview->setPlotMargins(m_timeline->plotLeft(),
+                               m_timeline->width() - m_timeline->plotLeft() - m_timeline->plotWidth());
+    m_overview->setView(m_timeline->visibleRange());
+    loadTrackLayout();
     m_details->setEvent(model, {});
-    m_results = {};
+    setSearchResults({});
     m_search->setResultPosition(0, 0);
     if (model && m_lastModel.lock() != model) {
         // Another trace: its search starts fresh (the same trace shown again keeps its query), and
@@ -227,7 +281,36 @@ void TimelinePage::onRangeSelectionSettled() {
 
 void TimelinePage::showContextMenu(QPoint pos) {
     QMenu menu(this);
+    if (fillTrackMenu(menu, m_timeline, pos)) {
+        menu.exec(m_timeline->mapToGlobal(pos));
+        return;
+    }
+    menu.clear();
+    // Flows from the event under the cursor, both ways.
+    if (const core::TraceModel* model = m_timeline->model()) {
+        const timeline::EventRef ref = m_timeline->eventAt(pos);
+        if (ref.valid() && timeline::launchCallOf(*model, ref).valid()) {
+            menu.addAction(tr("Show launch call"), this, [this, ref] {
+                m_timeline->selectEvent(ref);
+                showLaunchCall();
+            });
+        } else if (ref.kind == timeline::EventKind::ApiCall || ref.kind == timeline::EventKind::CpuOp) {
+            if (const std::size_t n = timeline::launchedWork(*model, ref).size(); ref.valid() && n > 0) {
+                menu.addAction(n == 1 ? tr("Show kernel") : tr("Show kernels (%1)").arg(n), this,
+                               [this, ref] {
+                                   m_timeline->selectEvent(ref);
+                                   showLaunchedWork();
+                               });
+            }
+        }
+        if (!menu.isEmpty()) {
+            menu.addSeparator();
+        }
+    }
     m_rangeActions->fillMenu(menu, pos);
+    if (m_timeline->trackLayout().hiddenTracks.size() > 0) {
+        menu.addAction(tr("Show all hidden tracks"), m_timeline, &TimelineWidget::showAllTracks);
+    }
     if (!menu.isEmpty()) {
         menu.exec(m_timeline->mapToGlobal(pos));
     }
@@ -243,7 +326,8 @@ void TimelinePage::search(const QString& text) {
         m_search->setText(text);  // re-enters through queryChanged
         return;
     }
-    m_results = model ? timeline::SearchResults(*model, text.toStdString()) : timeline::SearchResults();
+    setSearchResults(model && !text.isEmpty() ? timeline::SearchResults(*model, text.toStdString())
+                                              : timeline::SearchResults());
     if (m_results.empty()) {
         m_search->setResultPosition(0, 0);
         return;
@@ -295,7 +379,114 @@ void TimelinePage::updateSearchPosition() {
         const std::size_t index = m_results.indexOf(timeline::eventTimes(*model, current).startNs, current);
         position = index < m_results.size() ? index + 1 : 0;
     }
+    if (position > 0) {
+        // Follow the selection in the results list (its handler ignores the already selected event).
+        const QModelIndex row = m_resultsModel->index(static_cast<int>(position - 1), 0);
+        m_resultsView->selectionModel()->setCurrentIndex(
+            row, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        m_resultsView->scrollTo(row);
+    }
     m_search->setResultPosition(position, m_results.size());
+}
+
+bool TimelinePage::showLaunchCall() {
+    const core::TraceModel* model = m_timeline->model();
+    const timeline::EventRef call =
+        model ? timeline::launchCallOf(*model, m_timeline->selectedEvent()) : timeline::EventRef{};
+    if (!call.valid()) {
+        return false;
+    }
+    m_timeline->selectEvent(call, true);
+    return true;
+}
+
+bool TimelinePage::showLaunchedWork() {
+    const core::TraceModel* model = m_timeline->model();
+    const timeline::EventRef launcher = m_timeline->selectedEvent();
+    const std::vector<timeline::EventRef> work =
+        model ? timeline::launchedWork(*model, launcher) : std::vector<timeline::EventRef>{};
+    if (work.empty()) {
+        return false;
+    }
+    // The launcher and all its work in view, the first piece of work selected (the arrows from the
+    // launch calls are drawn for it).
+    core::TimeRange span = timeline::eventTimes(*model, launcher);
+    for (const timeline::EventRef ref : work) {
+        const core::TimeRange r = timeline::eventTimes(*model, ref);
+        span = {std::min(span.startNs, r.startNs), std::max(span.endNs, r.endNs)};
+    }
+    m_timeline->selectEvent(work.front(), true);
+    m_timeline->showRange(span, true);
+    return true;
+}
+
+void TimelinePage::setSearchResults(timeline::SearchResults results) {
+    m_results = std::move(results);
+    const core::TraceModel* model = m_timeline->model();
+    m_resultsModel->setResults(m_document && model ? m_document->model() : nullptr,
+                               m_document && model ? m_document->tracks() : nullptr, m_results);
+    std::vector<timeline::EventRef> refs;
+    refs.reserve(m_results.size());
+    for (const timeline::SearchHit& hit : m_results.hits()) {
+        refs.push_back(hit.ref);
+    }
+    m_timeline->setHighlights(std::move(refs));
+    const bool show = !m_results.empty();
+    if (show && !m_resultsView->isVisibleTo(this)) {
+        m_resultsView->setVisible(true);
+        // A list shown later gets no room of its own: give it a quarter of the column.
+        const QList<int> sizes = m_column->sizes();
+        const int total = sizes.size() == 2 ? sizes[0] + sizes[1] : 0;
+        if (total > 0 && sizes[1] < total / 5) {
+            m_column->setSizes({total - total / 4, total / 4});
+        }
+    } else if (!show) {
+        m_resultsView->setVisible(false);
+    }
+}
+
+QString TimelinePage::trackLayoutNotice() const {
+    return m_layoutNotice->isVisible() ? m_layoutNotice->text() : QString();
+}
+
+void TimelinePage::loadTrackLayout() {
+    m_layoutNotice->setVisible(false);
+    m_layoutNotice->clear();
+    const QString path = m_document && m_timeline->model() ? m_document->filePath() : QString();
+    if (path.isEmpty()) {
+        m_timeline->setTrackLayout({});
+        return;
+    }
+    auto loaded = core::loadReviewForTrace(path.toStdString());
+    if (!loaded) {
+        // The review page reports an unreadable sidecar; the timeline keeps the default layout.
+        m_timeline->setTrackLayout({});
+        return;
+    }
+    QStringList warnings;
+    for (const std::string& w : loaded->warnings) {
+        if (w.find("trackLayout") != std::string::npos) {
+            warnings << QString::fromStdString(w);
+        }
+    }
+    if (!warnings.isEmpty()) {
+        m_layoutNotice->setText(warnings.join(QStringLiteral("\n")));
+        m_layoutNotice->setVisible(true);
+    }
+    m_timeline->setTrackLayout(std::move(loaded->notes.trackLayout));
+}
+
+void TimelinePage::saveTrackLayout() {
+    const QString path = m_document ? m_document->filePath() : QString();
+    if (path.isEmpty()) {
+        return;
+    }
+    const core::Status status = core::saveTrackLayoutForTrace(path.toStdString(), m_timeline->trackLayout());
+    if (!status) {
+        m_layoutNotice->setText(
+            tr("The track layout was not saved: %1").arg(QString::fromStdString(status.error().message)));
+        m_layoutNotice->setVisible(true);
+    }
 }
 
 }  // namespace chokepoint::ui

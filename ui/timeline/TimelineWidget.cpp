@@ -13,6 +13,7 @@
 
 #include "core/base/Format.h"
 #include "core/base/KernelName.h"
+#include "core/timeline/LaunchedWork.h"
 #include "core/timeline/TimeAxis.h"
 #include "ui/theme/ThemeColors.h"
 #include "ui/timeline/TimelineColors.h"
@@ -36,6 +37,8 @@ constexpr int kIdleStripHeight = 12;
 constexpr int kTrackGap = 5;
 constexpr double kMinNsPerPixel = 0.01;
 constexpr double kMinWidthPx = 2.0;  // narrower events fold into level-of-detail blocks
+
+const QColor kHighlightColor(0xd0, 0x1c, 0x8b);  // search matches (magenta reads on light and dark)
 
 QString qs(const std::string& s) {
     return QString::fromStdString(s);
@@ -88,6 +91,7 @@ void TimelineWidget::setData(std::shared_ptr<const core::TraceModel> model,
     m_tracks = std::move(tracks);
     m_selected = {};
     m_flows.clear();
+    m_highlights.clear();
     m_rangeSelection.reset();
     m_scrollY = 0;
     rebuildLayout();
@@ -246,8 +250,18 @@ void TimelineWidget::selectEvent(EventRef ref, bool reveal) {
             const core::DurationNs d = std::max<core::DurationNs>(r.durationNs(), 1000);
             showRange({r.startNs - 4 * d, r.endNs + 4 * d}, false);
         }
-        const timeline::EventLocation where = timeline::locateEvent(*m_tracks, *m_model, ref);
-        if (where.valid()) {
+        timeline::EventLocation where = timeline::locateEvent(*m_tracks, *m_model, ref);
+        if (where.valid() && !m_geometry[static_cast<std::size_t>(where.track)].shown) {
+            // Revealing an event in a collapsed group expands the group (hidden tracks stay hidden).
+            const std::string& group = m_tracks->tracks[static_cast<std::size_t>(where.track)].group;
+            if (timeline::isGroupCollapsed(m_layout, group)) {
+                timeline::setGroupCollapsed(m_layout, group, false);
+                layoutEdited();
+            }
+        }
+        if (where.valid() && m_geometry[static_cast<std::size_t>(where.track)].shown &&
+            static_cast<std::size_t>(where.lane) <
+                m_geometry[static_cast<std::size_t>(where.track)].lanes.size()) {
             const TrackGeometry& g = m_geometry[static_cast<std::size_t>(where.track)];
             const LaneGeometry& lane = g.lanes[static_cast<std::size_t>(where.lane)];
             const int viewport = height() - tracksTop();
@@ -275,45 +289,163 @@ void TimelineWidget::emitViewChanged() {
 
 void TimelineWidget::rebuildLayout() {
     m_geometry.clear();
+    m_groups.clear();
     int y = 0;
     if (m_tracks) {
-        const std::string* previousGroup = nullptr;
-        int previousDevice = -1000;
-        for (const timeline::Track& track : m_tracks->tracks) {
-            TrackGeometry g;
-            g.groupHeader = previousGroup == nullptr || *previousGroup != track.group;
-            if (g.groupHeader) {
-                y += kGroupHeaderHeight;
+        m_geometry.resize(m_tracks->tracks.size());
+        m_groups = timeline::applyTrackLayout(*m_tracks, m_layout);
+        for (std::size_t gi = 0; gi < m_groups.size(); ++gi) {
+            const timeline::TrackGroupView& group = m_groups[gi];
+            const timeline::Track& first = m_tracks->tracks[group.firstTrack];
+            const bool gpu = first.kind == TrackKind::GpuStream;
+            const bool hasIdle =
+                gpu && std::any_of(m_overlays.idleGaps.begin(), m_overlays.idleGaps.end(),
+                                   [&](const IdleGap& gap) { return gap.deviceIndex == first.deviceIndex; });
+            // A collapsed (or fully hidden) group keeps its header, carried by its first track; a
+            // collapsed GPU group shows one row with the work of all its streams.
+            std::vector<std::size_t> carriers = group.tracks;
+            const bool headerOnly = group.collapsed || carriers.empty();
+            if (headerOnly) {
+                carriers = {group.firstTrack};
             }
-            previousGroup = &track.group;
-            if (track.kind == TrackKind::GpuStream && track.deviceIndex != previousDevice) {
-                const bool hasIdle =
-                    std::any_of(m_overlays.idleGaps.begin(), m_overlays.idleGaps.end(),
-                                [&](const IdleGap& gap) { return gap.deviceIndex == track.deviceIndex; });
-                if (hasIdle) {
-                    g.idleStripY = y;
-                    y += kIdleStripHeight + 2;
+            for (std::size_t c = 0; c < carriers.size(); ++c) {
+                const timeline::Track& track = m_tracks->tracks[carriers[c]];
+                TrackGeometry& g = m_geometry[carriers[c]];
+                g.shown = true;
+                g.group = static_cast<int>(gi);
+                g.groupHeader = c == 0;
+                if (g.groupHeader) {
+                    y += kGroupHeaderHeight;
+                    if (hasIdle && (!headerOnly || group.collapsed)) {
+                        g.idleStripY = y;
+                        y += kIdleStripHeight + 2;
+                    }
                 }
-            }
-            previousDevice = track.kind == TrackKind::GpuStream ? track.deviceIndex : -1000;
-            g.y = y;
-            if (track.kind == TrackKind::Counter) {
-                g.lanes.push_back({y, kCounterHeight});
-                y += kCounterHeight;
-            } else {
-                for (const timeline::TrackLane& lane : track.lanes) {
-                    const int h = laneHeightFor(lane.role);
-                    g.lanes.push_back({y, h});
-                    y += h;
+                g.y = y;
+                if (headerOnly) {
+                    if (group.collapsed && gpu) {
+                        g.summaryTracks = group.tracks;
+                        y += kWorkLaneHeight;
+                    }
+                } else if (track.kind == TrackKind::Counter) {
+                    g.lanes.push_back({y, kCounterHeight});
+                    y += kCounterHeight;
+                } else {
+                    for (const timeline::TrackLane& lane : track.lanes) {
+                        const int h = laneHeightFor(lane.role);
+                        g.lanes.push_back({y, h});
+                        y += h;
+                    }
                 }
+                g.height = y - g.y;
+                y += kTrackGap;
             }
-            g.height = y - g.y;
-            y += kTrackGap;
-            m_geometry.push_back(std::move(g));
         }
     }
     m_contentHeight = y;
     updateScrollBar();
+}
+
+void TimelineWidget::setTrackLayout(timeline::TrackLayout layout) {
+    m_layout = std::move(layout);
+    rebuildLayout();
+    update();
+}
+
+void TimelineWidget::layoutEdited() {
+    rebuildLayout();
+    update();
+    emit trackLayoutChanged();
+}
+
+std::vector<std::size_t> TimelineWidget::displayedTracks() const {
+    std::vector<std::size_t> tracks;
+    for (const timeline::TrackGroupView& group : m_groups) {
+        if (!group.collapsed) {
+            tracks.insert(tracks.end(), group.tracks.begin(), group.tracks.end());
+        }
+    }
+    return tracks;
+}
+
+int TimelineWidget::trackAt(QPoint pos) const {
+    if (!m_tracks || pos.y() < tracksTop()) {
+        return -1;
+    }
+    const int contentY = pos.y() - tracksTop() + m_scrollY;
+    for (std::size_t t = 0; t < m_geometry.size(); ++t) {
+        const TrackGeometry& g = m_geometry[t];
+        if (g.shown && !g.lanes.empty() && contentY >= g.y && contentY < g.y + std::max(g.height, 1)) {
+            return static_cast<int>(t);
+        }
+    }
+    return -1;
+}
+
+QRect TimelineWidget::groupHeaderRect(int group) const {
+    for (const TrackGeometry& g : m_geometry) {
+        if (g.shown && g.groupHeader && g.group == group) {
+            const int top = tracksTop() - m_scrollY + (g.idleStripY >= 0 ? g.idleStripY : g.y);
+            return {0, top - kGroupHeaderHeight, width(), kGroupHeaderHeight};
+        }
+    }
+    return {};
+}
+
+int TimelineWidget::groupHeaderAt(QPoint pos) const {
+    if (pos.y() < tracksTop()) {
+        return -1;
+    }
+    for (std::size_t i = 0; i < m_groups.size(); ++i) {
+        if (groupHeaderRect(static_cast<int>(i)).contains(pos)) {
+            return static_cast<int>(i);
+        }
+    }
+    return -1;
+}
+
+void TimelineWidget::setGroupCollapsed(int group, bool collapsed) {
+    if (group < 0 || group >= static_cast<int>(m_groups.size())) {
+        return;
+    }
+    timeline::setGroupCollapsed(m_layout, m_groups[static_cast<std::size_t>(group)].key, collapsed);
+    layoutEdited();
+}
+
+void TimelineWidget::setTrackHidden(std::size_t track, bool hidden) {
+    if (!m_tracks || track >= m_tracks->tracks.size()) {
+        return;
+    }
+    timeline::setTrackHidden(m_layout, m_tracks->tracks[track].key, hidden);
+    layoutEdited();
+}
+
+void TimelineWidget::showAllTracks() {
+    timeline::showAllTracks(m_layout);
+    layoutEdited();
+}
+
+bool TimelineWidget::moveTrack(std::size_t track, int delta) {
+    if (!m_tracks || track >= m_tracks->tracks.size() ||
+        !timeline::moveTrack(m_layout, *m_tracks, m_tracks->tracks[track].key, delta)) {
+        return false;
+    }
+    layoutEdited();
+    return true;
+}
+
+bool TimelineWidget::moveGroup(int group, int delta) {
+    if (!m_tracks || group < 0 || group >= static_cast<int>(m_groups.size()) ||
+        !timeline::moveGroup(m_layout, *m_tracks, m_groups[static_cast<std::size_t>(group)].key, delta)) {
+        return false;
+    }
+    layoutEdited();
+    return true;
+}
+
+void TimelineWidget::setHighlights(std::vector<EventRef> events) {
+    m_highlights = std::move(events);
+    update();
 }
 
 void TimelineWidget::updateScrollBar() {
@@ -339,6 +471,7 @@ void TimelineWidget::resizeEvent(QResizeEvent* event) {
     if (event->oldSize().width() > 0 && m_tracks) {
         m_nsPerPixel = std::max(kMinNsPerPixel, static_cast<double>(before.durationNs()) / plotWidth());
         clampView();
+        emitViewChanged();  // the plot's width changed (the overview strip lines up with it)
     } else {
         showAll();
     }
@@ -375,6 +508,9 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     const int top = plot.top() - m_scrollY;
     for (std::size_t i = 0; i < m_geometry.size(); ++i) {
         const TrackGeometry& g = m_geometry[i];
+        if (!g.shown) {
+            continue;
+        }
         const int headerTop =
             g.y - (g.groupHeader ? kGroupHeaderHeight : 0) - (g.idleStripY >= 0 ? kIdleStripHeight + 2 : 0);
         if (top + g.y + g.height < plot.top() || top + headerTop > plot.bottom()) {
@@ -382,6 +518,7 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
         }
         paintTrack(p, i, top, plot);
     }
+    paintHighlights(p, plot);
     paintSelection(p, plot);
     paintFlowArrows(p, plot);
     p.restore();
@@ -500,7 +637,20 @@ void TimelineWidget::paintTrack(QPainter& p, std::size_t trackIndex, int top, co
         bold.setBold(true);
         p.setFont(bold);
         p.setPen(colors.text);
-        p.drawText(header.adjusted(8, 0, -8, 0), Qt::AlignLeft | Qt::AlignVCenter, qs(track.group));
+        const timeline::TrackGroupView* group =
+            g.group >= 0 ? &m_groups[static_cast<std::size_t>(g.group)] : nullptr;
+        const bool collapsed = group && group->collapsed;
+        QString title = (collapsed ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + qs(track.group);
+        p.drawText(header.adjusted(8, 0, -8, 0), Qt::AlignLeft | Qt::AlignVCenter, title);
+        if (group && (collapsed || group->hiddenCount > 0)) {
+            const QString note = collapsed
+                                     ? tr("%n track(s) collapsed", "", static_cast<int>(group->tracks.size()))
+                                     : tr("%n hidden", "", static_cast<int>(group->hiddenCount));
+            p.setFont(font());
+            p.setPen(colors.mutedText);
+            p.drawText(header.adjusted(8 + QFontMetrics(bold).horizontalAdvance(title) + 12, 0, -8, 0),
+                       Qt::AlignLeft | Qt::AlignVCenter, note);
+        }
         p.setFont(font());
     }
     if (g.idleStripY >= 0) {
@@ -513,6 +663,28 @@ void TimelineWidget::paintTrack(QPainter& p, std::size_t trackIndex, int top, co
                    Qt::AlignLeft | Qt::AlignVCenter, tr("GPU idle, by cause"));
         p.setFont(font());
         paintIdleStrip(p, track.deviceIndex, row, plot);
+    }
+    if (!g.summaryTracks.empty()) {
+        // A collapsed GPU group: the work of all its streams in one row.
+        const QRect row(plot.left(), top + g.y, plot.width(), g.height);
+        p.setPen(colors.mutedText);
+        p.drawText(QRect(14, row.top(), m_labelWidth - 18, row.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                   tr("all %n stream(s)", "", static_cast<int>(g.summaryTracks.size())));
+        p.save();
+        p.setClipRect(plot.intersected(row));
+        for (std::size_t t : g.summaryTracks) {
+            for (const timeline::TrackLane& lane : m_tracks->tracks[t].lanes) {
+                if (lane.role == LaneRole::GpuWork) {
+                    paintLane(p, lane.lane, row, plot);
+                }
+            }
+        }
+        p.restore();
+    }
+    if (g.lanes.empty()) {
+        p.setPen(colors.grid);
+        p.drawLine(0, top + g.y + g.height + kTrackGap / 2, width(), top + g.y + g.height + kTrackGap / 2);
+        return;
     }
     // Track label beside its first row.
     p.setPen(colors.text);
@@ -668,8 +840,11 @@ QRect TimelineWidget::eventRect(const timeline::EventLocation& where) const {
     }
     const timeline::Track& track = m_tracks->tracks[static_cast<std::size_t>(where.track)];
     const timeline::Lane& lane = track.lanes[static_cast<std::size_t>(where.lane)].lane;
-    const LaneGeometry& lg =
-        m_geometry[static_cast<std::size_t>(where.track)].lanes[static_cast<std::size_t>(where.lane)];
+    const TrackGeometry& g = m_geometry[static_cast<std::size_t>(where.track)];
+    if (!g.shown || static_cast<std::size_t>(where.lane) >= g.lanes.size()) {
+        return {};  // hidden, or in a collapsed group
+    }
+    const LaneGeometry& lg = g.lanes[static_cast<std::size_t>(where.lane)];
     const double x0 = xForTime(lane.startNs(where.index));
     const double x1 = std::max(x0 + 2, xForTime(lane.endNs(where.index)));
     const int y = tracksTop() - m_scrollY + lg.y;
@@ -684,8 +859,11 @@ QRect TimelineWidget::laneRectOf(EventRef ref) const {
     if (!where.valid()) {
         return {};
     }
-    const LaneGeometry& lg =
-        m_geometry[static_cast<std::size_t>(where.track)].lanes[static_cast<std::size_t>(where.lane)];
+    const TrackGeometry& g = m_geometry[static_cast<std::size_t>(where.track)];
+    if (!g.shown || static_cast<std::size_t>(where.lane) >= g.lanes.size()) {
+        return {};
+    }
+    const LaneGeometry& lg = g.lanes[static_cast<std::size_t>(where.lane)];
     return QRect(plotLeft(), tracksTop() - m_scrollY + lg.y, plotWidth(), lg.height);
 }
 
@@ -703,39 +881,53 @@ void TimelineWidget::paintSelection(QPainter& p, const QRect& plot) {
     p.drawRect(clipped.isEmpty() ? r : clipped.adjusted(-1, -1, 1, 1));
 }
 
+void TimelineWidget::paintHighlights(QPainter& p, const QRect& plot) {
+    if (m_highlights.empty() || !m_model || !m_tracks) {
+        return;
+    }
+    // Only the matches in view are located (each lookup is O(tracks + log n)); at most a few
+    // thousand are outlined so a broad search stays responsive.
+    constexpr std::size_t kMaxOutlined = 4000;
+    const core::TimeRange v = visibleRange();
+    p.setPen(QPen(kHighlightColor, 1.5));
+    p.setBrush(Qt::NoBrush);
+    std::size_t drawn = 0;
+    for (const EventRef ref : m_highlights) {
+        const core::TimeRange r = timeline::eventTimes(*m_model, ref);
+        if (!v.overlaps({r.startNs, std::max(r.endNs, r.startNs + 1)}) || ref == m_selected) {
+            continue;
+        }
+        const QRect rect = eventRect(timeline::locateEvent(*m_tracks, *m_model, ref));
+        if (rect.isNull() || rect.bottom() < plot.top() || rect.top() > plot.bottom()) {
+            continue;
+        }
+        p.drawRect(rect.intersected(plot.adjusted(-2, 0, 2, 0)).adjusted(0, 0, -1, -1));
+        if (++drawn >= kMaxOutlined) {
+            break;
+        }
+    }
+}
+
 void TimelineWidget::computeFlows() {
     m_flows.clear();
     if (!m_selected.valid() || !m_model) {
         return;
     }
-    // Launch call -> GPU work: from the selected work back to its call, or from the selected call
-    // to the work it launched (matched through the model's launchCall join).
-    auto workLaunch = [&](EventRef work) -> core::ApiCallId {
-        switch (work.kind) {
-            case EventKind::Kernel:
-                return m_model->kernels.launchCall[work.row];
-            case EventKind::Memcpy:
-                return m_model->memcpys.launchCall[work.row];
-            case EventKind::Memset:
-                return m_model->memsets.launchCall[work.row];
-            default:
-                return {};
-        }
-    };
-    if (m_selected.kind == EventKind::ApiCall) {
-        // Linear in GPU records, once per selection of a call.
-        auto scan = [&](const auto& table, EventKind kind) {
-            for (std::size_t i = 0; i < table.size(); ++i) {
-                if (table.launchCall[i].index == m_selected.row) {
-                    m_flows.push_back({m_selected, {kind, static_cast<std::uint32_t>(i)}});
-                }
+    // Both ways: from selected work back to its launch call, or from a selected call or CPU op to
+    // the work it launched (core/timeline/LaunchedWork.h). An op can launch thousands of kernels;
+    // the first few hundred arrows say enough.
+    constexpr std::size_t kMaxArrows = 500;
+    if (m_selected.kind == EventKind::ApiCall || m_selected.kind == EventKind::CpuOp) {
+        for (const EventRef work : timeline::launchedWork(*m_model, m_selected)) {
+            const EventRef from =
+                m_selected.kind == EventKind::ApiCall ? m_selected : timeline::launchCallOf(*m_model, work);
+            m_flows.push_back({from.valid() ? from : m_selected, work});
+            if (m_flows.size() >= kMaxArrows) {
+                break;
             }
-        };
-        scan(m_model->kernels, EventKind::Kernel);
-        scan(m_model->memcpys, EventKind::Memcpy);
-        scan(m_model->memsets, EventKind::Memset);
-    } else if (const core::ApiCallId call = workLaunch(m_selected); call.valid()) {
-        m_flows.push_back({{EventKind::ApiCall, call.index}, m_selected});
+        }
+    } else if (const EventRef call = timeline::launchCallOf(*m_model, m_selected); call.valid()) {
+        m_flows.push_back({call, m_selected});
     }
 }
 
@@ -779,7 +971,7 @@ EventRef TimelineWidget::eventAt(QPoint pos) const {
     const int contentY = pos.y() - tracksTop() + m_scrollY;
     for (std::size_t t = 0; t < m_geometry.size(); ++t) {
         const TrackGeometry& g = m_geometry[t];
-        if (contentY < g.y || contentY >= g.y + g.height) {
+        if (!g.shown || contentY < g.y || contentY >= g.y + g.height) {
             continue;
         }
         const timeline::Track& track = m_tracks->tracks[t];
@@ -941,6 +1133,11 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
     }
     if (!m_moved) {
         const QPoint pos = event->position().toPoint();
+        if (const int group = groupHeaderAt(pos); group >= 0) {
+            // A click on a group header collapses or expands the group.
+            setGroupCollapsed(group, !m_groups[static_cast<std::size_t>(group)].collapsed);
+            return;
+        }
         if (const StepBand* step = stepAt(pos)) {
             setRangeSelection(step->range);  // a click on the steps strip selects the step's range
             return;

@@ -5,7 +5,8 @@
 // rebuilt when the tracks or the height change.
 //
 // Controls: wheel or W/S zoom around the cursor (Shift+wheel scrolls tracks), drag or A/D pan,
-// click selects (a click on the steps strip selects the step's range), Shift+drag selects a time
+// click selects (a click on the steps strip selects the step's range; on a group header, collapses
+// or expands the group), Shift+drag selects a time
 // range, right-click opens the page's context menu (TimelinePage), Z zooms to the range or the selected
 // event, [ and ] zoom to the previous/next step, 0 or Home shows everything, Esc clears the selection.
 
@@ -18,6 +19,7 @@
 #include "core/model/TraceModel.h"
 #include "core/timeline/TimelineQuery.h"
 #include "core/timeline/TimelineTracks.h"
+#include "core/timeline/TrackLayout.h"
 #include "ui/timeline/TimelineOverlays.h"
 
 class QScrollBar;
@@ -40,6 +42,28 @@ public:
     void setNoTraceMessage(const QString& message) { m_noTraceMessage = message; }
     const core::TraceModel* model() const { return m_model.get(); }
     const timeline::TrackSet* tracks() const { return m_tracks.get(); }
+
+    // --- Track layout: hidden, collapsed and reordered tracks (see core/timeline/TrackLayout.h). ---
+    void setTrackLayout(timeline::TrackLayout layout);
+    const timeline::TrackLayout& trackLayout() const { return m_layout; }
+    // The groups as drawn, in order, with their visible tracks.
+    const std::vector<timeline::TrackGroupView>& trackGroups() const { return m_groups; }
+    // Tracks with painted rows, in display order (collapsed groups and hidden tracks left out).
+    std::vector<std::size_t> displayedTracks() const;
+    // The track whose label or rows are under `pos` (-1 when none) and the group whose header is.
+    int trackAt(QPoint pos) const;
+    int groupHeaderAt(QPoint pos) const;  // index into trackGroups(), -1 when none
+    // Widget rectangle of a group's header row (for tests); null when the group is unknown.
+    QRect groupHeaderRect(int group) const;
+    void setGroupCollapsed(int group, bool collapsed);
+    void setTrackHidden(std::size_t track, bool hidden);
+    void showAllTracks();
+    bool moveTrack(std::size_t track, int delta);
+    bool moveGroup(int group, int delta);
+
+    // Events outlined while a search is active (only those in view are drawn).
+    void setHighlights(std::vector<timeline::EventRef> events);
+    const std::vector<timeline::EventRef>& highlights() const { return m_highlights; }
 
     // --- View: the visible window is [viewStartNs, viewStartNs + plot width * nsPerPixel). ---
     core::TimeRange visibleRange() const;
@@ -93,6 +117,8 @@ signals:
     void selectionChanged(chokepoint::timeline::EventRef ref);
     void viewChanged(chokepoint::core::TimeRange visible);
     void rangeSelectionChanged();
+    // The user hid, collapsed, expanded or moved a track or group.
+    void trackLayoutChanged();
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -115,6 +141,10 @@ private:
         int height = 0;
         bool groupHeader = false;  // a group title row is drawn above this track
         int idleStripY = -1;       // per-device idle strip above the first stream of a device
+        bool shown = false;        // painted (not hidden, not in a collapsed group)
+        int group = -1;            // index into m_groups
+        // A collapsed group's header carrier: its one summary row merges these tracks' GPU work.
+        std::vector<std::size_t> summaryTracks;
         std::vector<LaneGeometry> lanes;
     };
 
@@ -130,6 +160,8 @@ private:
     void paintIdleStrip(QPainter& p, int deviceIndex, const QRect& rowRect, const QRect& plot);
     void paintSelection(QPainter& p, const QRect& plot);
     void paintFlowArrows(QPainter& p, const QRect& plot);
+    void paintHighlights(QPainter& p, const QRect& plot);
+    void layoutEdited();
     void computeFlows();
     QRect eventRect(const timeline::EventLocation& where) const;
     QString tooltipAt(QPoint pos) const;
@@ -139,7 +171,10 @@ private:
     std::shared_ptr<const core::TraceModel> m_model;
     std::shared_ptr<const timeline::TrackSet> m_tracks;
     TimelineOverlays m_overlays;
-    std::vector<TrackGeometry> m_geometry;
+    std::vector<TrackGeometry> m_geometry;  // by track index
+    timeline::TrackLayout m_layout;
+    std::vector<timeline::TrackGroupView> m_groups;
+    std::vector<timeline::EventRef> m_highlights;
     int m_contentHeight = 0;
     QString m_noTraceMessage;
 

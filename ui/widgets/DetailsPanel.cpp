@@ -55,10 +55,15 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
     m_launch = new QPushButton(tr("Show launch call"), this);
     buttons->addWidget(m_zoom);
     buttons->addWidget(m_launch);
+    m_launched = new QPushButton(tr("Show kernels"), this);
+    m_launched->setToolTip(tr("Select and show the GPU work this call or op launched"));
+    m_launched->setVisible(false);
+    buttons->addWidget(m_launched);
     buttons->addStretch(1);
     layout->addLayout(buttons);
     connect(m_zoom, &QPushButton::clicked, this, &DetailsPanel::zoomRequested);
     connect(m_launch, &QPushButton::clicked, this, &DetailsPanel::showLaunchRequested);
+    connect(m_launched, &QPushButton::clicked, this, &DetailsPanel::showLaunchedRequested);
     setEvent(nullptr, {});
 }
 
@@ -74,10 +79,16 @@ void DetailsPanel::setEvent(std::shared_ptr<const core::TraceModel> model, timel
                 ref.kind == timeline::EventKind::Memset);
     m_launch->setEnabled(gpuWork && !m_model->value(tr("Launched by")).isEmpty() &&
                          m_model->value(tr("Launched by")) != tr("not recorded"));
+    m_launched->setVisible(false);
     m_table->resizeRowsToContents();
     m_range->clearStats();
     m_range->setVisible(false);
     m_zoom->setText(tr("Zoom to event"));
+}
+
+void DetailsPanel::setLaunchedWorkCount(std::size_t count) {
+    m_launched->setVisible(count > 0);
+    m_launched->setText(count == 1 ? tr("Show kernel") : tr("Show kernels (%1)").arg(count));
 }
 
 void DetailsPanel::setEventRangeStats(const analysis::RangeStats& stats, const core::TraceModel& model,

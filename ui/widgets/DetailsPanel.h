@@ -1,6 +1,7 @@
 #pragma once
 // DetailsPanel: the selected event's fields (EventDetailsModel in a table) with its name as a
-// title and buttons to zoom to it or jump to the call that launched it. Below the fields, or alone
+// title and buttons to zoom to it, jump to the call that launched it, or (for a runtime call or a
+// CPU op) show the GPU work it launched. Below the fields, or alone
 // for a selected range, the statistics of a time range (RangeStatsView), or two ranges compared.
 
 #include <QWidget>
@@ -37,10 +38,15 @@ public:
     EventDetailsModel* detailsModel() const { return m_model; }
     RangeStatsView* rangeView() const { return m_range; }
     QString title() const;
+    // "Show kernels (n)" for a launch call or op that launched `count` pieces of GPU work (0 hides it).
+    void setLaunchedWorkCount(std::size_t count);
+    QPushButton* showLaunchedButton() const { return m_launched; }
+    QPushButton* showLaunchButton() const { return m_launch; }
 
 signals:
     void zoomRequested();
     void showLaunchRequested();
+    void showLaunchedRequested();
 
 private:
     EventDetailsModel* m_model = nullptr;
@@ -50,6 +56,7 @@ private:
     RangeStatsView* m_range = nullptr;
     QPushButton* m_zoom = nullptr;
     QPushButton* m_launch = nullptr;
+    QPushButton* m_launched = nullptr;
 };
 
 }  // namespace chokepoint::ui
