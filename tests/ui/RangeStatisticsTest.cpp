@@ -219,12 +219,14 @@ TEST(RangeStatisticsTest, ContextMenuZoomsCopiesBookmarksAndCompares) {
     // Compare: remember A, select B, compare.
     findAction(menu, QStringLiteral("Remember as range A"))->trigger();
     ASSERT_EQ(f.page.rangeActions()->rangeA(), a);
+    EXPECT_EQ(t->referenceRange(), a);  // range A stays drawn on the timeline
     t->setRangeSelection(b);
     QMenu second;
     f.page.rangeActions()->fillMenu(second, somewhere);
     QAction* compare = findAction(second, QStringLiteral("Compare with range A"));
     ASSERT_NE(compare, nullptr);
     compare->trigger();
+    testutils::saveIfRequested(t->grab().toImage(), "range-a-and-b");
     EXPECT_TRUE(f.details()->title().startsWith(QStringLiteral("B "))) << f.details()->title().toStdString();
     const RangeStatsView* view = f.details()->rangeView();
     EXPECT_EQ(view->headerItem()->text(3), QStringLiteral("B − A"));
@@ -240,6 +242,7 @@ TEST(RangeStatisticsTest, ContextMenuZoomsCopiesBookmarksAndCompares) {
     // Another trace: range A belonged to the old one.
     f.document.setModel(testutils::timelineTestModel(), QStringLiteral("another"));
     QTRY_VERIFY_WITH_TIMEOUT(!f.page.rangeActions()->rangeA().has_value(), 5000);
+    EXPECT_FALSE(t->referenceRange().has_value());
 }
 
 TEST(RangeStatisticsTest, RightClickOpensTheRangeMenu) {

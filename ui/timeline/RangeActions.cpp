@@ -123,8 +123,15 @@ QString RangeActions::copyStatistics() {
     return result;
 }
 
+void RangeActions::reset() {
+    m_rangeA.reset();
+    m_comparing = false;
+    m_timeline->setReferenceRange(std::nullopt);
+}
+
 void RangeActions::rememberAsA() {
     m_rangeA = currentRange();
+    m_timeline->setReferenceRange(m_rangeA);
 }
 
 void RangeActions::compareWithA() {

@@ -56,10 +56,7 @@ public:
     void compareWithA();
     std::optional<core::TimeRange> rangeA() const { return m_rangeA; }
     // Forgets range A and the comparison (another trace was opened).
-    void reset() {
-        m_rangeA.reset();
-        m_comparing = false;
-    }
+    void reset();
 
 private:
     QString describe(core::TimeRange range) const;

@@ -275,6 +275,11 @@ void TimelineWidget::selectEvent(EventRef ref, bool reveal) {
     emit selectionChanged(m_selected);
 }
 
+void TimelineWidget::setReferenceRange(std::optional<core::TimeRange> range) {
+    m_referenceRange = range;
+    update();
+}
+
 void TimelineWidget::setRangeSelection(std::optional<core::TimeRange> range) {
     m_rangeSelection = range;
     update();
@@ -523,6 +528,25 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     paintFlowArrows(p, plot);
     p.restore();
 
+    // Range A of a comparison: its edges dashed and an "A" tag on the ruler, under the selection.
+    if (m_referenceRange) {
+        const double x0 = std::max<double>(plot.left(), xForTime(m_referenceRange->startNs));
+        const double x1 = std::min<double>(plot.right(), xForTime(m_referenceRange->endNs));
+        if (x1 > x0) {
+            QColor shade = colors.mutedText;
+            shade.setAlpha(colors.dark ? 45 : 30);
+            p.fillRect(QRectF(x0, 0, x1 - x0, height()), shade);
+            p.setPen(QPen(colors.mutedText, 1, Qt::DashLine));
+            p.drawLine(QPointF(x0, 0), QPointF(x0, height()));
+            p.drawLine(QPointF(x1, 0), QPointF(x1, height()));
+            QFontMetrics fm(font());
+            const QRectF tag(x0 + 2, kRulerHeight - 2, fm.horizontalAdvance(QStringLiteral("A")) + 8,
+                             fm.height() + 4);
+            p.fillRect(tag, colors.mutedText);
+            p.setPen(colors.background);
+            p.drawText(tag, Qt::AlignCenter, QStringLiteral("A"));
+        }
+    }
     // Range selection overlay (over the tracks and the ruler).
     if (m_rangeSelection) {
         const double x0 = std::max<double>(plot.left(), xForTime(m_rangeSelection->startNs));

@@ -85,6 +85,9 @@ public:
     void selectEvent(timeline::EventRef ref, bool reveal = false);
     std::optional<core::TimeRange> rangeSelection() const { return m_rangeSelection; }
     void setRangeSelection(std::optional<core::TimeRange> range);
+    // A remembered range (range A of a comparison), drawn as a marked band behind the selection.
+    std::optional<core::TimeRange> referenceRange() const { return m_referenceRange; }
+    void setReferenceRange(std::optional<core::TimeRange> range);
 
     // Left edge of the plot area (after the track labels) and the top of the first track.
     int plotLeft() const { return m_labelWidth; }
@@ -188,6 +191,7 @@ private:
 
     timeline::EventRef m_selected;
     std::optional<core::TimeRange> m_rangeSelection;
+    std::optional<core::TimeRange> m_referenceRange;
 
     // Mouse interaction state.
     enum class Drag { None, Pan, Select };
