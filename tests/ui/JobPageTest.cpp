@@ -325,6 +325,13 @@ TEST(JobPageTest, HeaderNamesTheVerdictMissingRanksAndProblems) {
     page.metricSelector()->setCurrentIndex(static_cast<int>(HeatmapMetric::IdleDataWait));
     EXPECT_EQ(page.heatmap()->metric(), HeatmapMetric::IdleDataWait);
     EXPECT_DOUBLE_EQ(page.heatmap()->data().value(41, 0), 14'000'000.0);
+    // A palette change repaints the page and keeps the chosen figure; a new report opens afresh.
+    QPalette dark = page.palette();
+    dark.setColor(QPalette::Base, QColor(30, 30, 30));
+    page.setPalette(dark);
+    EXPECT_EQ(page.heatmap()->metric(), HeatmapMetric::IdleDataWait);
+    document.setReport(makeJobReport(spec), QStringLiteral("64 again"));
+    EXPECT_EQ(page.heatmap()->metric(), HeatmapMetric::CollectiveWait);
     // "Show me" brings the timeline tab forward.
     page.tabs()->setCurrentIndex(1);
     page.stragglerPanel()->showMeButton()->click();

@@ -154,9 +154,13 @@ void JobPage::refresh() {
     }
     const job::JobReport& r = *report;
     // With a straggler, the ranks' wait tells them apart; without one, their step times.
-    const HeatmapMetric opening =
-        r.stragglers.empty() ? HeatmapMetric::StepTime : HeatmapMetric::CollectiveWait;
-    m_metric->setCurrentIndex(m_metric->findData(static_cast<int>(opening)));
+    // Only for a new report: a refresh of the same one (a palette change) keeps the user's choice.
+    if (m_openedReport != report.get()) {
+        m_openedReport = report.get();
+        const HeatmapMetric opening =
+            r.stragglers.empty() ? HeatmapMetric::StepTime : HeatmapMetric::CollectiveWait;
+        m_metric->setCurrentIndex(m_metric->findData(static_cast<int>(opening)));
+    }
     QString html;
     const ThemeColors colors = themeColors(palette());
     const QString headline =

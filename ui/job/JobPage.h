@@ -48,6 +48,7 @@ private:
     JobDocument* m_document = nullptr;
     QLabel* m_header = nullptr;
     QComboBox* m_metric = nullptr;
+    const void* m_openedReport = nullptr;  // the report whose opening heatmap figure was set
     RankStepHeatmap* m_heatmap = nullptr;
     StragglerPanel* m_stragglers = nullptr;
     QTabWidget* m_tabs = nullptr;
