@@ -1108,10 +1108,15 @@ void TimelineWidget::mousePressEvent(QMouseEvent* event) {
     }
     m_pressPos = m_lastPos = event->position().toPoint();
     m_moved = false;
+    m_reorderGroup = -1;
+    m_reorderTrack = -1;
     if ((event->modifiers() & Qt::ShiftModifier) && m_pressPos.x() >= m_labelWidth) {
         m_drag = Drag::Select;
         m_selectAnchorNs = timeForX(m_pressPos.x());
         setRangeSelection(core::TimeRange{m_selectAnchorNs, m_selectAnchorNs});
+    } else if (m_pressPos.x() < m_labelWidth && ((m_reorderGroup = groupHeaderAt(m_pressPos)) >= 0 ||
+                                                 (m_reorderTrack = trackAt(m_pressPos)) >= 0)) {
+        m_drag = Drag::Reorder;  // a click (no move) still collapses a group on release
     } else {
         m_drag = Drag::Pan;
         setCursor(Qt::ClosedHandCursor);
@@ -1138,6 +1143,8 @@ void TimelineWidget::mouseMoveEvent(QMouseEvent* event) {
     } else if (m_drag == Drag::Select) {
         const core::TimestampNs t = timeForX(std::max(pos.x(), m_labelWidth));
         setRangeSelection(core::TimeRange{std::min(t, m_selectAnchorNs), std::max(t, m_selectAnchorNs)});
+    } else if (m_drag == Drag::Reorder && m_moved) {
+        setCursor(reorderTargetAt(pos) >= 0 ? Qt::DragMoveCursor : Qt::ForbiddenCursor);
     }
     m_lastPos = pos;
 }
@@ -1155,6 +1162,10 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
         }
         return;
     }
+    if (drag == Drag::Reorder && m_moved) {
+        finishReorder(event->position().toPoint());
+        return;
+    }
     if (!m_moved) {
         const QPoint pos = event->position().toPoint();
         if (const int group = groupHeaderAt(pos); group >= 0) {
@@ -1167,6 +1178,43 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
             return;
         }
         selectEvent(eventAt(pos));
+    }
+}
+
+int TimelineWidget::reorderTargetAt(QPoint pos) const {
+    if (m_reorderGroup >= 0) {
+        // Any row of a group (its header or one of its tracks) stands for the group.
+        if (const int header = groupHeaderAt(pos); header >= 0) {
+            return header;
+        }
+        const int track = trackAt(pos);
+        return track >= 0 ? m_geometry[static_cast<std::size_t>(track)].group : -1;
+    }
+    const int track = trackAt(pos);
+    if (track < 0 || m_reorderTrack < 0 ||
+        m_geometry[static_cast<std::size_t>(track)].group !=
+            m_geometry[static_cast<std::size_t>(m_reorderTrack)].group) {
+        return -1;  // tracks move within their group only
+    }
+    return track;
+}
+
+void TimelineWidget::finishReorder(QPoint pos) {
+    const int target = reorderTargetAt(pos);
+    if (target < 0) {
+        return;
+    }
+    if (m_reorderGroup >= 0) {
+        moveGroup(m_reorderGroup, target - m_reorderGroup);
+        return;
+    }
+    // Positions among the group's visible tracks, as moveTrack counts them.
+    const std::vector<std::size_t>& order =
+        m_groups[static_cast<std::size_t>(m_geometry[static_cast<std::size_t>(target)].group)].tracks;
+    const auto from = std::find(order.begin(), order.end(), static_cast<std::size_t>(m_reorderTrack));
+    const auto to = std::find(order.begin(), order.end(), static_cast<std::size_t>(target));
+    if (from != order.end() && to != order.end() && from != to) {
+        moveTrack(static_cast<std::size_t>(m_reorderTrack), static_cast<int>(to - from));
     }
 }
 

@@ -194,8 +194,15 @@ private:
     std::optional<core::TimeRange> m_referenceRange;
 
     // Mouse interaction state.
-    enum class Drag { None, Pan, Select };
+    // Reorder: a track label or group header dragged in the label column onto another one of the
+    // same kind (a track within its group, a group among groups).
+    enum class Drag { None, Pan, Select, Reorder };
     Drag m_drag = Drag::None;
+    int m_reorderTrack = -1;  // the dragged track, or -1 when a group header is dragged
+    int m_reorderGroup = -1;  // the dragged group (header drag), or -1
+    // Where a Reorder drag would drop: the track or group under the cursor (-1: nowhere valid).
+    int reorderTargetAt(QPoint pos) const;
+    void finishReorder(QPoint pos);
     QPoint m_pressPos;
     QPoint m_lastPos;
     bool m_moved = false;
