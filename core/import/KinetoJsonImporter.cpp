@@ -2,16 +2,13 @@
 
 #include <simdjson.h>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
-
 #include <algorithm>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/base/HeapRelease.h"
 #include "core/import/ByteSource.h"
 #include "core/import/JsonScan.h"
 #include "core/import/KinetoEventDecoder.h"
@@ -730,11 +727,9 @@ Result<TraceModel> importFromSource(ByteSource& source, std::string name, std::s
         KinetoJsonReader reader(source, std::move(name), options, model);
         status = reader.run();
     }
-#if defined(__GLIBC__)
     // The read window, the parser's index and the builder's scratch are freed now; glibc keeps
     // freed heap pages unless asked, which would count against the memory the trace costs.
-    malloc_trim(0);
-#endif
+    releaseFreedHeapMemory();
     if (!status.ok()) {
         return status.error();
     }
