@@ -1,5 +1,7 @@
 #include "core/base/HeapRelease.h"
 
+#include <cstdlib>  // defines __GLIBC__ on glibc, tested below
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
