@@ -53,4 +53,20 @@ if(CHOKEPOINT_BUILD_GUI)
 endif()
 list(JOIN _chokepoint_depends ", " CPACK_DEBIAN_PACKAGE_DEPENDS)
 set(CHOKEPOINT_DEB_DEPENDS "${CPACK_DEBIAN_PACKAGE_DEPENDS}" CACHE INTERNAL "Depends of the .deb")
+
+# --- The node bundle: chokepoint-cli + agent + helper + GPU check + their libraries, relocatable -
+# `cpack -G External` (or `cmake --build BUILD --target node-bundle`, or scripts/node-bundle.sh)
+# writes BUILD/chokepoint-node-VERSION-x86_64.tar.gz (cmake/MakeNodeBundle.cmake).
+set(CPACK_EXTERNAL_PACKAGE_SCRIPT ${CHOKEPOINT_SOURCE_ROOT}/cmake/MakeNodeBundle.cmake)
+set(CPACK_CHOKEPOINT_BUILD_DIR ${CMAKE_BINARY_DIR})
+set(CPACK_CHOKEPOINT_SOURCE_DIR ${CHOKEPOINT_SOURCE_ROOT})
+add_custom_target(node-bundle
+  COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${CMAKE_BINARY_DIR} -DSOURCE_DIR=${CHOKEPOINT_SOURCE_ROOT}
+          -DVERSION=${PROJECT_VERSION} -P ${CHOKEPOINT_SOURCE_ROOT}/cmake/MakeNodeBundle.cmake
+  COMMENT "Making the node bundle"
+  VERBATIM)
+add_dependencies(node-bundle chokepoint-cli)
+if(TARGET chokepoint_agent)
+  add_dependencies(node-bundle chokepoint_agent)
+endif()
 include(CPack)

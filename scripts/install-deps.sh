@@ -9,6 +9,7 @@ packages=(
   libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev
   libsimdjson-dev zlib1g-dev libsqlite3-dev
+  patchelf  # scripts/node-bundle.sh: RUNPATH of the bundled CLI and libraries
   dpkg-dev  # dpkg-shlibdeps: scripts/package-check.sh checks the .deb's Depends with it
   desktop-file-utils  # desktop-file-validate: scripts/package-check.sh checks the .desktop file
 )

@@ -33,10 +33,14 @@ void printAttachUsage(std::FILE* out) {
     std::fprintf(
         out,
         "Usage: chokepoint-cli attach PID [--steps N | --duration S] [--at-step] [--marker TEXT]\n"
-        "                             [--host-only | --gpu-metrics] [--graphs] -o FILE [--socket-dir DIR]\n\n"
+        "                             [--delay S] [--after-steps N] [--host-only | --gpu-metrics]\n"
+        "                             [--graphs] [--kinds LIST] -o FILE [--socket-dir DIR]\n\n"
         "Records a window from process PID, which must run with the Chokepoint agent\n"
         "(`chokepoint-cli launch -- COMMAND`). Without --steps/--duration it records until Ctrl-C.\n"
-        "Steps are counted from NVTX ranges or marks (ProfilerStep#N, chokepoint:step, step).\n");
+        "Steps are counted from NVTX ranges or marks (ProfilerStep#N, chokepoint:step, step).\n"
+        "--delay S and --after-steps N wait that long, or that many steps, before recording (the agent\n"
+        "stays dormant meanwhile); --kinds takes kernels,memory,api,sync,nvtx,host,overhead,graphs,\n"
+        "gpu-metrics.\n");
 }
 
 std::string commandLineOf(long pid) {
@@ -153,6 +157,8 @@ int runAttach(const Args& args) {
     request.set_start_at_next_step(window.atStep);
     request.set_step_marker(window.marker);
     request.set_kinds(captureKinds(window));
+    request.set_delay_ms(window.delayMs);
+    request.set_after_steps(window.afterSteps);
     if (core::Status sent = client->startCapture(request); !sent.ok()) {
         std::fprintf(stderr, "chokepoint-cli attach: %s\n", sent.error().message.c_str());
         return kExitFailure;

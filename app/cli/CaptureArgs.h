@@ -9,6 +9,12 @@
 //                  whether node kernel records stop is to be confirmed on a GPU)
 //   --gpu-metrics  also sample GPU metrics (CUPTI PM sampling: DRAM, SM, tensor activity); needs
 //                  GPU counter access (else the trace says why they are missing)
+//   --delay S      stay dormant (CUPTI off) for S seconds first: skips start-up, compilation and
+//                  autotuning at full speed
+//   --after-steps N  stay dormant until N step markers have passed, then start at the next one
+//   --kinds LIST   exactly these record kinds, comma-separated: kernels, memory, api, sync, nvtx,
+//                  host, overhead, graphs, gpu-metrics (for a leaner capture, or to measure what
+//                  each kind costs)
 
 #include <cstdint>
 #include <cstdlib>
@@ -26,7 +32,33 @@ struct CaptureWindowArgs {
     bool gpuMetrics = false;
     bool graphs = false;
     std::string marker;
+    std::uint32_t kinds = 0;  // --kinds: CaptureKind bits; 0 = from the options above
+    std::uint64_t delayMs = 0;
+    std::uint32_t afterSteps = 0;
 };
+
+// CaptureKind bits (control.proto) by the names --kinds takes; 0 for an unknown name.
+inline std::uint32_t captureKindBit(const std::string& name) {
+    if (name == "kernels")
+        return 1;
+    if (name == "memory")
+        return 2;
+    if (name == "api")
+        return 4;
+    if (name == "sync")
+        return 8;
+    if (name == "nvtx")
+        return 16;
+    if (name == "host")
+        return 32;
+    if (name == "gpu-metrics")
+        return 64;
+    if (name == "graphs")
+        return 128;
+    if (name == "overhead")
+        return 256;
+    return 0;
+}
 
 // Consumes the window option at args[i] (and its value). Returns 1 when consumed, 0 when args[i]
 // is not a window option, -1 on a bad value (with *error set).
@@ -67,6 +99,34 @@ inline int parseWindowOption(const Args& args, std::size_t& i, CaptureWindowArgs
         out.durationMs = static_cast<std::uint64_t>(s * 1000.0 + 0.5);
         return 1;
     }
+    if (a == "--delay") {
+        const std::string* v = value("--delay");
+        if (v == nullptr) {
+            return -1;
+        }
+        char* end = nullptr;
+        double s = std::strtod(v->c_str(), &end);
+        if (*end != '\0' || !(s >= 0) || s > 86400) {
+            *error = "--delay takes seconds (>= 0), not '" + *v + "'";
+            return -1;
+        }
+        out.delayMs = static_cast<std::uint64_t>(s * 1000.0 + 0.5);
+        return 1;
+    }
+    if (a == "--after-steps") {
+        const std::string* v = value("--after-steps");
+        if (v == nullptr) {
+            return -1;
+        }
+        char* end = nullptr;
+        long n = std::strtol(v->c_str(), &end, 10);
+        if (*end != '\0' || n <= 0 || n > 4095) {
+            *error = "--after-steps takes a whole number from 1 to 4095, not '" + *v + "'";
+            return -1;
+        }
+        out.afterSteps = static_cast<std::uint32_t>(n);
+        return 1;
+    }
     if (a == "--at-step") {
         out.atStep = true;
         return 1;
@@ -81,6 +141,31 @@ inline int parseWindowOption(const Args& args, std::size_t& i, CaptureWindowArgs
     }
     if (a == "--host-only") {
         out.hostOnly = true;
+        return 1;
+    }
+    if (a == "--kinds") {
+        const std::string* v = value("--kinds");
+        if (v == nullptr) {
+            return -1;
+        }
+        std::uint32_t bits = 0;
+        std::size_t from = 0;
+        while (from <= v->size()) {
+            std::size_t comma = v->find(',', from);
+            std::string name = v->substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+            std::uint32_t bit = captureKindBit(name);
+            if (bit == 0) {
+                *error = "--kinds: unknown kind '" + name +
+                         "' (kernels, memory, api, sync, nvtx, host, overhead, graphs, gpu-metrics)";
+                return -1;
+            }
+            bits |= bit;
+            if (comma == std::string::npos) {
+                break;
+            }
+            from = comma + 1;
+        }
+        out.kinds = bits;
         return 1;
     }
     if (a == "--marker") {
@@ -101,6 +186,9 @@ inline std::uint32_t captureKinds(const CaptureWindowArgs& w) {
         1 | 2 | 4 | 8 | kHostAndNvtx | 256;  // + KERNELS MEMORY API SYNC OVERHEAD
     constexpr std::uint32_t kGpuMetrics = 64;
     constexpr std::uint32_t kGraphs = 128;
+    if (w.kinds != 0) {
+        return w.kinds;
+    }
     if (w.hostOnly) {
         return kHostAndNvtx;
     }

@@ -232,6 +232,13 @@ void printJson(const std::string& path, std::string_view format, const TraceMode
                ",\"severity\":" + jsonString(toString(s.severity)) + ",\"count\":" + std::to_string(s.count) +
                ",\"detail\":" + jsonString(s.detail) + "}";
     }
+    // Capture notes (capture.*, model.*): what the recorder and the helper said about the window.
+    out += "],\"notes\":[";
+    for (std::size_t i = 0; i < m.metadata.notes.size(); ++i) {
+        const auto& [key, value] = m.metadata.notes[i];
+        out += (i ? "," : "") + std::string("{\"key\":") + jsonString(key) +
+               ",\"value\":" + jsonString(value) + "}";
+    }
     out += "]}\n";
     std::fwrite(out.data(), 1, out.size(), stdout);
 }

@@ -20,15 +20,24 @@ namespace chokepoint::cli {
 namespace {
 
 void printRunUsage(std::FILE* out) {
-    std::fprintf(out,
-                 "Usage: chokepoint-cli run [--steps N | --duration S] [--at-step] [--marker TEXT]\n"
-                 "                          [--host-only | --gpu-metrics] [--graphs]\n"
-                 "                          [-o FILE] -- COMMAND [ARGS...]\n\n"
-                 "Runs COMMAND with the Chokepoint agent and records every process that initialises CUDA,\n"
-                 "from its first CUDA call (or from the next step with --at-step) until the window ends or\n"
-                 "the process exits. Without --steps/--duration the whole run is recorded.\n"
-                 "  -o FILE   output .cptrace (default chokepoint-run.cptrace); with several CUDA\n"
-                 "            processes each gets FILE's name plus its pid.\n");
+    std::fprintf(
+        out,
+        "Usage: chokepoint-cli run [--steps N | --duration S] [--at-step] [--marker TEXT]\n"
+        "                          [--delay S] [--after-steps N]\n"
+        "                          [--host-only | --gpu-metrics] [--graphs] [--kinds LIST]\n"
+        "                          [-o FILE] -- COMMAND [ARGS...]\n\n"
+        "Runs COMMAND with the Chokepoint agent and records every process that initialises CUDA,\n"
+        "from its first CUDA call (or from the next step with --at-step) until the window ends or\n"
+        "the process exits. Without --steps/--duration the whole run is recorded.\n"
+        "  --delay S         start recording S seconds after the first CUDA call; until then the\n"
+        "                    agent is dormant (start-up, compilation and autotuning run at full speed)\n"
+        "  --after-steps N   start at the step marker that follows the first N (steps come from\n"
+        "                    NVTX markers: ProfilerStep#, chokepoint_helper's, or --marker); a job\n"
+        "                    without step markers records nothing: use --delay there\n"
+        "  --kinds LIST      exactly these kinds: kernels,memory,api,sync,nvtx,host,overhead,\n"
+        "                    graphs,gpu-metrics\n"
+        "  -o FILE   output .cptrace (default chokepoint-run.cptrace); with several CUDA\n"
+        "            processes each gets FILE's name plus its pid.\n");
 }
 
 // "dir/trace.cptrace" -> ("dir/trace.", ".cptrace")
@@ -125,6 +134,12 @@ int runRun(const Args& args) {
     }
     if (!window.marker.empty()) {
         extra.emplace_back("CHOKEPOINT_RECORD_MARKER", window.marker);
+    }
+    if (window.delayMs > 0) {
+        extra.emplace_back("CHOKEPOINT_RECORD_DELAY_MS", std::to_string(window.delayMs));
+    }
+    if (window.afterSteps > 0) {
+        extra.emplace_back("CHOKEPOINT_RECORD_AFTER_STEPS", std::to_string(window.afterSteps));
     }
     auto env = collectors::injectionEnvironment(collectors::currentEnvironment(), agent.value(), extra);
     if (!env.ok()) {

@@ -210,6 +210,9 @@ bool ActivityDecoder::isGpuWorkApi(CUpti_ActivityKind kind, CUpti_CallbackId cbi
 }
 
 bool ActivityDecoder::gpuInWindow(std::uint32_t correlationId, core::TimestampNs ownStartNs) {
+    if (ownStartNs >= m_windowEnd) {
+        m_gpuPastWindowEnd = true;
+    }
     auto it = m_launches.find(correlationId);
     if (it == m_launches.end()) {
         ++m_counts.gpuWithoutLaunch;
@@ -217,6 +220,23 @@ bool ActivityDecoder::gpuInWindow(std::uint32_t correlationId, core::TimestampNs
     }
     m_outstanding.erase(correlationId);
     return inWindow(it->second.startNs);
+}
+
+void ActivityDecoder::noteUnfinished(std::uint32_t correlationId, std::uint64_t cuptiStart) {
+    auto it = m_launches.find(correlationId);
+    bool inside = false;
+    if (it != m_launches.end()) {
+        inside = inWindow(it->second.startNs);
+    } else {
+        // Launch unknown: by its own start when it has one; one that never started is counted as lost.
+        inside = cuptiStart == 0 || inWindow(m_clock.toMonotonic(cuptiStart));
+    }
+    if (inside) {
+        ++m_counts.stillRunningAtStop;
+        m_outstanding.erase(correlationId);  // counted here, not again as a missing record
+    } else {
+        ++m_counts.outsideWindow;
+    }
 }
 
 void ActivityDecoder::noteApi(const CUpti_ActivityAPI& a, core::TimestampNs startNs,
@@ -338,10 +358,11 @@ void ActivityDecoder::decodeRecord(CUpti_Activity* record, bool apiPhase, core::
     }
     ++m_counts.records;
     // A forced flush hands back records of work still running with end = 0 (cupti_activity.h,
-    // cuptiActivityFlushAll): count them as such, not as a timestamp problem.
-    auto gpuTimesValid = [this](std::uint64_t start, std::uint64_t end) {
+    // cuptiActivityFlushAll): lost work when it was launched inside the window, never wanted when
+    // it was launched after it (the drain keeps tracing on, so the job's next step is in flight).
+    auto gpuTimesValid = [this](std::uint64_t start, std::uint64_t end, std::uint32_t correlationId) {
         if (m_forced && end == 0) {
-            ++m_counts.stillRunningAtStop;
+            noteUnfinished(correlationId, start);
             return false;
         }
         return timesValid(start, end);
@@ -351,7 +372,7 @@ void ActivityDecoder::decodeRecord(CUpti_Activity* record, bool apiPhase, core::
         case CUPTI_ACTIVITY_KIND_KERNEL: {
             const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
             m_contextDevice[k->contextId] = static_cast<int>(k->deviceId);
-            if (!gpuTimesValid(k->start, k->end)) {
+            if (!gpuTimesValid(k->start, k->end, k->correlationId)) {
                 break;
             }
             core::KernelRow row;
@@ -381,7 +402,7 @@ void ActivityDecoder::decodeRecord(CUpti_Activity* record, bool apiPhase, core::
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
             const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
             m_contextDevice[m->contextId] = static_cast<int>(m->deviceId);
-            if (!gpuTimesValid(m->start, m->end)) {
+            if (!gpuTimesValid(m->start, m->end, m->correlationId)) {
                 break;
             }
             core::MemcpyRow row;
@@ -404,7 +425,7 @@ void ActivityDecoder::decodeRecord(CUpti_Activity* record, bool apiPhase, core::
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY2: {
             const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
-            if (!gpuTimesValid(m->start, m->end)) {
+            if (!gpuTimesValid(m->start, m->end, m->correlationId)) {
                 break;
             }
             core::MemcpyRow row;
@@ -428,7 +449,7 @@ void ActivityDecoder::decodeRecord(CUpti_Activity* record, bool apiPhase, core::
         case CUPTI_ACTIVITY_KIND_MEMSET: {
             const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
             m_contextDevice[m->contextId] = static_cast<int>(m->deviceId);
-            if (!gpuTimesValid(m->start, m->end)) {
+            if (!gpuTimesValid(m->start, m->end, m->correlationId)) {
                 break;
             }
             core::MemsetRow row;
@@ -470,7 +491,7 @@ void ActivityDecoder::decodeRecord(CUpti_Activity* record, bool apiPhase, core::
         }
         case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: {
             const auto* g = reinterpret_cast<const CUpti_ActivityGraphTrace2*>(record);
-            if (!gpuTimesValid(g->start, g->end)) {
+            if (!gpuTimesValid(g->start, g->end, g->correlationId)) {
                 break;
             }
             core::TimestampNs startNs = m_clock.toMonotonic(g->start);

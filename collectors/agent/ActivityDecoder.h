@@ -43,7 +43,7 @@ struct DecoderCounts {
     std::uint64_t externalCorrelations = 0, overhead = 0;
     std::int64_t overheadNs = 0;
     std::uint64_t noTimestamp = 0, inverted = 0, outsideWindow = 0, unknownKind = 0;
-    std::uint64_t stillRunningAtStop = 0;    // end = 0 in a forced flush: the kernel had not finished
+    std::uint64_t stillRunningAtStop = 0;    // end = 0 in a forced flush, launched inside the window
     std::uint64_t syncQueriesDropped = 0;    // SYNCHRONIZATION records of event/stream queries
     std::uint64_t invisibleDevices = 0;      // DEVICE records with isCudaVisible = 0
     std::uint64_t gpuWithoutLaunch = 0;      // GPU records windowed by their own start
@@ -88,6 +88,9 @@ public:
     void setForcedFlush(bool forced) { m_forced = forced; }
     // In-window launches (kernel, copy, memset, graph) whose GPU record has not arrived yet.
     std::size_t outstandingLaunches() const { return m_outstanding.size(); }
+    // True once a GPU record that started at or after the window end was decoded: the GPU has
+    // caught up with the window (the drain's test when some GPU records come without a launch).
+    bool gpuPastWindowEnd() const { return m_gpuPastWindowEnd; }
     // Outstanding now plus those forgotten earlier (their records were dropped or never came).
     std::uint64_t launchesWithoutGpuRecord() const {
         return m_outstanding.size() + m_counts.launchesNeverMatched;
@@ -134,6 +137,9 @@ private:
     void noteApi(const CUpti_ActivityAPI& a, core::TimestampNs startNs, core::TraceModel& batch);
     // Whether a GPU record belongs to the window: by its launch when known, else by its own start.
     bool gpuInWindow(std::uint32_t correlationId, core::TimestampNs ownStartNs);
+    // A forced flush returned this GPU record unfinished (end = 0): lost when its launch was inside
+    // the window, else outside it.
+    void noteUnfinished(std::uint32_t correlationId, std::uint64_t cuptiStart);
     bool emitSync(const PendingSync& s, core::TraceModel& batch);
     const std::string& kernelName(const char* mangled);
     const std::string& cachedApiName(CUpti_ActivityKind kind, CUpti_CallbackId cbid);
@@ -153,6 +159,7 @@ private:
     std::vector<PendingSync> m_pendingSyncs;
     bool m_emitApiRows = true;
     bool m_forced = false;
+    bool m_gpuPastWindowEnd = false;
 };
 
 }  // namespace chokepoint::collectors

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <string_view>
 
 #include "collectors/agent/RecordScope.h"
 #include "collectors/control/Framing.h"
@@ -153,6 +154,10 @@ int Agent::initializeCuda() {
     }
     config.allowNewerCupti = envFlag("CHOKEPOINT_ALLOW_NEWER_CUPTI");
     config.detachAfterCapture = envFlag("CHOKEPOINT_CUPTI_DETACH");
+    if (const char* runtimeApi = std::getenv("CHOKEPOINT_RUNTIME_API");
+        runtimeApi != nullptr && std::string_view(runtimeApi) == "allowlist") {
+        config.runtimeApiTracing = RuntimeApiTracing::AllowListOnly;
+    }
     config.gpuNames = [this] { return gpuNames(); };
     config.log = [this](const std::string& text) { log(text); };
     m_cupti = makeRealCuptiApi();
@@ -234,6 +239,9 @@ void Agent::startRecordingToFile(const std::string& pattern) {
     request.durationMs = static_cast<std::uint64_t>(envLong("CHOKEPOINT_RECORD_DURATION_MS", 0));
     request.startAtNextStep = envFlag("CHOKEPOINT_RECORD_AT_STEP");
     request.kinds = static_cast<std::uint32_t>(envLong("CHOKEPOINT_RECORD_KINDS", 0));
+    request.delayMs = static_cast<std::uint64_t>(std::max(0L, envLong("CHOKEPOINT_RECORD_DELAY_MS", 0)));
+    request.afterSteps =
+        static_cast<std::uint32_t>(std::max(0L, envLong("CHOKEPOINT_RECORD_AFTER_STEPS", 0)));
     if (const char* marker = std::getenv("CHOKEPOINT_RECORD_MARKER"); marker != nullptr && *marker != '\0') {
         request.stepMarker = marker;
     }

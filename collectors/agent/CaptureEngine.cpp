@@ -90,6 +90,8 @@ const char* kindName(CUpti_ActivityKind kind) {
             return "EXTERNAL_CORRELATION";
         case CUPTI_ACTIVITY_KIND_DEVICE:
             return "DEVICE";
+        case CUPTI_ACTIVITY_KIND_RUNTIME:
+            return "RUNTIME";
         default:
             return "?";
     }
@@ -304,6 +306,25 @@ std::optional<wire::Error> CaptureEngine::enableCupti(std::uint32_t kinds) {
     // by the start of the call that launched them, and SYNCHRONIZATION records are kept only when
     // they belong to a *Synchronize/WaitEvent call. API rows reach the trace only with KIND_API.
     m_apiAllowListOn = true;
+    if (m_config.runtimeApiTracing == RuntimeApiTracing::KindMinusOthers) {
+        // Per-call enables alone (cuptiActivityEnableRuntimeApi) give no runtime records when CUPTI
+        // starts after the CUDA runtime is up: on an H100 every attach capture lacked every
+        // cudaLaunchKernel record while run captures (CUPTI on from cuInit) had them all. The
+        // documented alternative works at any time: enable the RUNTIME kind, then switch off
+        // every runtime call outside the allow-list (cupti_activity.h, cuptiActivityEnableRuntimeApi).
+        r = m_cupti.enable(CUPTI_ACTIVITY_KIND_RUNTIME);
+        if (r != CUPTI_SUCCESS) {
+            return fail(wire::ERROR_CODE_CUPTI_FAILED,
+                        "cuptiActivityEnable(RUNTIME) failed: " + m_cupti.resultString(r));
+        }
+        m_enabledKinds.push_back(CUPTI_ACTIVITY_KIND_RUNTIME);
+        for (CUpti_CallbackId cbid = 1; cbid < CUPTI_RUNTIME_TRACE_CBID_SIZE; ++cbid) {
+            if (std::find(std::begin(kRuntimeAllowList), std::end(kRuntimeAllowList), cbid) ==
+                std::end(kRuntimeAllowList)) {
+                m_cupti.enableRuntimeApi(cbid, false);
+            }
+        }
+    }
     for (CUpti_CallbackId cbid : kRuntimeAllowList) {
         r = m_cupti.enableRuntimeApi(cbid, true);
         if (r != CUPTI_SUCCESS) {
@@ -401,11 +422,17 @@ std::optional<wire::Error> CaptureEngine::startCapture(const wire::StartCapture&
     // Requests come from another process: bound what they can ask for.
     constexpr std::uint64_t kMaxDurationMs = 7ull * 24 * 3600 * 1000;
     constexpr std::uint32_t kMaxSteps = 1000000;
-    if (request.durationMs > kMaxDurationMs || request.steps > kMaxSteps || request.stepMarker.size() > 63) {
+    if (request.durationMs > kMaxDurationMs || request.steps > kMaxSteps || request.stepMarker.size() > 63 ||
+        request.delayMs > kMaxDurationMs || request.afterSteps > NvtxRecorder::kMaxStepTimes - 1) {
         busy.code = wire::ERROR_CODE_MALFORMED;
-        busy.text = "capture window out of range: at most 7 days, 1,000,000 steps and a 63-byte step marker";
+        busy.text =
+            "capture window out of range: at most 7 days, 1,000,000 steps, a 63-byte step marker, a 7-day "
+            "delay and 4,095 steps to wait";
         return busy;
     }
+    // --delay / --after-steps: the agent stays dormant (CUPTI untouched) until then, as for a
+    // later attach, so start-up (imports, compilation, autotuning) runs at full speed.
+    const bool deferred = request.delayMs > 0 || request.afterSteps > 0;
     std::uint32_t kinds = request.kinds != 0 ? request.kinds : kDefaultCaptureKinds;
     constexpr std::uint32_t kCuptiKinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_MEMORY |
                                           wire::CAPTURE_KIND_API | wire::CAPTURE_KIND_SYNC |
@@ -426,7 +453,8 @@ std::optional<wire::Error> CaptureEngine::startCapture(const wire::StartCapture&
         std::lock_guard lock(m_completedMutex);
         m_completed.reserve(m_config.maxBuffers + 1);
     }
-    if ((kinds & kCuptiKinds) != 0) {
+    m_deferredCuptiKinds = deferred ? kinds & kCuptiKinds : 0;
+    if ((kinds & kCuptiKinds) != 0 && !deferred) {
         if (auto refused = enableCupti(kinds & kCuptiKinds)) {
             return refused;
         }
@@ -463,13 +491,14 @@ std::optional<wire::Error> CaptureEngine::startCapture(const wire::StartCapture&
     m_nvtx.setStepMarkers(markers);
     m_nvtx.resetSteps();
     m_nvtx.clear();
-    bool needSteps = request.steps > 0 || request.startAtNextStep;
+    bool needSteps = request.steps > 0 || request.startAtNextStep || request.afterSteps > 0;
     if ((kinds & wire::CAPTURE_KIND_NVTX) != 0) {
         m_nvtx.setMode(NvtxMode::Recording);
     } else if (needSteps) {
         m_nvtx.setMode(NvtxMode::Armed);
     }
-    m_state.store(request.startAtNextStep ? wire::AGENT_STATE_ARMED : wire::AGENT_STATE_CAPTURING);
+    m_state.store(request.startAtNextStep || deferred ? wire::AGENT_STATE_ARMED
+                                                      : wire::AGENT_STATE_CAPTURING);
     m_worker = std::thread([this] { run(); });
     return std::nullopt;
 }
@@ -552,7 +581,6 @@ void CaptureEngine::startWorkerSideSources() {
         }
     }
     if (m_wantPm) {
-        m_wantPm = false;
         PmSampler::Options pmOptions;
         pmOptions.deviceIndex = m_config.pmDeviceIndex;
         if (pmOptions.deviceIndex < 0) {
@@ -561,9 +589,22 @@ void CaptureEngine::startWorkerSideSources() {
             bool oneVisible = visible != nullptr && std::strchr(visible, ',') == nullptr && *visible != '\0';
             pmOptions.deviceIndex = (localRank != nullptr && !oneVisible) ? std::atoi(localRank) : 0;
         }
+        if (!m_config.pmReady(pmOptions.deviceIndex)) {
+            m_pmProblem = "the job created no CUDA context on GPU " + std::to_string(pmOptions.deviceIndex) +
+                          " before the capture ended, so PM sampling never started";
+            return;  // asked again at the next tick
+        }
+        m_wantPm = false;
+        m_pmProblem.clear();
         auto pm = std::make_unique<PmSampler>();
         core::Status started = pm->start(pmOptions);
         if (started.ok()) {
+            for (const std::string& dropped : pm->droppedMetrics()) {
+                log("GPU metric left out: " + dropped);
+            }
+            for (const std::string& note : pm->notes()) {
+                log("GPU metrics: " + note);
+            }
             m_pm = std::move(pm);
         } else {
             m_pmProblem = started.error().message;
@@ -737,7 +778,10 @@ void CaptureEngine::run() {
         startedNs = m_startNs;
     }
     const std::uint32_t kinds = request.kinds;
-    core::TimestampNs windowStart = request.startAtNextStep ? kNever : startedNs;
+    const bool deferred = request.delayMs > 0 || request.afterSteps > 0;
+    core::TimestampNs windowStart = request.startAtNextStep || deferred ? kNever : startedNs;
+    bool waitingToStart = deferred;
+    std::uint64_t armBase = 0;  // step markers seen before the window could open
     core::TimestampNs windowEnd = kNever;
     std::uint64_t stepBase = 0;  // step markers counted before the window opened
     std::string endReason = "stopped by request";
@@ -753,6 +797,22 @@ void CaptureEngine::run() {
     m_metadata.notes.emplace_back("capture.id", std::to_string(captureId));
     m_metadata.notes.emplace_back("capture.clock", "CLOCK_MONOTONIC");
     m_metadata.notes.emplace_back("capture.kinds", std::to_string(kinds));
+    {
+        // The analysis reads steps from the same prefixes the window used (--marker included).
+        std::string markers;
+        for (const std::string& marker : request.stepMarker.empty()
+                                             ? m_config.defaultStepMarkers
+                                             : std::vector<std::string>{request.stepMarker}) {
+            markers += (markers.empty() ? "" : "|") + marker;
+        }
+        m_metadata.notes.emplace_back("capture.step_markers", markers);
+    }
+    if (!m_enabledKinds.empty()) {
+        m_metadata.notes.emplace_back("capture.runtime_api_tracing",
+                                      m_config.runtimeApiTracing == RuntimeApiTracing::KindMinusOthers
+                                          ? "runtime kind minus calls outside the allow-list"
+                                          : "allow-list only");
+    }
     if (request.steps > 0) {
         m_metadata.notes.emplace_back("capture.steps_requested", std::to_string(request.steps));
     }
@@ -788,21 +848,22 @@ void CaptureEngine::run() {
         host = std::make_unique<HostSampler>(o);
         host->start();
     }
-    const bool useCupti = !m_enabledKinds.empty();
+    bool useCupti = !m_enabledKinds.empty();
     core::TimestampNs lastFlush = startedNs, lastAnchor = startedNs;
+    const core::TimestampNs delayNs = static_cast<core::TimestampNs>(request.delayMs) * core::kNsPerMs;
     m_lastChunkNs = startedNs;
     m_pendingRows = 0;
     auto batch = std::make_unique<core::TraceModel>();
 
     auto updateWindow = [&] {
-        if (windowStart == kNever && m_nvtx.stepsSeen() >= 1) {
-            windowStart = m_nvtx.stepTimeNs(1);
-            stepBase = 1;
+        if (windowStart == kNever && !waitingToStart && m_nvtx.stepsSeen() >= armBase + 1) {
+            windowStart = m_nvtx.stepTimeNs(armBase + 1);
+            stepBase = armBase + 1;
             m_state.store(wire::AGENT_STATE_CAPTURING);
         }
         if (windowStart != kNever && request.steps > 0 && windowEnd == kNever) {
             // Aligned windows end at the marker that opens step N+1; immediate windows after N markers.
-            std::uint64_t endMarker = stepBase == 1 ? 1 + request.steps : request.steps;
+            std::uint64_t endMarker = stepBase + request.steps;
             core::TimestampNs t = m_nvtx.stepTimeNs(endMarker);
             if (t >= 0) {
                 windowEnd = t;
@@ -844,7 +905,9 @@ void CaptureEngine::run() {
         }
     };
 
-    startWorkerSideSources();
+    if (!waitingToStart) {
+        startWorkerSideSources();
+    }
     // Stolen buffer callbacks (another tool's cuptiActivityRegisterCallbacks): ours stop being
     // called although the job goes on stepping, so the GPU is busy and records must exist.
     std::uint64_t callbacksSeen = m_bufferCallbacks.load();
@@ -865,6 +928,33 @@ void CaptureEngine::run() {
                        m_nvtx.stepsSeen() >= stepsWhenChanged + 2) {
                 m_callbacksLost = true;
             }
+        }
+        if (waitingToStart) {
+            const bool due = request.afterSteps > 0
+                                 ? m_nvtx.stepsSeen() >= request.afterSteps && now >= startedNs + delayNs
+                                 : now >= startedNs + delayNs;
+            if (due) {
+                waitingToStart = false;
+                if (m_deferredCuptiKinds != 0) {
+                    if (auto refused = enableCupti(m_deferredCuptiKinds)) {
+                        endReason = "the capture could not start: " + refused->text;
+                        break;
+                    }
+                    useCupti = !m_enabledKinds.empty();
+                    takeAnchor();  // CUPTI's clock, now that it is in use
+                    callbacksChangedNs = now;
+                }
+                armBase = m_nvtx.stepsSeen();
+                if (request.afterSteps == 0 && !request.startAtNextStep) {
+                    windowStart = monotonicNowNs();  // --delay: the window opens now
+                    stepBase = armBase;
+                    m_state.store(wire::AGENT_STATE_CAPTURING);
+                }  // else at the next step marker (updateWindow)
+                startWorkerSideSources();
+            }
+        }
+        if (m_wantPm && !waitingToStart) {
+            startWorkerSideSources();  // PM sampling waits for the job's CUDA context
         }
         if (useCupti && now - lastFlush >= m_config.flushIntervalMs * core::kNsPerMs) {
             m_cupti.flushAll(0);  // completed buffers only; never synchronises the GPU
@@ -923,7 +1013,12 @@ void CaptureEngine::run() {
     if (windowEnd == kNever) {
         windowEnd = stopNs;
     }
-    if (windowStart == kNever) {
+    if (windowStart == kNever && waitingToStart) {
+        endReason = request.afterSteps > 0
+                        ? "stopped after " + std::to_string(m_nvtx.stepsSeen()) + " of the " +
+                              std::to_string(request.afterSteps) + " steps to wait, so nothing was recorded"
+                        : "stopped before the delay had passed, so nothing was recorded";
+    } else if (windowStart == kNever && endReason.rfind("the capture could not start", 0) != 0) {
         endReason = "no step marker was seen, so the window never opened (stopped before the first step)";
     }
     if ((kinds & wire::CAPTURE_KIND_NVTX) == 0) {
@@ -931,15 +1026,13 @@ void CaptureEngine::run() {
     }
     std::int64_t missingGpuRecords = 0;
     if (useCupti) {
-        // Nothing new is recorded from here: the kinds and the API allow-list go off together, so
-        // the training threads stop producing records the drain would only throw away.
-        for (CUpti_ActivityKind kind : m_enabledKinds) {
-            m_cupti.disable(kind);
-        }
-        setApiAllowList(false);
-        // GPU work launched inside the window may still be queued or running: flush (without
-        // forcing) until every launch's GPU record has arrived, bounded by the drain time, then
-        // force out the rest (a record still running then comes back with end = 0, counted).
+        // GPU work launched inside the window may still be queued or running. Tracing stays on
+        // while the drain waits for it (on an H100, switching the kinds off first ended windows
+        // with up to 428 records counted as still running although steps took 66 ms and the drain
+        // allowed 2 s: ../shared/traces/h100, docs/COLLECTORS.md). Flush (without forcing)
+        // until every in-window launch has its GPU record and, when some GPU records come without
+        // their launch, until the GPU has started work from after the window; bounded by the drain
+        // time. Records of work launched after the window are left out by the decoder.
         bool exitDrain = false;
         {
             std::lock_guard lock(m_mutex);
@@ -950,11 +1043,19 @@ void CaptureEngine::run() {
         for (;;) {
             m_cupti.flushAll(0);
             collect(*batch);
-            if (decoder.outstandingLaunches() == 0 || monotonicNowNs() >= deadline) {
+            const bool launchesDone = decoder.outstandingLaunches() == 0;
+            const bool gpuCaughtUp = decoder.counts().gpuWithoutLaunch == 0 || decoder.gpuPastWindowEnd();
+            if ((launchesDone && gpuCaughtUp) || monotonicNowNs() >= deadline) {
                 break;
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(std::min(m_config.loopIntervalMs, 20)));
         }
+        // Then the kinds and the API allow-list go off together, and a forced flush returns the
+        // rest (work still running then comes back with end = 0 and is counted).
+        for (CUpti_ActivityKind kind : m_enabledKinds) {
+            m_cupti.disable(kind);
+        }
+        setApiAllowList(false);
         decoder.setForcedFlush(true);
         m_cupti.flushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     }
@@ -985,6 +1086,19 @@ void CaptureEngine::run() {
     if (m_pm) {
         m_pm->stop(*batch, m_clock, windowStart, windowEnd);
         m_metadata.notes.emplace_back("capture.gpu_metrics_samples", std::to_string(m_pm->samples()));
+        m_metadata.notes.emplace_back("capture.gpu_metrics_count", std::to_string(m_pm->metricCount()));
+        if (!m_pm->droppedMetrics().empty()) {
+            std::string names;
+            for (const std::string& dropped : m_pm->droppedMetrics()) {
+                names += (names.empty() ? "" : "; ") + dropped;
+            }
+            batch->stats.add("agent.gpu_metrics_dropped", core::Severity::Warning,
+                             static_cast<std::int64_t>(m_pm->droppedMetrics().size()),
+                             "GPU metrics this device refused were left out, the others recorded: " + names);
+        }
+        for (const std::string& note : m_pm->notes()) {
+            m_metadata.notes.emplace_back("capture.gpu_metrics_note", note);
+        }
         m_pm.reset();
     }
     if (missingGpuRecords > 0) {

@@ -4,7 +4,9 @@
 //
 //   Dormant --startCapture--> Armed (start at next step: CUPTI already on, rows before the first
 //                                    step marker are discarded, so the window starts exactly at
-//                                    the marker and first-enable costs fall before it)
+//                                    the marker and first-enable costs fall before it; with a
+//                                    delay or steps to wait, CUPTI stays off until they have
+//                                    passed, then the worker turns it on)
 //                          \-> Capturing --window end / stop / client gone--> Draining --> Dormant
 //
 // While Dormant the engine holds no CUPTI subscription and enables no activity kind; NVTX
@@ -56,6 +58,11 @@ constexpr std::uint32_t kDefaultCaptureKinds =
     wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_MEMORY | wire::CAPTURE_KIND_API |
     wire::CAPTURE_KIND_SYNC | wire::CAPTURE_KIND_NVTX | wire::CAPTURE_KIND_HOST | wire::CAPTURE_KIND_OVERHEAD;
 
+// How runtime-API records are asked for. AllowListOnly: cuptiActivityEnableRuntimeApi per allowed
+// call (records only when CUPTI started before the CUDA runtime: run mode). KindMinusOthers: the
+// RUNTIME kind, then every call outside the allow-list switched off (records in attach too).
+enum class RuntimeApiTracing { KindMinusOthers, AllowListOnly };
+
 struct CaptureEngineConfig {
     std::size_t bufferBytes = 4u << 20;  // CUPTI recommends 1-10 MB per buffer
     std::size_t maxBuffers = 32;         // 128 MiB cap, like Kineto's default
@@ -68,6 +75,8 @@ struct CaptureEngineConfig {
     std::size_t spareBuffers = 8;     // activity buffers kept allocated and zeroed ahead of CUPTI's asks
     bool allowNewerCupti = false;     // accept a CUPTI of a newer 13.x minor (record layouts unverified)
     bool detachAfterCapture = false;  // cuptiFinalize after each capture (CHOKEPOINT_CUPTI_DETACH=1)
+    // CHOKEPOINT_RUNTIME_API=allowlist selects AllowListOnly (for comparing on a GPU).
+    RuntimeApiTracing runtimeApiTracing = RuntimeApiTracing::KindMinusOthers;
     int detachTimeoutMs = 2000;
     // CUPTI's buffer callbacks count as taken by another tool when, after buffers had been flowing,
     // none was requested or completed for this long while at least two more steps began.
@@ -83,6 +92,8 @@ struct CaptureEngineConfig {
     std::vector<std::string> defaultStepMarkers = {"ProfilerStep#", "chokepoint:step", "step"};
     bool cuptiAvailable = true;  // false: the process has no usable CUPTI; host + NVTX only
     int pmDeviceIndex = -1;      // device for GPU metrics; -1: LOCAL_RANK (or 0) of this process
+    // Whether PM sampling can start on a device now (it has a CUDA context); tests replace it.
+    std::function<bool(int)> pmReady = [](int device) { return PmSampler::deviceHasContext(device); };
     std::int64_t pid = 0;
     std::vector<std::string> commandLine;
     std::string hostName;
@@ -201,8 +212,9 @@ private:
     bool m_subscribed = false;
     bool m_threadIdTypeSet = false;  // SYSTEM, set once at the first capture and never changed
     bool m_apiAllowListOn = false;
-    bool m_wantPm = false;          // start PM sampling on the worker (never inside cuInit)
-    bool m_wantDeviceDump = false;  // DEVICE records, taken on the worker too
+    bool m_wantPm = false;                   // start PM sampling on the worker (never inside cuInit)
+    bool m_wantDeviceDump = false;           // DEVICE records, taken on the worker too
+    std::uint32_t m_deferredCuptiKinds = 0;  // enabled by the worker when a delayed start is due
     std::uint32_t m_cuptiVersion = 0;
     bool m_clockChanged = false;   // CUPTI's clock jumped away from ours mid-capture
     bool m_callbacksLost = false;  // another tool took CUPTI's buffer callbacks mid-capture

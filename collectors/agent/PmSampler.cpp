@@ -127,37 +127,67 @@ const std::vector<PmMetric>& defaultPmMetrics() {
     return kMetrics;
 }
 
-core::Result<PmConfig> buildPmSamplingConfig(const std::string& chip,
-                                             const std::vector<std::uint8_t>& availability,
-                                             const std::vector<PmMetric>& metrics) {
+namespace {
+
+core::Result<PmConfig> configureOnNewHost(const std::string& chip,
+                                          const std::vector<std::uint8_t>& availability,
+                                          const std::vector<PmMetric>& metrics) {
     core::Result<CUpti_Profiler_Host_Object*> host = initHost(chip, availability);
     if (!host.ok()) {
         return host.error();
     }
     HostObject owner{host.value()};
-    core::Result<PmConfig> config = configure(owner.object, metrics);
-    if (config.ok() || metrics.size() < 2) {
-        return config;
+    return configure(owner.object, metrics);
+}
+
+}  // namespace
+
+core::Result<PmConfig> buildPmSamplingConfig(const std::string& chip,
+                                             const std::vector<std::uint8_t>& availability,
+                                             const std::vector<PmMetric>& metrics) {
+    core::Result<PmConfig> whole = configureOnNewHost(chip, availability, metrics);
+    if (whole.ok()) {
+        whole->metrics = metrics;
+        return whole;
     }
-    // Name the metric at fault: try each alone on a fresh host object.
+    if (whole.error().message.find("cuptiProfilerHostInitialize") != std::string::npos) {
+        return whole;  // no host object for the chip at all
+    }
+    if (metrics.size() == 1) {
+        return core::makeError(std::string("metric '") + metrics.front().name + "' cannot be sampled on " +
+                               chip + ": " + whole.error().message);
+    }
+    // The set was refused (on an H100: CUPTI_ERROR_UNKNOWN for the whole set). Drop the metrics
+    // the device refuses alone, then add the rest one by one while the set stays one pass, so one
+    // unavailable counter (NVLink on a GPU without links, say) costs that metric, not all of them.
+    PmConfig best;
+    std::vector<PmMetric> kept;
+    std::vector<std::string> dropped;
     for (const PmMetric& m : metrics) {
-        core::Result<CUpti_Profiler_Host_Object*> single = initHost(chip, availability);
-        if (!single.ok()) {
-            break;
+        core::Result<PmConfig> alone = configureOnNewHost(chip, availability, {m});
+        if (!alone.ok()) {
+            dropped.push_back(std::string(m.name) + ": " + alone.error().message);
+            continue;
         }
-        HostObject singleOwner{single.value()};
-        const char* name = m.name;
-        auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(
-            CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-        add.pHostObject = singleOwner.object;
-        add.ppMetricNames = &name;
-        add.numMetrics = 1;
-        if (CUptiResult r = cuptiProfilerHostConfigAddMetrics(&add); r != CUPTI_SUCCESS) {
-            return core::makeError(std::string("metric '") + name + "' is not available for PM sampling on " +
-                                   chip + ": " + describeCuptiResult(r));
+        std::vector<PmMetric> candidate = kept;
+        candidate.push_back(m);
+        core::Result<PmConfig> together = configureOnNewHost(chip, availability, candidate);
+        if (!together.ok()) {
+            dropped.push_back(std::string(m.name) + ": not recordable together with the others (" +
+                              together.error().message + ")");
+            continue;
         }
+        kept = std::move(candidate);
+        best = std::move(together.value());
     }
-    return config;
+    if (kept.empty()) {
+        return core::makeError("no metric of the PM sampling set is available on " + chip +
+                               " (the whole set: " + whole.error().message + "; for example " +
+                               dropped.front() + ")");
+    }
+    best.metrics = std::move(kept);
+    best.dropped = std::move(dropped);
+    return best;
 }
 
 PmSampler::~PmSampler() {
@@ -228,6 +258,24 @@ std::string pmSamplingUnsupportedReason(int deviceIndex) {
 
 }  // namespace
 
+bool PmSampler::deviceHasContext(int deviceIndex) {
+    void* cuda = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);  // loaded already: it loaded us
+    if (cuda == nullptr) {
+        return false;
+    }
+    using GetDevice = int (*)(CUdevice*, int);
+    using PrimaryState = int (*)(CUdevice, unsigned int*, int*);
+    auto getDevice = reinterpret_cast<GetDevice>(::dlsym(cuda, "cuDeviceGet"));
+    auto primaryState = reinterpret_cast<PrimaryState>(::dlsym(cuda, "cuDevicePrimaryCtxGetState"));
+    CUdevice device = 0;
+    unsigned int flags = 0;
+    int active = 0;
+    bool ready = getDevice != nullptr && primaryState != nullptr && getDevice(&device, deviceIndex) == 0 &&
+                 primaryState(device, &flags, &active) == 0 && active != 0;
+    ::dlclose(cuda);
+    return ready;
+}
+
 core::Status PmSampler::start(const Options& options) {
     m_options = options;
     auto init = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
@@ -256,15 +304,36 @@ core::Status PmSampler::start(const Options& options) {
             availability.clear();
         }
     }
-    core::Result<CUpti_Profiler_Host_Object*> host = initHost(chip.pChipName, availability);
-    if (!host.ok()) {
-        return host.error();
+    const std::vector<PmMetric>& wanted = options.metrics.empty() ? defaultPmMetrics() : options.metrics;
+    core::Result<PmConfig> config = buildPmSamplingConfig(chip.pChipName, availability, wanted);
+    if (!config.ok() && !availability.empty()) {
+        // The availability image only matters for chips newer than the CUPTI; a bad one must not
+        // cost every metric. Without it the offline configuration stands (SetConfig still checks).
+        core::Result<PmConfig> offline = buildPmSamplingConfig(chip.pChipName, {}, wanted);
+        if (offline.ok()) {
+            m_notes.push_back(
+                "configuration built without the device's counter availability image (with it: " +
+                config.error().message + ")");
+            availability.clear();
+            config = std::move(offline);
+        }
     }
-    m_host = host.value();
-    core::Result<PmConfig> config = configure(m_host, defaultPmMetrics());
     if (!config.ok()) {
         release();
         return config.error();
+    }
+    m_metrics = config->metrics;
+    m_dropped = config->dropped;
+    // The host object that evaluates samples holds the same metrics as the image.
+    core::Result<CUpti_Profiler_Host_Object*> host = initHost(chip.pChipName, availability);
+    if (!host.ok()) {
+        release();
+        return host.error();
+    }
+    m_host = host.value();
+    if (core::Result<PmConfig> again = configure(m_host, m_metrics); !again.ok()) {
+        release();
+        return again.error();
     }
     auto enable = params<CUpti_PmSampling_Enable_Params>(CUpti_PmSampling_Enable_Params_STRUCT_SIZE);
     enable.deviceIndex = static_cast<std::size_t>(options.deviceIndex);
@@ -303,7 +372,7 @@ core::Status PmSampler::start(const Options& options) {
         return core::makeError(describe("cuptiPmSamplingSetConfig", r));
     }
     m_metricNames.clear();
-    for (const PmMetric& m : defaultPmMetrics()) {
+    for (const PmMetric& m : m_metrics) {
         m_metricNames.push_back(m.name);
     }
     auto size = params<CUpti_PmSampling_GetCounterDataSize_Params>(
@@ -341,7 +410,7 @@ void PmSampler::decodeInto(core::TraceModel& batch, const ClockMap& clock, core:
     if (m_object == nullptr) {
         return;
     }
-    const auto& metrics = defaultPmMetrics();
+    const auto& metrics = m_metrics;
     std::map<std::size_t, std::size_t> trackOf;  // metric index -> batch.counters index
     std::vector<double> values(metrics.size());
     // Decode until the hardware buffer is empty; a full image is evaluated and reset in between.

@@ -35,11 +35,14 @@ const std::vector<PmMetric>& defaultPmMetrics();
 struct PmConfig {
     std::vector<std::uint8_t> image;
     std::size_t passes = 0;
+    std::vector<PmMetric> metrics;     // the metrics the image holds, in the order asked for
+    std::vector<std::string> dropped;  // "metric: why" for each one left out
 };
 
 // Builds the PM sampling configuration image for `chip` (optionally restricted by a counter
-// availability image from the device). Fails, naming the metric or the pass count, when a metric
-// does not exist for the chip or the set needs more than one pass (PM sampling allows only one).
+// availability image from the device). When the whole set is refused, the metrics refused alone
+// or that would need a second pass are dropped (named in `dropped`) and the rest is kept. Fails,
+// naming the metric or the pass count, when a single metric is refused or none is left.
 core::Result<PmConfig> buildPmSamplingConfig(const std::string& chip,
                                              const std::vector<std::uint8_t>& availability,
                                              const std::vector<PmMetric>& metrics);
@@ -51,7 +54,13 @@ public:
         std::uint64_t intervalNs = 1'000'000;  // 1 kHz: enough to classify step phases
         std::size_t hardwareBufferBytes = 64u << 20;
         std::uint32_t maxSamplesPerDecode = 1024;
+        std::vector<PmMetric> metrics;  // empty: defaultPmMetrics()
     };
+
+    // True when GPU `deviceIndex` has an active primary context. PM sampling is started only then:
+    // before the job has created its context (run mode starts inside cuInit) the counter
+    // availability and the profiler calls have no context to work on.
+    static bool deviceHasContext(int deviceIndex);
 
     PmSampler() = default;
     ~PmSampler();
@@ -70,6 +79,10 @@ public:
     bool running() const { return m_object != nullptr; }
     std::uint64_t samples() const { return m_samples; }
     std::uint64_t overflows() const { return m_overflows; }
+    // Metrics left out of the set ("metric: why") and other remarks for the trace notes.
+    const std::vector<std::string>& droppedMetrics() const { return m_dropped; }
+    const std::vector<std::string>& notes() const { return m_notes; }
+    std::size_t metricCount() const { return m_metrics.size(); }
 
 private:
     void release();
@@ -79,6 +92,9 @@ private:
     CUpti_Profiler_Host_Object* m_host = nullptr;
     bool m_profilerInitialized = false;
     std::vector<std::uint8_t> m_counterData;
+    std::vector<PmMetric> m_metrics;
+    std::vector<std::string> m_dropped;
+    std::vector<std::string> m_notes;
     std::vector<const char*> m_metricNames;
     bool m_firstSampleSeen = false;
     std::uint64_t m_samples = 0;

@@ -136,6 +136,8 @@ std::string encodeBody(const StartCapture& m) {
     putBool(out, 4, m.startAtNextStep);
     putString(out, 5, m.stepMarker);
     putUint(out, 6, m.hostSampleHz);
+    putUint(out, 7, m.delayMs);
+    putUint(out, 8, m.afterSteps);
     return out;
 }
 
@@ -360,6 +362,8 @@ bool decodeField(const Field& f, StartCapture& m) {
         case 4: return setBool(f, m.startAtNextStep);
         case 5: return setUtf8(f, m.stepMarker);
         case 6: return setU32(f, m.hostSampleHz);
+        case 7: return setU64(f, m.delayMs);
+        case 8: return setU32(f, m.afterSteps);
         default: return true;
     }
 }

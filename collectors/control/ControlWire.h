@@ -88,6 +88,8 @@ struct StartCapture {
     bool startAtNextStep = false;
     std::string stepMarker;
     std::uint32_t hostSampleHz = 0;
+    std::uint64_t delayMs = 0;     // dormant this long first, then start (CUPTI off meanwhile)
+    std::uint32_t afterSteps = 0;  // dormant until this many step markers, then start at the next
     bool operator==(const StartCapture&) const = default;
 };
 

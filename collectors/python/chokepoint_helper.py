@@ -7,7 +7,7 @@ when torch or CUDA is missing, so a script can keep the calls in every environme
 
     cp.publish_model(model, tokens_per_step=batch_size * seq_len)   # MFU needs no user input
     for step, batch in enumerate(cp.data_loading(loader)):           # marks each wait for data
-        with cp.step(step):                                          # one training step
+        with cp.step(step, count_flops=(step == 1)):                 # one step; count step 1's FLOPs
             with cp.forward():
                 loss = model(batch)
             with cp.backward():
@@ -39,6 +39,8 @@ __all__ = [
     "publish",
     "count_parameters",
     "publish_model",
+    "counting_flops",
+    "FlopTally",
     "install_optimizer_step_marker",
 ]
 
@@ -104,9 +106,20 @@ def phase(name):
         backend.range_pop()
 
 
-def step(number=None):
-    """One training step: a range "chokepoint:step#N" (the agent's default step marker)."""
-    return phase(STEP_PREFIX if number is None else "%s#%d" % (STEP_PREFIX, int(number)))
+@contextlib.contextmanager
+def step(number=None, count_flops=False):
+    """One training step: a range "chokepoint:step#N" (the agent's default step marker).
+
+    With count_flops=True the step also runs under PyTorch's FLOP counter and publishes what one
+    real training step costs (see counting_flops): pass it for one step after the first, e.g.
+    ``cp.step(i, count_flops=(i == 1))``. That step runs slower while it is counted."""
+    name = STEP_PREFIX if number is None else "%s#%d" % (STEP_PREFIX, int(number))
+    with phase(name):
+        if count_flops:
+            with counting_flops():
+                yield
+        else:
+            yield
 
 
 def forward():
@@ -213,8 +226,105 @@ def count_parameters(model, trainable_only=False):
 
 def publish_model(model, tokens_per_step=None, **extra):
     """Publishes the model's parameter count and the tokens per step (over all micro-batches of
-    this rank), which is what MFU needs: FLOPs per step ~ 6 * parameters * tokens."""
+    this rank): FLOPs per step ~ 6 * parameters * tokens, for transformers. Leave tokens out for
+    models where that rule does not hold (convolutions: images are not tokens) and count one step
+    instead (step(n, count_flops=True) or counting_flops())."""
     return publish(parameter_count=count_parameters(model), tokens_per_step=tokens_per_step, **extra)
+
+
+_PRECISION_OF_DTYPE = {
+    "torch.bfloat16": "bf16",
+    "torch.float16": "fp16",
+    "torch.float32": "fp32",
+    "torch.float64": "fp64",
+    "torch.float8_e4m3fn": "fp8",
+    "torch.float8_e5m2": "fp8",
+    "torch.float8_e4m3fnuz": "fp8",
+    "torch.float8_e5m2fnuz": "fp8",
+}
+
+# aten ops whose inputs decide the precision of the tensor-core work (matrix products, convolutions,
+# fused attention); their input dtype is what the GPU's math runs in, autocast included.
+_MATMUL_OPS = (
+    "mm", "addmm", "bmm", "baddbmm", "convolution", "_scaled_mm", "_scaled_dot_product_flash_attention",
+    "_scaled_dot_product_efficient_attention", "_scaled_dot_product_cudnn_attention",
+    "_flash_attention_forward", "_efficient_attention_forward", "convolution_backward",
+    "_scaled_dot_product_flash_attention_backward", "_scaled_dot_product_efficient_attention_backward",
+)
+
+
+class FlopTally:
+    """What counting_flops measured: total FLOPs of the block and the precision of its matrix math."""
+
+    def __init__(self):
+        self.flops = 0
+        self.weight_by_precision = {}
+
+    def add_matmul(self, dtype_name, weight):
+        precision = _PRECISION_OF_DTYPE.get(dtype_name)
+        if precision is None:
+            return
+        self.weight_by_precision[precision] = self.weight_by_precision.get(precision, 0) + weight
+
+    def precision(self, fp32_is_tf32=False):
+        """The precision that carries most of the matrix work, or None."""
+        if not self.weight_by_precision:
+            return None
+        best = max(sorted(self.weight_by_precision), key=lambda p: self.weight_by_precision[p])
+        return "tf32" if best == "fp32" and fp32_is_tf32 else best
+
+    def facts(self, fp32_is_tf32=False):
+        """The metadata publish() sends for this tally."""
+        facts = {"flops_per_step": int(self.flops), "flops_source": "flop_counter"}
+        precision = self.precision(fp32_is_tf32)
+        if precision is not None:
+            facts["precision"] = precision
+            facts["precision_source"] = "op_dtypes"
+        return facts
+
+
+def _matmul_dtype_mode(tally):
+    """A TorchDispatchMode that adds the input dtype of every matrix op to `tally`, weighted by the
+    size of its work (output elements times the reduced dimension)."""
+    from torch.utils._python_dispatch import TorchDispatchMode  # noqa: PLC0415
+
+    class _MatmulDtypes(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            out = func(*args, **(kwargs or {}))
+            name = getattr(getattr(func, "_overloadpacket", None), "__name__", "")
+            if name in _MATMUL_OPS and args and hasattr(args[0], "dtype"):
+                first = args[0]
+                reduced = int(first.shape[-1]) if getattr(first, "dim", lambda: 0)() > 0 else 1
+                result = out[0] if isinstance(out, (tuple, list)) and out else out
+                elements = int(result.numel()) if hasattr(result, "numel") else 1
+                tally.add_matmul(str(first.dtype), elements * max(reduced, 1))
+            return out
+
+    return _MatmulDtypes()
+
+
+@contextlib.contextmanager
+def counting_flops(publish_result=True):
+    """Counts the FLOPs of the block with torch.utils.flop_counter.FlopCounterMode (PyTorch 2.1+)
+    and the precision of its matrix work, and publishes them as flops_per_step, flops_source,
+    precision and precision_source (the analysis prefers them to 6*N*T). Yields a FlopTally. Wrap
+    one whole real training step, forward, backward and optimizer. Without torch or its FLOP
+    counter, nothing is counted and nothing is published."""
+    tally = FlopTally()
+    try:
+        import torch  # noqa: PLC0415
+        from torch.utils.flop_counter import FlopCounterMode  # noqa: PLC0415
+    except ImportError:
+        yield tally
+        return
+    counter = FlopCounterMode(display=False)
+    dtypes = _matmul_dtype_mode(tally)
+    with counter, dtypes:
+        yield tally
+    tally.flops = counter.get_total_flops()
+    if publish_result and tally.flops > 0:
+        fp32_is_tf32 = bool(getattr(torch.backends.cuda.matmul, "allow_tf32", False))
+        publish(**tally.facts(fp32_is_tf32))
 
 
 def install_optimizer_step_marker(message=STEP_PREFIX):

@@ -20,6 +20,7 @@
 #include "collectors/agent/RecordScope.h"
 #include "collectors/control/AgentLoadCheck.h"
 #include "core/format/CptraceReader.h"
+#include "tests/collectors/EngineTestSupport.h"
 #include "tests/collectors/FakeCuptiApi.h"
 
 namespace chokepoint::collectors {
@@ -29,63 +30,13 @@ using testutils::FakeCuptiApi;
 using testutils::SyntheticCupti;
 
 CaptureEngineConfig fastConfig() {
-    CaptureEngineConfig c;
-    c.pid = ::getpid();
-    c.commandLine = {"python", "train.py"};
-    c.hostName = "testhost";
-    c.loopIntervalMs = 5;
-    c.flushIntervalMs = 10;
-    c.chunkIntervalMs = 20;
-    c.drainTimeoutMs = 400;
-    c.bufferBytes = 64 * 1024;
-    c.maxBuffers = 16;
-    return c;
+    return testutils::fastEngineConfig(400, 16);
 }
 
-std::uint64_t cuptiNow() {
-    timespec ts{};
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
-}
-
-struct Captured {
-    std::string bytes;
-    wire::CaptureDone done;
-};
-
-Captured drive(CaptureEngine& engine, int maxMs = 5000, const std::function<void(int)>& tick = {}) {
-    Captured c;
-    auto start = std::chrono::steady_clock::now();
-    for (int i = 0;; ++i) {
-        if (tick) {
-            tick(i);
-        }
-        std::vector<wire::Chunk> chunks;
-        bool finished = engine.pollCapture(chunks, &c.done);
-        for (auto& chunk : chunks) {
-            c.bytes += chunk.data;
-        }
-        if (finished) {
-            break;
-        }
-        if (std::chrono::steady_clock::now() - start > std::chrono::milliseconds(maxMs)) {
-            ADD_FAILURE() << "capture did not finish";
-            engine.requestStop();
-            maxMs = 1 << 30;
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return c;
-}
-
-std::string noteOf(const core::TraceModel& m, const std::string& key) {
-    for (const auto& [k, v] : m.metadata.notes) {
-        if (k == key) {
-            return v;
-        }
-    }
-    return {};
-}
+using testutils::Captured;
+using testutils::cuptiNow;
+using testutils::drive;
+using testutils::noteOf;
 
 // --- #3: synchronization records of queries -------------------------------------------------------
 

@@ -50,6 +50,8 @@ control::Envelope toProto(const wire::Envelope& in) {
         s->set_start_at_next_step(start->startAtNextStep);
         s->set_step_marker(start->stepMarker);
         s->set_host_sample_hz(start->hostSampleHz);
+        s->set_delay_ms(start->delayMs);
+        s->set_after_steps(start->afterSteps);
     } else if (std::holds_alternative<wire::StopCapture>(in)) {
         out.mutable_stop_capture();
     } else if (const auto* chunk = std::get_if<wire::Chunk>(&in)) {
@@ -101,7 +103,8 @@ wire::Envelope fromProto(const control::Envelope& in) {
         case control::Envelope::kStartCapture: {
             const control::StartCapture& s = in.start_capture();
             return wire::StartCapture{s.duration_ms(),        s.steps(),       s.kinds(),
-                                      s.start_at_next_step(), s.step_marker(), s.host_sample_hz()};
+                                      s.start_at_next_step(), s.step_marker(), s.host_sample_hz(),
+                                      s.delay_ms(),           s.after_steps()};
         }
         case control::Envelope::kStopCapture:
             return wire::StopCapture{};
@@ -146,7 +149,7 @@ std::vector<wire::Envelope> samples() {
     out.push_back(wire::Status{});
     out.push_back(wire::StartCapture{~std::uint64_t{0}, 20,
                                      wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_NVTX, true,
-                                     "ProfilerStep#", 1000});
+                                     "ProfilerStep#", 1000, 2500, 7});
     out.push_back(wire::StartCapture{});
     out.push_back(wire::StopCapture{});
     std::string binary;

@@ -4,6 +4,7 @@
 
 #include <cupti.h>
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <map>
@@ -100,16 +101,42 @@ public:
         dumpThread = std::this_thread::get_id();
         return enable(kind);
     }
-    CUptiResult enableRuntimeApi(CUpti_CallbackId, bool on) override {
+    CUptiResult enableRuntimeApi(CUpti_CallbackId cbid, bool on) override {
         log(on ? "runtimeApi on" : "runtimeApi off");
+        std::lock_guard lock(mutex);
+        runtimeCallOn[cbid] = on;
         return CUPTI_SUCCESS;
     }
+
+    // The H100's behaviour (../shared/traces/h100): when the CUDA runtime was up before CUPTI
+    // started (attach), per-call runtime enables alone give no runtime records; the RUNTIME kind
+    // does, minus the calls switched off after it. Before the runtime is up (run), per-call enables
+    // work. Producers ask this before writing a runtime API record.
+    bool runtimeUpBeforeCapture = false;
+    std::map<CUpti_CallbackId, bool> runtimeCallOn;
+    bool runtimeRecordFlows(CUpti_CallbackId cbid) {
+        std::lock_guard lock(mutex);
+        auto call = runtimeCallOn.find(cbid);
+        const bool kindOn =
+            std::find(enabled.begin(), enabled.end(), CUPTI_ACTIVITY_KIND_RUNTIME) != enabled.end();
+        if (kindOn) {
+            return call == runtimeCallOn.end() || call->second;
+        }
+        return !runtimeUpBeforeCapture && call != runtimeCallOn.end() && call->second;
+    }
+    bool isEnabled(CUpti_ActivityKind kind) {
+        std::lock_guard lock(mutex);
+        return std::find(enabled.begin(), enabled.end(), kind) != enabled.end();
+    }
+    // The flags of the flush being served (CUPTI_ACTIVITY_FLAG_FLUSH_FORCED or 0), for producers.
+    std::atomic<std::uint32_t> flushFlags{0};
     CUptiResult enableDriverApi(CUpti_CallbackId, bool on) override {
         log(on ? "driverApi on" : "driverApi off");
         return CUPTI_SUCCESS;
     }
-    CUptiResult flushAll(std::uint32_t) override {
+    CUptiResult flushAll(std::uint32_t flags) override {
         log("flushAll");
+        flushFlags = flags;
         if (!producer || m_request == nullptr || stolen) {
             return CUPTI_SUCCESS;
         }

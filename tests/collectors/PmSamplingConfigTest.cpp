@@ -16,12 +16,52 @@ TEST(PmSamplingConfigTest, DefaultSetIsOnePassOnHopper) {
     EXPECT_EQ(defaultPmMetrics().size(), 17u);
 }
 
-TEST(PmSamplingConfigTest, UnknownMetricIsNamed) {
+TEST(PmSamplingConfigTest, AMetricTheChipRefusesIsDroppedAndTheRestKept) {
+    // On the H100 the whole set was refused (CUPTI_ERROR_UNKNOWN) and no metric was recorded. A
+    // refused metric now costs that metric only, and is named.
     std::vector<PmMetric> metrics = {{"dram__bytes_read.sum", "DRAM read", "bytes"},
-                                     {"no_such__metric.sum", "nothing", ""}};
+                                     {"no_such__metric.sum", "nothing", ""},
+                                     {"dram__bytes_write.sum", "DRAM written", "bytes"}};
+    auto config = buildPmSamplingConfig("GH100", {}, metrics);
+    ASSERT_TRUE(config.ok()) << config.error().message;
+    EXPECT_EQ(config->passes, 1u);
+    ASSERT_EQ(config->metrics.size(), 2u);
+    EXPECT_STREQ(config->metrics[0].name, "dram__bytes_read.sum");
+    EXPECT_STREQ(config->metrics[1].name, "dram__bytes_write.sum");
+    ASSERT_EQ(config->dropped.size(), 1u);
+    EXPECT_NE(config->dropped[0].find("no_such__metric.sum"), std::string::npos);
+}
+
+TEST(PmSamplingConfigTest, TheDefaultSetSurvivesAnUnknownMetricWhole) {
+    std::vector<PmMetric> metrics = defaultPmMetrics();
+    metrics.push_back({"nvlrx__no_such_counter.sum", "nothing", ""});
+    auto config = buildPmSamplingConfig("GH100", {}, metrics);
+    ASSERT_TRUE(config.ok()) << config.error().message;
+    EXPECT_EQ(config->metrics.size(), defaultPmMetrics().size());
+    EXPECT_EQ(config->dropped.size(), 1u);
+}
+
+TEST(PmSamplingConfigTest, MetricsThatWouldNeedASecondPassAreDropped) {
+    // Three more metrics made the guide's set two passes (guide §4.2): they are left out, named.
+    std::vector<PmMetric> metrics = defaultPmMetrics();
+    metrics.push_back({"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed", "FMA", "%"});
+    metrics.push_back({"lts__t_bytes.sum", "L2 bytes", "bytes"});
+    metrics.push_back(
+        {"sm__pipe_shared_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed", "shared", "%"});
+    auto config = buildPmSamplingConfig("GH100", {}, metrics);
+    ASSERT_TRUE(config.ok()) << config.error().message;
+    EXPECT_EQ(config->passes, 1u);
+    EXPECT_GE(config->metrics.size(), defaultPmMetrics().size());
+    EXPECT_FALSE(config->dropped.empty());
+    EXPECT_EQ(config->metrics.size() + config->dropped.size(), metrics.size());
+}
+
+TEST(PmSamplingConfigTest, ASingleUnknownMetricIsNamed) {
+    std::vector<PmMetric> metrics = {{"no_such__metric.sum", "nothing", ""}};
     auto config = buildPmSamplingConfig("GH100", {}, metrics);
     ASSERT_FALSE(config.ok());
-    EXPECT_NE(config.error().message.find("no_such__metric.sum"), std::string::npos);
+    EXPECT_NE(config.error().message.find("no_such__metric.sum"), std::string::npos)
+        << config.error().message;
 }
 
 TEST(PmSamplingConfigTest, MultiPassSetsAreRefused) {

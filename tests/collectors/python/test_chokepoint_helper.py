@@ -124,5 +124,57 @@ class HelperTest(unittest.TestCase):
         self.assertIsNone(cp.install_optimizer_step_marker())
 
 
+class FlopTallyTest(unittest.TestCase):
+    def setUp(self):
+        self.backend = RecordingBackend()
+        cp.set_backend(self.backend)
+
+    def tearDown(self):
+        cp.set_backend(None)
+
+    def test_the_precision_is_the_dtype_carrying_most_matrix_work(self):
+        tally = cp.FlopTally()
+        tally.add_matmul("torch.float32", 10)  # the loss in fp32
+        tally.add_matmul("torch.bfloat16", 1000)  # autocast GEMMs
+        tally.add_matmul("torch.int64", 10**9)  # not floating point: ignored
+        tally.flops = 21_560_000_000_000
+        self.assertEqual(tally.precision(), "bf16")
+        self.assertEqual(
+            tally.facts(),
+            {"flops_per_step": 21_560_000_000_000, "flops_source": "flop_counter", "precision": "bf16",
+             "precision_source": "op_dtypes"},
+        )
+
+    def test_fp32_matmuls_on_tensor_cores_are_tf32_when_allowed(self):
+        tally = cp.FlopTally()
+        tally.add_matmul("torch.float32", 5)
+        self.assertEqual(tally.precision(fp32_is_tf32=False), "fp32")
+        self.assertEqual(tally.precision(fp32_is_tf32=True), "tf32")
+
+    def test_no_matrix_work_names_no_precision(self):
+        tally = cp.FlopTally()
+        self.assertIsNone(tally.precision())
+        self.assertNotIn("precision", tally.facts())
+
+    def test_facts_fit_the_agents_marks(self):
+        tally = cp.FlopTally()
+        tally.add_matmul("torch.float16", 1)
+        tally.flops = 3 * 10**15
+        messages = cp.publish(**tally.facts())
+        for message in messages:
+            self.assertTrue(message.startswith(cp.META_PREFIX))
+            self.assertLessEqual(len(message), cp.MAX_MESSAGE_BYTES)
+        joined = " ".join(messages)
+        self.assertIn("flops_per_step=3000000000000000", joined)
+        self.assertIn("precision=fp16", joined)
+
+    def test_a_counted_step_is_still_one_step_range(self):
+        with cp.step(1, count_flops=True):
+            pass
+        pushes = [m for kind, m in self.backend.events if kind == "push"]
+        self.assertEqual(pushes[0], "chokepoint:step#1")
+        self.assertEqual(self.backend.depth, 0)
+
+
 if __name__ == "__main__":
     unittest.main()
