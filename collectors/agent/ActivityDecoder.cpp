@@ -210,16 +210,24 @@ bool ActivityDecoder::isGpuWorkApi(CUpti_ActivityKind kind, CUpti_CallbackId cbi
 }
 
 bool ActivityDecoder::gpuInWindow(std::uint32_t correlationId, core::TimestampNs ownStartNs) {
-    if (ownStartNs >= m_windowEnd) {
-        m_gpuPastWindowEnd = true;
-    }
     auto it = m_launches.find(correlationId);
     if (it == m_launches.end()) {
+        m_gpuPastWindowEnd = m_gpuPastWindowEnd || ownStartNs >= m_windowEnd;
         ++m_counts.gpuWithoutLaunch;
         return inWindow(ownStartNs);
     }
+    // Work launched after the window has run: in stream order, the window's own work is done.
+    m_gpuPastWindowEnd = m_gpuPastWindowEnd || it->second.startNs >= m_windowEnd;
     m_outstanding.erase(correlationId);
     return inWindow(it->second.startNs);
+}
+
+bool ActivityDecoder::isGraphLaunch(CUpti_ActivityKind kind, CUpti_CallbackId cbid) {
+    if (kind == CUPTI_ACTIVITY_KIND_RUNTIME) {
+        return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000;
+    }
+    return kind == CUPTI_ACTIVITY_KIND_DRIVER && (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch ||
+                                                  cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz);
 }
 
 void ActivityDecoder::noteUnfinished(std::uint32_t correlationId, std::uint64_t cuptiStart) {
@@ -262,6 +270,7 @@ void ActivityDecoder::noteApi(const CUpti_ActivityAPI& a, core::TimestampNs star
     }
     if (isGpuWorkApi(kind, a.cbid)) {
         m_outstanding.emplace(a.correlationId, true);
+        m_graphLaunchInWindow = m_graphLaunchInWindow || isGraphLaunch(kind, a.cbid);
     }
     if (!m_emitApiRows) {
         return;

@@ -88,9 +88,12 @@ public:
     void setForcedFlush(bool forced) { m_forced = forced; }
     // In-window launches (kernel, copy, memset, graph) whose GPU record has not arrived yet.
     std::size_t outstandingLaunches() const { return m_outstanding.size(); }
-    // True once a GPU record that started at or after the window end was decoded: the GPU has
-    // caught up with the window (the drain's test when some GPU records come without a launch).
+    // True once a GPU record of work launched after the window end (or, launch unknown, that
+    // started after it) was decoded: the GPU has caught up with the window. The drain's test when
+    // the outstanding count cannot tell: GPU records without their launch, or graph launches
+    // (one launch, many kernel records with its correlation id).
     bool gpuPastWindowEnd() const { return m_gpuPastWindowEnd; }
+    bool graphLaunchInWindow() const { return m_graphLaunchInWindow; }
     // Outstanding now plus those forgotten earlier (their records were dropped or never came).
     std::uint64_t launchesWithoutGpuRecord() const {
         return m_outstanding.size() + m_counts.launchesNeverMatched;
@@ -114,6 +117,7 @@ public:
     static bool isSyncApi(CUpti_ActivityKind kind, CUpti_CallbackId cbid);
     // True for the API calls that put work on the GPU (a kernel, copy, memset or graph record).
     static bool isGpuWorkApi(CUpti_ActivityKind kind, CUpti_CallbackId cbid);
+    static bool isGraphLaunch(CUpti_ActivityKind kind, CUpti_CallbackId cbid);
 
     // "cudaLaunchKernel" for CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000.
     static std::string apiName(CUpti_ActivityKind kind, CUpti_CallbackId cbid);
@@ -160,6 +164,7 @@ private:
     bool m_emitApiRows = true;
     bool m_forced = false;
     bool m_gpuPastWindowEnd = false;
+    bool m_graphLaunchInWindow = false;
 };
 
 }  // namespace chokepoint::collectors

@@ -761,6 +761,11 @@ void CaptureEngine::encodeBatch(core::TraceModel& batch, bool force) {
         return;
     }
     noteMetaMarks(batch);
+    // Facts published while the window was not open yet (run --at-step, --delay, --after-steps:
+    // the helper publishes before the first step) are only in the recorder's table.
+    for (const std::string& mark : m_nvtx.metaMarks()) {
+        noteMetaText(mark);
+    }
     fillBatchContext(batch);
     emit(m_encoder->encodeChunk(batch), rows);
     m_lastChunkNs = now;
@@ -1030,9 +1035,10 @@ void CaptureEngine::run() {
         // while the drain waits for it (on an H100, switching the kinds off first ended windows
         // with up to 428 records counted as still running although steps took 66 ms and the drain
         // allowed 2 s: ../shared/traces/h100, docs/COLLECTORS.md). Flush (without forcing)
-        // until every in-window launch has its GPU record and, when some GPU records come without
-        // their launch, until the GPU has started work from after the window; bounded by the drain
-        // time. Records of work launched after the window are left out by the decoder.
+        // until every in-window launch has its GPU record and, when the count cannot tell (GPU
+        // records without their launch; graph launches, whose many kernels share one correlation
+        // id), until the GPU has run work launched after the window; bounded by the drain time.
+        // Records of work launched after the window are left out by the decoder.
         bool exitDrain = false;
         {
             std::lock_guard lock(m_mutex);
@@ -1044,7 +1050,8 @@ void CaptureEngine::run() {
             m_cupti.flushAll(0);
             collect(*batch);
             const bool launchesDone = decoder.outstandingLaunches() == 0;
-            const bool gpuCaughtUp = decoder.counts().gpuWithoutLaunch == 0 || decoder.gpuPastWindowEnd();
+            const bool countTells = decoder.counts().gpuWithoutLaunch == 0 && !decoder.graphLaunchInWindow();
+            const bool gpuCaughtUp = countTells || decoder.gpuPastWindowEnd();
             if ((launchesDone && gpuCaughtUp) || monotonicNowNs() >= deadline) {
                 break;
             }

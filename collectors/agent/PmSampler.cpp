@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <map>
 
 #include "collectors/agent/CuptiApi.h"
@@ -402,6 +403,9 @@ core::Status PmSampler::start(const Options& options) {
         return core::makeError(describe("cuptiPmSamplingStart", r));
     }
     m_firstSampleSeen = false;
+    m_clockOffsetNs = 0;
+    std::uint64_t now = 0;
+    m_startCuptiNs = cuptiGetTimestamp(&now) == CUPTI_SUCCESS ? static_cast<std::int64_t>(now) : 0;
     return core::Ok{};
 }
 
@@ -425,13 +429,17 @@ void PmSampler::decodeInto(core::TraceModel& batch, const ClockMap& clock, core:
             ++m_overflows;
         }
         if (r != CUPTI_SUCCESS && r != CUPTI_ERROR_OUT_OF_MEMORY) {
+            ++m_decodeErrors;
+            m_lastError = "cuptiPmSamplingDecodeData: " + describeCuptiResult(r);
             return;
         }
         auto info = params<CUpti_PmSampling_GetCounterDataInfo_Params>(
             CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE);
         info.pCounterDataImage = m_counterData.data();
         info.counterDataImageSize = m_counterData.size();
-        if (cuptiPmSamplingGetCounterDataInfo(&info) != CUPTI_SUCCESS) {
+        if (CUptiResult ri = cuptiPmSamplingGetCounterDataInfo(&info); ri != CUPTI_SUCCESS) {
+            ++m_decodeErrors;
+            m_lastError = "cuptiPmSamplingGetCounterDataInfo: " + describeCuptiResult(ri);
             return;
         }
         for (std::size_t i = 0; i < info.numCompletedSamples; ++i) {
@@ -441,16 +449,31 @@ void PmSampler::decodeInto(core::TraceModel& batch, const ClockMap& clock, core:
             sample.pCounterDataImage = m_counterData.data();
             sample.counterDataImageSize = m_counterData.size();
             sample.sampleIndex = i;
-            if (cuptiPmSamplingCounterDataGetSampleInfo(&sample) != CUPTI_SUCCESS) {
+            if (CUptiResult rs = cuptiPmSamplingCounterDataGetSampleInfo(&sample); rs != CUPTI_SUCCESS) {
+                ++m_decodeErrors;
+                m_lastError = "cuptiPmSamplingCounterDataGetSampleInfo: " + describeCuptiResult(rs);
                 continue;
             }
+            ++m_rawSamples;
+            const auto midNs = static_cast<std::int64_t>(sample.startTimestamp / 2 + sample.endTimestamp / 2);
             if (!m_firstSampleSeen) {
                 m_firstSampleSeen = true;  // CUPTI: the first sample may be an outlier
+                m_firstRawNs = midNs;
+                // Sample times are expected on CUPTI's clock (guide §4.1). When the first one is far
+                // from CUPTI's time at start, they are on another (the GPU's own timer): place them
+                // by the first sample, which began right after cuptiPmSamplingStart.
+                if (m_startCuptiNs != 0 && std::llabs(midNs - m_startCuptiNs) > 10 * core::kNsPerSecond) {
+                    m_clockOffsetNs = m_startCuptiNs - midNs;
+                    m_notes.push_back("sample times are not on CUPTI's clock (first sample " +
+                                      std::to_string(midNs) + " ns, CUPTI at start " +
+                                      std::to_string(m_startCuptiNs) +
+                                      " ns); placed by the first sample, to within one interval");
+                }
                 continue;
             }
-            // Sample timestamps are in the CUPTI clock domain (to be confirmed on a GPU, guide §4.1).
-            core::TimestampNs t = clock.toMonotonic(sample.startTimestamp / 2 + sample.endTimestamp / 2);
+            core::TimestampNs t = clock.toMonotonic(static_cast<std::uint64_t>(midNs + m_clockOffsetNs));
             if (t < windowStartNs || t >= windowEndNs) {
+                ++m_outsideWindow;
                 continue;
             }
             auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
@@ -462,7 +485,9 @@ void PmSampler::decodeInto(core::TraceModel& batch, const ClockMap& clock, core:
             eval.ppMetricNames = m_metricNames.data();
             eval.numMetrics = m_metricNames.size();
             eval.pMetricValues = values.data();
-            if (cuptiProfilerHostEvaluateToGpuValues(&eval) != CUPTI_SUCCESS) {
+            if (CUptiResult re = cuptiProfilerHostEvaluateToGpuValues(&eval); re != CUPTI_SUCCESS) {
+                ++m_evaluateErrors;
+                m_lastError = "cuptiProfilerHostEvaluateToGpuValues: " + describeCuptiResult(re);
                 continue;
             }
             ++m_samples;
@@ -515,6 +540,14 @@ void PmSampler::stop(core::TraceModel& batch, const ClockMap& clock, core::Times
                         static_cast<std::int64_t>(m_nonFinite),
                         "PM sampling metric values that were not finite were left out");
     }
+    // What the decoder saw, so a capture with no samples says why (decode or evaluation errors,
+    // or samples whose times fell outside the window).
+    m_notes.push_back(
+        "decoded " + std::to_string(m_rawSamples) + " samples: " + std::to_string(m_samples) + " kept, " +
+        std::to_string(m_outsideWindow) + " outside the window, " + std::to_string(m_evaluateErrors) +
+        " not evaluated, " + std::to_string(m_decodeErrors) + " decode errors" +
+        (m_lastError.empty() ? std::string() : " (last: " + m_lastError + ")") + "; first sample time " +
+        std::to_string(m_firstRawNs) + " ns, CUPTI at start " + std::to_string(m_startCuptiNs) + " ns");
     release();
 }
 

@@ -100,6 +100,11 @@ private:
     std::uint64_t m_samples = 0;
     std::uint64_t m_overflows = 0;
     std::uint64_t m_nonFinite = 0;
+    std::uint64_t m_rawSamples = 0, m_outsideWindow = 0, m_evaluateErrors = 0, m_decodeErrors = 0;
+    std::string m_lastError;
+    std::int64_t m_startCuptiNs = 0;   // cuptiGetTimestamp when sampling started
+    std::int64_t m_firstRawNs = 0;     // the first sample's time as CUPTI gave it
+    std::int64_t m_clockOffsetNs = 0;  // added to sample times when they are not on CUPTI's clock
 };
 
 }  // namespace chokepoint::collectors

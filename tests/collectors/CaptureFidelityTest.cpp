@@ -15,6 +15,7 @@
 #include <mutex>
 #include <thread>
 
+#include "collectors/agent/ActivityDecoder.h"
 #include "collectors/agent/CaptureEngine.h"
 #include "core/format/CptraceReader.h"
 #include "tests/collectors/EngineTestSupport.h"
@@ -194,6 +195,34 @@ TEST(WindowEndFidelityTest, TheLastStepsGpuWorkArrivesAlthoughTheGpuRunsBehind) 
     EXPECT_GT(model->stats.count("agent.outside_window"), 0);
 }
 
+TEST(WindowEndFidelityTest, AGraphLaunchKeepsTheDrainWaitingUntilLaterWorkHasRun) {
+    // compiled_graphs.py on the H100: 45 kernels of the window's last graph replay were still
+    // running at stop, because the first kernel record of a graph launch cleared the launch.
+    ClockMap clock;
+    ActivityDecoder decoder(clock);
+    decoder.setWindow(0, 1000);
+    core::TraceModel batch;
+    SyntheticCupti launch;
+    launch.api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, 100, 110, 1);
+    decoder.decode(launch.data(), launch.size(), batch);
+    SyntheticCupti first;
+    first.kernel("graph_node_0", 200, 300, 1);
+    decoder.decode(first.data(), first.size(), batch);
+    EXPECT_EQ(decoder.outstandingLaunches(), 0u);
+    EXPECT_TRUE(decoder.graphLaunchInWindow());
+    EXPECT_FALSE(decoder.gpuPastWindowEnd());
+    SyntheticCupti late;
+    late.kernel("graph_node_1", 1100, 1200, 1);  // the same replay, run after the window end
+    decoder.decode(late.data(), late.size(), batch);
+    EXPECT_FALSE(decoder.gpuPastWindowEnd()) << "its launch was inside the window";
+    SyntheticCupti next;
+    next.api(CUPTI_ACTIVITY_KIND_RUNTIME, kLaunch, 1500, 1510, 2);
+    next.kernel("next_step", 1600, 1700, 2);
+    decoder.decode(next.data(), next.size(), batch);
+    EXPECT_TRUE(decoder.gpuPastWindowEnd());
+    EXPECT_EQ(batch.kernels.size(), 2u);
+}
+
 TEST(GpuMetricsFidelityTest, PmSamplingWaitsForTheJobsCudaContext) {
     FakeCuptiApi cupti;
     std::atomic<int> asked{0};
@@ -233,6 +262,84 @@ TEST(GpuMetricsFidelityTest, AJobThatNeverCreatesAContextIsSaid) {
     const auto* entry = model->stats.find("agent.gpu_metrics_unavailable");
     ASSERT_NE(entry, nullptr);
     EXPECT_NE(entry->detail.find("no CUDA context"), std::string::npos) << entry->detail;
+}
+
+// --- run --delay / --after-steps: dormant first, so start-up runs at full speed -------------------
+
+TEST(DeferredStartTest, ADelayedCaptureTouchesCuptiOnlyAfterTheDelay) {
+    FakeCuptiApi cupti;
+    cupti.producer = [](SyntheticCupti& s) {
+        const std::uint64_t t = cuptiNow();
+        s.kernel("k", t - 20'000, t - 10'000, 1);
+    };
+    NvtxRecorder& nvtx = NvtxRecorder::instance();
+    CaptureEngine engine(cupti, nvtx, testutils::fastEngineConfig(200, 16));
+    wire::StartCapture request;
+    request.delayMs = 60;
+    request.durationMs = 40;
+    request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_NVTX;
+    const core::TimestampNs askedNs = monotonicNowNs();
+    ASSERT_FALSE(engine.startCapture(request, 1).has_value());
+    EXPECT_EQ(engine.state(), wire::AGENT_STATE_ARMED);
+    EXPECT_EQ(cupti.count("subscribe"), 0) << "CUPTI is left alone during the delay";
+    // The helper publishes its facts during start-up, before the window opens.
+    nvtx.noteMeta("chokepoint:meta flops_per_step=123456 precision=bf16");
+    Captured c = drive(engine);
+    EXPECT_TRUE(c.done.ok) << c.done.message;
+    EXPECT_EQ(cupti.count("subscribe"), 1);
+    auto model = core::readCptraceFromMemory(c.bytes, "delayed");
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    std::string window = testutils::noteOf(*model, "capture.window_ns");
+    ASSERT_NE(window.find(".."), std::string::npos);
+    EXPECT_GE(std::stoll(window.substr(0, window.find(".."))), askedNs + 60 * core::kNsPerMs);
+    ASSERT_GT(model->kernels.size(), 0u);
+    EXPECT_EQ(testutils::noteOf(*model, "model.flops_per_step"), "123456");
+    EXPECT_EQ(testutils::noteOf(*model, "model.precision"), "bf16");
+}
+
+TEST(DeferredStartTest, AfterStepsStartsAtTheMarkerThatFollowsTheFirstN) {
+    FakeCuptiApi cupti;
+    cupti.producer = [](SyntheticCupti& s) {
+        const std::uint64_t t = cuptiNow();
+        s.kernel("k", t - 20'000, t - 10'000, 1);
+    };
+    NvtxRecorder& nvtx = NvtxRecorder::instance();
+    CaptureEngine engine(cupti, nvtx, testutils::fastEngineConfig(200, 16));
+    wire::StartCapture request;
+    request.afterSteps = 2;
+    request.steps = 2;
+    request.kinds = wire::CAPTURE_KIND_KERNELS;
+    ASSERT_FALSE(engine.startCapture(request, 1).has_value());
+    EXPECT_EQ(nvtx.mode(), NvtxMode::Armed);  // counting step markers, storing nothing
+    std::int64_t stepTimes[6] = {};
+    int subscribedAtStep = -1;
+    Captured c = drive(engine, 5000, [&](int i) {
+        if (i > 0 && i % 8 == 0 && i / 8 <= 6) {  // steps 1..6, 40 ms apart
+            const int n = i / 8;
+            if (subscribedAtStep < 0 && cupti.count("subscribe") > 0) {
+                subscribedAtStep = n;
+            }
+            stepTimes[n - 1] = monotonicNowNs();
+            nvtx.noteStep("chokepoint:step#", stepTimes[n - 1]);
+        }
+    });
+    EXPECT_TRUE(c.done.ok) << c.done.message;
+    EXPECT_GE(subscribedAtStep, 3) << "CUPTI was switched on before the first two steps had passed";
+    auto model = core::readCptraceFromMemory(c.bytes, "after-steps");
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    std::string window = testutils::noteOf(*model, "capture.window_ns");
+    ASSERT_NE(window.find(".."), std::string::npos);
+    const auto startNs = std::stoll(window.substr(0, window.find("..")));
+    const auto endNs = std::stoll(window.substr(window.find("..") + 2));
+    // The window is two whole steps, starting at a step marker after the first two.
+    bool startsAtAMarker = false;
+    for (int k = 2; k < 6; ++k) {
+        if (startNs == stepTimes[k] && endNs == stepTimes[k + 2 < 6 ? k + 2 : 5]) {
+            startsAtAMarker = true;
+        }
+    }
+    EXPECT_TRUE(startsAtAMarker) << window;
+    EXPECT_NE(c.done.message.find("2 steps"), std::string::npos) << c.done.message;
 }
 
 }  // namespace

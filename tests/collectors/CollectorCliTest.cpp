@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -120,6 +121,81 @@ TEST(CollectorCliTest, RunRecordsAStandInTrainingProcessFromTheStart) {
     }
     EXPECT_GE(pids.size(), 2u);
     std::filesystem::remove_all(dir);
+}
+
+// The step ranges a capture holds, by start time.
+std::vector<std::int64_t> stepRangeStarts(const chokepoint::core::TraceModel& model) {
+    std::vector<std::int64_t> starts;
+    for (std::size_t i = 0; i < model.ranges.size(); ++i) {
+        if (model.text(model.ranges.name[i]) == "step") {
+            starts.push_back(model.ranges.startNs[i]);
+        }
+    }
+    std::sort(starts.begin(), starts.end());
+    return starts;
+}
+
+std::string noteValue(const chokepoint::core::TraceModel& model, const std::string& key) {
+    for (const auto& [k, v] : model.metadata.notes) {
+        if (k == key) {
+            return v;
+        }
+    }
+    return {};
+}
+
+TEST(CollectorCliTest, RunAfterStepsStartsTheWindowAtTheStepAfterTheFirstN) {
+    std::string dir = tempDir("cp-after");
+    std::string trace = dir + "/job.cptrace";
+    // 10 steps of 150 ms; skip 4, record 3: the window opens at a step marker, 0.6 s or more in.
+    Outcome o = cli({"run", "--host-only", "--after-steps", "4", "--steps", "3", "-o", trace, "--",
+                     FAKE_CUDA_APP, "10", "150"},
+                    {"CHOKEPOINT_SOCKET_DIR=" + dir});
+    ASSERT_EQ(o.exitCode, 0) << o.output;
+    auto model = chokepoint::core::readCptrace(trace);
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    EXPECT_EQ(noteValue(*model, "capture.end_reason"), "3 steps recorded");
+    std::string window = noteValue(*model, "capture.window_ns");
+    ASSERT_NE(window.find(".."), std::string::npos) << window;
+    const std::int64_t startNs = std::stoll(window.substr(0, window.find("..")));
+    std::vector<std::int64_t> steps = stepRangeStarts(*model);
+    ASSERT_EQ(steps.size(), 3u);
+    // The window starts at a step marker (the marker and its range take their clocks a few ns apart).
+    EXPECT_NEAR(static_cast<double>(steps.front()), static_cast<double>(startNs), 1000.0);
+    // Facts the job published before the window opened still reach the trace.
+    EXPECT_EQ(noteValue(*model, "model.parameter_count"), "124000000");
+    std::filesystem::remove_all(dir);
+}
+
+TEST(CollectorCliTest, RunDelayLeavesTheStartOfTheJobOut) {
+    std::string dir = tempDir("cp-delay");
+    std::string trace = dir + "/job.cptrace";
+    Outcome o = cli({"run", "--host-only", "--delay", "0.5", "--duration", "0.4", "-o", trace, "--",
+                     FAKE_CUDA_APP, "12", "100"},
+                    {"CHOKEPOINT_SOCKET_DIR=" + dir});
+    ASSERT_EQ(o.exitCode, 0) << o.output;
+    auto model = chokepoint::core::readCptrace(trace);
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    EXPECT_EQ(noteValue(*model, "capture.end_reason"), "400 ms recorded");
+    std::string window = noteValue(*model, "capture.window_ns");
+    ASSERT_NE(window.find(".."), std::string::npos) << window;
+    const std::int64_t startNs = std::stoll(window.substr(0, window.find("..")));
+    const std::int64_t endNs = std::stoll(window.substr(window.find("..") + 2));
+    EXPECT_EQ(endNs - startNs, 400'000'000);
+    // The job's first steps ran before the window: every recorded step starts inside it, and
+    // fewer than all 12 were recorded.
+    std::vector<std::int64_t> steps = stepRangeStarts(*model);
+    ASSERT_FALSE(steps.empty());
+    EXPECT_LT(steps.size(), 8u);
+    EXPECT_GE(steps.front(), startNs);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(CollectorCliTest, RunHelpShowsDelayAndAfterSteps) {
+    Outcome o = cli({"run", "--help"});
+    EXPECT_EQ(o.exitCode, 0);
+    EXPECT_NE(o.output.find("--delay"), std::string::npos);
+    EXPECT_NE(o.output.find("--after-steps"), std::string::npos);
 }
 
 TEST(CollectorCliTest, LaunchThenAttachRecordsAWindow) {
