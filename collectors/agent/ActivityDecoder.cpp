@@ -264,6 +264,7 @@ void ActivityDecoder::noteApi(const CUpti_ActivityAPI& a, core::TimestampNs star
             m_launchOrderHead = 0;
         }
     }
+    m_graphLaunchSeen = m_graphLaunchSeen || isGraphLaunch(kind, a.cbid);
     if (!inWindow(startNs)) {
         ++m_counts.outsideWindow;
         return;

@@ -94,6 +94,8 @@ public:
     // (one launch, many kernel records with its correlation id).
     bool gpuPastWindowEnd() const { return m_gpuPastWindowEnd; }
     bool graphLaunchInWindow() const { return m_graphLaunchInWindow; }
+    // A CUDA graph launch was recorded at any time during the capture.
+    bool graphLaunchSeen() const { return m_graphLaunchSeen; }
     // Outstanding now plus those forgotten earlier (their records were dropped or never came).
     std::uint64_t launchesWithoutGpuRecord() const {
         return m_outstanding.size() + m_counts.launchesNeverMatched;
@@ -165,6 +167,7 @@ private:
     bool m_forced = false;
     bool m_gpuPastWindowEnd = false;
     bool m_graphLaunchInWindow = false;
+    bool m_graphLaunchSeen = false;
 };
 
 }  // namespace chokepoint::collectors

@@ -377,7 +377,7 @@ std::optional<std::string> cuptiVersionProblem(std::uint32_t version, bool allow
     return std::nullopt;
 }
 
-void CaptureEngine::disableCupti() {
+void CaptureEngine::disableCupti(bool processUsesGraphs) {
     for (CUpti_ActivityKind kind : m_enabledKinds) {
         CUptiResult r = m_cupti.disable(kind);
         if (r != CUPTI_SUCCESS) {
@@ -387,7 +387,10 @@ void CaptureEngine::disableCupti() {
     }
     setApiAllowList(false);
     m_enabledKinds.clear();
-    if (m_subscribed && m_config.detachAfterCapture) {
+    if (m_subscribed && m_config.detachAfterCapture && processUsesGraphs) {
+        log("CUPTI not detached: this process launches CUDA graphs, and detaching after a capture crashed "
+            "such a job on an H100 (unspecified launch failure)");
+    } else if (m_subscribed && m_config.detachAfterCapture) {
         // The job returns to its pre-capture speed only once CUPTI is detached (its callbacks and
         // instrumentation stay otherwise); everything is registered again at the next capture.
         CUptiResult r = m_cupti.detach(m_config.detachTimeoutMs);
@@ -1086,7 +1089,7 @@ void CaptureEngine::run() {
         if (m_cupti.droppedRecords(nullptr, 0, &lastDropped) == CUPTI_SUCCESS) {
             m_cuptiDropped.fetch_add(lastDropped);
         }
-        disableCupti();
+        disableCupti(decoder.graphLaunchSeen());
     }
     // PM sampling last: disabling it may finalise CUPTI (XLA's notes), so the activity side is torn
     // down first.

@@ -160,7 +160,10 @@ private:
 
     std::optional<wire::Error> enableCupti(std::uint32_t kinds);
     void setApiAllowList(bool on);
-    void disableCupti();
+    // Disables every kind and the allow-list, detaches CUPTI when configured and allowed, and
+    // unsubscribes. `processUsesGraphs`: the capture saw CUDA graph launches; detaching then
+    // crashed a torch.compile reduce-overhead job on an H100 (docs/COLLECTORS.md), so it is skipped.
+    void disableCupti(bool processUsesGraphs = false);
     void startWorkerSideSources();
     void run();
     void emit(std::string bytes, std::int64_t records);

@@ -114,16 +114,19 @@ public:
         if (!m_subscribed) {
             return CUPTI_ERROR_NOT_INITIALIZED;
         }
+        // Both domains on first, then arm: an API exit between the two calls must not finalise
+        // CUPTI under the second one (on an H100 it did: the second call saw NOT_INITIALIZED).
         g_detached.store(0);
-        g_detachWanted.store(1);
         CUptiResult r = cuptiEnableDomain(1, m_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
         if (r == CUPTI_SUCCESS) {
             r = cuptiEnableDomain(1, m_subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
         }
         if (r != CUPTI_SUCCESS) {
-            g_detachWanted.store(0);
+            cuptiEnableDomain(0, m_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+            cuptiEnableDomain(0, m_subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
             return r;
         }
+        g_detachWanted.store(1);
         auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeoutMs);
         while (g_detached.load(std::memory_order_acquire) == 0 &&
                std::chrono::steady_clock::now() < deadline) {

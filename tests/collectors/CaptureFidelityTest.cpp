@@ -223,6 +223,33 @@ TEST(WindowEndFidelityTest, AGraphLaunchKeepsTheDrainWaitingUntilLaterWorkHasRun
     EXPECT_EQ(batch.kernels.size(), 2u);
 }
 
+TEST(DetachFidelityTest, AProcessThatLaunchesCudaGraphsIsNeverDetached) {
+    // On the H100, CHOKEPOINT_CUPTI_DETACH=1 in a torch.compile(mode="reduce-overhead") job ended
+    // with "CUDA error: unspecified launch failure" at the next graph replay after the capture.
+    auto graphsCapture = [](bool launchesGraphs) {
+        FakeCuptiApi cupti;
+        cupti.producer = [launchesGraphs](SyntheticCupti& s) {
+            const std::uint64_t t = cuptiNow();
+            const auto pid = static_cast<std::uint32_t>(::getpid());
+            s.api(
+                CUPTI_ACTIVITY_KIND_RUNTIME,
+                launchesGraphs ? CUpti_CallbackId{CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000} : kLaunch,
+                t - 3000, t - 2000, 7, pid, pid);
+            s.kernel("node", t - 1500, t - 1000, 7);
+        };
+        CaptureEngineConfig config = testutils::fastEngineConfig(200, 16);
+        config.detachAfterCapture = true;
+        CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
+        wire::StartCapture request;
+        request.durationMs = 30;
+        EXPECT_FALSE(engine.startCapture(request, 1).has_value());
+        drive(engine);
+        return cupti.count("detach");
+    };
+    EXPECT_EQ(graphsCapture(true), 0);
+    EXPECT_EQ(graphsCapture(false), 1);
+}
+
 TEST(GpuMetricsFidelityTest, PmSamplingWaitsForTheJobsCudaContext) {
     FakeCuptiApi cupti;
     std::atomic<int> asked{0};
