@@ -44,15 +44,17 @@ else()
   message(WARNING "MakeNodeBundle: no agent in this build (configured without CUPTI): the bundle cannot record")
 endif()
 
-# Everything but glibc (and the dynamic loader) travels: a node's libstdc++ may be older than the
-# one the CLI was built with (RHEL 9 has GCC 11's).
+# Everything but glibc, libstdc++ and libgcc_s travels. Those three stay the node's own: Debian 12's
+# libstdc++ needs glibc 2.36 (arc4random) and its libgcc_s 2.35, while the CLI and the bundled
+# libraries need no more than GLIBC_2.34 and GLIBCXX_3.4.29 (GCC 11), which Ubuntu 22.04/24.04
+# and RHEL 9 have. The versions needed are checked below and written into README.txt.
 file(GET_RUNTIME_DEPENDENCIES
   EXECUTABLES ${executables}
   LIBRARIES ${libraries}
   RESOLVED_DEPENDENCIES_VAR resolved
   UNRESOLVED_DEPENDENCIES_VAR unresolved
   PRE_EXCLUDE_REGEXES "^ld-linux" "^libc\\.so" "^libm\\.so" "^libdl\\.so" "^libpthread\\.so" "^librt\\.so"
-                      "^libcupti" "^libcuda\\.so"
+                      "^libstdc\\+\\+\\.so" "^libgcc_s\\.so" "^libcupti" "^libcuda\\.so"
   POST_EXCLUDE_REGEXES "/libchokepoint_agent\\.so$")
 if(unresolved)
   message(FATAL_ERROR "MakeNodeBundle: unresolved libraries: ${unresolved}")
@@ -71,6 +73,32 @@ if(NOT rc EQUAL 0)
   message(FATAL_ERROR "MakeNodeBundle: patchelf failed on chokepoint-cli")
 endif()
 
+# The newest glibc and libstdc++ symbol versions anything in the bundle needs.
+find_program(OBJDUMP objdump REQUIRED)
+file(GLOB binaries "${stage}/bin/*" "${stage}/lib/*")
+set(newest_glibc 0)
+set(newest_glibcxx 0)
+foreach(bin IN LISTS binaries)
+  execute_process(COMMAND "${OBJDUMP}" -T "${bin}" OUTPUT_VARIABLE symbols ERROR_QUIET)
+  string(REGEX MATCHALL "GLIBC_2\\.[0-9]+" glibc "${symbols}")
+  string(REGEX MATCHALL "GLIBCXX_3\\.4\\.[0-9]+" glibcxx "${symbols}")
+  foreach(v IN LISTS glibc)
+    string(REPLACE "GLIBC_" "" v "${v}")
+    if(v VERSION_GREATER newest_glibc)
+      set(newest_glibc ${v})
+    endif()
+  endforeach()
+  foreach(v IN LISTS glibcxx)
+    string(REPLACE "GLIBCXX_" "" v "${v}")
+    if(v VERSION_GREATER newest_glibcxx)
+      set(newest_glibcxx ${v})
+    endif()
+  endforeach()
+endforeach()
+if(newest_glibc VERSION_GREATER 2.34 OR newest_glibcxx VERSION_GREATER 3.4.29)
+  message(WARNING "MakeNodeBundle: the bundle needs glibc ${newest_glibc} and GLIBCXX ${newest_glibcxx}: "
+                  "newer than RHEL 9 (2.34, 3.4.29) has")
+endif()
 if(STRIP)  # debug information stays in the build; the bundle travels to nodes
   file(GLOB binaries "${stage}/bin/*" "${stage}/lib/*")
   execute_process(COMMAND "${STRIP}" --strip-unneeded ${binaries})
@@ -80,7 +108,8 @@ file(GLOB jobs "${SOURCE_DIR}/tests/collectors/gpu/*.py")
 file(COPY ${jobs} DESTINATION "${stage}/gpu-check")
 file(COPY "${SOURCE_DIR}/scripts/gpu-check.sh" DESTINATION "${stage}")
 file(WRITE "${stage}/README.txt"
-"Chokepoint ${VERSION} for a training node (x86-64 Linux, glibc 2.34 or newer). Nothing to install:
+"Chokepoint ${VERSION} for a training node: x86-64 Linux with glibc ${newest_glibc} or newer and the
+libstdc++ of GCC 11 or newer (GLIBCXX_${newest_glibcxx}): Ubuntu 22.04 and 24.04, RHEL 9. Nothing to install:
 
   bin/chokepoint-cli doctor                       check the node
   bin/chokepoint-cli run -o t.cptrace -- python3 train.py

@@ -75,6 +75,41 @@ if [ -x "$bin/chokepoint" ]; then
   [ -s "$work/shot.png" ] || fail "the unpacked GUI wrote no screenshot"
   echo "package-check: unpacked GUI rendered the diagnosis page ($(stat -c %s "$work/shot.png") bytes)"
 fi
+# The node bundle (cpack -G External): unpacked elsewhere, every library its CLI and agent need
+# beyond glibc, libstdc++, libgcc_s and zlib resolves inside it, and its CLI reads a trace.
+(cd "$build_dir" && cpack -G External >/dev/null) || fail "cpack -G External (the node bundle) failed"
+bundle=$(ls -t "$build_dir"/chokepoint-node-"$version"-*.tar.gz 2>/dev/null | head -n1)
+[ -f "$bundle" ] || fail "cpack made no chokepoint-node-$version-*.tar.gz in $build_dir"
+mkdir -p "$work/node"
+tar xzf "$bundle" -C "$work/node"
+node=$(ls -d "$work"/node/chokepoint-node-*)
+[ -x "$node/bin/chokepoint-cli" ] && [ -x "$node/gpu-check.sh" ] && [ -f "$node/python/chokepoint_helper.py" ] ||
+  fail "the node bundle lacks bin/chokepoint-cli, gpu-check.sh or python/chokepoint_helper.py"
+for f in "$node/bin/chokepoint-cli" "$node"/lib/*.so*; do
+  while read -r line; do
+    lib=$(echo "$line" | awk '{print $1}')
+    where=$(echo "$line" | awk '{print $3}')
+    case "$lib" in
+      linux-vdso.so*|ld-linux*|/lib64/ld-linux*|libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*) continue ;;
+      libstdc++.so*|libgcc_s.so*|libz.so*) continue ;;
+    esac
+    case "$where" in
+      "$node"/*) ;;
+      *) fail "$(basename "$f") needs $lib from outside the bundle ($line)" ;;
+    esac
+  done < <(ldd "$f" | grep '=>')
+done
+echo "package-check: every library of the bundle's CLI and agent beyond glibc, libstdc++, libgcc_s, zlib is inside it"
+"$node/gpu-check.sh" --help | grep -q "summary" || fail "the bundle's gpu-check.sh --help says nothing"
+if [ -d "$root/../shared/traces/h100" ]; then
+  node_trace=$(ls "$root"/../shared/traces/h100/*.cptrace | head -n1)
+else
+  node_trace=$sample
+fi
+(cd / && "$node/bin/chokepoint-cli" info "$node_trace" >"$work/node-info.txt") ||
+  fail "the bundle's chokepoint-cli info $node_trace failed"
+echo "package-check: the bundle's CLI read $(basename "$node_trace"): $(grep -m1 'Steps:' "$work/node-info.txt" | cut -c1-70)"
+
 # In CI, as root: install the package with apt as a user would (its Depends resolved from Debian),
 # run the installed programs from outside the source tree, then remove it.
 if [ "${CI:-}" = "true" ] && [ "$(id -u)" -eq 0 ]; then
