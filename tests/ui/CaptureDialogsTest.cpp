@@ -116,6 +116,17 @@ TEST(RecordDialogTest, ArgumentsFollowTheChosenWindow) {
     dialog.setWindow(RecordDialog::Window::WholeRun);
     EXPECT_EQ(dialog.cliArguments(),
               (QStringList{"run", "-o", out, "--", "/bin/sh", "-c", "python train.py --tag 'a b'"}));
+    // Skipping start-up: the same choice as run --delay / --after-steps.
+    dialog.setSkip(RecordDialog::Skip::Seconds, 45);
+    EXPECT_EQ(dialog.cliArguments(), (QStringList{"run", "--delay", "45", "-o", out, "--", "/bin/sh", "-c",
+                                                  "python train.py --tag 'a b'"}));
+    dialog.setWindow(RecordDialog::Window::Steps, 10);
+    dialog.setSkip(RecordDialog::Skip::Steps, 3);
+    EXPECT_EQ(dialog.cliArguments(), (QStringList{"run", "--steps", "10", "--after-steps", "3", "-o", out,
+                                                  "--", "/bin/sh", "-c", "python train.py --tag 'a b'"}));
+    dialog.setSkip(RecordDialog::Skip::Nothing);
+    EXPECT_EQ(dialog.cliArguments(), (QStringList{"run", "--steps", "10", "-o", out, "--", "/bin/sh", "-c",
+                                                  "python train.py --tag 'a b'"}));
 }
 
 TEST(RecordDialogTest, AJobThatNeverUsesCudaEndsWithTheReason) {

@@ -11,6 +11,7 @@
 #include <QStringList>
 
 class QCheckBox;
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -29,12 +30,15 @@ public:
     ~RecordDialog() override;
 
     enum class Window { WholeRun, Steps, Seconds };
+    // What to leave out at the start, the agent dormant meanwhile (run --delay / --after-steps).
+    enum class Skip { Nothing, Seconds, Steps };
 
     void setCommand(const QString& commandLine);
     void setWorkingDirectory(const QString& directory);
     void setOutput(const QString& path);
     void setWindow(Window window, int count = 0);
     void setStartAtStep(bool atStep);
+    void setSkip(Skip skip, int count = 0);
 
     // The chokepoint-cli arguments for the current settings; empty with `error` set when they are
     // not usable (no command or no output file). The command runs through /bin/sh -c.
@@ -70,6 +74,8 @@ private:
     QSpinBox* m_stepCount = nullptr;
     QSpinBox* m_secondCount = nullptr;
     QCheckBox* m_atStep = nullptr;
+    QComboBox* m_skip = nullptr;
+    QSpinBox* m_skipCount = nullptr;
     QLineEdit* m_output = nullptr;
     QPushButton* m_record = nullptr;
     QPushButton* m_stop = nullptr;
