@@ -103,7 +103,9 @@ if(STRIP)  # debug information stays in the build; the bundle travels to nodes
   file(GLOB binaries "${stage}/bin/*" "${stage}/lib/*")
   execute_process(COMMAND "${STRIP}" --strip-unneeded ${binaries})
 endif()
-file(COPY "${SOURCE_DIR}/collectors/python/chokepoint_helper.py" DESTINATION "${stage}/python")
+file(COPY "${SOURCE_DIR}/collectors/python/chokepoint_helper.py" "${SOURCE_DIR}/collectors/python/chokepoint_stacks.py"
+     DESTINATION "${stage}/python")
+file(COPY "${SOURCE_DIR}/collectors/python/site" DESTINATION "${stage}/python")
 file(GLOB jobs "${SOURCE_DIR}/tests/collectors/gpu/*.py")
 file(COPY ${jobs} DESTINATION "${stage}/gpu-check")
 file(COPY "${SOURCE_DIR}/scripts/gpu-check.sh" DESTINATION "${stage}")

@@ -88,6 +88,24 @@ void Agent::log(const std::string& text) const {
     }
 }
 
+void Agent::markRecording(bool recording) {
+    // Beside the control socket: the Python stack sampler of this process and of its forked
+    // children (DataLoader workers) samples while this file exists (collectors/python).
+    std::string socket = socketPath();
+    if (socket.size() < 5) {
+        return;
+    }
+    std::string marker = socket.substr(0, socket.size() - 5) + ".capturing";  // "<pid>.sock"
+    if (recording) {
+        int fd = ::open(marker.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            ::close(fd);
+        }
+    } else {
+        ::unlink(marker.c_str());
+    }
+}
+
 std::vector<std::string> Agent::gpuNames() {
     std::lock_guard lock(m_mutex);
     if (!m_gpuNames.empty() || m_isForkChild) {
@@ -159,6 +177,7 @@ int Agent::initializeCuda() {
         config.runtimeApiTracing = RuntimeApiTracing::AllowListOnly;
     }
     config.gpuNames = [this] { return gpuNames(); };
+    config.onRecording = [this](bool recording) { markRecording(recording); };
     config.log = [this](const std::string& text) { log(text); };
     m_cupti = makeRealCuptiApi();
     m_engine = std::make_unique<CaptureEngine>(*m_cupti, NvtxRecorder::instance(), config);

@@ -48,6 +48,7 @@ private:
     static void onForkChild();
     static void onExit();
     std::vector<std::string> gpuNames();
+    void markRecording(bool recording);
 
     std::mutex m_mutex;
     bool m_cudaInitialized = false;

@@ -915,6 +915,9 @@ void CaptureEngine::run() {
 
     if (!waitingToStart) {
         startWorkerSideSources();
+        if (m_config.onRecording) {
+            m_config.onRecording(true);
+        }
     }
     // Stolen buffer callbacks (another tool's cuptiActivityRegisterCallbacks): ours stop being
     // called although the job goes on stepping, so the GPU is busy and records must exist.
@@ -953,6 +956,9 @@ void CaptureEngine::run() {
                     callbacksChangedNs = now;
                 }
                 armBase = m_nvtx.stepsSeen();
+                if (m_config.onRecording) {
+                    m_config.onRecording(true);
+                }
                 if (request.afterSteps == 0 && !request.startAtNextStep) {
                     windowStart = monotonicNowNs();  // --delay: the window opens now
                     stepBase = armBase;
@@ -1017,6 +1023,9 @@ void CaptureEngine::run() {
 
     // --- Draining ---
     m_state.store(wire::AGENT_STATE_DRAINING);
+    if (m_config.onRecording) {
+        m_config.onRecording(false);
+    }
     core::TimestampNs stopNs = monotonicNowNs();
     if (windowEnd == kNever) {
         windowEnd = stopNs;

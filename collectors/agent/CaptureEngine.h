@@ -101,6 +101,10 @@ struct CaptureEngineConfig {
     bool compressChunks = true;
     std::function<std::vector<std::string>()> gpuNames;  // optional, for Status
     std::function<void(const std::string&)> log;         // optional diagnostics
+    // Called with true when a capture's window is about to be recorded (after a delay or the
+    // steps to wait) and with false when the capture has ended: the agent marks it on disk for
+    // the Python stack sampler (<socket dir>/<pid>.capturing). Optional; on the worker thread.
+    std::function<void(bool)> onRecording;
 };
 
 // Why a loaded CUPTI (cuptiGetVersion) cannot be used, or nothing: at least 13.0 Update 1

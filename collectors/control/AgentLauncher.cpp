@@ -90,6 +90,44 @@ core::Result<std::string> findAgentLibrary(const std::string& executablePath) {
                            "\nSet CHOKEPOINT_AGENT_PATH to its location.");
 }
 
+core::Result<std::string> findPythonSiteFolder(const std::string& executablePath) {
+    std::vector<std::filesystem::path> candidates;
+    if (const char* env = std::getenv("CHOKEPOINT_PYTHON_DIR"); env != nullptr && *env != '\0') {
+        candidates.push_back(std::filesystem::path(env) / "site");
+    }
+    if (!executablePath.empty()) {
+        std::filesystem::path dir = std::filesystem::path(executablePath).parent_path();
+        candidates.push_back(dir / ".." / "share" / "chokepoint" / "python" / "site");
+        candidates.push_back(dir / ".." / "python" / "site");
+    }
+    std::string tried;
+    for (const auto& c : candidates) {
+        std::string path = c.lexically_normal().string();
+        if (isFile(path + "/sitecustomize.py")) {
+            return path;
+        }
+        tried += "\n  " + path;
+    }
+    return core::makeError("Chokepoint's Python start-up hook (sitecustomize.py) was not found; looked in:" + tried +
+                           "\nSet CHOKEPOINT_PYTHON_DIR to the folder holding chokepoint_stacks.py and site/.");
+}
+
+std::vector<std::pair<std::string, std::string>> pythonStacksEnvironment(const std::vector<std::string>& base,
+                                                                         const std::string& siteFolder,
+                                                                         const std::string& outputFolder, int hz,
+                                                                         bool fromStart) {
+    std::string pythonPath = envValue(base, "PYTHONPATH");
+    std::vector<std::pair<std::string, std::string>> out = {
+        {"PYTHONPATH", pythonPath.empty() ? siteFolder : siteFolder + ":" + pythonPath},
+        {"CHOKEPOINT_PYSTACKS_DIR", outputFolder},
+        {"CHOKEPOINT_PYSTACKS_HZ", std::to_string(hz)},
+    };
+    if (fromStart) {
+        out.emplace_back("CHOKEPOINT_PYSTACKS_ALWAYS", "1");
+    }
+    return out;
+}
+
 std::vector<std::string> currentEnvironment() {
     std::vector<std::string> env;
     for (char** e = environ; e != nullptr && *e != nullptr; ++e) {

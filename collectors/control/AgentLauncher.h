@@ -24,6 +24,20 @@ std::string selfExecutablePath();
 // was looked for).
 core::Result<std::string> findAgentLibrary(const std::string& executablePath);
 
+// The folder holding Chokepoint's sitecustomize.py (the Python stack sampler's start-up hook):
+// $CHOKEPOINT_PYTHON_DIR/site, else next to the executable (../share/chokepoint/python/site in an
+// install or a build tree, ../python/site in a node bundle).
+core::Result<std::string> findPythonSiteFolder(const std::string& executablePath);
+
+// The environment entries that make every Python process of a job sample its stacks into
+// `outputFolder` (collectors/python/chokepoint_stacks.py): PYTHONPATH with `siteFolder` first
+// (the job's own entries kept after it), CHOKEPOINT_PYSTACKS_DIR, _HZ and, when `fromStart`,
+// _ALWAYS=1 (else only while the agent records).
+std::vector<std::pair<std::string, std::string>> pythonStacksEnvironment(const std::vector<std::string>& base,
+                                                                         const std::string& siteFolder,
+                                                                         const std::string& outputFolder, int hz,
+                                                                         bool fromStart);
+
 // "NAME=value" strings of this process.
 std::vector<std::string> currentEnvironment();
 
