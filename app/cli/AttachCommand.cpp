@@ -12,12 +12,14 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "app/cli/CaptureArgs.h"
 #include "app/cli/Commands.h"
 #include "app/cli/ExitCodes.h"
 #include "collectors/control/ControlClient.h"
 #include "collectors/control/RuntimeDir.h"
+#include "collectors/pystacks/PyStacksMerge.h"
 
 namespace chokepoint::cli {
 
@@ -41,6 +43,31 @@ void printAttachUsage(std::FILE* out) {
         "--delay S and --after-steps N wait that long, or that many steps, before recording (the agent\n"
         "stays dormant meanwhile); --kinds takes kernels,memory,api,sync,nvtx,host,overhead,graphs,\n"
         "gpu-metrics.\n");
+}
+
+// The Python stacks the job's processes sampled during the window (chokepoint-cli launch asks for
+// them; they wait in <socket dir>/pystacks-<launch pid>/).
+void addPythonStacks(const std::string& socketDir, long pid, const std::string& output) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));  // the samplers write every 0.2 s
+    std::vector<collectors::PyStacksProcess> all;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(socketDir, ec)) {
+        if (entry.is_directory(ec) && entry.path().filename().string().rfind("pystacks-", 0) == 0) {
+            for (auto& p : collectors::readPyStacksFolder(entry.path().string(), nullptr)) {
+                all.push_back(std::move(p));
+            }
+        }
+    }
+    if (all.empty()) {
+        return;
+    }
+    auto merged = collectors::mergePyStacksIntoCapture(output, all, pid);
+    if (!merged.ok()) {
+        std::fprintf(stderr, "  Python stacks not added: %s\n", merged.error().message.c_str());
+    } else if (merged->samples > 0) {
+        std::fprintf(stderr, "  %zu Python stack samples from %zu processes added\n", merged->samples,
+                     merged->processes);
+    }
 }
 
 std::string commandLineOf(long pid) {
@@ -247,6 +274,7 @@ int runAttach(const Args& args) {
     if (done.dropped_records() > 0) {
         std::fprintf(stderr, "  warning: records were dropped; the trace has gaps (see its warnings)\n");
     }
+    addPythonStacks(dir, pid, output);
     return done.ok() ? kExitOk : kExitFailure;
 }
 

@@ -3,6 +3,8 @@
 #include <signal.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -18,12 +20,15 @@ namespace {
 
 void printLaunchUsage(std::FILE* out) {
     std::fprintf(out,
-                 "Usage: chokepoint-cli launch [--socket-dir DIR] -- COMMAND [ARGS...]\n\n"
+                 "Usage: chokepoint-cli launch [--socket-dir DIR] [--no-python-stacks] [--python-hz N]\n"
+                 "                             -- COMMAND [ARGS...]\n\n"
                  "Runs COMMAND with the Chokepoint agent loaded but dormant: no CUPTI, no tracing, only a\n"
                  "control socket per CUDA process. Record a window at any time from another terminal with\n"
                  "  chokepoint-cli list\n"
                  "  chokepoint-cli attach PID --steps 10 -o trace.cptrace\n"
-                 "launch returns when COMMAND exits, with its exit status.\n");
+                 "While a window is recorded, every Python process of the job samples its threads' stacks\n"
+                 "(100 per second by default; none while dormant). launch returns when COMMAND exits, with\n"
+                 "its exit status.\n");
 }
 
 }  // namespace
@@ -31,6 +36,8 @@ void printLaunchUsage(std::FILE* out) {
 int runLaunch(const Args& args) {
     std::vector<std::string> command;
     std::string socketDir = collectors::defaultRuntimeDir();
+    bool pythonStacks = true;
+    int pythonHz = 100;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--") {
@@ -43,6 +50,21 @@ int runLaunch(const Args& args) {
         }
         if (a == "--socket-dir" && i + 1 < args.size()) {
             socketDir = args[++i];
+            continue;
+        }
+        if (a == "--no-python-stacks") {
+            pythonStacks = false;
+            continue;
+        }
+        if (a == "--python-hz" && i + 1 < args.size()) {
+            char* end = nullptr;
+            long hz = std::strtol(args[++i].c_str(), &end, 10);
+            if (*end != '\0' || hz < 1 || hz > 1000) {
+                std::fprintf(stderr, "chokepoint-cli launch: --python-hz takes 1 to 1000, not '%s'\n",
+                             args[i].c_str());
+                return kExitUsage;
+            }
+            pythonHz = static_cast<int>(hz);
             continue;
         }
         std::fprintf(stderr,
@@ -65,8 +87,24 @@ int runLaunch(const Args& args) {
         std::fprintf(stderr, "chokepoint-cli launch: %s\n", dir.error().message.c_str());
         return kExitFailure;
     }
-    auto env = collectors::injectionEnvironment(collectors::currentEnvironment(), agent.value(),
-                                                {{"CHOKEPOINT_SOCKET_DIR", socketDir}});
+    std::vector<std::pair<std::string, std::string>> extra = {{"CHOKEPOINT_SOCKET_DIR", socketDir}};
+    // Python stacks while an attach records (the agent marks it beside its socket); attach reads
+    // them from <socket dir>/pystacks-<launch pid>/, which goes away with the job.
+    std::string stacksDir;
+    if (pythonStacks) {
+        core::Result<std::string> site = collectors::findPythonSiteFolder(collectors::selfExecutablePath());
+        if (site.ok()) {
+            stacksDir = socketDir + "/pystacks-" + std::to_string(::getpid());
+            for (auto& entry : collectors::pythonStacksEnvironment(
+                     collectors::currentEnvironment(), site.value(), stacksDir, pythonHz, false)) {
+                extra.push_back(std::move(entry));
+            }
+        } else {
+            std::fprintf(stderr, "chokepoint-cli launch: no Python stacks: %s\n",
+                         site.error().message.c_str());
+        }
+    }
+    auto env = collectors::injectionEnvironment(collectors::currentEnvironment(), agent.value(), extra);
     if (!env.ok()) {
         std::fprintf(stderr, "chokepoint-cli launch: %s\n", env.error().message.c_str());
         return kExitFailure;
@@ -102,6 +140,10 @@ int runLaunch(const Args& args) {
     int status = collectors::waitForExit(child.value());
     ::sigaction(SIGINT, &oldInt, nullptr);
     ::sigaction(SIGQUIT, &oldQuit, nullptr);
+    if (!stacksDir.empty()) {
+        std::error_code ec;
+        std::filesystem::remove_all(stacksDir, ec);
+    }
     return status;
 }
 

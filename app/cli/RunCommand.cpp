@@ -11,9 +11,11 @@
 #include "app/cli/CaptureArgs.h"
 #include "app/cli/Commands.h"
 #include "app/cli/ExitCodes.h"
+#include "chokepoint/Version.h"
 #include "collectors/control/AgentLauncher.h"
 #include "collectors/control/AgentLoadCheck.h"
 #include "collectors/control/RuntimeDir.h"
+#include "collectors/pystacks/PyStacksMerge.h"
 
 namespace chokepoint::cli {
 
@@ -25,6 +27,7 @@ void printRunUsage(std::FILE* out) {
         "Usage: chokepoint-cli run [--steps N | --duration S] [--at-step] [--marker TEXT]\n"
         "                          [--delay S] [--after-steps N]\n"
         "                          [--host-only | --gpu-metrics] [--graphs] [--kinds LIST]\n"
+        "                          [--no-python-stacks] [--python-hz N]\n"
         "                          [-o FILE] -- COMMAND [ARGS...]\n\n"
         "Runs COMMAND with the Chokepoint agent and records every process that initialises CUDA,\n"
         "from its first CUDA call (or from the next step with --at-step) until the window ends or\n"
@@ -36,6 +39,11 @@ void printRunUsage(std::FILE* out) {
         "                    without step markers records nothing: use --delay there\n"
         "  --kinds LIST      exactly these kinds: kernels,memory,api,sync,nvtx,host,overhead,\n"
         "                    graphs,gpu-metrics\n"
+        "  --no-python-stacks  do not sample Python stacks (by default every Python process of the\n"
+        "                    job, DataLoader workers included, samples its threads' stacks while it\n"
+        "                    is recorded, through a sitecustomize hook on PYTHONPATH)\n"
+        "  --python-hz N     Python stack samples per second (default 100)\n"
+        "A job that never initialises CUDA still gets a capture of its Python stacks.\n"
         "  -o FILE   output .cptrace (default chokepoint-run.cptrace); with several CUDA\n"
         "            processes each gets FILE's name plus its pid.\n");
 }
@@ -73,6 +81,8 @@ std::vector<std::string> recordedFiles(const std::string& prefix, const std::str
 int runRun(const Args& args) {
     CaptureWindowArgs window;
     std::string output = "chokepoint-run.cptrace";
+    bool pythonStacks = true;
+    int pythonHz = 100;
     std::vector<std::string> command;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -95,6 +105,22 @@ int runRun(const Args& args) {
         }
         if ((a == "-o" || a == "--output") && i + 1 < args.size()) {
             output = args[++i];
+            continue;
+        }
+        if (a == "--no-python-stacks") {
+            pythonStacks = false;
+            continue;
+        }
+        if (a == "--python-hz" && i + 1 < args.size()) {
+            char* end = nullptr;
+            long hz = std::strtol(args[++i].c_str(), &end, 10);
+            if (*end != '\0' || hz < 1 || hz > 1000) {
+                std::fprintf(stderr,
+                             "chokepoint-cli run: --python-hz takes 1 to 1000 samples per second, not '%s'\n",
+                             args[i].c_str());
+                return kExitUsage;
+            }
+            pythonHz = static_cast<int>(hz);
             continue;
         }
         std::fprintf(stderr, "chokepoint-cli run: unexpected argument '%s' (the command goes after --)\n\n",
@@ -141,6 +167,25 @@ int runRun(const Args& args) {
     if (window.afterSteps > 0) {
         extra.emplace_back("CHOKEPOINT_RECORD_AFTER_STEPS", std::to_string(window.afterSteps));
     }
+    // Python stacks: every Python process of the job samples its own threads (no code change).
+    std::string stacksDir;
+    if (pythonStacks) {
+        core::Result<std::string> site = collectors::findPythonSiteFolder(collectors::selfExecutablePath());
+        std::string tmpl = std::filesystem::temp_directory_path().string() + "/chokepoint-pystacks-XXXXXX";
+        if (!site.ok()) {
+            std::fprintf(stderr, "chokepoint-cli run: no Python stacks: %s\n", site.error().message.c_str());
+        } else if (::mkdtemp(tmpl.data()) == nullptr) {
+            std::fprintf(stderr, "chokepoint-cli run: no Python stacks: cannot create %s\n", tmpl.c_str());
+        } else {
+            stacksDir = tmpl;
+            // From the start, unless the window starts later: then only while the agent records.
+            const bool fromStart = window.delayMs == 0 && window.afterSteps == 0;
+            for (auto& entry : collectors::pythonStacksEnvironment(
+                     collectors::currentEnvironment(), site.value(), stacksDir, pythonHz, fromStart)) {
+                extra.push_back(std::move(entry));
+            }
+        }
+    }
     auto env = collectors::injectionEnvironment(collectors::currentEnvironment(), agent.value(), extra);
     if (!env.ok()) {
         std::fprintf(stderr, "chokepoint-cli run: %s\n", env.error().message.c_str());
@@ -176,6 +221,41 @@ int runRun(const Args& args) {
     ::sigaction(SIGQUIT, &oldQuit, nullptr);
 
     std::vector<std::string> files = recordedFiles(prefix, ext);
+    std::vector<collectors::PyStacksProcess> stacks;
+    if (!stacksDir.empty()) {
+        std::vector<std::string> problems;
+        stacks = collectors::readPyStacksFolder(stacksDir, &problems);
+        for (const auto& problem : problems) {
+            std::fprintf(stderr, "chokepoint-cli run: Python stacks: %s\n", problem.c_str());
+        }
+        std::error_code ec;
+        std::filesystem::remove_all(stacksDir, ec);
+        for (const auto& file : files) {
+            std::string middle = file.substr(prefix.size(), file.size() - prefix.size() - ext.size());
+            auto merged = collectors::mergePyStacksIntoCapture(file, stacks, std::stoll(middle));
+            if (!merged.ok()) {
+                std::fprintf(stderr, "chokepoint-cli run: Python stacks not added: %s\n",
+                             merged.error().message.c_str());
+            } else if (merged->samples > 0) {
+                std::fprintf(stderr,
+                             "chokepoint-cli run: %zu Python stack samples from %zu processes added to %s\n",
+                             merged->samples, merged->processes, file.c_str());
+            }
+        }
+    }
+    if (files.empty() && !stacks.empty()) {
+        // The job never initialised CUDA: what its Python processes did is still worth a capture.
+        auto written =
+            collectors::writePyStacksCapture(output, stacks, "chokepoint-cli " + std::string(kVersion));
+        if (written.ok() && written->samples > 0) {
+            std::fprintf(
+                stderr,
+                "chokepoint-cli run: %s exited with status %d without initialising CUDA; wrote %s with "
+                "%zu Python stack samples of %zu processes (host only)\n",
+                command[0].c_str(), status, output.c_str(), written->samples, written->processes);
+            return kExitOk;
+        }
+    }
     if (files.empty()) {
         std::fprintf(stderr,
                      "chokepoint-cli run: %s exited with status %d and nothing was recorded: no process "

@@ -108,14 +108,15 @@ core::Result<std::string> findPythonSiteFolder(const std::string& executablePath
         }
         tried += "\n  " + path;
     }
-    return core::makeError("Chokepoint's Python start-up hook (sitecustomize.py) was not found; looked in:" + tried +
-                           "\nSet CHOKEPOINT_PYTHON_DIR to the folder holding chokepoint_stacks.py and site/.");
+    return core::makeError(
+        "Chokepoint's Python start-up hook (sitecustomize.py) was not found; looked in:" + tried +
+        "\nSet CHOKEPOINT_PYTHON_DIR to the folder holding chokepoint_stacks.py and site/.");
 }
 
 std::vector<std::pair<std::string, std::string>> pythonStacksEnvironment(const std::vector<std::string>& base,
                                                                          const std::string& siteFolder,
-                                                                         const std::string& outputFolder, int hz,
-                                                                         bool fromStart) {
+                                                                         const std::string& outputFolder,
+                                                                         int hz, bool fromStart) {
     std::string pythonPath = envValue(base, "PYTHONPATH");
     std::vector<std::pair<std::string, std::string>> out = {
         {"PYTHONPATH", pythonPath.empty() ? siteFolder : siteFolder + ":" + pythonPath},

@@ -35,8 +35,8 @@ core::Result<std::string> findPythonSiteFolder(const std::string& executablePath
 // _ALWAYS=1 (else only while the agent records).
 std::vector<std::pair<std::string, std::string>> pythonStacksEnvironment(const std::vector<std::string>& base,
                                                                          const std::string& siteFolder,
-                                                                         const std::string& outputFolder, int hz,
-                                                                         bool fromStart);
+                                                                         const std::string& outputFolder,
+                                                                         int hz, bool fromStart);
 
 // "NAME=value" strings of this process.
 std::vector<std::string> currentEnvironment();

@@ -115,8 +115,10 @@ core::Result<PyStacksProcess> readPyStacksFile(const std::string& path, const Py
             continue;
         }
         simdjson::padded_string padded(line);
+        simdjson::ondemand::document doc;
         object o;
-        if (parser.iterate(padded).get_object().get(o) != simdjson::SUCCESS) {
+        if (parser.iterate(padded).get(doc) != simdjson::SUCCESS ||
+            doc.get_object().get(o) != simdjson::SUCCESS) {
             if (lineNumber == 1) {
                 return core::makeError(path + ": line 1: not a .pystacks header (a JSON object)");
             }
@@ -170,6 +172,27 @@ core::Result<PyStacksProcess> readPyStacksFile(const std::string& path, const Py
             continue;
         }
         o.reset();
+        if (o["thread"].get_array().get(a) == simdjson::SUCCESS) {
+            std::int64_t tid = 0;
+            std::string_view name;
+            std::size_t i = 0;
+            bool ok = true;
+            for (auto element : a) {
+                if (i == 0) {
+                    ok = ok && element.get_int64().get(tid) == simdjson::SUCCESS;
+                } else if (i == 1) {
+                    ok = ok && element.get_string().get(name) == simdjson::SUCCESS;
+                }
+                ++i;
+            }
+            if (ok && i == 2 && p.threadNames.size() < 4096) {
+                p.threadNames.emplace_back(tid, std::string(name.substr(0, 128)));
+            } else {
+                bad("a thread is [tid, name]");
+            }
+            continue;
+        }
+        o.reset();
         bool end = false;
         if (o["end"].get_bool().get(end) == simdjson::SUCCESS && end) {
             p.ended = true;
@@ -204,7 +227,8 @@ std::vector<PyStacksProcess> readPyStacksFolder(const std::string& folder, std::
     return out;
 }
 
-std::vector<const PyStacksProcess*> processTree(const std::vector<PyStacksProcess>& all, std::int64_t rootPid) {
+std::vector<const PyStacksProcess*> processTree(const std::vector<PyStacksProcess>& all,
+                                                std::int64_t rootPid) {
     std::set<std::int64_t> members{rootPid};
     bool grew = true;
     while (grew) {  // a few levels at most (DataLoader workers, their children)

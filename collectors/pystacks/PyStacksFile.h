@@ -31,13 +31,14 @@ struct PyStacksProcess {
     std::int64_t pid = 0;
     std::int64_t ppid = 0;
     std::vector<std::string> argv;
-    std::vector<PyFrame> frames;                      // by id
-    std::vector<std::vector<std::uint32_t>> stacks;   // by id: frame ids, leaf first
-    std::vector<PySample> samples;                    // in file order (time order)
-    std::uint64_t droppedBySampler = 0;               // the sampler's own count (file cap)
-    std::uint64_t badLines = 0;                       // lines skipped here
-    std::string firstProblem;                         // "FILE: line N: ..." of the first bad line
-    bool ended = false;                               // the process wrote its last line
+    std::vector<PyFrame> frames;                                    // by id
+    std::vector<std::vector<std::uint32_t>> stacks;                 // by id: frame ids, leaf first
+    std::vector<PySample> samples;                                  // in file order (time order)
+    std::vector<std::pair<std::int64_t, std::string>> threadNames;  // (tid, Python thread name)
+    std::uint64_t droppedBySampler = 0;                             // the sampler's own count (file cap)
+    std::uint64_t badLines = 0;                                     // lines skipped here
+    std::string firstProblem;  // "FILE: line N: ..." of the first bad line
+    bool ended = false;        // the process wrote its last line
 };
 
 struct PyStacksLimits {
@@ -57,6 +58,7 @@ std::vector<PyStacksProcess> readPyStacksFolder(const std::string& folder, std::
                                                 const PyStacksLimits& limits = {});
 
 // The processes among `all` that belong to `rootPid`: itself and its descendants by ppid.
-std::vector<const PyStacksProcess*> processTree(const std::vector<PyStacksProcess>& all, std::int64_t rootPid);
+std::vector<const PyStacksProcess*> processTree(const std::vector<PyStacksProcess>& all,
+                                                std::int64_t rootPid);
 
 }  // namespace chokepoint::collectors

@@ -15,6 +15,7 @@ Samples go to <CHOKEPOINT_PYSTACKS_DIR>/<pid>.pystacks, one JSON object per line
   {"v": 1, "pid": P, "ppid": Q, "argv": [...], "clock": "CLOCK_MONOTONIC", "hz": 100}   first line
   {"f": [id, file, function, line]}            a frame, defined before its first use
   {"s": [id, [frame ids, leaf first]]}         a stack, defined before its first use
+  {"thread": [native thread id, name]}        a thread's name, before its first sample
   {"t": ns, "tid": native thread id, "s": id}  a sample (time.monotonic_ns: the agent's clock)
   {"end": true, "dropped": n}                  last line, when the process exits normally
 The file is bounded (CHOKEPOINT_PYSTACKS_MAX_MB, default 256); past that, samples are counted as
@@ -45,8 +46,11 @@ class StackSampler:
         self.max_bytes = max_bytes
         self.clock = clock or time.monotonic_ns
         self.pid = os.getpid()
-        self.frames = {}
+        self.frames = {}  # code object -> {line: frame id}
+        self.frame_count = 0
         self.stacks = {}
+        self.threads = set()
+        self.last = {}  # thread ident -> (key of its leaf, stack id): an unchanged stack is not walked again
         self.lines = []
         self.written = 0
         self.dropped = 0
@@ -66,7 +70,9 @@ class StackSampler:
         self._emit(header)
 
     def _emit(self, obj):
-        line = json.dumps(obj, separators=(",", ":"), ensure_ascii=True) + "\n"
+        return self._emit_line(json.dumps(obj, separators=(",", ":"), ensure_ascii=True) + "\n")
+
+    def _emit_line(self, line):
         if self.written + len(line) > self.max_bytes:
             return False
         self.lines.append(line)
@@ -99,13 +105,16 @@ class StackSampler:
 
     # --- sampling -----------------------------------------------------------------------------
     def _frame_id(self, code, line):
-        key = (code.co_filename, code.co_name, line)
-        fid = self.frames.get(key)
+        lines = self.frames.get(code)
+        if lines is None:
+            lines = self.frames[code] = {}
+        fid = lines.get(line)
         if fid is None:
-            fid = len(self.frames)
+            fid = self.frame_count
             if not self._emit({"f": [fid, code.co_filename, code.co_name, line]}):
                 return None
-            self.frames[key] = fid
+            self.frame_count += 1
+            lines[line] = fid
         return fid
 
     def _stack_id(self, frame):
@@ -128,20 +137,37 @@ class StackSampler:
     def sample_once(self):
         """Takes one sample of every thread but the sampler's own. Returns the samples written."""
         now = self.clock()
-        native = {t.ident: t.native_id for t in threading.enumerate()}
+        threads = {t.ident: t for t in threading.enumerate()}
         own = threading.get_ident()
         taken = 0
         with self.lock:
             for ident, frame in sys._current_frames().items():
                 if ident == own:
                     continue
-                sid = self._stack_id(frame)
-                tid = native.get(ident) or ident
-                if sid is None or not self._emit({"t": now, "tid": tid, "s": sid}):
+                # A thread still in the same frame at the same place, under the same caller, has the
+                # same stack (a live frame's callers never change): waiting threads cost one lookup.
+                # Frames are recognised by id, never kept: a kept frame would keep its locals
+                # (tensors) alive.
+                caller = frame.f_back
+                key = (id(frame), frame.f_lasti, id(caller), caller.f_lasti if caller is not None else -1)
+                last = self.last.get(ident)
+                if last is not None and last[0] == key:
+                    sid = last[1]
+                else:
+                    sid = self._stack_id(frame)
+                    self.last[ident] = (key, sid)
+                thread = threads.get(ident)
+                tid = (thread.native_id if thread is not None else None) or ident
+                if tid not in self.threads:
+                    self.threads.add(tid)
+                    self._emit({"thread": [tid, thread.name if thread is not None else ""]})
+                if sid is None or not self._emit_line('{"t":%d,"tid":%d,"s":%d}\n' % (now, tid, sid)):
                     self.dropped += 1
                     continue
                 taken += 1
             self.samples += taken
+            if len(self.last) > 2 * len(threads) + 16:  # threads that ended
+                self.last = {k: v for k, v in self.last.items() if k in threads}
         return taken
 
     def recording(self):
@@ -159,6 +185,8 @@ class StackSampler:
         next_tick = time.monotonic()
         while not self.stopping.is_set():
             if not self.recording():
+                if self.lines:
+                    self.flush()  # the window ended: what it sampled must reach the file now
                 self.stopping.wait(MARKER_CHECK_SECONDS)
                 next_tick = time.monotonic()
                 continue
