@@ -31,6 +31,8 @@ QColor bottleneckColor(Bottleneck bottleneck) {
             return QColor(227, 119, 194);  // pink: host time, beside launch overhead (orange)
         case Bottleneck::CopyBound:
             return QColor(188, 189, 34);  // olive: transfers, between data (red) and compute (green)
+        case Bottleneck::ComputeMemoryMixed:
+            return QColor(96, 132, 117);  // between compute (green) and memory bandwidth (purple)
         case Bottleneck::NoGpuActivity:
             return QColor(127, 127, 127);
         case Bottleneck::Undetermined:
@@ -57,6 +59,8 @@ Qt::BrushStyle bottleneckPattern(Bottleneck bottleneck) {
             return Qt::CrossPattern;
         case Bottleneck::CopyBound:
             return Qt::Dense6Pattern;
+        case Bottleneck::ComputeMemoryMixed:
+            return Qt::Dense4Pattern;
         case Bottleneck::NoGpuActivity:
             return Qt::Dense7Pattern;
         case Bottleneck::Undetermined:
