@@ -211,6 +211,14 @@ StepBarsData stepBarsFromReport(const analysis::AnalysisReport& report) {
 
 std::vector<StepStripCell> stepStripFromReport(const analysis::AnalysisReport& report) {
     std::vector<StepStripCell> cells;
+    // Cell widths follow the steps that count: a left-out step (a warm-up 100x the median) is no
+    // wider than the longest kept one, so it does not squeeze the others to slivers.
+    double keptMaxNs = 0;
+    for (const analysis::StepDiagnosis& step : report.steps) {
+        if (!step.excluded) {
+            keptMaxNs = std::max(keptMaxNs, static_cast<double>(step.range.durationNs()));
+        }
+    }
     for (const analysis::StepDiagnosis& step : report.steps) {
         StepStripCell cell;
         cell.label = QString::fromStdString(step.name);
@@ -218,6 +226,9 @@ std::vector<StepStripCell> stepStripFromReport(const analysis::AnalysisReport& r
         cell.color = bottleneckColor(step.verdict.bottleneck);
         cell.pattern = bottleneckPattern(step.verdict.bottleneck);
         cell.weight = static_cast<double>(step.range.durationNs());
+        if (step.excluded && keptMaxNs > 0) {
+            cell.weight = std::min(cell.weight, keptMaxNs);
+        }
         cell.tooltip = QStringLiteral("%1 — %2\n%3 (confidence %4)\n%5")
                            .arg(cell.label, durationText(static_cast<double>(step.range.durationNs())),
                                 cell.className, QString::fromUtf8(step.verdict.confidenceLabel()),

@@ -187,6 +187,10 @@ struct AnalysisReport {
     // The settings that differ from the defaults, one phrase each ("device NVIDIA H100 SXM5 80GB
     // (set by user)", "threshold lowMfu 0.25 (default 0.3)"); empty with the defaults.
     std::vector<std::string> userSettings;
+    // The window holds only start-up (process start, model build, autotuning, the first step): no
+    // steady-state verdict is given and startUpReason says what the window holds (SteadyState.h).
+    bool startUpOnly = false;
+    std::string startUpReason;
 };
 
 }  // namespace chokepoint::analysis

@@ -12,6 +12,7 @@
 #include "core/analysis/diagnosis/HostCauses.h"
 #include "core/analysis/diagnosis/PrecisionInference.h"
 #include "core/analysis/diagnosis/SignalsAdapter.h"
+#include "core/analysis/diagnosis/SteadyState.h"
 #include "core/base/Format.h"
 #include "core/model/DeviceSlice.h"
 
@@ -611,11 +612,33 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
     }
     r.fixes = recommendFixes(r.overall, r.overallSignals, o.config);
     r.headline = headlineOf(r);
+    if (const SteadyStateCheck steady = checkSteadyState(model, m); steady.startUpOnly) {
+        // Start-up is no steady state: say what the window holds instead of a verdict on it.
+        r.startUpOnly = true;
+        r.startUpReason = steady.reason;
+        Verdict& v = r.overall;
+        v.bottleneck = Bottleneck::Undetermined;
+        v.axis = DamAxis::None;
+        v.confidence = 0.3;
+        v.desiredEndState = false;
+        v.rationale = "no steady-state verdict: " + steady.reason;
+        v.missingSignals.push_back("steady-state training steps (a window after warm-up)");
+        r.fixes = FixPlan{};
+        r.fixes.nextStep =
+            "Capture a window of steady training steps after warm-up (chokepoint-cli run --at-step N --steps "
+            "M, "
+            "or attach --at-step once the job is past its first steps) and analyse that.";
+        r.headline = "No steady-state verdict: " + steady.reason;
+    }
     r.ironLaw = ironLawOf(r.overallSignals, o.config);
 
     // Warnings.
     if (!m.hasGpuWork) {
         warn(r, core::Severity::Info, "gpu.none", "no GPU activity: nothing to diagnose on a device");
+    }
+    if (r.startUpOnly) {
+        warn(r, core::Severity::Warning, "window.start_up_only",
+             "no steady-state verdict: " + r.startUpReason);
     }
     if (m.steps.source == StepSource::WholeTrace && m.hasGpuWork) {
         warn(r, core::Severity::Warning, "steps.whole_trace",

@@ -322,6 +322,8 @@ std::string writeJsonReport(const AnalysisReport& r) {
     j.endObject();
 
     j.key("headline").str(r.headline);
+    j.key("startUpOnly").boolean(r.startUpOnly);
+    j.key("startUpReason").str(r.startUpReason);
     j.key("verdict");
     writeVerdict(j, r.overall);
 

@@ -240,7 +240,16 @@ TEST(Analyzer, NoStepsFallsBackAndSaysSo) {
 }
 
 TEST(Analyzer, OneStepWarnsAboutPeriodicity) {
-    const core::TraceModel model = testutils::dataBoundJob(1);
+    // One data-bound step, ProfilerStep#5 (a lone ProfilerStep#0 is start-up: SteadyStateTest).
+    SyntheticJob job;
+    const core::TimestampNs t = SyntheticJob::stepStart(5);
+    job.step(5);
+    job.builder().range(testutils::kDataLoaderNext, t + 50'000, t + 4'000'000);
+    for (int k = 0; k < 6; ++k) {
+        const core::TimestampNs start = t + 4'100'000 + k * 970'000;
+        job.launched(testutils::kFp32Gemm, start, start + 960'000, 7, 60'000);
+    }
+    const core::TraceModel model = job.build();
     auto r = analyze(model);
     ASSERT_TRUE(r);
     EXPECT_EQ(r->steps.size(), 1u);
