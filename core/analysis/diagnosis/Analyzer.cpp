@@ -202,6 +202,22 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
     if (mfu.source == ModelFlopsSource::UserFlopsPerStep) {
         mfu.sourceNote = "model FLOPs per step given by the user";
     }
+    // 6·N·T counts each weight once per token; a convolution reuses each weight at every position of
+    // its input, so per image it undercounts a CNN many times over (ResNet-50: 2·N ≈ 51 MFLOP per
+    // image forward against ≈ 4.1 GFLOP).
+    const double convNs =
+        static_cast<double>(m.kernels.timeByClassNs[static_cast<std::size_t>(KernelClass::Convolution)]);
+    const double gemmNs =
+        static_cast<double>(m.kernels.timeByClassNs[static_cast<std::size_t>(KernelClass::Gemm)]);
+    if ((mfu.source == ModelFlopsSource::UserParamsTokens ||
+         mfu.source == ModelFlopsSource::RecordedInTrace) &&
+        convNs > 0 && convNs >= gemmNs) {
+        mfu.warnings.push_back(
+            "6 · N · T undercounts a convolutional network: each weight is applied at every position of its "
+            "input, not once per token or image, so this MFU is far too low; give the counted FLOPs of one "
+            "step "
+            "(--model-flops, or the helper's FlopCounterMode count)");
+    }
     if (o.parameterCount.has_value() != o.tokensPerStep.has_value() && !o.modelFlopsPerStep) {
         mfu.warnings.push_back("MFU from 6·N·T needs both --params and --tokens-per-step");
     }
