@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 
+#include "core/names/NameRules.h"
+
 namespace chokepoint::core {
 
 namespace {
@@ -621,7 +623,7 @@ void KinetoModelBuilder::addComplete(const KinetoEvent& e, Kind kind, std::uint6
         case Kind::CpuOp:
         case Kind::PythonFunction: {
             // 2021 traces record ProfilerStep#N as an "Operator"; it is a step annotation.
-            if (kind == Kind::CpuOp && startsWith(e.name, "ProfilerStep#")) {
+            if (kind == Kind::CpuOp && names::isProfilerStepName(e.name)) {
                 RangeRow range;
                 range.startNs = start;
                 range.endNs = end;

@@ -123,6 +123,7 @@ bool gemmWords(const Words& k) {
 bool reductionWords(const Words& k) {
     return k.hasAny({"reduce", "reduction", "softmax", "logsoftmax", "argmax", "argmin", "sum", "mean",
                      "cumsum", "scan", "sort", "pool", "pooling", "entropy", "topk", "norm"}) ||
+           k.pair("soft", "max") ||  // cunn_SoftMaxForward (case change splits "SoftMax")
            k.pair("nll", "loss") || k.pair("max", "kernel") || k.pair("min", "kernel") ||
            k.hasPrefixAny({"maxpool", "avgpool", "radixsort", "nllcriterion"});
 }
@@ -232,7 +233,7 @@ bool isCommunicationKernelName(std::string_view kernelName) {
 
 bool isSoftmaxKernelName(std::string_view kernelName) {
     const Words k(kernelName);
-    return k.hasAny({"softmax", "logsoftmax"});
+    return k.hasAny({"softmax", "logsoftmax"}) || k.pair("soft", "max");
 }
 
 bool isCudaGraphKernelName(std::string_view kernelName) {
@@ -745,6 +746,9 @@ bool isFrameworkOpName(std::string_view name) {
 }
 
 bool isDataLoadingName(std::string_view name) {
+    if (markerRoleOf(name) == MarkerRole::DataWait) {
+        return true;  // chokepoint:data
+    }
     const Words k(name);
     return k.pair("data", "loader") || k.has("dataloader") || k.pair("data", "loading") ||
            k.has("dataloading");
@@ -760,6 +764,9 @@ bool isBackwardOpName(std::string_view name) {
 }
 
 bool isOptimizerName(std::string_view name) {
+    if (markerRoleOf(name) == MarkerRole::Optimizer) {
+        return true;  // chokepoint:optimizer
+    }
     if (startsWith(name, "Optimizer.") || startsWith(name, "optimizer.") ||
         startsWith(name, "optimizer_step")) {
         return true;  // Optimizer.step#Adam.step, Optimizer.zero_grad#SGD.zero_grad, optimizer.step
@@ -786,6 +793,21 @@ bool isGarbageCollectionName(std::string_view name) {
 }
 
 HostRole hostRoleOf(std::string_view name) {
+    // The helper's phase ranges say what they are (NameRules.h, "Step and phase markers").
+    switch (markerRoleOf(name)) {
+        case MarkerRole::DataWait:
+            return HostRole::DataLoading;
+        case MarkerRole::Backward:
+            return HostRole::Backward;
+        case MarkerRole::Optimizer:
+            return HostRole::Optimizer;
+        case MarkerRole::Step:
+        case MarkerRole::Forward:
+        case MarkerRole::Meta:
+            return HostRole::None;  // steps and forward enclose work; marks carry facts
+        case MarkerRole::None:
+            break;
+    }
     const Words k(name);
     if (k.w.empty()) {
         return HostRole::None;
@@ -920,11 +942,32 @@ ThreadRole threadRoleOf(std::string_view threadName) {
         return ThreadRole::Autograd;
     }
     const Words k(threadName);
-    if (k.has("dataloader") || k.pair("data", "loader") || k.pair("data", "worker") ||
-        k.pair("pin", "memory")) {
-        return ThreadRole::DataWorker;
+    if (k.pair("pin", "memory") || k.pair("data", "pin") || k.has("pinmemory")) {
+        return ThreadRole::PinMemory;  // pt_data_pin, pin_memory_thread
+    }
+    if (k.has("dataloader") || k.pair("data", "loader") || k.pair("data", "worker")) {
+        return ThreadRole::DataWorker;  // pt_data_worker, "DataLoader worker 3"
+    }
+    if (k.pair("main", "thread") || k.has("mainthread")) {
+        return ThreadRole::Main;  // pt_main_thread, MainThread
     }
     return ThreadRole::Other;
+}
+
+std::string_view toString(ThreadRole role) {
+    switch (role) {
+        case ThreadRole::Autograd:
+            return "autograd";
+        case ThreadRole::DataWorker:
+            return "data-worker";
+        case ThreadRole::PinMemory:
+            return "pin-memory";
+        case ThreadRole::Main:
+            return "main";
+        case ThreadRole::Other:
+            break;
+    }
+    return "other";
 }
 
 }  // namespace chokepoint::names

@@ -145,7 +145,71 @@ std::string architectureFromDeviceName(std::string_view deviceName);
 
 // --- Threads ------------------------------------------------------------------------------------
 
-enum class ThreadRole : std::uint8_t { Other = 0, Autograd, DataWorker };
+// A thread's role from its name (the comm the OS shows, or the name a profiler recorded):
+// PyTorch names its autograd device threads "pt_autograd_N", DataLoader worker processes
+// "pt_data_worker", the pin-memory thread "pt_data_pin" and, in some versions, the main thread
+// "pt_main_thread"; older traces and other loaders say "DataLoader worker", "pin_memory".
+// A main thread whose name says nothing (comm "python3") is found by its tid == pid instead
+// (core/model/ThreadLabels.h).
+enum class ThreadRole : std::uint8_t { Other = 0, Autograd, DataWorker, PinMemory, Main };
 ThreadRole threadRoleOf(std::string_view threadName);
+std::string_view toString(ThreadRole role);  // "other", "autograd", "data-worker", "pin-memory", "main"
+
+// --- Step and phase markers ------------------------------------------------------------------------
+
+// Every marker the product knows, in one place. A step marker is a host range (NVTX or
+// record_function) whose name starts with one of the capture's step-marker prefixes, matched as the
+// agent matches them (case-sensitive prefix): torch.profiler's "ProfilerStep#N", the Python
+// helper's "chokepoint:step#N", a plain "step..." range, or whatever `--marker` the capture was
+// started with. The agent records the prefixes it used as the capture note `capture.step_markers`
+// ("ProfilerStep#|chokepoint:step|step"); a trace without that note (an older capture, a
+// torch.profiler or Nsight export) uses the defaults. The helper's other ranges say what the
+// host is doing: "chokepoint:data" waits for the next batch (input pipeline), "chokepoint:forward",
+// "chokepoint:backward" and "chokepoint:optimizer" are phases, "chokepoint:meta key=value" marks
+// carry facts (stored as model.<key> notes).
+inline constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
+inline constexpr std::string_view kHelperStepPrefix = "chokepoint:step";
+inline constexpr std::string_view kPlainStepPrefix = "step";
+inline constexpr std::string_view kStepMarkersNote = "capture.step_markers";
+
+// The agent's default step-marker prefixes, in its order.
+std::vector<std::string> defaultStepMarkerPrefixes();
+// The prefixes of a `capture.step_markers` note ("a|b|c"; empty parts dropped); the defaults for
+// an empty value.
+std::vector<std::string> parseStepMarkers(std::string_view noteValue);
+// True when `name` starts with `prefix` (case-sensitive, as the agent compares).
+bool matchesStepMarker(std::string_view name, std::string_view prefix);
+bool isProfilerStepName(std::string_view name);
+
+enum class MarkerRole : std::uint8_t {
+    None = 0,
+    Step,       // ProfilerStep#N, chokepoint:step#N
+    DataWait,   // chokepoint:data: the loop waits for its next batch
+    Forward,    // chokepoint:forward
+    Backward,   // chokepoint:backward
+    Optimizer,  // chokepoint:optimizer
+    Meta,       // chokepoint:meta key=value ...
+};
+// The role of a marker the product itself defines (ProfilerStep#, the helper's chokepoint:*
+// names); None for any other name, including a capture's own --marker prefix.
+MarkerRole markerRoleOf(std::string_view name);
+std::string_view toString(MarkerRole role);  // "none", "step", "data-wait", "forward", ...
+
+// --- Precision of a kernel's math, from its name ----------------------------------------------------
+
+// What a GEMM, convolution or attention kernel's name says about the precision of its inputs:
+// cuBLAS nvjet type codes (nvjet_[sm90_]tst_ = BF16, hsh/hss = FP16, the first letter is the input
+// type), xmma / CUTLASS type tokens (bf16bf16, f16f16, f32f32 on tensor cores = TF32, e4m3/e5m2 =
+// FP8, s8/i8 = INT8), instruction shapes (s1688/s16816 = TF32, h884/h1688/h16816 = FP16,
+// bf16816 = BF16, i8816 = INT8), legacy cuBLAS families (ampere_sgemm = FP32 CUDA cores,
+// volta_h884gemm = FP16, ampere_bf16_*), template arguments (cutlass::bfloat16_t, __nv_bfloat16,
+// c10::BFloat16, cutlass::half_t, __half, c10::Half). Unknown when the name says nothing (Triton,
+// cuDNN runtime-fusion names that only say "f16" for any 16-bit type are read as 16-bit: FP16).
+enum class KernelPrecision : std::uint8_t { Unknown = 0, FP64, FP32, TF32, BF16, FP16, FP8, INT8 };
+KernelPrecision kernelPrecisionFromName(std::string_view kernelName);
+std::string_view toString(KernelPrecision precision);  // "unknown", "fp32", "tf32", "bf16", ...
+// The precision a helper fact names ("bf16", "fp16", "fp32", "tf32", "fp8"; also "bfloat16",
+// "float16", "half", "float32", "float"); Unknown for anything else.
+KernelPrecision precisionFromFact(std::string_view value);
 
 }  // namespace chokepoint::names

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <utility>
 
 #include "core/base/Format.h"
+#include "core/model/ThreadLabels.h"
 
 namespace chokepoint::timeline {
 
@@ -247,11 +249,15 @@ TrackSet buildTracks(const core::TraceModel& model) {
         }
     }
 
+    // Per-thread host counters (the agent's "CPU %" per thread) are named after their thread:
+    // "CPU % · main thread (python3, pid 523)", "CPU % · DataLoader worker 2 (pid 880)".
+    std::optional<core::ThreadLabels> threadLabels;
     for (std::size_t i = 0; i < model.counters.size(); ++i) {
         const core::CounterTrack& counter = model.counters[i];
         if (counter.timesNs.empty()) {
             continue;
         }
+        const bool perThread = counter.deviceIndex < 0 && counter.tid != 0;
         Track track;
         track.kind = TrackKind::Counter;
         track.counterIndex = static_cast<std::int32_t>(i);
@@ -262,6 +268,13 @@ TrackSet buildTracks(const core::TraceModel& model) {
         track.label = counter.name + (counter.unit.empty() ? "" : " (" + counter.unit + ")");
         track.key = "counter/" + std::to_string(counter.deviceIndex) + "/" + std::to_string(counter.pid) +
                     "/" + track.label;
+        if (perThread) {
+            if (!threadLabels) {
+                threadLabels.emplace(model);
+            }
+            track.key += "/" + std::to_string(counter.tid);
+            track.label = counter.name + " · " + threadLabels->of(counter.pid, counter.tid).label;
+        }
         set.tracks.push_back(std::move(track));
     }
     return set;

@@ -82,18 +82,6 @@ std::string apiName(ApiRole r) {
     return "other";
 }
 
-std::string threadName(ThreadRole r) {
-    switch (r) {
-        case ThreadRole::Autograd:
-            return "autograd";
-        case ThreadRole::DataWorker:
-            return "data-worker";
-        case ThreadRole::Other:
-            break;
-    }
-    return "other";
-}
-
 TEST(NameRulesCorpusTest, EveryRowHasItsExpectedClass) {
     const std::vector<Row> rows = readCorpus();
     ASSERT_GT(rows.size(), 250u);
@@ -114,7 +102,11 @@ TEST(NameRulesCorpusTest, EveryRowHasItsExpectedClass) {
         } else if (row.what == "api") {
             EXPECT_EQ(apiName(apiRoleOf(row.name)), row.expected) << where;
         } else if (row.what == "thread") {
-            EXPECT_EQ(threadName(threadRoleOf(row.name)), row.expected) << where;
+            EXPECT_EQ(std::string(toString(threadRoleOf(row.name))), row.expected) << where;
+        } else if (row.what == "marker") {
+            EXPECT_EQ(std::string(toString(markerRoleOf(row.name))), row.expected) << where;
+        } else if (row.what == "precision") {
+            EXPECT_EQ(std::string(toString(kernelPrecisionFromName(row.name))), row.expected) << where;
         } else if (row.what == "hta") {
             const HtaKernelType t = htaKernelType(row.name);
             EXPECT_EQ(t == HtaKernelType::Communication ? "communication"
@@ -135,8 +127,8 @@ TEST(NameRulesCorpusTest, EveryRowHasItsExpectedClass) {
         }
     }
     // Every part of the table is covered.
-    for (const char* kind :
-         {"kernel", "op", "host", "framework", "api", "thread", "device", "hta", "collective"}) {
+    for (const char* kind : {"kernel", "op", "host", "framework", "api", "thread", "device", "hta",
+                             "collective", "marker", "precision"}) {
         EXPECT_GT(perKind[kind], 0) << kind;
     }
 }
@@ -162,6 +154,30 @@ TEST(NameRulesCorpusTest, TokenizerSplitsCaseChangesAndSeparators) {
     EXPECT_EQ(tokens("torch/_dynamo/convert_frame.py(1045): _compile"),
               (std::vector<std::string>{"torch", "dynamo", "convert", "frame", "py", "1045", "compile"}));
     EXPECT_TRUE(tokens("").empty());
+}
+
+// The step markers a capture records (capture.step_markers) and the defaults without one.
+TEST(NameRulesCorpusTest, StepMarkersFromTheCaptureNote) {
+    EXPECT_EQ(parseStepMarkers("ProfilerStep#|chokepoint:step|step"), defaultStepMarkerPrefixes());
+    EXPECT_EQ(parseStepMarkers(""), defaultStepMarkerPrefixes());
+    EXPECT_EQ(parseStepMarkers("train_iter"), (std::vector<std::string>{"train_iter"}));
+    EXPECT_EQ(parseStepMarkers(" a | |b "), (std::vector<std::string>{"a", "b"}));
+    EXPECT_TRUE(matchesStepMarker("chokepoint:step#4", "chokepoint:step"));
+    EXPECT_FALSE(matchesStepMarker("Chokepoint:step#4", "chokepoint:step"));  // case-sensitive, as the agent
+    EXPECT_FALSE(matchesStepMarker("anything", ""));
+    EXPECT_TRUE(isProfilerStepName("ProfilerStep#12"));
+    EXPECT_FALSE(isProfilerStepName("ProfilerStep"));
+}
+
+// Helper facts name the autocast dtype in a few spellings.
+TEST(NameRulesCorpusTest, PrecisionFacts) {
+    EXPECT_EQ(precisionFromFact("bf16"), KernelPrecision::BF16);
+    EXPECT_EQ(precisionFromFact("torch.bfloat16"), KernelPrecision::BF16);
+    EXPECT_EQ(precisionFromFact("FP16"), KernelPrecision::FP16);
+    EXPECT_EQ(precisionFromFact("tf32"), KernelPrecision::TF32);
+    EXPECT_EQ(precisionFromFact("fp32"), KernelPrecision::FP32);
+    EXPECT_EQ(precisionFromFact("fp8"), KernelPrecision::FP8);
+    EXPECT_EQ(precisionFromFact("int4"), KernelPrecision::Unknown);
 }
 
 }  // namespace

@@ -138,5 +138,29 @@ TEST(TimelineTracksTest, EventNamesAndTimes) {
     EXPECT_EQ(eventTimes(model, work.ref(0)), (core::TimeRange{60'000, 160'000}));
 }
 
+// The agent's per-thread CPU-use tracks are named after their thread, and each keeps its own key.
+TEST(TimelineTracksTest, CpuUseTracksAreNamedAfterTheirThread) {
+    core::TraceModel model;
+    model.processes.push_back({523, "python3 train.py"});
+    model.threadIndex(523, 523, "python3");
+    model.threadIndex(880, 880, "pt_data_worker");
+    for (std::int64_t pid : {523, 880}) {
+        core::CounterTrack track;
+        track.name = "CPU %";
+        track.unit = "%";
+        track.pid = pid;
+        track.tid = pid;
+        track.timesNs = {0, 10};
+        track.values = {50, 60};
+        model.counters.push_back(track);
+    }
+    model.finalize();
+    const TrackSet set = buildTracks(model);
+    ASSERT_EQ(set.tracks.size(), 2u);
+    EXPECT_EQ(set.tracks[0].label, "CPU % · main thread (python3, pid 523)");
+    EXPECT_EQ(set.tracks[1].label, "CPU % · DataLoader worker 0 (pid 880)");
+    EXPECT_NE(set.tracks[0].key, set.tracks[1].key);
+}
+
 }  // namespace
 }  // namespace chokepoint::timeline

@@ -110,13 +110,56 @@ TEST(PageChartsTest, StepBarsMarkTheStepsLeftOut) {
         }
     }
     ASSERT_EQ(marks.size(), 1u);  // only the warm-up step
-    EXPECT_EQ(marks.front()->text(), "left out");
+    // The warm-up bar (90 ms) is taller than the kept steps' axis: cut at the top, its height given.
+    EXPECT_TRUE(marks.front()->text().startsWith("left out")) << marks.front()->text().toStdString();
+    EXPECT_TRUE(marks.front()->text().contains("90 ms")) << marks.front()->text().toStdString();
     EXPECT_DOUBLE_EQ(marks.front()->position->key(), 0.0);
-    EXPECT_DOUBLE_EQ(marks.front()->position->value(), 90.0);
+    EXPECT_DOUBLE_EQ(marks.front()->position->value(), chart.plot()->yAxis->range().upper);
+    // A left-out bar within the axis keeps its plain mark on top of it.
+    data.series = {{"Compute", QColor(44, 160, 44), {20, 32, 31}}};
+    chart.setData(data);
+    ASSERT_EQ(chart.plot()->itemCount(), 1);
+    auto* plain = qobject_cast<QCPItemText*>(chart.plot()->item(0));
+    ASSERT_NE(plain, nullptr);
+    EXPECT_EQ(plain->text(), "left out");
+    EXPECT_DOUBLE_EQ(plain->position->value(), 20.0);
     // Nothing left out: no marks.
     data.excludedReasons = {"", "", ""};
     chart.setData(data);
     EXPECT_EQ(chart.plot()->itemCount(), 0);
+}
+
+// The axis follows the kept steps: one 6.04 s warm-up step left out of the figures among 39 steps of
+// 56 ms (rn50 with 12 workers on the H100) must not set the axis to 6,000 ms and flatten the rest.
+TEST(PageChartsTest, StepBarsAxisFollowsTheKeptSteps) {
+    testutils::guiApp();
+    StepBarsChart chart;
+    StepBarsData data;
+    StackedSeries compute{"Compute", QColor(44, 160, 44), {}};
+    StackedSeries idle{"Idle: data wait", QColor(214, 39, 40), {}};
+    for (int i = 0; i < 40; ++i) {
+        data.stepLabels << QString::number(i);
+        data.excludedReasons << (i == 0 ? QStringLiteral("warm-up: 108x the median step") : QString());
+        compute.valuesMs.push_back(i == 0 ? 140.0 : 40.0 + (i % 3));
+        idle.valuesMs.push_back(i == 0 ? 5900.0 : 16.0);
+    }
+    data.series = {compute, idle};
+    chart.setData(data);
+    chart.resize(800, 320);
+    chart.plot()->replot();
+    const double upper = chart.plot()->yAxis->range().upper;
+    EXPECT_GE(upper, 58.0);   // the tallest kept bar (42 + 16 ms) fits
+    EXPECT_LT(upper, 100.0);  // and the warm-up does not set the scale
+    const QImage image = testutils::renderWidget(chart, QSize(800, 320));
+    testutils::saveIfRequested(image, "stepbars-warmup");
+    EXPECT_GT(testutils::distinctColours(image), 5);
+    // Every step left out: the axis covers them all rather than collapsing.
+    for (QString& reason : data.excludedReasons) {
+        reason = QStringLiteral("outlier");
+    }
+    chart.setData(data);
+    chart.plot()->replot();
+    EXPECT_GE(chart.plot()->yAxis->range().upper, 6040.0);
 }
 
 TEST(PageChartsTest, StepStripCellsAreProportionalAndClickable) {

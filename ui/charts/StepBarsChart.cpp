@@ -80,21 +80,42 @@ void StepBarsChart::rebuild() {
             bars->removeFromLegend();  // keep the legend to what is present
         }
     }
-    for (double t : totals) {
-        maxTotal = std::max(maxTotal, t);
+    // The axis follows the steps that count: a step left out of the figures (a 6 s warm-up among
+    // 56 ms steps) never sets the scale, or the real bars shrink to nothing. With every step left
+    // out, all of them do.
+    const auto leftOut = [&](int i) {
+        return i < m_data.excludedReasons.size() && !m_data.excludedReasons[i].isEmpty();
+    };
+    for (int i = 0; i < steps; ++i) {
+        if (!leftOut(i)) {
+            maxTotal = std::max(maxTotal, totals[static_cast<std::size_t>(i)]);
+        }
     }
+    if (maxTotal <= 0) {
+        for (double t : totals) {
+            maxTotal = std::max(maxTotal, t);
+        }
+    }
+    const double axisTop = maxTotal > 0 ? maxTotal * 1.12 : 1.0;  // room for the "left out" marks
     // Steps left out of the means and the verdict: a label over the bar (and a tooltip line), so a
-    // tall warm-up bar is not read as the typical step.
-    for (int i = 0; i < steps && i < m_data.excludedReasons.size(); ++i) {
-        if (m_data.excludedReasons[i].isEmpty()) {
+    // tall warm-up bar is not read as the typical step; a bar taller than the axis is cut at its top
+    // and the label gives its height.
+    for (int i = 0; i < steps; ++i) {
+        if (!leftOut(i)) {
             continue;
         }
+        const double total = totals[static_cast<std::size_t>(i)];
+        const bool offScale = total > axisTop;
         auto* mark = new QCPItemText(m_plot);
         mark->position->setType(QCPItemPosition::ptPlotCoords);
-        mark->position->setCoords(i, totals[static_cast<std::size_t>(i)]);
-        mark->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-        mark->setText(tr("left out"));
-        mark->setColor(palette().color(QPalette::PlaceholderText));
+        mark->position->setCoords(i, offScale ? axisTop : total);
+        mark->setPositionAlignment(Qt::AlignHCenter | (offScale ? Qt::AlignTop : Qt::AlignBottom));
+        mark->setText(offScale ? tr("left out\n%1 ms ↑").arg(total, 0, 'f', 0) : tr("left out"));
+        mark->setColor(offScale ? colors.text : palette().color(QPalette::PlaceholderText));
+        if (offScale) {  // drawn over the cut bar: on a plate of the plot's background
+            mark->setBrush(colors.background);
+            mark->setPadding(QMargins(3, 1, 3, 1));
+        }
     }
 
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
@@ -108,7 +129,7 @@ void StepBarsChart::rebuild() {
     m_plot->xAxis->grid()->setVisible(false);
     m_plot->xAxis->setRange(-0.6, std::max(0, steps - 1) + 0.6);
     m_plot->yAxis->setLabel(QStringLiteral("Time (ms)"));
-    m_plot->yAxis->setRange(0, maxTotal > 0 ? maxTotal * 1.12 : 1.0);  // room for the "left out" marks
+    m_plot->yAxis->setRange(0, axisTop);
 
     m_plot->legend->setVisible(steps > 0);
     m_plot->legend->setWrap(legendColumns());

@@ -379,8 +379,9 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
     const std::array<std::pair<QString, QString>, kFigureCount> figures = {{
         {tr("Step time (mean)"), mfu.stepTimeNs > 0 ? durationText(mfu.stepTimeNs) : tr("n/a")},
         {tr("GPU busy"), percentText(mfu.busyFraction)},
-        {tr("MFU"),
-         mfu.mfu ? percentText(*mfu.mfu) + (mfu.estimate ? tr(" (est.)") : QString()) : tr("unknown")},
+        {tr("MFU"), mfu.mfu             ? percentText(*mfu.mfu) + (mfu.estimate ? tr(" (est.)") : QString())
+                    : mfu.impossibleMfu ? tr("not shown (impossible)")
+                                        : tr("unknown")},
         {tr("HFU"), mfu.hfu ? percentText(*mfu.hfu) : tr("unknown")},
         {tr("Steps"), QString::number(steps.steps.size())},
         {tr("Device"), device},
@@ -408,6 +409,10 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
         mfuText += tr("<br/><b>Peak used:</b> %1 (%2)")
                        .arg(QString::fromStdString(core::formatFlopsPerSecond(mfu.peakFlopsPerSecond)),
                             QString::fromStdString(mfu.precisionReason).toHtmlEscaped());
+    }
+    if (mfu.impossibleMfu) {
+        mfuText += tr("<br/><b>Why no MFU:</b> %1")
+                       .arg(QString::fromStdString(mfu.impossibleReason).toHtmlEscaped());
     }
     m_mfuText->setText(mfuText);
     m_settingsStrip->setReport(&r);

@@ -31,6 +31,8 @@ QColor bottleneckColor(Bottleneck bottleneck) {
             return QColor(227, 119, 194);  // pink: host time, beside launch overhead (orange)
         case Bottleneck::CopyBound:
             return QColor(188, 189, 34);  // olive: transfers, between data (red) and compute (green)
+        case Bottleneck::ComputeMemoryMixed:
+            return QColor(96, 132, 117);  // between compute (green) and memory bandwidth (purple)
         case Bottleneck::NoGpuActivity:
             return QColor(127, 127, 127);
         case Bottleneck::Undetermined:
@@ -57,6 +59,8 @@ Qt::BrushStyle bottleneckPattern(Bottleneck bottleneck) {
             return Qt::CrossPattern;
         case Bottleneck::CopyBound:
             return Qt::Dense6Pattern;
+        case Bottleneck::ComputeMemoryMixed:
+            return Qt::Dense4Pattern;
         case Bottleneck::NoGpuActivity:
             return Qt::Dense7Pattern;
         case Bottleneck::Undetermined:
@@ -207,6 +211,14 @@ StepBarsData stepBarsFromReport(const analysis::AnalysisReport& report) {
 
 std::vector<StepStripCell> stepStripFromReport(const analysis::AnalysisReport& report) {
     std::vector<StepStripCell> cells;
+    // Cell widths follow the steps that count: a left-out step (a warm-up 100x the median) is no
+    // wider than the longest kept one, so it does not squeeze the others to slivers.
+    double keptMaxNs = 0;
+    for (const analysis::StepDiagnosis& step : report.steps) {
+        if (!step.excluded) {
+            keptMaxNs = std::max(keptMaxNs, static_cast<double>(step.range.durationNs()));
+        }
+    }
     for (const analysis::StepDiagnosis& step : report.steps) {
         StepStripCell cell;
         cell.label = QString::fromStdString(step.name);
@@ -214,6 +226,9 @@ std::vector<StepStripCell> stepStripFromReport(const analysis::AnalysisReport& r
         cell.color = bottleneckColor(step.verdict.bottleneck);
         cell.pattern = bottleneckPattern(step.verdict.bottleneck);
         cell.weight = static_cast<double>(step.range.durationNs());
+        if (step.excluded && keptMaxNs > 0) {
+            cell.weight = std::min(cell.weight, keptMaxNs);
+        }
         cell.tooltip = QStringLiteral("%1 — %2\n%3 (confidence %4)\n%5")
                            .arg(cell.label, durationText(static_cast<double>(step.range.durationNs())),
                                 cell.className, QString::fromUtf8(step.verdict.confidenceLabel()),

@@ -61,7 +61,8 @@ ReportDocument buildDiagnosisReport(const analysis::AnalysisReport& report, cons
         {QObject::tr("MFU"), mfu.mfu
                                  ? percentText(*mfu.mfu) + QStringLiteral(" — ") + qs(mfu.bandLabel) +
                                        (mfu.estimate ? QObject::tr(" (estimated from shapes)") : QString())
-                                 : QObject::tr("unknown (model FLOPs not given)")},
+                             : mfu.impossibleMfu ? qs(mfu.impossibleReason)
+                                                 : QObject::tr("unknown (model FLOPs not given)")},
         {QObject::tr("HFU"), mfu.hfu ? percentText(*mfu.hfu) : QObject::tr("unknown")},
     };
     if (mfu.peakFlopsPerSecond > 0) {

@@ -48,8 +48,10 @@ enum class ModelFlopsSource {
     UserFlopsPerStep,  // --model-flops
     UserParamsTokens,  // 6 · N · T from --params / --tokens-per-step (2 · N · T without a backward pass)
     ShapeEstimate,     // FLOPs of the ops that ran, from recorded shapes (no extra factor), an estimate
-    RecordedInTrace,   // model.flops_per_step, or 6 · N · T from model.parameter_count and
-                       // model.tokens_per_step, recorded in the trace's metadata notes (Python helper)
+    RecordedInTrace,   // 6 · N · T from model.parameter_count and model.tokens_per_step, recorded in
+                       // the trace's metadata notes (Python helper; HelperFacts.h)
+    RecordedFlopCounter,  // model.flops_per_step: the FLOPs of one training step the helper counted
+                          // with PyTorch's FlopCounterMode (preferred over 6 · N · T)
 };
 std::string_view toString(ModelFlopsSource source);
 
@@ -74,6 +76,14 @@ struct MfuReport {
     // A backward pass ran (PhaseDetection): the 6·N·T training factor applies only then.
     bool backwardPassSeen = false;
     std::string sourceNote;  // where O_model came from, in one sentence every output uses
+    // Where the peak's precision came from (PrecisionInference.h): "requested", "recorded-dtypes",
+    // "helper-op-dtypes", "helper-autocast", "kernel-names", "helper-default", "tensor-core-share",
+    // "default".
+    std::string precisionSource;
+    // An MFU of 100 % or more is never a result: `mfu` stays empty, the figure computed is kept
+    // here, and impossibleReason says why it cannot be and what to give instead.
+    std::optional<double> impossibleMfu;
+    std::string impossibleReason;
 };
 
 // The mean step decomposed with the iron law's three terms (§1.1 general form, §9.3):
@@ -178,6 +188,10 @@ struct AnalysisReport {
     // The settings that differ from the defaults, one phrase each ("device NVIDIA H100 SXM5 80GB
     // (set by user)", "threshold lowMfu 0.25 (default 0.3)"); empty with the defaults.
     std::vector<std::string> userSettings;
+    // The window holds only start-up (process start, model build, autotuning, the first step): no
+    // steady-state verdict is given and startUpReason says what the window holds (SteadyState.h).
+    bool startUpOnly = false;
+    std::string startUpReason;
 };
 
 }  // namespace chokepoint::analysis

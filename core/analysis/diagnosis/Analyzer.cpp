@@ -8,8 +8,11 @@
 #include "core/analysis/diagnosis/AnalysisSettingsOptions.h"
 
 #include "core/analysis/diagnosis/DamClassifier.h"
+#include "core/analysis/diagnosis/HelperFacts.h"
 #include "core/analysis/diagnosis/HostCauses.h"
+#include "core/analysis/diagnosis/PrecisionInference.h"
 #include "core/analysis/diagnosis/SignalsAdapter.h"
+#include "core/analysis/diagnosis/SteadyState.h"
 #include "core/base/Format.h"
 #include "core/model/DeviceSlice.h"
 
@@ -27,6 +30,8 @@ std::string_view toString(ModelFlopsSource source) {
             return "shape-estimate";
         case ModelFlopsSource::RecordedInTrace:
             return "recorded-in-trace";
+        case ModelFlopsSource::RecordedFlopCounter:
+            return "recorded-flop-counter";
     }
     return "none";
 }
@@ -83,30 +88,45 @@ CountedFlops countedFlops(const core::TraceModel& model, const TraceMetrics& m, 
     return out;
 }
 
-// O_model per step from the facts the Python helper (or the sample generator) recorded in the
-// trace's metadata notes: model.flops_per_step, else 6 · model.parameter_count · model.tokens_per_step.
-std::optional<double> recordedModelFlops(const core::TraceModel& model) {
-    auto note = [&](std::string_view key) -> std::optional<double> {
-        for (const auto& [name, value] : model.metadata.notes) {
-            if (name == key) {
-                char* end = nullptr;
-                const double parsed = std::strtod(value.c_str(), &end);
-                if (end != value.c_str() && std::isfinite(parsed) && parsed > 0) {
-                    return parsed;
-                }
+// Why an MFU of 100 % or more cannot be, and what to give instead: a peak of the wrong precision
+// (the achieved rate fits under a faster peak of the device) or FLOPs per step that count more
+// than the step ran.
+std::string impossibleMfuReason(const MfuReport& mfu, const DeviceSpec* spec, double stepSeconds) {
+    const double achieved = mfu.modelFlopsPerStep / stepSeconds;
+    std::string text = "MFU not shown: " + core::formatFixed(mfu.modelFlopsPerStep / 1e12, 2) +
+                       " TFLOP per step in " +
+                       core::formatDuration(static_cast<core::DurationNs>(stepSeconds * 1e9)) + " is " +
+                       core::formatFlopsPerSecond(achieved) + ", " +
+                       core::formatFixed(achieved / mfu.peakFlopsPerSecond, 1) + "x the " +
+                       std::string(toString(mfu.precision)) + " peak of " +
+                       core::formatFlopsPerSecond(mfu.peakFlopsPerSecond) +
+                       ", and no job runs faster than its device's peak. ";
+    const bool precisionGuessed = mfu.precisionSource == "default" ||
+                                  mfu.precisionSource == "tensor-core-share" ||
+                                  mfu.precisionSource == "helper-default";
+    std::optional<Precision> fits;
+    if (spec != nullptr) {
+        for (Precision p : {Precision::TF32, Precision::BF16, Precision::FP16, Precision::FP8}) {
+            const double peak = spec->peakFlopsPerSecond(p);
+            if (peak > mfu.peakFlopsPerSecond && achieved < peak && !fits) {
+                fits = p;
             }
         }
-        return std::nullopt;
-    };
-    if (std::optional<double> flops = note("model.flops_per_step")) {
-        return flops;
     }
-    std::optional<double> parameters = note("model.parameter_count");
-    std::optional<double> tokens = note("model.tokens_per_step");
-    if (parameters && tokens) {
-        return formulas::trainingFlops(*parameters, *tokens);
+    if (precisionGuessed && fits) {
+        text += "The peak's precision was assumed (" + mfu.precisionReason + "); the rate fits under the " +
+                std::string(toString(*fits)) + " peak (" +
+                core::formatFlopsPerSecond(spec->peakFlopsPerSecond(*fits)) +
+                "). Give the precision the matmuls ran in (--precision bf16|fp16|tf32|fp8, or the helper's "
+                "autocast fact).";
+    } else {
+        text += "The FLOPs per step (" +
+                (mfu.sourceNote.empty() ? std::string(toString(mfu.source)) : mfu.sourceNote) +
+                ") count more than one step ran, or the peak's precision (" + mfu.precisionReason +
+                ") is wrong. Give the FLOPs of one step (--model-flops; the helper counts them with "
+                "FlopCounterMode) or the precision (--precision).";
     }
-    return std::nullopt;
+    return text;
 }
 
 void computeMfu(AnalysisReport& r, const core::TraceModel& model, const AnalysisOptions& o,
@@ -119,6 +139,7 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
     mfu.backwardPassSeen = m.phases.seen[static_cast<std::size_t>(PhaseKind::Backward)];
 
     const CountedFlops counted = countedFlops(model, m, device);
+    const HelperFacts facts = readHelperFacts(model.metadata);
     mfu.hardwareFlopsPerStep = counted.perStep;
     mfu.countedKernelTimeShare = counted.kernelTimeShare;
     if (o.modelFlopsPerStep && *o.modelFlopsPerStep > 0) {
@@ -140,10 +161,29 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
                          "records no framework ops to show a backward pass)"
                        : "2 · N · T from the given parameter and token counts (forward only: the trace "
                          "has no backward pass, so no training factor)";
-    } else if (std::optional<double> recorded = recordedModelFlops(model)) {
+    } else if (facts.flopsPerStep) {
+        mfu.source = ModelFlopsSource::RecordedFlopCounter;
+        mfu.modelFlopsPerStep = *facts.flopsPerStep;
+        mfu.sourceNote =
+            "the FLOPs of one training step counted by the helper with PyTorch's " +
+            std::string(facts.flopsSource.empty() || facts.flopsSource == "flop_counter"
+                            ? "FlopCounterMode"
+                            : facts.flopsSource) +
+            " (model.flops_per_step)" +
+            (facts.parameterCount && facts.tokensPerStep
+                 ? "; 6 · N · T from the helper's counts would be " +
+                       core::formatFixed(
+                           formulas::trainingFlops(*facts.parameterCount, *facts.tokensPerStep) / 1e12, 3) +
+                       " TFLOP"
+                 : std::string());
+    } else if (facts.parameterCount && facts.tokensPerStep) {
         mfu.source = ModelFlopsSource::RecordedInTrace;
-        mfu.modelFlopsPerStep = *recorded;
-        mfu.sourceNote = "model FLOPs per step recorded in the trace's metadata";
+        mfu.modelFlopsPerStep = formulas::trainingFlops(*facts.parameterCount, *facts.tokensPerStep);
+        mfu.sourceNote = "6 · N · T from the helper's parameter count (" +
+                         core::formatCount(static_cast<std::int64_t>(*facts.parameterCount)) +
+                         ") and tokens per step (" +
+                         core::formatCount(static_cast<std::int64_t>(*facts.tokensPerStep)) +
+                         "); the helper's counted FLOPs (model.flops_per_step) would be preferred";
     } else if (counted.perStep > 0) {
         mfu.source = ModelFlopsSource::ShapeEstimate;
         mfu.estimate = true;
@@ -162,26 +202,37 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
     if (mfu.source == ModelFlopsSource::UserFlopsPerStep) {
         mfu.sourceNote = "model FLOPs per step given by the user";
     }
+    // 6·N·T counts each weight once per token; a convolution reuses each weight at every position of
+    // its input, so per image it undercounts a CNN many times over (ResNet-50: 2·N ≈ 51 MFLOP per
+    // image forward against ≈ 4.1 GFLOP).
+    const double convNs =
+        static_cast<double>(m.kernels.timeByClassNs[static_cast<std::size_t>(KernelClass::Convolution)]);
+    const double gemmNs =
+        static_cast<double>(m.kernels.timeByClassNs[static_cast<std::size_t>(KernelClass::Gemm)]);
+    if ((mfu.source == ModelFlopsSource::UserParamsTokens ||
+         mfu.source == ModelFlopsSource::RecordedInTrace) &&
+        convNs > 0 && convNs >= gemmNs) {
+        mfu.warnings.push_back(
+            "6 · N · T undercounts a convolutional network: each weight is applied at every position of its "
+            "input, not once per token or image, so this MFU is far too low; give the counted FLOPs of one "
+            "step "
+            "(--model-flops, or the helper's FlopCounterMode count)");
+    }
     if (o.parameterCount.has_value() != o.tokensPerStep.has_value() && !o.modelFlopsPerStep) {
         mfu.warnings.push_back("MFU from 6·N·T needs both --params and --tokens-per-step");
     }
 
-    // Precision of the peak.
-    if (o.precision) {
-        mfu.precision = *o.precision;
-        mfu.precisionReason = "requested";
-    } else if (counted.dominant) {
-        mfu.precision = *counted.dominant;
-        mfu.precisionReason = "dominant precision of the costed ops' FLOPs (recorded dtypes)";
-    } else if (r.overallSignals.tensorCoreShare > 0.5) {
-        mfu.precision = Precision::BF16;
-        mfu.precisionReason =
-            "tensor-core kernels dominate and dtypes are not recorded: BF16/FP16 peak assumed";
-    } else {
-        mfu.precision = Precision::FP32;
-        mfu.precisionReason =
-            "no tensor-core kernels dominate and dtypes are not recorded: FP32 peak assumed";
-    }
+    // Precision of the peak (PrecisionInference.h).
+    PrecisionInputs precisionInputs;
+    precisionInputs.requested = o.precision;
+    precisionInputs.recordedDtypes = counted.dominant;
+    precisionInputs.facts = facts;
+    precisionInputs.kernelNames = kernelNamePrecision(model, m, device);
+    precisionInputs.tensorCoreShare = r.overallSignals.tensorCoreShare;
+    const PrecisionChoice precision = choosePeakPrecision(precisionInputs);
+    mfu.precision = precision.precision;
+    mfu.precisionReason = precision.reason;
+    mfu.precisionSource = precision.source;
     if (spec != nullptr) {
         mfu.peakFlopsPerSecond = spec->peakFlopsPerSecond(mfu.precision);
         if (mfu.peakFlopsPerSecond <= 0 && mfu.precision == Precision::FP16) {
@@ -205,6 +256,20 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
                                    ? "MFU not computed: the device is unknown (pass --device NAME)"
                                    : "MFU not computed: the device's peak for " +
                                          std::string(toString(mfu.precision)) + " is unknown");
+    }
+    if (mfu.mfu && *mfu.mfu >= 1.0) {
+        // Never a result: say why the figure cannot be and what to give instead.
+        mfu.impossibleMfu = mfu.mfu;
+        mfu.impossibleReason = impossibleMfuReason(mfu, spec, stepSeconds);
+        mfu.mfu.reset();
+        mfu.band = formulas::MfuBand::Impossible;
+        mfu.bandLabel = formulas::toString(mfu.band);
+    }
+    if (mfu.hfu && *mfu.hfu >= 1.0) {
+        mfu.warnings.push_back("HFU not shown: the FLOPs counted from shapes over the step time exceed the " +
+                               std::string(toString(mfu.precision)) +
+                               " peak (the shape-based count or the peak's precision is off)");
+        mfu.hfu.reset();
     }
     if (mfu.mfu) {
         mfu.band = formulas::mfuBand(*mfu.mfu);
@@ -277,6 +342,29 @@ IronLawReport ironLawOf(const DiagnosisSignals& s, const DiagnosisConfig& config
     return law;
 }
 
+// What an MFU short of the end state says, by its band (§9.1): below lowMfu an addressable
+// bottleneck (and FP32 matmuls off the tensor cores when there are), 30-50 % typical production with
+// headroom to the practical ceiling, above 65 % suspicious.
+std::string mfuJudgement(const AnalysisReport& r) {
+    const DiagnosisSignals& s = r.overallSignals;
+    const double mfu = r.mfu.mfu.value_or(0);
+    if (mfu < r.config.lowMfu) {
+        std::string h = "MFU below " + pct(r.config.lowMfu) + ": not the end state";
+        if (s.fp32MatmulShare >= r.config.fp32MatmulMinShare) {
+            h += "; " + pct(s.fp32MatmulShare) + " of kernel time is FP32 GEMM/conv off the tensor cores";
+        }
+        return h;
+    }
+    switch (formulas::mfuBand(mfu)) {
+        case formulas::MfuBand::TypicalProduction:
+            return "the typical production band 30-50 %, not the end state: the practical ceiling is 55-65 %";
+        case formulas::MfuBand::Suspicious:
+            return "above 65 % is suspicious: check the FLOPs per step and the peak's precision";
+        default:
+            return r.mfu.bandLabel;
+    }
+}
+
 std::string headlineOf(const AnalysisReport& r) {
     const Verdict& v = r.overall;
     const DiagnosisSignals& s = r.overallSignals;
@@ -299,13 +387,26 @@ std::string headlineOf(const AnalysisReport& r) {
                 return h + " (the desired end state)";
             }
             if (!r.mfu.mfu) {
-                return h + " (MFU unknown: give --model-flops to judge how much of the peak is left)";
+                return h + (r.mfu.impossibleMfu
+                                ? " (MFU not shown: the figure computed is 100 % or more, which is "
+                                  "impossible; see "
+                                  "the MFU notes)"
+                                : " (MFU unknown: give --model-flops to judge how much of the peak is left)");
             }
-            h += " (MFU below " + pct(r.config.lowMfu) + ": not the end state";
-            if (s.fp32MatmulShare >= r.config.fp32MatmulMinShare) {
-                h += "; " + pct(s.fp32MatmulShare) + " of kernel time is FP32 GEMM/conv off the tensor cores";
+            return h + " (" + mfuJudgement(r) + ")";
+        }
+        case Bottleneck::ComputeMemoryMixed: {
+            std::string h = name + ": the GPU is busy " + pct(s.busyFraction) + " of each step; " +
+                            pct(s.computeBoundKernelShare) +
+                            " of kernel time above the ridge (GEMM, convolution, "
+                            "attention), " +
+                            pct(s.memoryBoundBusyShare.value_or(s.memoryBoundKernelShare)) +
+                            " of busy time below it (elementwise, normalization, reduction, copies)";
+            if (r.mfu.mfu) {
+                h += "; MFU " + pct(*r.mfu.mfu) + (r.mfu.estimate ? " (estimate)" : "") + " (" +
+                     mfuJudgement(r) + ")";
             }
-            return h + ")";
+            return h;
         }
         case Bottleneck::CopyBound:
             return name + ": host-device copies no kernel overlaps take " + pct(s.exposedHostCopyFraction) +
@@ -527,11 +628,33 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
     }
     r.fixes = recommendFixes(r.overall, r.overallSignals, o.config);
     r.headline = headlineOf(r);
+    if (const SteadyStateCheck steady = checkSteadyState(model, m); steady.startUpOnly) {
+        // Start-up is no steady state: say what the window holds instead of a verdict on it.
+        r.startUpOnly = true;
+        r.startUpReason = steady.reason;
+        Verdict& v = r.overall;
+        v.bottleneck = Bottleneck::Undetermined;
+        v.axis = DamAxis::None;
+        v.confidence = 0.3;
+        v.desiredEndState = false;
+        v.rationale = "no steady-state verdict: " + steady.reason;
+        v.missingSignals.push_back("steady-state training steps (a window after warm-up)");
+        r.fixes = FixPlan{};
+        r.fixes.nextStep =
+            "Capture a window of steady training steps after warm-up (chokepoint-cli run --at-step N --steps "
+            "M, "
+            "or attach --at-step once the job is past its first steps) and analyse that.";
+        r.headline = "No steady-state verdict: " + steady.reason;
+    }
     r.ironLaw = ironLawOf(r.overallSignals, o.config);
 
     // Warnings.
     if (!m.hasGpuWork) {
         warn(r, core::Severity::Info, "gpu.none", "no GPU activity: nothing to diagnose on a device");
+    }
+    if (r.startUpOnly) {
+        warn(r, core::Severity::Warning, "window.start_up_only",
+             "no steady-state verdict: " + r.startUpReason);
     }
     if (m.steps.source == StepSource::WholeTrace && m.hasGpuWork) {
         warn(r, core::Severity::Warning, "steps.whole_trace",
@@ -578,7 +701,9 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
     }
     if (r.mfu.band == formulas::MfuBand::Impossible) {
         warn(r, core::Severity::Error, "mfu.impossible",
-             "MFU >= 100 % is impossible: the FLOPs per step or the device peak is wrong");
+             r.mfu.impossibleReason.empty()
+                 ? "MFU >= 100 % is impossible: the FLOPs per step or the device peak is wrong"
+                 : r.mfu.impossibleReason);
     }
     // A file cut short opens to its last whole event; every view must say the trace is incomplete.
     for (const char* name : {"import.truncated", "format.truncated_tail"}) {

@@ -184,6 +184,25 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
         }
     }
 
+    // Steps on both sides? A trace without steps is analysed as one window: its "step time" is the
+    // whole trace, and comparing it with a step (19.4 s -> 55.8 ms) says nothing about the change.
+    const bool hasStepsA = a.metrics.steps.source != StepSource::WholeTrace && !a.metrics.steps.steps.empty();
+    const bool hasStepsB = b.metrics.steps.source != StepSource::WholeTrace && !b.metrics.steps.steps.empty();
+    const bool stepsOnOneSide = hasStepsA != hasStepsB;
+    if (stepsOnOneSide) {
+        const AnalysisReport& without = hasStepsA ? b : a;
+        std::string w = std::string(hasStepsA ? "the second trace" : "the first trace") + " (" +
+                        (without.sourcePath.empty() ? std::string("no path") : without.sourcePath) +
+                        ") has no training steps: its step time is the whole trace (" +
+                        dur(without.mfu.stepTimeNs) + ")";
+        w += "; step time, shares and the predicted gain compare different windows, not a change to one step "
+             "(record steps: ProfilerStep, the helper's chokepoint.step(), an NVTX range per step)";
+        c.warnings.insert(c.warnings.begin(), std::move(w));
+        MetricDelta& step = c.metrics.front();
+        step.improved = false;
+        step.regressed = false;
+    }
+
     // Are these two runs of the same job?
     const std::string deviceA =
         a.device.traceDeviceName.empty() ? a.device.spec.id : a.device.traceDeviceName;
@@ -225,7 +244,8 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
     }
 
     // Did the first report's top fix deliver its predicted gain?
-    if (!a.fixes.recommendations.empty() && a.fixes.recommendations.front().gain.computed) {
+    if (!stepsOnOneSide && !a.fixes.recommendations.empty() &&
+        a.fixes.recommendations.front().gain.computed) {
         const Recommendation& top = a.fixes.recommendations.front();
         PredictionCheck& p = c.prediction;
         p.available = true;

@@ -270,7 +270,12 @@ void finish(Verdict& v, const DiagnosisSignals& s, const DiagnosisConfig& c) {
     v.confidence = std::clamp(v.confidence, 0.1, 0.95);
     // Compute-bound is the end state only when the MFU says the peak is used; a compute-bound FP32
     // CUDA-core job at a few % MFU still has TF32/BF16 tensor cores ahead of it.
-    v.desiredEndState = v.bottleneck == Bottleneck::Compute && s.mfu && *s.mfu >= c.lowMfu;
+    // The typical production band (30-50 %) still has the practical ceiling (55-65 %) ahead of it;
+    // above 65 % the figure itself is suspect (§9.1).
+    const formulas::MfuBand band = s.mfu ? formulas::mfuBand(*s.mfu) : formulas::MfuBand::Unknown;
+    v.desiredEndState =
+        v.bottleneck == Bottleneck::Compute && s.mfu && *s.mfu >= c.lowMfu &&
+        (band == formulas::MfuBand::BetweenTypicalAndCeiling || band == formulas::MfuBand::PracticalCeiling);
     if (v.bottleneck == Bottleneck::Compute && !s.mfu) {
         v.missingSignals.push_back("MFU (model FLOPs): without it the desired end state is not claimed");
     }
@@ -368,7 +373,31 @@ void classifyBusy(Verdict& v, const DiagnosisSignals& s, const DiagnosisConfig& 
             "metrics (nsys profile --gpu-metrics-devices=all)");
         return;
     }
-    if (memory > compute || (hbm.level == HbmLevel::High && !hbm.estimated && memory > 0)) {
+    const bool measuredHigh = hbm.level == HbmLevel::High && !hbm.estimated && memory > 0;
+    if (!measuredHigh && std::abs(memory - compute) < c.mixedBoundMargin) {
+        // On the boundary: the kernel classes are an estimate, so neither side is claimed.
+        v.bottleneck = Bottleneck::ComputeMemoryMixed;
+        v.rationale = busyText + ", and its work sits on both sides of the ridge: " + pct(compute) +
+                      " of kernel time in compute-bound kernels (GEMM, convolution, attention), " +
+                      pct(memory) +
+                      " of busy time in memory-bound work (elementwise, normalization, reduction, copies); "
+                      "closer than " +
+                      pct(c.mixedBoundMargin) + ", so neither is claimed";
+        v.evidence.push_back(makeEvidence("memoryBoundBusyShare-computeBoundKernelShare",
+                                          std::abs(memory - compute), "<", c.mixedBoundMargin,
+                                          "compute-bound " + pct(compute) + " vs memory-bound " +
+                                              pct(memory) + ": within " + pct(c.mixedBoundMargin),
+                                          true));
+        v.confidence -= kEstimatedPenalty;
+        if (unknown >= c.secondaryMinFraction) {
+            v.confidence -= kWeakPenalty;
+        }
+        if (underUsed) {
+            v.confidence -= kWeakPenalty;
+        }
+        return;
+    }
+    if (memory > compute || measuredHigh) {
         v.bottleneck = Bottleneck::MemoryBandwidth;
         v.rationale = busyText + " and " + pct(memory) +
                       " of it is memory-bound work (below the ridge), more than the " + pct(compute) +
@@ -388,7 +417,7 @@ void classifyBusy(Verdict& v, const DiagnosisSignals& s, const DiagnosisConfig& 
     if (underUsed) {
         v.confidence -= kWeakPenalty;
     }
-    if (std::abs(memory - compute) < kSmallMargin) {
+    if (std::abs(memory - compute) < c.mixedBoundMargin + kSmallMargin) {
         v.confidence -= kMarginPenalty;
     }
 }

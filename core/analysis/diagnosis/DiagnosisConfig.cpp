@@ -33,6 +33,8 @@ const std::vector<DiagnosisConfigKey>& diagnosisConfigKeys() {
          "host-device copies not overlapped by kernels, share of window: copy-bound"},
         {"unclassifiedKernelMaxShare", &C::unclassifiedKernelMaxShare,
          "busy GPU: share of kernel time in unclassifiable kernels that leaves compute vs memory open"},
+        {"mixedBoundMargin", &C::mixedBoundMargin,
+         "busy GPU without counters: compute- and memory-bound shares closer than this are mixed"},
         {"underOccupancyMinIdleSmShare", &C::underOccupancyMinIdleSmShare,
          "SM capacity left idle by kernels with fewer blocks than SMs, share of kernel time: R16"},
         {"periodicMinStepFraction", &C::periodicMinStepFraction,

@@ -41,6 +41,12 @@ struct DiagnosisConfig {
     // Busy windows: kernels we cannot place above or below the ridge (no class, shapes or counters)
     // holding at least this share of kernel time leave compute vs memory undetermined [PROPOSAL].
     double unclassifiedKernelMaxShare = 0.50;
+    // Busy windows judged by kernel classes (no counters): compute-bound and memory-bound shares
+    // closer than this are both reported as mixed compute- and memory-bound instead of a class that
+    // flips with a few kernels [PROPOSAL]: the classes are an estimate (one kernel family read on the
+    // other side of the ridge moves a share by 5-10 points: GPT on H100, capture 46/44, torch.profiler
+    // trace 46/53 with the log-softmax placed by its op).
+    double mixedBoundMargin = 0.10;
     // Under-occupancy finding: kernels with fewer blocks than SMs leave at least this share of the
     // SM capacity idle over the kernel time (Σ time × (1 − blocks / SMs) / kernel time) [PROPOSAL].
     double underOccupancyMinIdleSmShare = 0.10;

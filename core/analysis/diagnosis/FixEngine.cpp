@@ -61,6 +61,9 @@ const std::vector<std::string>& classOrder(Bottleneck b) {
     static const std::vector<std::string> kOverhead = {"R6", "R9"};
     static const std::vector<std::string> kHost = {"R15"};
     static const std::vector<std::string> kCopy = {"R17"};
+    // Both sides of the ridge: fusion for the memory-bound half first (it is the cheaper change),
+    // then the compute side's fixes.
+    static const std::vector<std::string> kMixed = {"R6", "R4", "R5", "R9", "R13"};
     static const std::vector<std::string> kNone = {};
     switch (b) {
         case Bottleneck::Data:
@@ -79,6 +82,8 @@ const std::vector<std::string>& classOrder(Bottleneck b) {
             return kHost;
         case Bottleneck::CopyBound:
             return kCopy;
+        case Bottleneck::ComputeMemoryMixed:
+            return kMixed;
         case Bottleneck::Undetermined:
         case Bottleneck::NoGpuActivity:
             break;
@@ -285,7 +290,11 @@ private:
     }
 
     double share(Bottleneck b) const { return m_v.shareOf(b); }
-    bool headline(Bottleneck b) const { return m_v.bottleneck == b; }
+    // A mixed verdict heads both of its classes.
+    bool headline(Bottleneck b) const {
+        return m_v.bottleneck == b || (m_v.bottleneck == Bottleneck::ComputeMemoryMixed &&
+                                       (b == Bottleneck::Compute || b == Bottleneck::MemoryBandwidth));
+    }
     bool active(Bottleneck b) const {
         return headline(b) || std::find(m_v.secondary.begin(), m_v.secondary.end(), b) != m_v.secondary.end();
     }
@@ -1153,7 +1162,10 @@ private:
         }
         const auto rank = [&](const Recommendation& r) {
             for (std::size_t lead = 0; lead < leadClasses.size(); ++lead) {
-                if (r.target == leadClasses[lead]) {
+                const bool mixedLead =
+                    leadClasses[lead] == Bottleneck::ComputeMemoryMixed &&
+                    (r.target == Bottleneck::Compute || r.target == Bottleneck::MemoryBandwidth);
+                if (r.target == leadClasses[lead] || mixedLead) {
                     const std::vector<std::string>& headlineOrder = classOrder(leadClasses[lead]);
                     const auto it = std::find(headlineOrder.begin(), headlineOrder.end(), r.ruleId);
                     return static_cast<int>(lead * 20) + static_cast<int>(it - headlineOrder.begin());
@@ -1220,6 +1232,9 @@ private:
                 break;
             case Bottleneck::CopyBound:
                 next = "the kernels themselves (compute or memory bandwidth) once the copies overlap them";
+                break;
+            case Bottleneck::ComputeMemoryMixed:
+                next = "compute-bound once the memory-bound kernels are fused";
                 break;
             case Bottleneck::Undetermined:
             case Bottleneck::NoGpuActivity:

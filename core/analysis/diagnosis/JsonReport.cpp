@@ -322,6 +322,8 @@ std::string writeJsonReport(const AnalysisReport& r) {
     j.endObject();
 
     j.key("headline").str(r.headline);
+    j.key("startUpOnly").boolean(r.startUpOnly);
+    j.key("startUpReason").str(r.startUpReason);
     j.key("verdict");
     writeVerdict(j, r.overall);
 
@@ -334,6 +336,7 @@ std::string writeJsonReport(const AnalysisReport& r) {
     j.key("hardwareFlopsPerStep").num(r.mfu.hardwareFlopsPerStep);
     j.key("precision").str(toString(r.mfu.precision));
     j.key("precisionReason").str(r.mfu.precisionReason);
+    j.key("precisionSource").str(r.mfu.precisionSource);
     j.key("peakFlopsPerSecond").num(r.mfu.peakFlopsPerSecond);
     j.key("stepTimeNs").num(r.mfu.stepTimeNs);
     j.key("mfu").optional(r.mfu.mfu);
@@ -341,6 +344,8 @@ std::string writeJsonReport(const AnalysisReport& r) {
     j.key("countedKernelTimeShare").num(r.mfu.countedKernelTimeShare);
     j.key("busy").num(r.mfu.busyFraction);
     j.key("band").str(r.mfu.bandLabel);
+    j.key("impossibleMfu").optional(r.mfu.impossibleMfu);
+    j.key("impossibleReason").str(r.mfu.impossibleReason);
     j.key("warnings").beginArray();
     for (const std::string& w : r.mfu.warnings) {
         j.str(w);

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/model/ThreadLabels.h"
 #include "core/names/NameRules.h"
 
 namespace chokepoint::analysis {
@@ -534,7 +535,9 @@ private:
 
     // The frames that took the host-work and the data-wait idle on this device, by exclusive time
     // (top 5 of each).
+    // A thread known only from its CPU use is named after what it is (core/model/ThreadLabels.h).
     void fillHostWorkFrames(DiagnosisSignals& s) const {
+        const core::ThreadLabels labels(m_model);
         auto fill = [&](const std::vector<HostFrameTime>& frames,
                         std::vector<DiagnosisSignals::HostFrameShare>& out) {
             constexpr std::size_t kShown = 5;
@@ -542,7 +545,8 @@ private:
                 if (f.deviceIndex != m_c.deviceIndex || out.size() >= kShown) {
                     continue;
                 }
-                out.push_back({std::string(m_model.text(f.name)),
+                out.push_back({f.thread != core::kNoThread ? labels.of(f.thread).label + " on the CPU"
+                                                           : std::string(m_model.text(f.name)),
                                ratio(static_cast<double>(f.exclusiveNs), s.windowNs)});
             }
         };

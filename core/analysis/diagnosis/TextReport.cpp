@@ -91,6 +91,8 @@ std::string utilizationLines(const AnalysisReport& r, const std::string& prefix)
     if (m.mfu) {
         out += prefix + "MFU " + pct(*m.mfu) + (m.estimate ? " (estimate from shapes)" : "") + ": " +
                m.bandLabel + "\n";
+    } else if (m.impossibleMfu) {
+        out += prefix + m.impossibleReason + "\n";
     } else {
         out += prefix + "MFU not computed (" +
                (m.modelFlopsPerStep > 0 ? "device peak unknown"

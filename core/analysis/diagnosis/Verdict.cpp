@@ -24,6 +24,8 @@ std::string_view toString(Bottleneck bottleneck) {
             return "host-bound";
         case Bottleneck::CopyBound:
             return "copy-bound";
+        case Bottleneck::ComputeMemoryMixed:
+            return "mixed-compute-memory-bound";
     }
     return "undetermined";
 }
@@ -50,6 +52,8 @@ std::string_view displayName(Bottleneck bottleneck) {
             return "Host-bound (host work between launches)";
         case Bottleneck::CopyBound:
             return "Copy-bound (host-device transfers)";
+        case Bottleneck::ComputeMemoryMixed:
+            return "Mixed compute- and memory-bound (Algorithm + Machine)";
     }
     return "Undetermined";
 }
@@ -78,7 +82,8 @@ DamAxis axisOf(Bottleneck bottleneck) {
         case Bottleneck::CopyBound:  // moving the input to the device is data movement
             return DamAxis::Data;
         case Bottleneck::Compute:
-            return DamAxis::Algorithm;  // Table 7 pairs Algorithm with compute-bound
+        case Bottleneck::ComputeMemoryMixed:  // both; the algorithm (fusion, precision) moves both shares
+            return DamAxis::Algorithm;        // Table 7 pairs Algorithm with compute-bound
         case Bottleneck::MemoryBandwidth:
         case Bottleneck::MemoryCapacity:
             return DamAxis::Machine;  // ... and Machine with memory-bound

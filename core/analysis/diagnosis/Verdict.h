@@ -6,7 +6,8 @@
 // axis), memory-bandwidth-bound (Machine axis, M-bw), memory-capacity-bound (Machine axis, M-cap),
 // and, outside Table 7, communication-bound, launch-overhead-bound, host-bound (the host runs work
 // that launches nothing) and copy-bound (exposed host-device transfers fill the busy time; Data
-// axis, since they move the input, docs/ANALYSIS.md).
+// axis, since they move the input, docs/ANALYSIS.md), and mixed compute/memory-bound (a busy GPU
+// with its kernel time split near-evenly across the ridge).
 
 #include <string>
 #include <string_view>
@@ -25,8 +26,12 @@ enum class Bottleneck {
     LaunchOverhead,
     HostBound,  // the host runs work that launches nothing (Python, compilation, checkpointing, GC)
     CopyBound,  // exposed host<->device copies (H2D/D2H not overlapped by kernels) fill the window
+    // A busy GPU whose kernel time sits on both sides of the ridge in near-equal parts (compute-bound
+    // and memory-bound shares within DiagnosisConfig::mixedBoundMargin, estimated from kernel
+    // classes): neither class can be claimed, both shares are reported (docs/ANALYSIS.md).
+    ComputeMemoryMixed,
 };
-inline constexpr int kBottleneckCount = 10;
+inline constexpr int kBottleneckCount = 11;
 
 enum class DamAxis { None = 0, Data, Algorithm, Machine, Communication, Overhead };
 
@@ -62,8 +67,9 @@ struct Verdict {
     DamAxis axis = DamAxis::None;
     double confidence = 0;  // 0..1
     std::string rationale;  // one sentence: why this class
-    // Compute-bound with an MFU at or above DiagnosisConfig::lowMfu: nothing cheap is left. Never
-    // claimed without an MFU (an FP32 CUDA-core GEMM job at 4 % MFU is compute-bound, not done).
+    // Compute-bound with an MFU above the typical production band (over 50 %, up to the 65 % where an
+    // MFU becomes suspicious): nothing cheap is left. Never claimed without an MFU (an FP32
+    // CUDA-core GEMM job at 4 % MFU is compute-bound, not done) nor at a typical 30-50 %.
     bool desiredEndState = false;
     std::vector<Evidence> evidence;
     std::vector<std::string> missingSignals;  // what would have made the verdict firmer

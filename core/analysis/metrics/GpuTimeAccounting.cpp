@@ -10,6 +10,7 @@
 #include "core/analysis/metrics/IntervalSet.h"
 #include "core/analysis/metrics/PhaseDetection.h"
 #include "core/model/NameMemo.h"
+#include "core/model/ThreadLabels.h"
 #include "core/names/NameRules.h"
 
 namespace chokepoint::analysis {
@@ -22,6 +23,9 @@ namespace {
 
 // The host-activity categories, in precedence order (see the header). kHost is any host activity;
 // a gap it explains is LaunchOverhead or HostWork by its launch density (classifyHostGap).
+// kOnCpu and kWorkerCpu come from the threads' CPU-use samples, after every recorded activity:
+// a launching thread on the CPU (host time on it, split like kHost), an input-pipeline thread on the
+// CPU (data wait).
 enum Category : std::size_t {
     kData = 0,
     kCollective,
@@ -30,12 +34,14 @@ enum Category : std::size_t {
     kHousekeeping,
     kSync,
     kHost,
+    kOnCpu,
+    kWorkerCpu,
     kCategoryCount
 };
-constexpr IdleCause kCauseOf[kCategoryCount] = {IdleCause::DataWait,      IdleCause::Collective,
-                                                IdleCause::Compilation,   IdleCause::GarbageCollection,
-                                                IdleCause::Housekeeping,  IdleCause::Synchronization,
-                                                IdleCause::LaunchOverhead};
+constexpr IdleCause kCauseOf[kCategoryCount] = {
+    IdleCause::DataWait,          IdleCause::Collective,     IdleCause::Compilation,
+    IdleCause::GarbageCollection, IdleCause::Housekeeping,   IdleCause::Synchronization,
+    IdleCause::LaunchOverhead,    IdleCause::LaunchOverhead, IdleCause::DataWait};
 constexpr std::int8_t kNoCategory = -1;
 
 struct Item {
@@ -365,6 +371,63 @@ HostActivity buildHostActivity(const core::TraceModel& model,
     return h;
 }
 
+// Per thread of the model: the intervals in which its "CPU %" samples say it was on the CPU (a
+// sample covers the interval since the previous one; the first sample of a track has none).
+std::unordered_map<core::ThreadIndex, std::vector<TimeRange>> onCpuByThread(const core::TraceModel& model,
+                                                                            double minPercent) {
+    std::unordered_map<core::ThreadIndex, std::vector<TimeRange>> out;
+    std::map<std::pair<std::int64_t, std::int64_t>, core::ThreadIndex> index;
+    for (std::size_t t = 0; t < model.threads.size(); ++t) {
+        index[{model.threads[t].pid, model.threads[t].tid}] = static_cast<core::ThreadIndex>(t);
+    }
+    for (const core::CounterTrack& track : model.counters) {
+        if (track.deviceIndex >= 0 || track.tid == 0 || track.unit != "%" || track.name != "CPU %") {
+            continue;
+        }
+        const auto it = index.find({track.pid, track.tid});
+        if (it == index.end()) {
+            continue;
+        }
+        std::vector<TimeRange>& ranges = out[it->second];
+        for (std::size_t i = 1; i < track.timesNs.size() && i < track.values.size(); ++i) {
+            if (track.values[i] < minPercent || track.timesNs[i] <= track.timesNs[i - 1]) {
+                continue;
+            }
+            const TimeRange r{track.timesNs[i - 1], track.timesNs[i]};
+            if (!ranges.empty() && ranges.back().endNs >= r.startNs) {
+                ranges.back().endNs = std::max(ranges.back().endNs, r.endNs);
+            } else {
+                ranges.push_back(r);
+            }
+        }
+    }
+    return out;
+}
+
+// The on-CPU intervals of `threads` as category items (evidence kind Thread), added to `h`.
+void addOnCpu(HostActivity& h, Category category,
+              const std::unordered_map<core::ThreadIndex, std::vector<TimeRange>>& onCpu,
+              const std::vector<core::ThreadIndex>& threads) {
+    std::vector<Item>& items = h.items[category];
+    for (core::ThreadIndex t : threads) {
+        const auto it = onCpu.find(t);
+        if (it == onCpu.end()) {
+            continue;
+        }
+        for (const TimeRange& r : it->second) {
+            items.push_back({r, IdleEvidence::Kind::Thread, t, {}});
+        }
+    }
+    std::sort(items.begin(), items.end(),
+              [](const Item& a, const Item& b) { return a.range.startNs < b.range.startNs; });
+    std::vector<TimeRange> ranges;
+    ranges.reserve(items.size());
+    for (const Item& item : items) {
+        ranges.push_back(item.range);
+    }
+    h.sets[category] = IntervalSet::fromUnsorted(std::move(ranges));
+}
+
 // The longest piece of `set` inside `window` (empty when none).
 TimeRange longestPiece(const IntervalSet& set, TimeRange window) {
     const std::vector<TimeRange>& v = set.intervals();
@@ -466,16 +529,24 @@ IdleEvidence sampleFrames(InnermostSweeper& sweeper, TimeRange gap, int samples,
     return evidence;
 }
 
-// The device's frames by exclusive HostWork time, largest first (ties by name id), at most 20.
-void appendTopFrames(const std::unordered_map<std::uint32_t, DurationNs>& frameNs, std::int16_t device,
+// The device's frames by exclusive HostWork time, largest first (ties by name id, then thread), at
+// most 20; `threadNs` adds threads known only from their CPU use.
+void appendTopFrames(const std::unordered_map<std::uint32_t, DurationNs>& frameNs,
+                     const std::unordered_map<core::ThreadIndex, DurationNs>& threadNs, std::int16_t device,
                      std::vector<HostFrameTime>& out) {
     std::vector<HostFrameTime> frames;
-    frames.reserve(frameNs.size());
+    frames.reserve(frameNs.size() + threadNs.size());
     for (const auto& [name, ns] : frameNs) {
-        frames.push_back({device, core::StringId{name}, ns});
+        frames.push_back({device, core::StringId{name}, ns, core::kNoThread});
+    }
+    for (const auto& [thread, ns] : threadNs) {
+        frames.push_back({device, core::StringId{}, ns, thread});
     }
     std::sort(frames.begin(), frames.end(), [](const HostFrameTime& a, const HostFrameTime& b) {
-        return a.exclusiveNs != b.exclusiveNs ? a.exclusiveNs > b.exclusiveNs : a.name.index < b.name.index;
+        if (a.exclusiveNs != b.exclusiveNs) {
+            return a.exclusiveNs > b.exclusiveNs;
+        }
+        return a.name.index != b.name.index ? a.name.index < b.name.index : a.thread < b.thread;
     });
     constexpr std::size_t kTopFrames = 20;
     out.insert(out.end(), frames.begin(),
@@ -512,11 +583,23 @@ std::string_view toString(IdleCause cause) {
 
 GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, const StepsResult& steps,
                                                  const KernelStatsResult& kernels,
-                                                 const AccountingOptions& options) {
+                                                 const AccountingOptions& options,
+                                                 const std::vector<bool>& steadySteps) {
     GpuTimeAccountingResult result;
     const TimeRange span = steps.span();
     std::map<std::int16_t, DeviceSets> devices = buildDeviceSets(model, kernels);
     NameRoleCache nameRoles(model);
+    // The threads' CPU use (agent captures), and which threads feed the input pipeline.
+    const auto onCpu = onCpuByThread(model, options.onCpuMinPercent);
+    std::vector<core::ThreadIndex> pipelineThreads;
+    if (!onCpu.empty()) {
+        const core::ThreadLabels labels(model);
+        for (std::size_t t = 0; t < model.threads.size(); ++t) {
+            if (labels.of(static_cast<core::ThreadIndex>(t)).inputPipeline()) {
+                pipelineThreads.push_back(static_cast<core::ThreadIndex>(t));
+            }
+        }
+    }
     if (span.empty()) {
         for (const auto& [device, sets] : devices) {
             result.devices.push_back(device);
@@ -569,6 +652,12 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
 
         // --- Device-level idle intervals over the span, with causes --------------------------------
         HostActivity host = buildHostActivity(model, d.launchThreads, nameRoles, options.blockingCopyCallNs);
+        if (!onCpu.empty()) {
+            std::vector<core::ThreadIndex> launching(d.launchThreads.begin(), d.launchThreads.end());
+            std::sort(launching.begin(), launching.end());
+            addOnCpu(host, kOnCpu, onCpu, launching);
+            addOnCpu(host, kWorkerCpu, onCpu, pipelineThreads);
+        }
         // Host work on the launch path, per launching thread: a thread's work is serial, so the step
         // cannot be shorter than any one thread's; threads that run in parallel do not add up.
         std::vector<IntervalSet> hostWorkByThread;
@@ -590,8 +679,12 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
             InnermostSweeper(std::move(host.items[kGc])),
             InnermostSweeper(std::move(host.items[kHousekeeping])),
             InnermostSweeper(std::move(host.items[kSync])),
-            InnermostSweeper(std::move(host.items[kHost]))};
+            InnermostSweeper(std::move(host.items[kHost])),
+            InnermostSweeper(std::move(host.items[kOnCpu])),
+            InnermostSweeper(std::move(host.items[kWorkerCpu]))};
         std::unordered_map<std::uint32_t, DurationNs> frameNs;  // HostWork exclusive time per frame name
+        // Gaps explained by a thread's CPU use alone: their time per thread (HostWork / DataWait).
+        std::unordered_map<core::ThreadIndex, DurationNs> hostThreadNs, dataThreadNs;
         // DataWait gaps: the innermost frame among the data items and every host frame nested in
         // them (the transforms, collate and copies inside DataLoader.__next__), built at the first
         // such gap. Its own sweeper: the cause sweepers are only ever asked about later times.
@@ -634,6 +727,12 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
                 result.idleIntervals.push_back(idle);
                 continue;
             }
+            // Frames are counted over the steady steps' gaps only, when those are known.
+            const bool framesCounted =
+                steadySteps.empty() ||
+                (idle.stepIndex >= 0 && static_cast<std::size_t>(idle.stepIndex) < steadySteps.size() &&
+                 steadySteps[static_cast<std::size_t>(idle.stepIndex)]);
+            std::unordered_map<std::uint32_t, DurationNs> uncounted;
             const double length = static_cast<double>(gap.durationNs());
             double bestCoverage = 0;
             std::size_t winner = kCategoryCount;
@@ -651,7 +750,25 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
             } else if (winner == kHost &&
                        silentNs(host.dispatch, gap, options.launchSilenceNs) * 2 >= gap.durationNs()) {
                 idle.cause = IdleCause::HostWork;
-                idle.evidence = sampleFrames(sweepers[kHost], gap, options.frameSamplesPerGap, frameNs);
+                idle.evidence = sampleFrames(sweepers[kHost], gap, options.frameSamplesPerGap,
+                                             framesCounted ? frameNs : uncounted);
+            } else if (winner == kOnCpu || winner == kWorkerCpu) {
+                // Known from CPU use only: the thread on the CPU longest in the gap is the evidence.
+                const bool silent =
+                    silentNs(host.dispatch, gap, options.launchSilenceNs) * 2 >= gap.durationNs();
+                idle.cause = winner == kWorkerCpu ? IdleCause::DataWait
+                             : silent             ? IdleCause::HostWork
+                                                  : IdleCause::LaunchOverhead;
+                const TimeRange piece = longestPiece(host.sets[winner], gap);
+                if (const Item* item = sweepers[winner].at(piece.startNs + piece.durationNs() / 2)) {
+                    idle.evidence = {
+                        IdleEvidence::Kind::Thread, item->row, {}, item->range.intersect(gap).durationNs()};
+                    if (framesCounted && idle.cause == IdleCause::HostWork) {
+                        hostThreadNs[item->row] += gap.durationNs();
+                    } else if (framesCounted && idle.cause == IdleCause::DataWait) {
+                        dataThreadNs[item->row] += gap.durationNs();
+                    }
+                }
             } else {
                 idle.cause = kCauseOf[winner];
                 if (idle.cause == IdleCause::DataWait) {
@@ -661,7 +778,8 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
                         items.insert(items.end(), hostItems.begin(), hostItems.end());
                         dataFrames.emplace(std::move(items));
                     }
-                    sampleFrames(*dataFrames, gap, options.frameSamplesPerGap, dataFrameNs);
+                    sampleFrames(*dataFrames, gap, options.frameSamplesPerGap,
+                                 framesCounted ? dataFrameNs : uncounted);
                 }
                 TimeRange piece = longestPiece(host.sets[winner], gap);
                 if (const Item* item = sweepers[winner].at(piece.startNs + piece.durationNs() / 2)) {
@@ -673,8 +791,8 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
             }
             result.idleIntervals.push_back(idle);
         }
-        appendTopFrames(frameNs, device, result.hostWorkFrames);
-        appendTopFrames(dataFrameNs, device, result.dataWaitFrames);
+        appendTopFrames(frameNs, hostThreadNs, device, result.hostWorkFrames);
+        appendTopFrames(dataFrameNs, dataThreadNs, device, result.dataWaitFrames);
         const std::size_t endInterval = result.idleIntervals.size();
 
         auto addCauses = [&](GpuTimeBreakdown& b) {

@@ -41,6 +41,14 @@
 //                     of it (launchCount says how many launches)
 //   HostWork          any other host activity that dispatches nothing for most of the gap (Python
 //                     code, user ranges); hostWorkFrames names the frames by exclusive time
+//   (then, where no recorded host activity explains the gap, the threads' CPU use: the agent's
+//   "CPU %" counter tracks, one per thread, a sample covering the interval since the previous one)
+//   HostWork / LaunchOverhead  a launching thread (the main thread) is on the CPU (at least
+//                     AccountingOptions::onCpuMinPercent) for the gap: host time on that thread,
+//                     split as above by its launch density; the evidence and hostWorkFrames name
+//                     the thread (core/model/ThreadLabels.h)
+//   DataWait          a DataLoader worker or the pin-memory thread is on the CPU while no
+//                     launching thread is: the loop waits for the input pipeline
 //   Unexplained       none reaches the threshold (no recorded host activity)
 // Each gap is listed once (gaps are computed over the span of all steps) and belongs to the step
 // whose stretched range contains its start; per-step idleByCauseNs sums the listed gaps' overlap
@@ -82,7 +90,9 @@ std::string_view toString(IdleCause cause);
 
 // The host (or GPU) activity that explains an idle interval.
 struct IdleEvidence {
-    enum class Kind : std::uint8_t { None = 0, ApiCall, CpuOp, Range, Sync, Kernel };
+    // Thread: a host thread on the CPU (its "CPU %" samples) with no recorded frame; row is its
+    // index in TraceModel::threads.
+    enum class Kind : std::uint8_t { None = 0, ApiCall, CpuOp, Range, Sync, Kernel, Thread };
     Kind kind = Kind::None;
     std::uint32_t row = 0xFFFFFFFFu;  // row in the table named by kind
     core::StringId name;              // its name (empty for Sync rows)
@@ -92,10 +102,13 @@ struct IdleEvidence {
 // Exclusive host time of one frame (op, Python function, runtime call) inside the GPU gaps whose
 // cause is HostWork (or DataWait, for dataWaitFrames): the innermost frame at sampled points of each gap (at
 // most AccountingOptions::frameSamplesPerGap points, evenly spaced).
+// A thread on the CPU with no recorded frame (known from its CPU-use samples only) has `thread`
+// set and no name: the time is that thread's, whatever it ran.
 struct HostFrameTime {
     std::int16_t deviceIndex = 0;
     core::StringId name;
     core::DurationNs exclusiveNs = 0;
+    core::ThreadIndex thread = core::kNoThread;
 };
 
 struct IdleInterval {
@@ -164,6 +177,10 @@ struct AccountingOptions {
     // spent on something else.
     core::DurationNs launchSilenceNs = 100'000;
     int frameSamplesPerGap = 64;  // sampled points per HostWork gap for hostWorkFrames
+    // A thread's "CPU %" sample at least this high (100 = one core) puts it on the CPU for the
+    // sample's interval: half a core, so a thread that mostly waits (a blocked DataLoader
+    // __next__, a cudaStreamSynchronize that yields) is not counted.
+    double onCpuMinPercent = 50;
 };
 
 struct GpuTimeAccountingResult {
@@ -185,8 +202,11 @@ struct GpuTimeAccountingResult {
     std::vector<HostFrameTime> dataWaitFrames;
 };
 
+// `steadySteps` (StepTimeSummary::steady): when given, hostWorkFrames and dataWaitFrames count only
+// the gaps of steady steps, the window the overall signals share them of (warm-up steps left out).
 GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, const StepsResult& steps,
                                                  const KernelStatsResult& kernels,
-                                                 const AccountingOptions& options = {});
+                                                 const AccountingOptions& options = {},
+                                                 const std::vector<bool>& steadySteps = {});
 
 }  // namespace chokepoint::analysis

@@ -17,7 +17,9 @@ using core::TimestampNs;
 
 namespace {
 
-constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
+// torch.profiler's step ranges (the marker table, core/names/NameRules.h): HTA and the
+// TensorBoard plugin read only these.
+using names::kProfilerStepPrefix;
 
 bool startsWith(std::string_view text, std::string_view prefix) {
     return text.substr(0, prefix.size()) == prefix;

@@ -101,7 +101,7 @@ PhasesResult detectPhases(const core::TraceModel& model, const StepsResult& step
     for (std::size_t t = 0; t < model.threads.size(); ++t) {
         const names::ThreadRole role = names::threadRoleOf(model.threads[t].name);
         autogradThread[t] = role == names::ThreadRole::Autograd;
-        dataThread[t] = role == names::ThreadRole::DataWorker;
+        dataThread[t] = role == names::ThreadRole::DataWorker || role == names::ThreadRole::PinMemory;
     }
     std::unordered_map<core::ThreadIndex, std::array<std::vector<TimeRange>, kPhaseKindCount>> byThread;
     std::array<std::vector<TimeRange>, kPhaseKindCount> allHost;

@@ -6,6 +6,9 @@
 #include <limits>
 #include <unordered_map>
 
+#include "core/base/Format.h"
+#include "core/names/NameRules.h"
+
 namespace chokepoint::analysis {
 
 using core::DurationNs;
@@ -13,8 +16,6 @@ using core::TimeRange;
 using core::TimestampNs;
 
 namespace {
-
-constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
 
 std::int64_t numberAfterHash(std::string_view name, std::int64_t fallback) {
     std::size_t hash = name.rfind('#');
@@ -64,11 +65,13 @@ void sortByStart(std::vector<Candidate>& c) {
     });
 }
 
-std::vector<Candidate> profilerSteps(const core::TraceModel& model) {
+// Host ranges (and, for ProfilerStep#, ops: some producers record ProfilerStep#N as an op) whose
+// name starts with `prefix`.
+std::vector<Candidate> markerSteps(const core::TraceModel& model, std::string_view prefix) {
     std::vector<Candidate> out;
     for (std::size_t i = 0; i < model.ranges.size(); ++i) {
         std::string_view name = model.text(model.ranges.name[i]);
-        if (isHostRange(model, i) && name.substr(0, kProfilerStepPrefix.size()) == kProfilerStepPrefix) {
+        if (isHostRange(model, i) && names::matchesStepMarker(name, prefix)) {
             out.push_back({{model.ranges.startNs[i], model.ranges.endNs[i]},
                            std::string(name),
                            numberAfterHash(name, static_cast<std::int64_t>(out.size())),
@@ -77,10 +80,10 @@ std::vector<Candidate> profilerSteps(const core::TraceModel& model) {
                            model.ranges.thread[i]});
         }
     }
-    if (out.empty()) {  // some producers record ProfilerStep#N as an op
+    if (out.empty() && prefix == names::kProfilerStepPrefix) {
         for (std::size_t i = 0; i < model.cpuOps.size(); ++i) {
             std::string_view name = model.text(model.cpuOps.name[i]);
-            if (name.substr(0, kProfilerStepPrefix.size()) == kProfilerStepPrefix) {
+            if (names::matchesStepMarker(name, prefix)) {
                 out.push_back({{model.cpuOps.startNs[i], model.cpuOps.endNs[i]},
                                std::string(name),
                                numberAfterHash(name, static_cast<std::int64_t>(out.size())),
@@ -92,6 +95,75 @@ std::vector<Candidate> profilerSteps(const core::TraceModel& model) {
     }
     sortByStart(out);
     return dropNested(std::move(out));
+}
+
+// The step-marker prefixes to look for: the options', else the trace's capture note, else the
+// defaults.
+std::vector<std::string> stepMarkerPrefixes(const core::TraceModel& model,
+                                            const StepDetectionOptions& options) {
+    if (!options.stepMarkers.empty()) {
+        return options.stepMarkers;
+    }
+    for (const auto& [key, value] : model.metadata.notes) {
+        if (key == names::kStepMarkersNote) {
+            return names::parseStepMarkers(value);
+        }
+    }
+    return names::defaultStepMarkerPrefixes();
+}
+
+// Extends each marker step's host range back over the input waits (NameRules' data-loading role:
+// chokepoint:data, DataLoader ranges) on its thread that end at or before its start and begin
+// after the previous step's end: the wait for a step's batch belongs to the step.
+void extendOverDataWaits(const core::TraceModel& model, std::vector<Candidate>& steps,
+                         std::vector<TimeRange>& dataWaits) {
+    dataWaits.assign(steps.size(), TimeRange{});
+    // Input-wait ranges per thread, by start.
+    std::unordered_map<core::ThreadIndex, std::vector<TimeRange>> waits;
+    std::unordered_map<std::uint32_t, bool> isWait;
+    for (std::size_t i = 0; i < model.ranges.size(); ++i) {
+        if (!isHostRange(model, i)) {
+            continue;
+        }
+        const core::StringId name = model.ranges.name[i];
+        auto [it, inserted] = isWait.try_emplace(name.index, false);
+        if (inserted) {
+            it->second = names::hostRoleOf(model.text(name)) == names::HostRole::DataLoading;
+        }
+        if (it->second) {
+            waits[model.ranges.thread[i]].push_back({model.ranges.startNs[i], model.ranges.endNs[i]});
+        }
+    }
+    if (waits.empty()) {
+        return;
+    }
+    for (auto& [thread, list] : waits) {
+        std::sort(list.begin(), list.end(),
+                  [](const TimeRange& a, const TimeRange& b) { return a.startNs < b.startNs; });
+    }
+    std::unordered_map<core::ThreadIndex, TimestampNs> previousEnd;  // per thread
+    for (std::size_t s = 0; s < steps.size(); ++s) {
+        Candidate& step = steps[s];
+        auto prev = previousEnd.find(step.thread);
+        const TimestampNs after =
+            prev == previousEnd.end() ? std::numeric_limits<TimestampNs>::min() : prev->second;
+        if (auto list = waits.find(step.thread); list != waits.end()) {
+            const std::vector<TimeRange>& v = list->second;
+            auto it = std::lower_bound(v.begin(), v.end(), after,
+                                       [](const TimeRange& r, TimestampNs t) { return r.startNs < t; });
+            TimeRange& d = dataWaits[s];
+            for (; it != v.end() && it->startNs < step.cpuRange.startNs; ++it) {
+                if (it->endNs <= step.cpuRange.startNs) {
+                    d = d.empty() ? *it
+                                  : TimeRange{std::min(d.startNs, it->startNs), std::max(d.endNs, it->endNs)};
+                }
+            }
+        }
+        if (!dataWaits[s].empty()) {
+            step.cpuRange.startNs = std::min(step.cpuRange.startNs, dataWaits[s].startNs);
+        }
+        previousEnd[step.thread] = std::max(after, step.cpuRange.endNs);
+    }
 }
 
 std::vector<Candidate> namedRangeSteps(const core::TraceModel& model, const StepDetectionOptions& options) {
@@ -185,7 +257,8 @@ std::vector<Candidate> optimizerSteps(const core::TraceModel& model, const StepD
 
 // The repeating iteration of the kernel-name sequence on the device with most kernels.
 std::vector<Candidate> repeatingKernelSteps(const core::TraceModel& model,
-                                            const StepDetectionOptions& options, std::string& note) {
+                                            const StepDetectionOptions& options, std::string& note,
+                                            std::int64_t& leadingKernels, DurationNs& leadingNs) {
     const core::KernelTable& kt = model.kernels;
     std::vector<Candidate> out;
     if (kt.size() < 4) {
@@ -259,9 +332,15 @@ std::vector<Candidate> repeatingKernelSteps(const core::TraceModel& model,
     std::sort(anchors.begin(), anchors.end(), [](const Anchor& a, const Anchor& b) {
         return a.period != b.period ? a.period < b.period : a.first < b.first;
     });
-    // Verify the smallest periods first (each check is O(n)); a few distinct ones at most.
+    // Verify the smallest periods first (each check is O(n)); a few distinct ones at most. A period
+    // holds from the earliest kernel after which at least minPeriodMatch of the kernels repeat one
+    // period later; that periodic part must hold minRepeats periods and most of the kernels. What
+    // comes before it (process start, model build, autotuning, a first step that differs) is
+    // start-up, outside every step.
     std::size_t period = 0;
+    std::size_t regionStart = 0;
     int tried = 0;
+    std::vector<std::uint32_t> suffixMatch;  // matches of seq[i] == seq[i + p] from i on
     for (std::size_t a = 0; a < anchors.size() && tried < 16; ++a) {
         if (a > 0 && anchors[a].period == anchors[a - 1].period) {
             continue;
@@ -271,27 +350,53 @@ std::vector<Candidate> repeatingKernelSteps(const core::TraceModel& model,
         if (p * 2 > n) {
             break;
         }
-        std::size_t match = 0;
-        for (std::size_t i = 0; i + p < n; ++i) {
-            match += seq[i] == seq[i + p] ? 1 : 0;
+        const std::size_t m = n - p;
+        suffixMatch.assign(m + 1, 0);
+        for (std::size_t i = m; i-- > 0;) {
+            suffixMatch[i] = suffixMatch[i + 1] + (seq[i] == seq[i + p] ? 1u : 0u);
         }
-        if (static_cast<double>(match) / static_cast<double>(n - p) >= options.minPeriodMatch) {
-            period = p;
+        const std::size_t minRepeats = static_cast<std::size_t>(std::max(2, options.minRepeats));
+        for (std::size_t start = 0; start < m; ++start) {
+            const std::size_t kernelsLeft = n - start;
+            if (kernelsLeft < minRepeats * p || kernelsLeft * 2 < n) {
+                break;  // too little left to call periodic
+            }
+            const double match = static_cast<double>(suffixMatch[start]) / static_cast<double>(m - start);
+            if (match >= options.minPeriodMatch) {
+                period = p;
+                regionStart = start;
+                break;
+            }
+        }
+        if (period != 0) {
             break;
         }
     }
     if (period == 0) {
         return out;
     }
-    // Anchor: the name with this period that occurs first (the start of an iteration).
+    // Anchor: the name with this period that occurs first in the periodic part (the start of an
+    // iteration).
     const Anchor* anchor = nullptr;
+    std::size_t anchorFirst = n;
     for (const Anchor& a : anchors) {
-        if (a.period == period && (anchor == nullptr || a.first < anchor->first)) {
+        if (a.period != period) {
+            continue;
+        }
+        std::size_t first = std::max(a.first, regionStart);
+        while (first < n && seq[first] != a.name) {
+            ++first;
+        }
+        if (first < anchorFirst) {
             anchor = &a;
+            anchorFirst = first;
         }
     }
+    if (anchor == nullptr) {
+        return out;
+    }
     std::vector<std::size_t> positions;
-    for (std::size_t i = anchor->first; i < n; ++i) {
+    for (std::size_t i = anchorFirst; i < n; ++i) {
         if (seq[i] == anchor->name) {
             positions.push_back(i);
         }
@@ -313,6 +418,8 @@ std::vector<Candidate> repeatingKernelSteps(const core::TraceModel& model,
         c.name = "iteration " + std::to_string(j) + " (kernel period)";
         out.push_back(std::move(c));
     }
+    leadingKernels = static_cast<std::int64_t>(anchorFirst);
+    leadingNs = anchorFirst > 0 ? kt.startNs[rows[anchorFirst]] - kt.startNs[rows[0]] : 0;
     note = "steps from the repeating kernel sequence on device " + std::to_string(device) + ": period " +
            std::to_string(period) + " kernels, " + std::to_string(positions.size()) +
            " repetitions starting at '" + std::string(model.text(core::StringId{anchor->name})) + "'";
@@ -409,6 +516,8 @@ std::string_view toString(StepSource source) {
             return "repeating kernels";
         case StepSource::WholeTrace:
             return "whole trace";
+        case StepSource::StepMarker:
+            return "step marker";
     }
     return "whole trace";
 }
@@ -445,10 +554,24 @@ TimeRange StepsResult::span() const {
 
 StepsResult detectSteps(const core::TraceModel& model, const StepDetectionOptions& options) {
     StepsResult result;
-    std::vector<Candidate> candidates = profilerSteps(model);
-    if (!candidates.empty()) {
-        result.source = StepSource::ProfilerStep;
-        result.note = std::to_string(candidates.size()) + " ProfilerStep ranges";
+    result.stepMarkers = stepMarkerPrefixes(model, options);
+    std::vector<Candidate> candidates;
+    const bool defaults = result.stepMarkers == names::defaultStepMarkerPrefixes();
+    for (const std::string& prefix : result.stepMarkers) {
+        // The default plain "step" prefix is read with the named-range rule below (word boundary,
+        // any case: "step_12", "Step 3"); a capture's own --marker is matched as the agent does.
+        if (defaults && prefix == names::kPlainStepPrefix) {
+            continue;
+        }
+        candidates = markerSteps(model, prefix);
+        if (!candidates.empty()) {
+            const bool profiler = prefix == names::kProfilerStepPrefix;
+            result.source = profiler ? StepSource::ProfilerStep : StepSource::StepMarker;
+            result.note =
+                std::to_string(candidates.size()) +
+                (profiler ? std::string(" ProfilerStep ranges") : " step-marker ranges '" + prefix + "...'");
+            break;
+        }
     }
     if (candidates.empty()) {
         candidates = namedRangeSteps(model, options);
@@ -470,10 +593,16 @@ StepsResult detectSteps(const core::TraceModel& model, const StepDetectionOption
     }
     if (candidates.empty()) {
         std::string note;
-        candidates = repeatingKernelSteps(model, options, note);
+        candidates = repeatingKernelSteps(model, options, note, result.leadingKernels, result.leadingNs);
         if (!candidates.empty()) {
             result.source = StepSource::RepeatingKernels;
             result.note = note;
+            if (result.leadingKernels > 0) {
+                result.note +=
+                    "; " + std::to_string(result.leadingKernels) + " kernels over " +
+                    core::formatDuration(result.leadingNs) +
+                    " before the first repetition (start-up, model build, autotuning) belong to no step";
+            }
         }
     }
     if (candidates.empty()) {
@@ -484,8 +613,8 @@ StepsResult detectSteps(const core::TraceModel& model, const StepDetectionOption
             result.note = "the trace has no events: no steps";
         } else {
             result.note =
-                "no step markers (ProfilerStep, step-named ranges, optimizer steps) and no repeating kernel "
-                "sequence: the whole trace is analysed as one window";
+                "no step markers (ProfilerStep, chokepoint:step, step-named ranges, optimizer steps) and no "
+                "repeating kernel sequence: the whole trace is analysed as one window";
             Candidate c;
             c.cpuRange = span;
             c.name = "whole trace";
@@ -493,8 +622,21 @@ StepsResult detectSteps(const core::TraceModel& model, const StepDetectionOption
         }
     }
 
+    std::vector<TimeRange> dataWaits(candidates.size());
+    if (result.source == StepSource::ProfilerStep || result.source == StepSource::StepMarker ||
+        result.source == StepSource::NamedRange) {
+        extendOverDataWaits(model, candidates, dataWaits);
+        const auto waited =
+            std::count_if(dataWaits.begin(), dataWaits.end(), [](const TimeRange& r) { return !r.empty(); });
+        if (waited > 0) {
+            result.note += "; " + std::to_string(waited) +
+                           " steps start at the wait for their input just before the marker "
+                           "(chokepoint:data / DataLoader ranges)";
+        }
+    }
     result.steps.reserve(candidates.size());
-    for (Candidate& c : candidates) {
+    for (std::size_t ci = 0; ci < candidates.size(); ++ci) {
+        Candidate& c = candidates[ci];
         Step s;
         s.number = c.number;
         s.name = std::move(c.name);
@@ -503,6 +645,7 @@ StepsResult detectSteps(const core::TraceModel& model, const StepDetectionOption
         s.markerRange = c.range;
         s.markerOp = c.op;
         s.thread = c.thread;
+        s.dataWaitRange = dataWaits[ci];
         result.steps.push_back(std::move(s));
     }
     StepLookup lookup(result.steps);

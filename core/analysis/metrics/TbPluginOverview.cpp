@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/analysis/metrics/IntervalSet.h"
+#include "core/names/NameRules.h"
 
 namespace chokepoint::analysis {
 
@@ -16,7 +17,9 @@ using core::TimestampNs;
 namespace {
 
 // --- The plugin's name rules (profiler/trace.py, event_parser.py, overall_parser.py) ------------
-constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
+// torch.profiler's step ranges (the marker table, core/names/NameRules.h): HTA and the
+// TensorBoard plugin read only these.
+using names::kProfilerStepPrefix;
 constexpr std::string_view kDataLoaderPrefix = "enumerate(DataLoader)#";
 constexpr std::string_view kDataLoaderSuffix = ".__next__";
 constexpr std::string_view kDataPipePrefix = "enumerate(DataPipe)#";

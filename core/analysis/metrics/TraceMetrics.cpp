@@ -32,7 +32,8 @@ core::Result<TraceMetrics> computeTraceMetrics(const core::TraceModel& model, co
     if (!step(0.45)) {
         return cancelled;
     }
-    m.accounting = computeGpuTimeAccounting(model, m.steps, m.kernels, options.accounting);
+    m.accounting =
+        computeGpuTimeAccounting(model, m.steps, m.kernels, options.accounting, m.stepTimes.steady);
     if (!step(0.65)) {
         return cancelled;
     }

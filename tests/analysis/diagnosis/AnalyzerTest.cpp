@@ -162,14 +162,14 @@ TEST(Analyzer, MfuFromParamsAndTokensUsesTheTrainingFactorOnlyWithABackwardPass)
         }
         const core::TraceModel forwardOnly = forward.build();
         AnalysisOptions o;
-        o.parameterCount = 100e6;
+        o.parameterCount = 10e6;  // 2 · N · T = 41 GFLOP in ~10 ms: 26 % of the FP32 V100
         o.tokensPerStep = 2048;
         o.precision = Precision::FP32;
         auto r = analyze(forwardOnly, o);
         ASSERT_TRUE(r);
         ASSERT_TRUE(r->mfu.mfu.has_value());
         EXPECT_FALSE(r->mfu.backwardPassSeen);
-        EXPECT_DOUBLE_EQ(r->mfu.modelFlopsPerStep, 2 * 100e6 * 2048);
+        EXPECT_DOUBLE_EQ(r->mfu.modelFlopsPerStep, 2 * 10e6 * 2048);
         EXPECT_NE(r->mfu.sourceNote.find("no backward pass"), std::string::npos) << r->mfu.sourceNote;
     }
     testutils::SyntheticJob job("Tesla V100-SXM2-32GB", 80, 34'089'730'048);
@@ -189,15 +189,20 @@ TEST(Analyzer, MfuFromParamsAndTokensUsesTheTrainingFactorOnlyWithABackwardPass)
     o.precision = Precision::FP32;
     auto r = analyze(model, o);
     ASSERT_TRUE(r);
-    ASSERT_TRUE(r->mfu.mfu.has_value());
     EXPECT_EQ(r->mfu.source, ModelFlopsSource::UserParamsTokens);
     EXPECT_TRUE(r->mfu.backwardPassSeen);
+    // 1.2e12 FLOPs in ~10 ms on a 15.7 TFLOP/s FP32 V100 would be ~780 %: never shown as a result;
+    // the figure is kept aside with why it cannot be and what to give instead.
+    EXPECT_FALSE(r->mfu.mfu.has_value());
+    ASSERT_TRUE(r->mfu.impossibleMfu.has_value());
     const double expected = 6 * 100e6 * 2048 / (r->mfu.peakFlopsPerSecond * r->mfu.stepTimeNs * 1e-9);
-    EXPECT_NEAR(*r->mfu.mfu, expected, 1e-12);
+    EXPECT_NEAR(*r->mfu.impossibleMfu, expected, 1e-12);
     EXPECT_GT(r->mfu.peakFlopsPerSecond, 0);
-    // 1.2e12 FLOPs in ~10 ms on a 15.7 TFLOP/s FP32 V100 would be ~780 %: flagged impossible.
     EXPECT_EQ(r->mfu.band, formulas::MfuBand::Impossible);
     EXPECT_TRUE(hasWarning(*r, "mfu.impossible"));
+    // The precision was requested, so the FLOPs per step are what to check.
+    EXPECT_NE(r->mfu.impossibleReason.find("--model-flops"), std::string::npos) << r->mfu.impossibleReason;
+    EXPECT_EQ(r->mfu.impossibleReason.find("%"), std::string::npos) << r->mfu.impossibleReason;
 }
 
 TEST(Analyzer, NoGpuEventsIsHandledGracefully) {
@@ -235,7 +240,16 @@ TEST(Analyzer, NoStepsFallsBackAndSaysSo) {
 }
 
 TEST(Analyzer, OneStepWarnsAboutPeriodicity) {
-    const core::TraceModel model = testutils::dataBoundJob(1);
+    // One data-bound step, ProfilerStep#5 (a lone ProfilerStep#0 is start-up: SteadyStateTest).
+    SyntheticJob job;
+    const core::TimestampNs t = SyntheticJob::stepStart(5);
+    job.step(5);
+    job.builder().range(testutils::kDataLoaderNext, t + 50'000, t + 4'000'000);
+    for (int k = 0; k < 6; ++k) {
+        const core::TimestampNs start = t + 4'100'000 + k * 970'000;
+        job.launched(testutils::kFp32Gemm, start, start + 960'000, 7, 60'000);
+    }
+    const core::TraceModel model = job.build();
     auto r = analyze(model);
     ASSERT_TRUE(r);
     EXPECT_EQ(r->steps.size(), 1u);

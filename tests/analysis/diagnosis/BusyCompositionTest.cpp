@@ -131,8 +131,18 @@ TEST(BusyComposition, Fp32GemmAtLowMfuIsNotTheEndStateAndKeepsMixedPrecision) {
     ASSERT_FALSE(r->fixes.recommendations.empty());
     EXPECT_EQ(r->fixes.recommendations.front().ruleId, "R4");
 
-    // The same job at 45 % MFU is the desired end state.
+    // The same job at 45 % MFU is in the typical production band: not the end state, and the
+    // headline says why.
     o.modelFlopsPerStep = 0.45 * 15.7e12 * 0.010;
+    auto typical = analyze(model, o);
+    ASSERT_TRUE(typical);
+    EXPECT_EQ(typical->overall.bottleneck, Bottleneck::Compute);
+    EXPECT_FALSE(typical->overall.desiredEndState);
+    EXPECT_FALSE(contains(typical->headline, "desired end state")) << typical->headline;
+    EXPECT_TRUE(contains(typical->headline, "typical production band")) << typical->headline;
+
+    // At 58 % MFU (the practical ceiling) it is the desired end state.
+    o.modelFlopsPerStep = 0.58 * 15.7e12 * 0.010;
     auto done = analyze(model, o);
     ASSERT_TRUE(done);
     EXPECT_EQ(done->overall.bottleneck, Bottleneck::Compute);

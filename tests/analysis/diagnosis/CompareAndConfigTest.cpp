@@ -20,7 +20,7 @@ namespace {
 
 std::shared_ptr<const AnalysisReport> analyze(const core::TraceModel& model, const std::string& label) {
     AnalysisOptions o;
-    o.modelFlopsPerStep = 2e12;
+    o.modelFlopsPerStep = 2e11;  // 20 % MFU on the 10 ms data-bound step (FP32 kernels)
     o.device = DeviceSpec{};
     o.device->id = "test-gpu";
     o.device->name = "Test GPU";
@@ -147,6 +147,56 @@ TEST(Compare, WarnsWhenTheTracesAreNotRunsOfOneJob) {
         kernelWarning = kernelWarning || w.find("different kernels") != std::string::npos;
     }
     EXPECT_TRUE(kernelWarning);
+}
+
+namespace {
+
+// The data-bound job without its step markers: one whole-trace window (its GEMMs, all one name, do not
+// repeat into steps either).
+core::TraceModel dataBoundJobWithoutSteps() {
+    SyntheticJob job;
+    for (int s = 0; s < 4; ++s) {
+        const core::TimestampNs t = SyntheticJob::stepStart(s);
+        job.builder().range(testutils::kDataLoaderNext, t + 50'000, t + 4'000'000);
+        for (int k = 0; k < 6; ++k) {
+            const core::TimestampNs start = t + 4'100'000 + k * 970'000;
+            job.launched(testutils::kFp32Gemm, start, start + 960'000, 7, 60'000);
+        }
+    }
+    return job.build();
+}
+
+}  // namespace
+
+// Compare of a whole-trace window against a step reads "19.4 s -> 55.8 ms": it warns first, calls the
+// step time neither better nor worse, and checks no prediction.
+TEST(Compare, WarnsWhenOneSideHasNoSteps) {
+    const core::TraceModel wholeModel = dataBoundJobWithoutSteps();
+    const core::TraceModel afterModel = prefetchedJob();
+    auto whole = analyze(wholeModel, "nw0.cptrace");
+    auto after = analyze(afterModel, "nw12.cptrace");
+    ASSERT_TRUE(whole && after);
+    ASSERT_EQ(whole->metrics.steps.source, StepSource::WholeTrace);
+    ASSERT_NE(after->metrics.steps.source, StepSource::WholeTrace);
+    const ComparisonReport c = compareReports(*whole, *after);
+    ASSERT_FALSE(c.warnings.empty());
+    EXPECT_NE(c.warnings.front().find("the first trace (nw0.cptrace) has no training steps"),
+              std::string::npos)
+        << c.warnings.front();
+    EXPECT_NE(c.summary.find("CAUTION"), std::string::npos) << c.summary;
+    const MetricDelta* step = c.metric("stepTimeNs");
+    ASSERT_NE(step, nullptr);
+    EXPECT_FALSE(step->improved);
+    EXPECT_FALSE(c.prediction.available);
+    // The other way round names the second trace.
+    const ComparisonReport back = compareReports(*after, *whole);
+    ASSERT_FALSE(back.warnings.empty());
+    EXPECT_NE(back.warnings.front().find("the second trace"), std::string::npos) << back.warnings.front();
+    // Steps on both sides: no such warning.
+    auto before = analyze(testutils::dataBoundJob(), "before.json");
+    for (const std::string& w : compareReports(*before, *after).warnings) {
+        EXPECT_EQ(w.find("no training steps"), std::string::npos) << w;
+    }
 }
 
 TEST(Compare, KernelsOnlyOnOneSideAndWriters) {
