@@ -146,5 +146,69 @@ TEST(H100Captures, NoSharedTraceShowsAnImpossibleMfu) {
     EXPECT_GT(analysed, 10);
 }
 
+// --- The agent's own H100 captures of 2026-11-26, in the repository (tests/data/h100-agent-2026-11-26:
+// how each was made and what is true about it). These run in every clone.
+
+std::string agentCapture(const char* name) {
+    return std::string(CHOKEPOINT_SOURCE_DIR) + "/tests/data/h100-agent-2026-11-26/" + name;
+}
+
+std::int64_t statCount(const core::TraceModel& m, const char* name) {
+    return m.stats.count(name);
+}
+
+TEST(AgentCapturesOnH100, AttachJoinsEveryLaunchAndLosesNothingAtTheEnd) {
+    auto model = core::loadTrace(agentCapture("gpt-attach.cptrace"));
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    const std::int64_t gpu =
+        static_cast<std::int64_t>(model->kernels.size() + model->memcpys.size() + model->memsets.size());
+    ASSERT_GT(gpu, 20000);
+    EXPECT_LE(statCount(*model, "correlation.gpu_event_without_launch_call") * 100, gpu);  // >= 99 % joined
+    EXPECT_EQ(statCount(*model, "agent.still_running_at_stop"), 0);
+    EXPECT_EQ(statCount(*model, "agent.gpu_records_missing"), 0);
+    EXPECT_EQ(statCount(*model, "agent.dropped_records"), 0);
+}
+
+TEST(AgentCapturesOnH100, TheOldRuntimeEnablesLostTheRuntimeLaunches) {
+    // The failure the fix answers, recorded on the same GPU the same day.
+    auto model = core::loadTrace(agentCapture("gpt-attach-allowlist.cptrace"));
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    const std::int64_t gpu =
+        static_cast<std::int64_t>(model->kernels.size() + model->memcpys.size() + model->memsets.size());
+    EXPECT_GT(statCount(*model, "correlation.gpu_event_without_launch_call") * 100, gpu * 70);
+}
+
+TEST(AgentCapturesOnH100, CountedFlopsGiveTheMfuWithThePrecisionMeasured) {
+    auto r = analyzeFile(agentCapture("gpt-attach.cptrace"));
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->mfu.source, ModelFlopsSource::RecordedFlopCounter);
+    EXPECT_NEAR(r->mfu.modelFlopsPerStep, 21.03e12, 0.01e12);  // FlopCounterMode, not 6·N·T (21.56)
+    EXPECT_EQ(r->mfu.precision, Precision::BF16);
+    EXPECT_EQ(r->mfu.precisionSource, "helper-op-dtypes");
+    ASSERT_TRUE(r->mfu.mfu.has_value()) << r->mfu.impossibleReason;
+    EXPECT_GT(*r->mfu.mfu, 0.25);
+    EXPECT_LT(*r->mfu.mfu, 0.40);
+    EXPECT_EQ(r->metrics.steps.steps.size(), 30u);
+}
+
+TEST(AgentCapturesOnH100, FortyStepsWithoutMarkersAfterADelay) {
+    auto r = analyzeFile(agentCapture("gpt-nohelper-delay.cptrace"));
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->metrics.steps.source, StepSource::RepeatingKernels) << r->metrics.steps.note;
+    EXPECT_GE(r->metrics.steps.steps.size(), 40u);
+    EXPECT_NEAR(r->metrics.stepTimes.medianNs / 1e6, 66.4, 66.4 * 0.05);
+    EXPECT_FALSE(r->startUpOnly);
+}
+
+TEST(AgentCapturesOnH100, AfterStepsLeavesTheAutotunedStartOutOfADataBoundJob) {
+    auto r = analyzeFile(agentCapture("rn50-nw0-after-steps.cptrace"));
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->metrics.steps.source, StepSource::StepMarker) << r->metrics.steps.note;
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::Data) << r->headline;
+    for (const auto& step : r->metrics.steps.steps) {
+        EXPECT_NE(step.name, "chokepoint:step#0");  // the 14 s cudnn benchmark step is not in it
+    }
+}
+
 }  // namespace
 }  // namespace chokepoint::analysis
