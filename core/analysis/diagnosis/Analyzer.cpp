@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include "core/analysis/diagnosis/AnalysisSettingsOptions.h"
@@ -209,9 +210,10 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
         static_cast<double>(m.kernels.timeByClassNs[static_cast<std::size_t>(KernelClass::Convolution)]);
     const double gemmNs =
         static_cast<double>(m.kernels.timeByClassNs[static_cast<std::size_t>(KernelClass::Gemm)]);
-    if ((mfu.source == ModelFlopsSource::UserParamsTokens ||
-         mfu.source == ModelFlopsSource::RecordedInTrace) &&
-        convNs > 0 && convNs >= gemmNs) {
+    const bool sixNtOnACnn = (mfu.source == ModelFlopsSource::UserParamsTokens ||
+                              mfu.source == ModelFlopsSource::RecordedInTrace) &&
+                             convNs > 0 && convNs >= gemmNs;
+    if (sixNtOnACnn) {
         mfu.warnings.push_back(
             "6 · N · T undercounts a convolutional network: each weight is applied at every position of its "
             "input, not once per token or image, so this MFU is far too low; give the counted FLOPs of one "
@@ -264,6 +266,21 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
         mfu.mfu.reset();
         mfu.band = formulas::MfuBand::Impossible;
         mfu.bandLabel = formulas::toString(mfu.band);
+    }
+    if (mfu.mfu && sixNtOnACnn && mfu.source == ModelFlopsSource::RecordedInTrace) {
+        // The helper's 6·N·T with images as tokens (rn50-nw0 on the H100: 0.5 % for a job near
+        // 20 %): a figure known to be wrong many times over is not a result. A user's own
+        // --params/--tokens-per-step stay, with the warning above.
+        char wouldRead[32];
+        std::snprintf(wouldRead, sizeof wouldRead, "%.1f %%", *mfu.mfu * 100.0);
+        mfu.impossibleMfu = mfu.mfu;
+        mfu.impossibleReason =
+            "MFU not shown: the only model FLOPs are 6 · N · T from the helper's parameter count and tokens "
+            "per "
+            "step, which undercount a convolutional network many times over (it would read " +
+            std::string(wouldRead) +
+            "). Count one step's FLOPs with the helper (cp.step(n, count_flops=True)) or pass --model-flops";
+        mfu.mfu.reset();
     }
     if (mfu.hfu && *mfu.hfu >= 1.0) {
         mfu.warnings.push_back("HFU not shown: the FLOPs counted from shapes over the step time exceed the " +
