@@ -82,7 +82,86 @@ std::int64_t nest(const std::vector<TimestampNs>& startNs, const std::vector<Tim
     return partial;
 }
 
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    return h;
+}
+
+std::uint64_t frameHash(const StackFrame& f) {
+    return mix(mix(mix(0, f.file.index), f.function.index), static_cast<std::uint32_t>(f.line));
+}
+
+std::uint64_t stackHash(std::span<const FrameIndex> frames) {
+    std::uint64_t h = frames.size();
+    for (FrameIndex f : frames) {
+        h = mix(h, f);
+    }
+    return h;
+}
+
 }  // namespace
+
+void TraceModel::syncStackIndex() {
+    for (; m_framesIndexed < stackFrames.size(); ++m_framesIndexed) {
+        m_frameIndex.emplace(frameHash(stackFrames[m_framesIndexed]),
+                             static_cast<FrameIndex>(m_framesIndexed));
+    }
+    if (stackOffsets.empty()) {
+        stackOffsets.push_back(0);
+    }
+    for (; m_stacksIndexed < stackCount(); ++m_stacksIndexed) {
+        m_stackIndex.emplace(stackHash(stack(static_cast<StackIndex>(m_stacksIndexed))),
+                             static_cast<StackIndex>(m_stacksIndexed));
+    }
+}
+
+FrameIndex TraceModel::internFrame(std::string_view file, std::string_view function, std::int32_t line) {
+    syncStackIndex();
+    StackFrame frame{intern(file), intern(function), line};
+    std::uint64_t h = frameHash(frame);
+    auto [lo, hi] = m_frameIndex.equal_range(h);
+    for (auto it = lo; it != hi; ++it) {
+        if (stackFrames[it->second] == frame) {
+            return it->second;
+        }
+    }
+    auto index = static_cast<FrameIndex>(stackFrames.size());
+    stackFrames.push_back(frame);
+    m_frameIndex.emplace(h, index);
+    m_framesIndexed = stackFrames.size();
+    return index;
+}
+
+StackIndex TraceModel::internStack(const std::vector<FrameIndex>& frameIdsLeafFirst) {
+    syncStackIndex();
+    std::span<const FrameIndex> frames(frameIdsLeafFirst);
+    std::uint64_t h = stackHash(frames);
+    auto [lo, hi] = m_stackIndex.equal_range(h);
+    for (auto it = lo; it != hi; ++it) {
+        std::span<const FrameIndex> known = stack(it->second);
+        if (std::equal(known.begin(), known.end(), frames.begin(), frames.end())) {
+            return it->second;
+        }
+    }
+    auto index = static_cast<StackIndex>(stackCount());
+    stackFrameIds.insert(stackFrameIds.end(), frames.begin(), frames.end());
+    stackOffsets.push_back(static_cast<std::uint32_t>(stackFrameIds.size()));
+    m_stackIndex.emplace(h, index);
+    m_stacksIndexed = stackCount();
+    return index;
+}
+
+std::span<const FrameIndex> TraceModel::stack(StackIndex s) const {
+    if (static_cast<std::size_t>(s) + 1 >= stackOffsets.size()) {
+        return {};
+    }
+    std::uint32_t begin = stackOffsets[s];
+    std::uint32_t end = stackOffsets[s + 1];
+    if (begin > end || end > stackFrameIds.size()) {
+        return {};
+    }
+    return std::span<const FrameIndex>(stackFrameIds).subspan(begin, end - begin);
+}
 
 ThreadIndex TraceModel::threadIndex(std::int64_t pid, std::int64_t tid, std::string_view nameIfNew) {
     for (std::size_t i = 0; i < threads.size(); ++i) {
@@ -187,6 +266,14 @@ void TraceModel::sortTables() {
     }
     if (auto order = startOrder(ranges.startNs, ranges.endNs); !isIdentity(order)) {
         ranges.permute(order);
+    }
+    if (!std::is_sorted(stackSamples.timeNs.begin(), stackSamples.timeNs.end())) {
+        std::vector<std::uint32_t> order(stackSamples.size());
+        std::iota(order.begin(), order.end(), 0u);
+        std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+            return stackSamples.timeNs[a] < stackSamples.timeNs[b];
+        });
+        stackSamples.permute(order);
     }
     for (CounterTrack& track : counters) {
         if (!std::is_sorted(track.timesNs.begin(), track.timesNs.end())) {
@@ -312,6 +399,7 @@ TimeRange TraceModel::timeSpan() const {
     cover(syncs.startNs, syncs.endNs);
     cover(ranges.startNs, ranges.endNs);
     cover(cpuOps.startNs, cpuOps.endNs);
+    cover(stackSamples.timeNs, stackSamples.timeNs);
     for (const CounterTrack& track : counters) {
         cover(track.timesNs, track.timesNs);
     }
@@ -344,6 +432,8 @@ std::size_t TraceModel::memoryBytes() const {
     for (const CounterTrack& track : counters) {
         total += bytes(track.timesNs) + bytes(track.values);
     }
+    total += bytes(stackFrames) + bytes(stackOffsets) + bytes(stackFrameIds) + bytes(stackSamples.timeNs) +
+             bytes(stackSamples.thread) + bytes(stackSamples.stack);
     return total;
 }
 

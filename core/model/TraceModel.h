@@ -9,13 +9,16 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/base/StringPool.h"
 #include "core/base/Time.h"
 #include "core/model/Dimensions.h"
+#include "core/model/Stacks.h"
 #include "core/model/Tables.h"
 #include "core/model/TraceStats.h"
 
@@ -41,6 +44,13 @@ public:
     std::vector<CounterTrack> counters;
     std::vector<CollectiveCallRow> collectiveCalls;  // by correlation id of the collective kernel
 
+    // Sampled call stacks (see Stacks.h). Stack s = stackFrameIds[stackOffsets[s] ..
+    // stackOffsets[s + 1]), leaf first; every entry indexes stackFrames. stackOffsets starts {0}.
+    std::vector<StackFrame> stackFrames;
+    std::vector<std::uint32_t> stackOffsets{0};
+    std::vector<FrameIndex> stackFrameIds;
+    StackSampleTable stackSamples;
+
     std::vector<DeviceInfo> devices;
     std::vector<ProcessInfo> processes;
     std::vector<ThreadInfo> threads;
@@ -52,6 +62,15 @@ public:
     // Convenience for builders: interns a string.
     StringId intern(std::string_view text) { return strings.intern(text); }
     std::string_view text(StringId id) const { return strings.view(id); }
+
+    // Interns a frame / a stack (frame ids leaf first), returning its index; equal input returns
+    // the same index. Amortised O(1) / O(depth). Callers may also append to the vectors directly
+    // (the .cptrace reader does); the intern index catches up on the next call.
+    FrameIndex internFrame(std::string_view file, std::string_view function, std::int32_t line);
+    StackIndex internStack(const std::vector<FrameIndex>& frameIdsLeafFirst);
+    std::size_t stackCount() const { return stackOffsets.empty() ? 0 : stackOffsets.size() - 1; }
+    // Frame ids of stack s, leaf first; empty for an out-of-range s.
+    std::span<const FrameIndex> stack(StackIndex s) const;
 
     // Index of the thread (pid, tid), adding it when new. Linear in the number of threads, which
     // stays small; importers cache the result.
@@ -78,7 +97,13 @@ private:
     void computeNesting();
     void joinCorrelations();
     void attachApiCallsToOps();
+    void syncStackIndex();
     bool m_finalized = false;
+    // Intern indexes for frames and stacks (hash -> candidate indices), built lazily.
+    std::unordered_multimap<std::uint64_t, FrameIndex> m_frameIndex;
+    std::unordered_multimap<std::uint64_t, StackIndex> m_stackIndex;
+    std::size_t m_framesIndexed = 0;
+    std::size_t m_stacksIndexed = 0;
 };
 
 }  // namespace chokepoint::core

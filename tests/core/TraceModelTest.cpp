@@ -90,3 +90,39 @@ TEST(TraceModel, EmptyModelFinalizes) {
     EXPECT_TRUE(m.timeSpan().empty());
     EXPECT_EQ(m.gpuEventCount(), 0u);
 }
+
+TEST(TraceModel, InternsFramesAndStacksLeafFirst) {
+    TraceModel m;
+    FrameIndex main = m.internFrame("train.py", "main", 10);
+    FrameIndex next = m.internFrame("torch/utils/data/dataloader.py", "__next__", 628);
+    EXPECT_EQ(m.internFrame("train.py", "main", 10), main);
+    EXPECT_NE(m.internFrame("train.py", "main", 11), main);  // another line is another frame
+    StackIndex s = m.internStack({next, main});
+    StackIndex root = m.internStack({main});
+    EXPECT_EQ(m.internStack({next, main}), s);
+    EXPECT_NE(m.internStack({main, next}), s);  // order matters
+    EXPECT_NE(root, s);
+    EXPECT_EQ(m.stackCount(), 3u);
+    ASSERT_EQ(m.stack(s).size(), 2u);
+    EXPECT_EQ(m.stack(s)[0], next);
+    EXPECT_EQ(m.text(m.stackFrames[m.stack(s)[1]].function), "main");
+    EXPECT_TRUE(m.stack(99).empty());
+    // Rows appended directly (as the .cptrace reader does) are found by later intern calls.
+    m.stackFrames.push_back(StackFrame{m.intern("a.py"), m.intern("f"), 1});
+    EXPECT_EQ(m.internFrame("a.py", "f", 1), m.stackFrames.size() - 1);
+}
+
+TEST(TraceModel, FinalizeSortsStackSamplesByTime) {
+    TraceBuilder b;
+    b.sample(300, "train.py:main;train.py:step", 1);
+    b.sample(100, "train.py:main", 2);
+    b.sample(200, "train.py:main;train.py:step", 1);
+    TraceModel m = b.build();
+    ASSERT_EQ(m.stackSamples.size(), 3u);
+    EXPECT_EQ(m.stackSamples.timeNs[0], 100);
+    EXPECT_EQ(m.threads[m.stackSamples.thread[0]].tid, 2);
+    EXPECT_EQ(m.stackSamples.stack[1], m.stackSamples.stack[2]);
+    EXPECT_EQ(m.stack(m.stackSamples.stack[1]).size(), 2u);
+    EXPECT_EQ(m.timeSpan().startNs, 100);
+    EXPECT_EQ(m.timeSpan().endNs, 300);
+}

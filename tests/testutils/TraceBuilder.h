@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "core/model/TraceModel.h"
 
@@ -107,6 +108,27 @@ public:
         row.inputShapes = m_model.intern(inputShapes);
         row.inputTypes = m_model.intern(inputTypes);
         return m_model.cpuOps.add(row);
+    }
+
+    // One stack sample at timeNs on thread tid (pid 1). `rootFirst` lists frames outermost first,
+    // separated by ';', each "file:function" (the text after the last ':' is the function), e.g.
+    // "train.py:main;torch/utils/data/dataloader.py:__next__". Stored leaf first, as the model wants.
+    core::StackIndex sample(TimestampNs timeNs, std::string_view rootFirst, std::int64_t tid = 1,
+                            std::int64_t pid = 1) {
+        std::vector<core::FrameIndex> frames;
+        while (!rootFirst.empty()) {
+            std::size_t end = rootFirst.find(';');
+            std::string_view frame = rootFirst.substr(0, end);
+            rootFirst = end == std::string_view::npos ? std::string_view{} : rootFirst.substr(end + 1);
+            std::size_t colon = frame.rfind(':');
+            std::string_view file =
+                colon == std::string_view::npos ? std::string_view{} : frame.substr(0, colon);
+            std::string_view function = colon == std::string_view::npos ? frame : frame.substr(colon + 1);
+            frames.insert(frames.begin(), m_model.internFrame(file, function, 0));
+        }
+        core::StackIndex stack = m_model.internStack(frames);
+        m_model.stackSamples.add({timeNs, m_model.threadIndex(pid, tid), stack});
+        return stack;
     }
 
     core::TraceModel& model() { return m_model; }
