@@ -54,7 +54,8 @@ TEST(SyntheticSamples, DataBoundJobWaitsForTheInputPipelineAndPrefetchingComesFi
     ASSERT_TRUE(r);
     EXPECT_EQ(r->overall.bottleneck, Bottleneck::Data) << r->headline;
     EXPECT_EQ(firstFix(*r), "R1");
-    EXPECT_EQ(r->mfu.source, analysis::ModelFlopsSource::RecordedInTrace);
+    // The sample records model.flops_per_step (the helper's counted figure), preferred to 6·N·T.
+    EXPECT_EQ(r->mfu.source, analysis::ModelFlopsSource::RecordedFlopCounter);
     ASSERT_TRUE(r->mfu.mfu.has_value());
     EXPECT_GT(*r->mfu.mfu, 0.0);
     EXPECT_LT(*r->mfu.mfu, 0.3);

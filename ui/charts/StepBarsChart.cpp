@@ -111,7 +111,11 @@ void StepBarsChart::rebuild() {
         mark->position->setCoords(i, offScale ? axisTop : total);
         mark->setPositionAlignment(Qt::AlignHCenter | (offScale ? Qt::AlignTop : Qt::AlignBottom));
         mark->setText(offScale ? tr("left out\n%1 ms ↑").arg(total, 0, 'f', 0) : tr("left out"));
-        mark->setColor(palette().color(QPalette::PlaceholderText));
+        mark->setColor(offScale ? colors.text : palette().color(QPalette::PlaceholderText));
+        if (offScale) {  // drawn over the cut bar: on a plate of the plot's background
+            mark->setBrush(colors.background);
+            mark->setPadding(QMargins(3, 1, 3, 1));
+        }
     }
 
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();

@@ -77,7 +77,8 @@ struct MfuReport {
     bool backwardPassSeen = false;
     std::string sourceNote;  // where O_model came from, in one sentence every output uses
     // Where the peak's precision came from (PrecisionInference.h): "requested", "recorded-dtypes",
-    // "helper-autocast", "kernel-names", "helper-default", "tensor-core-share", "default".
+    // "helper-op-dtypes", "helper-autocast", "kernel-names", "helper-default", "tensor-core-share",
+    // "default".
     std::string precisionSource;
     // An MFU of 100 % or more is never a result: `mfu` stays empty, the figure computed is kept
     // here, and impossibleReason says why it cannot be and what to give instead.

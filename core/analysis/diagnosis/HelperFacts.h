@@ -6,9 +6,10 @@
 //                           step's total (no training factor to apply)
 //   model.flops_source      how they were counted ("flop_counter")
 //   model.parameter_count   N, and model.tokens_per_step T: 6·N·T when no count is published
-//   model.precision         the autocast dtype ("bf16", "fp16", "fp32", "tf32", "fp8")
-//   model.precision_source  "autocast" (the step ran under autocast with that dtype) or "default"
-//                           (no autocast: the model's own dtype, fp32 unless the user cast it)
+//   model.precision         the precision of the matrix work ("bf16", "fp16", "fp32", "tf32", "fp8")
+//   model.precision_source  "op_dtypes" (the input dtype of the matrix ops of the counted step, which
+//                           autocast decides), "autocast" (the step ran under autocast with that
+//                           dtype) or "default" (no autocast: the model's own dtype)
 // Values that do not parse (not a positive finite number, an unknown dtype) are left out.
 // Pure function over the notes.
 
@@ -26,7 +27,7 @@ struct HelperFacts {
     std::optional<double> parameterCount;
     std::optional<double> tokensPerStep;
     names::KernelPrecision precision = names::KernelPrecision::Unknown;  // model.precision
-    std::string precisionSource;  // model.precision_source ("autocast", "default"), "" when not given
+    std::string precisionSource;  // model.precision_source ("op_dtypes", "autocast", "default"), or ""
 };
 
 HelperFacts readHelperFacts(const core::CaptureMetadata& metadata);

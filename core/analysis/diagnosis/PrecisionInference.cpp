@@ -96,7 +96,10 @@ KernelNamePrecision kernelNamePrecision(const core::TraceModel& model, const Tra
 PrecisionChoice choosePeakPrecision(const PrecisionInputs& in) {
     PrecisionChoice c;
     const std::optional<Precision> fact = toPrecision(in.facts.precision);
-    const bool autocast = fact && in.facts.precisionSource == "autocast";
+    // Measured by the helper: the input dtype of the matrix ops it counted (op_dtypes), or the autocast
+    // dtype the step ran under; "default" (no autocast) is the model's own dtype, a weaker fact.
+    const bool opDtypes = fact && in.facts.precisionSource == "op_dtypes";
+    const bool autocast = fact && (opDtypes || in.facts.precisionSource == "autocast");
     if (in.requested) {
         c.precision = *in.requested;
         c.source = "requested";
@@ -111,9 +114,11 @@ PrecisionChoice choosePeakPrecision(const PrecisionInputs& in) {
     }
     if (autocast) {
         c.precision = *fact;
-        c.source = "helper-autocast";
-        c.reason = "the step ran under autocast with " + std::string(toString(*fact)) +
-                   " (the helper's model.precision)";
+        c.source = opDtypes ? "helper-op-dtypes" : "helper-autocast";
+        c.reason = opDtypes ? "the helper saw the matrix ops' inputs in " + std::string(toString(*fact)) +
+                                  " (model.precision, from the op dtypes of a counted step)"
+                            : "the step ran under autocast with " + std::string(toString(*fact)) +
+                                  " (the helper's model.precision)";
         if (in.kernelNames.dominant && *in.kernelNames.dominant != *fact &&
             in.kernelNames.shareOfMatmulTime >= 0.5) {
             c.reason += "; the kernel names show " + std::string(toString(*in.kernelNames.dominant)) +

@@ -2,8 +2,9 @@
 // Which precision's peak an MFU is measured against, and from what. In order:
 //   requested        --precision (AnalysisOptions::precision)
 //   recorded-dtypes  the dominant precision of the costed ops' FLOPs (torch.profiler record_shapes)
-//   helper-autocast  the helper's model.precision under autocast (HelperFacts.h): the dtype the
-//                    step's matmuls ran in
+//   helper-op-dtypes the helper's model.precision measured from the input dtype of the matrix ops of
+//                    a counted step (model.precision_source = op_dtypes, HelperFacts.h)
+//   helper-autocast  the helper's model.precision under autocast: the dtype the step's matmuls ran in
 //   kernel-names     the precision the GEMM / convolution / attention kernels' names show
 //                    (core/names/NameRules.h kernelPrecisionFromName: cuBLAS nvjet codes, xmma /
 //                    CUTLASS type tokens, FlashAttention templates), when one precision holds at
