@@ -114,9 +114,6 @@ TEST(CptraceRoundTrip, WriteToMissingFolderFailsNamingTheFile) {
     EXPECT_NE(s.error().message.find("/nonexistent-folder-xyz/out.cptrace"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace chokepoint::formattest
-
 TEST(CptraceRoundTrip, StackFramesAndStacksKeepTheirIdsInAWholeModelFile) {
     TraceModel original = fullModel(3);
     ASSERT_GT(original.stackSamples.size(), 0u);
@@ -138,3 +135,6 @@ TEST(CptraceRoundTrip, StackFramesAndStacksKeepTheirIdsInAWholeModelFile) {
     EXPECT_EQ(mutableModel.internFrame("train.py", "main", 88),
               original.stack(original.stackSamples.stack[0]).back());
 }
+
+}  // namespace
+}  // namespace chokepoint::formattest

@@ -214,10 +214,10 @@ inline TraceModel fullModel(int scale = 1) {
         FrameIndex next =
             m.internFrame("/usr/lib/python3/site-packages/torch/utils/data/dataloader.py", "__next__", 631);
         FrameIndex item = m.internFrame("dataset.py", std::string("__getitem__\xff", 12), -1);
-        FrameIndex step = m.internFrame("torch/optim/adamw.py", "step", 0);
+        FrameIndex adamStep = m.internFrame("torch/optim/adamw.py", "step", 0);
         FrameIndex native = m.internFrame("", "at::native::mm", 0);
         StackIndex inData = m.internStack({item, next, mainFrame});
-        StackIndex inStep = m.internStack({step, mainFrame});
+        StackIndex inStep = m.internStack({adamStep, mainFrame});
         StackIndex inNative = m.internStack({native});
         StackIndex empty = m.internStack({});
         m.stackSamples.add({base + 1000, main, inData});
