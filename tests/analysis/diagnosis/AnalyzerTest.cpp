@@ -368,7 +368,7 @@ TEST(Analyzer, JsonReportParsesAndHasTheDocumentedFields) {
     EXPECT_TRUE(first["gain"]["stepTimeAfterNs"].is_double());
     EXPECT_TRUE(first["gain"]["mfuAfter"].is_double());
     EXPECT_FALSE(std::string_view(first["pytorch"]).empty());
-    EXPECT_EQ(simdjson::dom::array(doc["ruleDecisions"]).size(), 17u);
+    EXPECT_EQ(simdjson::dom::array(doc["ruleDecisions"]).size(), 18u);
     EXPECT_EQ(simdjson::dom::array(doc["stepVerdicts"]).size(), r->steps.size());
     EXPECT_TRUE(doc["phaseVerdicts"].is_array());
     EXPECT_TRUE(doc["topKernels"].is_array());
