@@ -69,7 +69,9 @@ struct DiagnosisSignals {
         double inclusiveShareOfIdle = 0;  // the frame anywhere on the stack
         double exclusiveShareOfIdle = 0;  // the frame itself running (the leaf)
     };
-    std::vector<SampledFrameShare> sampledFrames;  // by inclusive share, at most 8
+    // By inclusive share, at most 8; frames on every sample of their thread that never run
+    // themselves (main, the training loop) are left out.
+    std::vector<SampledFrameShare> sampledFrames;
     // The main thread's samples (the thread that launches the GPU work) by what its stack was doing,
     // as shares of the idle. Empty optional: no samples of it in the idle.
     struct SampledMainThread {

@@ -569,6 +569,11 @@ private:
                     {thread, std::string(names::toString(st.role)), st.path, d->share(st.ns)});
             }
             for (const SampledFrameTime& f : t.frames) {
+                // A frame on every sample of the thread that never runs itself (main, the training
+                // loop) says nothing about where the time went.
+                if (f.inclusiveNs == t.sampledNs && f.exclusiveNs == 0) {
+                    continue;
+                }
                 s.sampledFrames.push_back({thread, f.name, d->share(f.inclusiveNs), d->share(f.exclusiveNs)});
             }
         }

@@ -109,6 +109,16 @@ TEST(StackSamples, MainThreadInDatasetCodeIsDataBoundAndPointsToWorkers) {
     EXPECT_NE(s.sampledStacks.front().path.find("RandomResizedCrop.forward"), std::string::npos);
     EXPECT_GT(s.sampledStacks.front().shareOfIdle, 0.9);
     EXPECT_LE(s.sampledStacks.front().shareOfIdle, 1.0);
+    // Frames by inclusive share: the transform runs itself (exclusive = inclusive); main, on every
+    // sample and never running itself, is left out.
+    ASSERT_FALSE(s.sampledFrames.empty());
+    EXPECT_EQ(s.sampledFrames.front().name.rfind("RandomResizedCrop.forward (transforms.py)", 0), 0u)
+        << s.sampledFrames.front().name;
+    EXPECT_DOUBLE_EQ(s.sampledFrames.front().exclusiveShareOfIdle,
+                     s.sampledFrames.front().inclusiveShareOfIdle);
+    for (const auto& f : s.sampledFrames) {
+        EXPECT_NE(f.name, "main (train.py)");
+    }
     // The data-wait frames are the sampled leaf functions.
     ASSERT_FALSE(s.dataWaitFrames.empty());
     EXPECT_EQ(s.dataWaitFrames.front().name, "RandomResizedCrop.forward");
