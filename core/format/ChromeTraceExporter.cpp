@@ -148,6 +148,7 @@ public:
         writeRanges();
         writeCpuOps();
         writeCounters();
+        writeStackSamples();
         m_out.raw("\n]}\n");
         m_out.flush();
     }
@@ -568,6 +569,50 @@ private:
                 m_out.raw("}");
                 end();
             }
+        }
+    }
+
+    // Stack samples. Perfetto's JSON importer reads neither the trace-event format's "stackFrames"
+    // dictionary nor its "P" sample events (JSON is imported on a best-effort basis and those never
+    // were: google/perfetto#387), so each sample is written as a thread-scoped instant event
+    // ("ph":"i","s":"t") on its thread: Perfetto draws it as a tick on that thread's track and shows
+    // the stack in the event's args ("stack": the frames leaf first, "function (file:line)").
+    // The name is the leaf frame's function. chrome://tracing shows the same.
+    void writeStackSamples() {
+        const StackSampleTable& t = m_model.stackSamples;
+        std::vector<std::string> frameText(m_model.stackFrames.size());
+        auto frame = [&](FrameIndex f) -> const std::string& {
+            std::string& text = frameText[f];
+            if (text.empty()) {
+                const StackFrame& sf = m_model.stackFrames[f];
+                text = std::string(m_model.text(sf.function));
+                if (!m_model.text(sf.file).empty()) {
+                    text += " (" + std::string(m_model.text(sf.file)) +
+                            (sf.line > 0 ? ":" + std::to_string(sf.line) : std::string()) + ")";
+                }
+            }
+            return text;
+        };
+        for (std::size_t i = 0; i < t.size(); ++i) {
+            const std::span<const FrameIndex> frames = m_model.stack(t.stack[i]);
+            std::string_view leaf = "(no frames)";
+            if (!frames.empty() && frames.front() < m_model.stackFrames.size()) {
+                leaf = m_model.text(m_model.stackFrames[frames.front()].function);
+            }
+            begin('i', "python_stack_sample", leaf, threadPid(t.thread[i]), threadTid(t.thread[i]),
+                  t.timeNs[i]);
+            m_out.raw(",\"s\":\"t\",\"args\":{\"stack\":[");
+            bool first = true;
+            for (FrameIndex f : frames) {
+                if (f >= m_model.stackFrames.size()) {
+                    continue;
+                }
+                m_out.raw(first ? "" : ",");
+                first = false;
+                m_out.str(frame(f));
+            }
+            m_out.raw("]}");
+            end();
         }
     }
 

@@ -9,6 +9,9 @@
 //   correlation, input shapes), "s"/"f" flow arrows (cat "ac2g", "bp": "e") from each launch
 //   call to its GPU work, "C" counter events, plus top-level "deviceProperties" and
 //   "distributedInfo".
+// - stack samples: thread-scoped instant events ("ph":"i","s":"t", cat "python_stack_sample") on
+//   the sampled thread, named after the leaf frame, the stack in args (see writeStackSamples for
+//   why not "P" events).
 // Timestamps and durations are microseconds with three decimals (exact nanoseconds). Negative
 // durations are written as 0. Names are escaped (JsonEscape.h): the output is valid JSON and UTF-8
 // whatever the trace holds. Non-finite counter values are left out (JSON has no NaN).

@@ -66,6 +66,7 @@ void reserveRows(TraceModel& m, const pb::Footer& hint, std::uint64_t limit) {
     CpuOpTable& o = m.cpuOps;
     all(n(hint.cpu_ops()), o.startNs, o.endNs, o.thread, o.name, o.category, o.inputShapes, o.inputTypes,
         o.externalId, o.depth, o.parent);
+    m.stackSamples.reserve(n(hint.stack_samples()));
 }
 
 }  // namespace
@@ -144,6 +145,9 @@ public:
     void syncs(const pb::SyncColumns& c);
     void ranges(const pb::RangeColumns& c);
     void cpuOps(const pb::CpuOpColumns& c);
+    void frames(const pb::FrameDelta& c);
+    void stacks(const pb::StackDelta& c);
+    void stackSamples(const pb::StackSampleColumns& c);
 
 private:
     TraceModel& m_model;
@@ -371,6 +375,80 @@ void ChunkColumnsDecoder::cpuOps(const pb::CpuOpColumns& c) {
         r.depth = depth(at(c.depth(), i), t);
         r.parent = link<CpuOpId>(parent, at(c.parent(), i), t);
         m_model.cpuOps.add(r);
+    }
+}
+
+void ChunkColumnsDecoder::frames(const pb::FrameDelta& c) {
+    const int n = c.function_size();
+    const char* t = "stack frames";
+    if (!CPTRACE_CHECK_COLUMN(t, file) || !CPTRACE_CHECK_COLUMN(t, line)) {
+        return;
+    }
+    if (c.first_id() != m_model.stackFrames.size()) {
+        m_problem.set(std::string(t) + ": ids start at " + std::to_string(c.first_id()) + ", expected " +
+                      std::to_string(m_model.stackFrames.size()));
+        return;
+    }
+    for (int i = 0; i < n && !m_problem.any(); ++i) {
+        m_model.stackFrames.push_back(
+            StackFrame{str(at(c.file(), i), t), str(c.function(i), t), at(c.line(), i)});
+    }
+}
+
+void ChunkColumnsDecoder::stacks(const pb::StackDelta& c) {
+    const char* t = "stacks";
+    if (c.first_id() != m_model.stackCount()) {
+        m_problem.set(std::string(t) + ": ids start at " + std::to_string(c.first_id()) + ", expected " +
+                      std::to_string(m_model.stackCount()));
+        return;
+    }
+    std::uint64_t total = 0;
+    for (std::uint32_t depth : c.depth()) {
+        total += depth;
+    }
+    if (total != static_cast<std::uint64_t>(c.frames_size())) {
+        m_problem.set(std::string(t) + ": depths add up to " + std::to_string(total) +
+                      " frames, the chunk holds " + std::to_string(c.frames_size()));
+        return;
+    }
+    if (m_model.stackFrameIds.size() + total > std::numeric_limits<std::uint32_t>::max()) {
+        m_problem.set(std::string(t) + ": more than 2^32 frame references in all");
+        return;
+    }
+    const std::size_t frameCount = m_model.stackFrames.size();
+    for (std::uint32_t frame : c.frames()) {
+        if (frame >= frameCount) {
+            m_problem.set(std::string(t) + ": frame " + std::to_string(frame) + " was never defined");
+            return;
+        }
+    }
+    m_model.stackFrameIds.insert(m_model.stackFrameIds.end(), c.frames().begin(), c.frames().end());
+    if (m_model.stackOffsets.empty()) {
+        m_model.stackOffsets.push_back(0);
+    }
+    std::uint32_t end = m_model.stackOffsets.back();
+    for (std::uint32_t depth : c.depth()) {
+        end += depth;
+        m_model.stackOffsets.push_back(end);
+    }
+}
+
+void ChunkColumnsDecoder::stackSamples(const pb::StackSampleColumns& c) {
+    const int n = c.time_delta_size();
+    const char* t = "stack samples";
+    if (!CPTRACE_CHECK_COLUMN(t, thread) || !CPTRACE_CHECK_COLUMN(t, stack)) {
+        return;
+    }
+    const std::size_t stackCount = m_model.stackCount();
+    TimestampNs time = 0;
+    for (int i = 0; i < n && !m_problem.any(); ++i) {
+        time = wrapAdd(time, c.time_delta(i));
+        const std::uint32_t stack = at(c.stack(), i);
+        if (stack >= stackCount) {
+            m_problem.set(std::string(t) + ": stack " + std::to_string(stack) + " was never defined");
+            return;
+        }
+        m_model.stackSamples.add(StackSampleRow{time, thread(at(c.thread(), i), t), stack});
     }
 }
 
@@ -648,6 +726,15 @@ Status CptraceChunkDecoder::decodePayload(std::string_view payload, std::uint64_
     if (chunk.has_cpu_ops() && !problem.any()) {
         columns.cpuOps(chunk.cpu_ops());
     }
+    if (chunk.has_frames() && !problem.any()) {
+        columns.frames(chunk.frames());
+    }
+    if (chunk.has_stacks() && !problem.any()) {
+        columns.stacks(chunk.stacks());
+    }
+    if (chunk.has_stack_samples() && !problem.any()) {
+        columns.stackSamples(chunk.stack_samples());
+    }
     if (problem.any()) {
         return fail(frameOffset, where + ": " + problem.what);
     }
@@ -692,8 +779,9 @@ Status CptraceChunkDecoder::decodePayload(std::string_view payload, std::uint64_
         const pb::Footer& f = chunk.footer();
         m_footerSeen = true;
         m_footerChunks = f.chunk_count();
-        m_footerRows = CptraceRowCounts{f.kernels(), f.memcpys(), f.memsets(), f.api_calls(),
-                                        f.syncs(),   f.ranges(),  f.cpu_ops(), f.counter_samples()};
+        m_footerRows =
+            CptraceRowCounts{f.kernels(), f.memcpys(), f.memsets(),         f.api_calls(),    f.syncs(),
+                             f.ranges(),  f.cpu_ops(), f.counter_samples(), f.stack_samples()};
         if (f.chunk_count() != m_chunks) {
             return fail(frameOffset, "footer says the file has " + std::to_string(f.chunk_count()) +
                                          " chunks before it, but " + std::to_string(m_chunks) + " were read");
@@ -730,6 +818,12 @@ Status CptraceChunkDecoder::decodePayload(std::string_view payload, std::uint64_
             bad = mismatch("counter tracks", f.counter_tracks(), m.counters.size());
         } else if (f.counter_samples() != samples) {
             bad = mismatch("counter samples", f.counter_samples(), static_cast<std::size_t>(samples));
+        } else if (f.stack_frames() != m.stackFrames.size()) {
+            bad = mismatch("stack frames", f.stack_frames(), m.stackFrames.size());
+        } else if (f.stacks() != m.stackCount()) {
+            bad = mismatch("stacks", f.stacks(), m.stackCount());
+        } else if (f.stack_samples() != m.stackSamples.size()) {
+            bad = mismatch("stack samples", f.stack_samples(), m.stackSamples.size());
         }
         if (!bad.empty()) {
             return fail(frameOffset, bad);

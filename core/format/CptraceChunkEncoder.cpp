@@ -136,7 +136,8 @@ std::uint32_t enumValue(Enum e) {
 
 // A Footer message (used for the footer and for the totals hint, whose chunk_count is 0).
 std::string footerMessage(std::uint64_t chunkCount, const CptraceRowCounts& rows, std::uint64_t strings,
-                          std::uint64_t threads, std::uint64_t counterTracks) {
+                          std::uint64_t threads, std::uint64_t counterTracks, std::uint64_t frames,
+                          std::uint64_t stacks) {
     using namespace protowire;
     std::string f;
     putUint(f, 1, chunkCount);
@@ -151,6 +152,9 @@ std::string footerMessage(std::uint64_t chunkCount, const CptraceRowCounts& rows
     putUint(f, 10, threads);
     putUint(f, 11, counterTracks);
     putUint(f, 12, rows.counterSamples);
+    putUint(f, 13, frames);
+    putUint(f, 14, stacks);
+    putUint(f, 15, rows.stackSamples);
     return f;
 }
 
@@ -243,19 +247,91 @@ std::string CptraceChunkEncoder::encodeChunk(const TraceModel& batch) {
     slice.syncs = {0, batch.syncs.size()};
     slice.ranges = {0, batch.ranges.size()};
     slice.cpuOps = {0, batch.cpuOps.size()};
-    std::vector<std::uint32_t> stringCache;
-    return encodeSlice(batch, slice, /*linksAreGlobal=*/false, /*totalChunks=*/0, stringCache);
+    slice.stackSamples = {0, batch.stackSamples.size()};
+    ModelIds ids;
+    return encodeSlice(batch, slice, /*linksAreGlobal=*/false, /*totalChunks=*/0, ids);
+}
+
+template <class StrFn>
+void CptraceChunkEncoder::encodeStacks(const TraceModel& model, const Slice& slice, ModelIds& ids, StrFn str,
+                                       std::string& frameDelta, std::string& stackDelta) {
+    using namespace protowire;
+    const auto firstFrame = static_cast<std::uint32_t>(m_sentFrames.size());
+    std::vector<std::uint32_t> newFiles, newFunctions;
+    std::vector<std::int32_t> newLines;
+    if (slice.dimensions) {
+        ids.frames.assign(model.stackFrames.size(), kUnsent);
+        for (std::size_t i = 0; i < model.stackFrames.size(); ++i) {
+            const StackFrame& f = model.stackFrames[i];
+            auto key = std::make_tuple(str(f.file), str(f.function), f.line);
+            auto [it, added] = m_sentFrames.emplace(key, static_cast<std::uint32_t>(m_sentFrames.size()));
+            if (added) {
+                newFiles.push_back(std::get<0>(key));
+                newFunctions.push_back(std::get<1>(key));
+                newLines.push_back(f.line);
+            }
+            ids.frames[i] = it->second;
+        }
+    }
+    const auto firstStack = static_cast<std::uint32_t>(m_sentStacks.size());
+    std::vector<std::uint32_t> newDepths, newFrameIds;
+    auto sendStack = [&](std::vector<std::uint32_t> frames) {
+        auto [it, added] = m_sentStacks.emplace(frames, static_cast<std::uint32_t>(m_sentStacks.size()));
+        if (added) {
+            newDepths.push_back(static_cast<std::uint32_t>(frames.size()));
+            newFrameIds.insert(newFrameIds.end(), frames.begin(), frames.end());
+        }
+        return it->second;
+    };
+    if (slice.dimensions) {
+        ids.stacks.assign(model.stackCount(), kUnsent);
+        std::vector<std::uint32_t> frames;
+        for (StackIndex s = 0; s < model.stackCount(); ++s) {
+            frames.clear();
+            for (FrameIndex f : model.stack(s)) {
+                if (f < ids.frames.size()) {  // a frame id outside the model is dropped
+                    frames.push_back(ids.frames[f]);
+                }
+            }
+            ids.stacks[s] = sendStack(frames);
+        }
+    }
+    // A sample whose stack is not in the model (a broken batch) is sent with the empty stack.
+    for (std::size_t i = slice.stackSamples.begin; i < slice.stackSamples.end; ++i) {
+        const StackIndex stack = model.stackSamples.stack[i];
+        if ((stack >= ids.stacks.size() || ids.stacks[stack] == kUnsent) && ids.unknownStack == kUnsent) {
+            ids.unknownStack = sendStack({});
+        }
+    }
+    std::string& scratch = m_scratch;
+    std::string msg;
+    if (!newFunctions.empty()) {
+        putUint(msg, 1, firstFrame);
+        packVarints(scratch, 0, newFunctions.size(), [&](std::size_t i) { return newFunctions[i]; });
+        putPacked(msg, 2, scratch);
+        putUnsignedColumn(msg, scratch, 3, 0, newFiles.size(), [&](std::size_t i) { return newFiles[i]; });
+        putSignedColumn(msg, scratch, 4, 0, newLines.size(), [&](std::size_t i) { return newLines[i]; });
+        putLen(frameDelta, 22, msg);
+    }
+    if (!newDepths.empty()) {
+        msg.clear();
+        putUint(msg, 1, firstStack);
+        packVarints(scratch, 0, newDepths.size(), [&](std::size_t i) { return newDepths[i]; });
+        putPacked(msg, 2, scratch);
+        packVarints(scratch, 0, newFrameIds.size(), [&](std::size_t i) { return newFrameIds[i]; });
+        putPacked(msg, 3, scratch);
+        putLen(stackDelta, 23, msg);
+    }
 }
 
 std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slice& slice, bool linksAreGlobal,
-                                             std::uint64_t totalChunks,
-                                             std::vector<std::uint32_t>& stringCache) {
+                                             std::uint64_t totalChunks, ModelIds& ids) {
     using namespace protowire;
     // The Chunk message (proto/cptrace.proto) is written by hand: each repeated or sub-message field
     // is collected in its own buffer and the buffers are joined in field-number order at the end,
     // since strings (field 3) are known only once every row was encoded.
     std::string devices, processes, threads, streams, distributed, metadata, counters, stats, hint,
-        collectives, strings;
+        collectives, strings, frameDelta, stackDelta, samples;
     std::string msg;
     std::string& scratch = m_scratch;
     // Tables, fields 4..10: each table's columns in its own reused buffer, preceded on the wire by
@@ -269,6 +345,7 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
     };
 
     // Strings: remap the model's ids to global ids, collecting those never sent.
+    std::vector<std::uint32_t>& stringCache = ids.strings;
     stringCache.resize(model.strings.size(), kUnsent);
     const std::uint32_t firstNew = m_stringsSent;
     auto str = [&](StringId id) -> std::uint32_t {
@@ -518,6 +595,29 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
         m_rows.cpuOps += w.end - w.begin;
     }
 
+    // Stack samples (field 24) after the frames and stacks they use (fields 22, 23).
+    encodeStacks(model, slice, ids, str, frameDelta, stackDelta);
+    if (const Window w = slice.stackSamples; w.end > w.begin) {
+        const StackSampleTable& t = model.stackSamples;
+        msg.clear();
+        TimestampNs prev = 0;
+        packVarints(scratch, w.begin, w.end, [&](std::size_t i) {
+            const std::uint64_t delta = zigzag(wrapSub(t.timeNs[i], prev));
+            prev = t.timeNs[i];
+            return delta;
+        });
+        putPacked(msg, 1, scratch);
+        putUnsignedColumn(msg, scratch, 2, w.begin, w.end,
+                          [&](std::size_t i) { return thread(t.thread[i]); });
+        putUnsignedColumn(msg, scratch, 3, w.begin, w.end, [&](std::size_t i) {
+            const StackIndex stack = t.stack[i];
+            return stack < ids.stacks.size() && ids.stacks[stack] != kUnsent ? ids.stacks[stack]
+                                                                             : ids.unknownStack;
+        });
+        putLen(samples, 24, msg);
+        m_rows.stackSamples += w.end - w.begin;
+    }
+
     if (slice.dimensions) {
         for (const CounterTrack& track : model.counters) {
             auto key = std::make_tuple(track.name, track.unit, track.deviceIndex, track.pid, track.tid);
@@ -581,7 +681,10 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
         totals.syncs = m.syncs.size();
         totals.ranges = m.ranges.size();
         totals.cpuOps = m.cpuOps.size();
-        putLen(hint, 20, footerMessage(0, totals, m.strings.size(), m.threads.size(), m.counters.size()));
+        totals.stackSamples = m.stackSamples.size();
+        putLen(hint, 20,
+               footerMessage(0, totals, m.strings.size(), m.threads.size(), m.counters.size(),
+                             m.stackFrames.size(), m.stackCount()));
         m_totalsHint = nullptr;
     }
 
@@ -606,8 +709,9 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
             pieces.push_back(m_tableColumns[k]);
         }
     }
-    for (const std::string* part : {&devices, &processes, &threads, &streams, &distributed, &metadata,
-                                    &counters, &stats, &hint, &collectives}) {
+    for (const std::string* part :
+         {&devices, &processes, &threads, &streams, &distributed, &metadata, &counters, &stats, &hint,
+          &collectives, &frameDelta, &stackDelta, &samples}) {
         pieces.push_back(*part);
     }
     ++m_chunks;
@@ -619,7 +723,8 @@ std::string CptraceChunkEncoder::encodeFooter() {
     std::string chunk;
     putUint(chunk, 1, m_chunks);
     putLen(chunk, 19,
-           footerMessage(m_chunks, m_rows, m_stringsSent, m_threadIndex.size(), m_counterTracks.size()));
+           footerMessage(m_chunks, m_rows, m_stringsSent, m_threadIndex.size(), m_counterTracks.size(),
+                         m_sentFrames.size(), m_sentStacks.size()));
     ++m_chunks;
     return frame(chunk);
 }
@@ -628,7 +733,7 @@ bool CptraceChunkEncoder::encodeModel(const TraceModel& model, std::size_t rowsP
                                       const std::function<bool(std::string_view)>& sink) {
     const std::size_t totalRows = model.kernels.size() + model.memcpys.size() + model.memsets.size() +
                                   model.apiCalls.size() + model.syncs.size() + model.ranges.size() +
-                                  model.cpuOps.size();
+                                  model.cpuOps.size() + model.stackSamples.size();
     rowsPerChunk = std::max<std::size_t>(rowsPerChunk, 1);
     const std::size_t chunkCount = std::max<std::size_t>(1, (totalRows + rowsPerChunk - 1) / rowsPerChunk);
     if (!sink(encodeHeader())) {
@@ -639,7 +744,7 @@ bool CptraceChunkEncoder::encodeModel(const TraceModel& model, std::size_t rowsP
     auto window = [&](std::size_t n, std::size_t k) {
         return Window{n * k / chunkCount, n * (k + 1) / chunkCount};
     };
-    std::vector<std::uint32_t> stringCache;
+    ModelIds ids;
     for (std::size_t k = 0; k < chunkCount; ++k) {
         Slice slice;
         slice.kernels = window(model.kernels.size(), k);
@@ -649,9 +754,10 @@ bool CptraceChunkEncoder::encodeModel(const TraceModel& model, std::size_t rowsP
         slice.syncs = window(model.syncs.size(), k);
         slice.ranges = window(model.ranges.size(), k);
         slice.cpuOps = window(model.cpuOps.size(), k);
+        slice.stackSamples = window(model.stackSamples.size(), k);
         slice.dimensions = k == 0;
         m_totalsHint = k == 0 ? &model : nullptr;
-        if (!sink(encodeSlice(model, slice, /*linksAreGlobal=*/true, chunkCount, stringCache))) {
+        if (!sink(encodeSlice(model, slice, /*linksAreGlobal=*/true, chunkCount, ids))) {
             return false;
         }
     }

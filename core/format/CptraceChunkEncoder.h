@@ -24,12 +24,16 @@
 //   batch index + rows of that table sent in earlier chunks. Links to rows of earlier batches cannot
 //   be expressed in a batch; leave them invalid and the reader's finalize() joins GPU work to its
 //   launch call by correlation id and API calls to their enclosing op.
+// - stack frames and stacks: interned across batches by content (file, function, line / the frames
+//   leaf first); a chunk carries every frame and stack of its batch not sent before, and samples
+//   refer to global stack ids. A whole-model file sends all of them in its first chunk.
 //
 // Not thread-safe; one encoder per output stream.
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -58,6 +62,7 @@ struct CptraceEncoderOptions {
 struct CptraceRowCounts {
     std::uint64_t kernels = 0, memcpys = 0, memsets = 0, apiCalls = 0, syncs = 0, ranges = 0, cpuOps = 0;
     std::uint64_t counterSamples = 0;
+    std::uint64_t stackSamples = 0;
 };
 
 class CptraceChunkEncoder {
@@ -92,15 +97,23 @@ public:
         std::size_t begin = 0, end = 0;
     };
     struct Slice {
-        Window kernels, memcpys, memsets, apiCalls, syncs, ranges, cpuOps;
-        bool dimensions = true;  // include devices/threads/counters/stats/metadata
+        Window kernels, memcpys, memsets, apiCalls, syncs, ranges, cpuOps, stackSamples;
+        bool dimensions = true;  // include devices/threads/counters/stats/metadata, frames and stacks
     };
 
 private:
-    // stringCache maps ids of `model.strings` to global ids (kUnsent when not looked up yet); it
-    // may be kept across slices of one unchanged model.
+    // Maps ids of one model to global ids (kUnsent when not looked up yet): strings, and the frames
+    // and stacks sent with the slice that has `dimensions`. Kept across slices of one unchanged model.
+    struct ModelIds {
+        std::vector<std::uint32_t> strings, frames, stacks;
+        std::uint32_t unknownStack = std::numeric_limits<std::uint32_t>::max();  // the empty stack, once sent
+    };
     std::string encodeSlice(const TraceModel& model, const Slice& slice, bool linksAreGlobal,
-                            std::uint64_t totalChunks, std::vector<std::uint32_t>& stringCache);
+                            std::uint64_t totalChunks, ModelIds& ids);
+    // Frames and stacks of `model` not sent before (Chunk fields 22 and 23); fills ids.frames/stacks.
+    template <class StrFn>
+    void encodeStacks(const TraceModel& model, const Slice& slice, ModelIds& ids, StrFn str,
+                      std::string& frameDelta, std::string& stackDelta);
     std::string frame(const std::string& payload) const;
     std::string frame(const std::vector<std::string_view>& payloadPieces) const;
 
@@ -123,6 +136,8 @@ private:
     DistributedInfo m_distributed;
     bool m_metadataSent = false;
     CaptureMetadata m_metadata;
+    std::map<std::tuple<std::uint32_t, std::uint32_t, std::int32_t>, std::uint32_t> m_sentFrames;  // global
+    std::map<std::vector<std::uint32_t>, std::uint32_t> m_sentStacks;  // global frame ids -> global stack
 };
 
 }  // namespace chokepoint::core

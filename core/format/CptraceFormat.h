@@ -21,7 +21,7 @@ inline constexpr char kCptraceMagic[8] = {'C', 'P', 'T', 'R', 'A', 'C', 'E', '\0
 inline constexpr std::size_t kCptraceMagicSize = sizeof(kCptraceMagic);
 inline constexpr std::size_t kCptraceHeaderSize = 16;  // magic + major + minor
 inline constexpr std::uint32_t kCptraceVersionMajor = 1;
-inline constexpr std::uint32_t kCptraceVersionMinor = 0;
+inline constexpr std::uint32_t kCptraceVersionMinor = 1;  // 1: stack frames, stacks and samples
 
 // Largest frame body we accept (bytes on disk) and largest decompressed chunk payload.
 inline constexpr std::uint64_t kCptraceMaxFrameBytes = std::uint64_t{256} << 20;

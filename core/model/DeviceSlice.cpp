@@ -174,6 +174,28 @@ TraceModel sliceDevice(const TraceModel& model, std::int16_t device, const Devic
             m.cpuOps.add(row);
         }
     }
+    // Stack samples of the device's threads, their frames and stacks interned again.
+    std::unordered_map<StackIndex, StackIndex> stackMap;
+    std::vector<FrameIndex> frames;
+    for (std::size_t i = 0; i < model.stackSamples.size(); ++i) {
+        if (!mine(model.stackSamples.thread[i])) {
+            continue;
+        }
+        const StackIndex from = model.stackSamples.stack[i];
+        auto it = stackMap.find(from);
+        if (it == stackMap.end()) {
+            frames.clear();
+            for (FrameIndex f : model.stack(from)) {
+                if (f < model.stackFrames.size()) {
+                    const StackFrame& frame = model.stackFrames[f];
+                    frames.push_back(
+                        m.internFrame(model.text(frame.file), model.text(frame.function), frame.line));
+                }
+            }
+            it = stackMap.emplace(from, m.internStack(frames)).first;
+        }
+        m.stackSamples.add({model.stackSamples.timeNs[i], thread(model.stackSamples.thread[i]), it->second});
+    }
     for (const CounterTrack& track : model.counters) {
         if (track.deviceIndex == device || (track.deviceIndex < 0 && pids.count(track.pid) > 0)) {
             m.counters.push_back(track);

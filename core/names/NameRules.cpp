@@ -696,6 +696,11 @@ bool dataPreparationHostName(const Words& k) {
         return true;
     }
     // numpy conversions (torch.from_numpy, Tensor.numpy()), not every numpy frame.
+    // The single-process loader's sample fetch (torch/utils/data/_utils/fetch.py: fetch) runs the
+    // Dataset's __getitem__ in the calling process.
+    if (k.has("fetch") && k.has("utils") && k.has("data")) {
+        return true;
+    }
     return k.pair("from", "numpy") || k.pair("method", "numpy") || k.pair("decode", "image") ||
            k.pair("decode", "jpeg") || k.pair("image", "open") || k.pair("default", "collate");
 }
@@ -772,8 +777,13 @@ bool isOptimizerName(std::string_view name) {
         return true;  // Optimizer.step#Adam.step, Optimizer.zero_grad#SGD.zero_grad, optimizer.step
     }
     const Words k(name);
-    return k.pair("fused", "adam") || k.has("fusedadam") || k.pair("tensor", "adam") ||
-           k.pair("fused", "sgd") || k.pair("fused", "adamw");
+    if (k.pair("fused", "adam") || k.has("fusedadam") || k.pair("tensor", "adam") || k.pair("fused", "sgd") ||
+        k.pair("fused", "adamw")) {
+        return true;
+    }
+    // Python frames of an optimizer package: torch/optim/adamw.py: step, torch/optim/optimizer.py:
+    // wrapper (the step hook), bitsandbytes/optim/..., not the learning-rate scheduler.
+    return (k.has("optim") || k.has("optimizers")) && k.has("py") && !k.pair("lr", "scheduler");
 }
 
 bool isCommunicationOpName(std::string_view name) {
@@ -826,6 +836,11 @@ HostRole hostRoleOf(std::string_view name) {
     }
     if (isGarbageCollectionName(name)) {
         return HostRole::GarbageCollection;
+    }
+    // Dynamo's eval-frame wrapper (_fn, compile_wrapper in newer PyTorch) runs around every call of a
+    // compiled function: running compiled code, not compiling it.
+    if (k.has("dynamo") && k.pair("eval", "frame")) {
+        return HostRole::CompiledRegion;
     }
     if (compilationHostName(k)) {
         return HostRole::Compilation;

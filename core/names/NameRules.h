@@ -120,6 +120,31 @@ bool isCommunicationOpName(std::string_view name);    // HostRole::Collective
 bool isCollectiveOpName(std::string_view name);       // wraps a collective call (shapes give the size)
 bool isGarbageCollectionName(std::string_view name);  // HostRole::GarbageCollection
 
+// --- Sampled call stacks ----------------------------------------------------------------------------
+// A sampled frame (the Python sampler's, or a native one) is read by the host-role rules above in
+// the form Kineto gives a python_function event: "<file>(<line>): <function>" ("<file>: <function>"
+// without a line, the bare function without a file). The sampler records the qualified name
+// (co_qualname: "DataLoader.__next__", "RandomResizedCrop.forward") where Python has it.
+std::string frameName(std::string_view file, std::string_view function, std::int64_t line);
+
+// One role for a whole sampled stack (frame names leaf first, as frameName writes them):
+//  1. the outermost frame whose role covers everything it calls: compilation (dynamo's frame
+//     conversion, inductor, Triton), checkpointing/logging/evaluation, garbage collection;
+//  2. else input work: a frame of dataset / transform / collate / decode code or the loader's sample
+//     fetch (input preparation: this thread makes its own batches, e.g. DataLoader(num_workers=0) on
+//     the main thread), else a DataLoader frame (data loading: the loop waits for its workers);
+//  3. else the innermost frame with a role (optimizer, backward, synchronization, collective,
+//     compiled region);
+//  4. else none.
+// `frame` is the index (leaf first) of the frame that decided it; the leaf (0) for none.
+struct StackRole {
+    HostRole role = HostRole::None;
+    std::size_t frame = 0;
+};
+StackRole stackRoleOf(const std::vector<std::string>& frameNamesLeafFirst);
+// The same from each frame's hostRoleOf (leaf first), for callers that classify every frame once.
+StackRole stackRoleOfFrameRoles(const std::vector<HostRole>& frameRolesLeafFirst);
+
 // --- Runtime API calls --------------------------------------------------------------------------
 
 enum class ApiRole : std::uint8_t {

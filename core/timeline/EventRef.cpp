@@ -16,6 +16,8 @@ std::string_view toString(EventKind kind) {
             return "CPU op";
         case EventKind::ApiCall:
             return "runtime call";
+        case EventKind::StackSample:
+            return "stack sample";
     }
     return "event";
 }
@@ -34,6 +36,8 @@ bool isValid(const core::TraceModel& model, EventRef ref) {
             return ref.row < model.cpuOps.size();
         case EventKind::ApiCall:
             return ref.row < model.apiCalls.size();
+        case EventKind::StackSample:
+            return ref.row < model.stackSamples.size();
     }
     return false;
 }
@@ -48,6 +52,16 @@ core::StringId eventNameId(const core::TraceModel& model, EventRef ref) {
             return ref.row < model.cpuOps.size() ? model.cpuOps.name[ref.row] : core::StringId{};
         case EventKind::ApiCall:
             return ref.row < model.apiCalls.size() ? model.apiCalls.name[ref.row] : core::StringId{};
+        case EventKind::StackSample: {
+            if (ref.row >= model.stackSamples.size()) {
+                break;
+            }
+            const std::span<const core::FrameIndex> frames = model.stack(model.stackSamples.stack[ref.row]);
+            if (!frames.empty() && frames.front() < model.stackFrames.size()) {
+                return model.stackFrames[frames.front()].function;
+            }
+            break;
+        }
         case EventKind::Memcpy:
         case EventKind::Memset:
             break;
@@ -88,8 +102,33 @@ core::TimeRange eventTimes(const core::TraceModel& model, EventRef ref) {
             return from(model.cpuOps);
         case EventKind::ApiCall:
             return from(model.apiCalls);
+        case EventKind::StackSample:
+            if (ref.row < model.stackSamples.size()) {
+                return {model.stackSamples.timeNs[ref.row], model.stackSamples.timeNs[ref.row]};
+            }
+            return {};
     }
     return {};
+}
+
+std::vector<std::string> stackSampleFrames(const core::TraceModel& model, EventRef ref) {
+    std::vector<std::string> out;
+    if (ref.kind != EventKind::StackSample || ref.row >= model.stackSamples.size()) {
+        return out;
+    }
+    for (core::FrameIndex f : model.stack(model.stackSamples.stack[ref.row])) {
+        if (f >= model.stackFrames.size()) {
+            continue;
+        }
+        const core::StackFrame& frame = model.stackFrames[f];
+        std::string text(model.text(frame.function));
+        if (!model.text(frame.file).empty()) {
+            text += " (" + std::string(model.text(frame.file)) +
+                    (frame.line > 0 ? ":" + std::to_string(frame.line) : std::string()) + ")";
+        }
+        out.push_back(std::move(text));
+    }
+    return out;
 }
 
 }  // namespace chokepoint::timeline

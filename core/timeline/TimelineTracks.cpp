@@ -44,6 +44,7 @@ struct ThreadBuild {
     std::vector<Lane> ranges;  // by depth
     std::vector<Lane> ops;     // by depth
     std::vector<Lane> apiCalls;
+    std::vector<Lane> samples;                   // one lane of stack samples
     std::vector<core::TimestampNs> apiLaneEnds;  // greedy packing of overlapping calls
 };
 
@@ -178,6 +179,16 @@ TrackSet buildTracks(const core::TraceModel& model) {
             .add(a.startNs[i], a.endNs[i], {EventKind::ApiCall, static_cast<std::uint32_t>(i)});
     }
 
+    // Sampled stacks: one lane of instants per thread (sorted by time after finalize()).
+    const core::StackSampleTable& q = model.stackSamples;
+    for (std::size_t i = 0; i < q.size(); ++i) {
+        if (q.thread[i] == core::kNoThread) {
+            continue;
+        }
+        laneAt(threads[q.thread[i]].samples, 0)
+            .add(q.timeNs[i], q.timeNs[i], {EventKind::StackSample, static_cast<std::uint32_t>(i)});
+    }
+
     // --- Emit tracks in display order. ---
     for (auto& [key, build] : streams) {
         Track track;
@@ -244,6 +255,7 @@ TrackSet buildTracks(const core::TraceModel& model) {
         moveLanes(build->ranges, LaneRole::Range);
         moveLanes(build->ops, LaneRole::CpuOp);
         moveLanes(build->apiCalls, LaneRole::ApiCall);
+        moveLanes(build->samples, LaneRole::StackSample);
         if (!track.lanes.empty()) {
             set.tracks.push_back(std::move(track));
         }
@@ -309,6 +321,9 @@ EventLocation locateEvent(const TrackSet& set, const core::TraceModel& model, Ev
                 return track.kind == TrackKind::HostThread && track.thread == model.cpuOps.thread[ref.row];
             case EventKind::ApiCall:
                 return track.kind == TrackKind::HostThread && track.thread == model.apiCalls.thread[ref.row];
+            case EventKind::StackSample:
+                return track.kind == TrackKind::HostThread &&
+                       track.thread == model.stackSamples.thread[ref.row];
         }
         return false;
     };

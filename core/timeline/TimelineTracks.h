@@ -1,7 +1,8 @@
 #pragma once
 // The track layout of a timeline, built once per model: one track per GPU stream (kernels,
 // copies, memsets, plus GPU-projected annotations above them), one per host thread (user/NVTX
-// ranges by nesting depth, then CPU ops by depth, then runtime/driver calls), and one per counter.
+// ranges by nesting depth, then CPU ops by depth, then runtime/driver calls, then its sampled call
+// stacks as instants in one lane), and one per counter.
 // Tracks come grouped: GPU streams by device (ascending), then host threads by process, then
 // counters. Building is O(n log n) in the events; the widget caches it per model.
 
@@ -16,7 +17,7 @@ namespace chokepoint::timeline {
 
 enum class TrackKind : std::uint8_t { GpuStream, HostThread, Counter };
 
-enum class LaneRole : std::uint8_t { GpuWork, GpuAnnotation, Range, CpuOp, ApiCall };
+enum class LaneRole : std::uint8_t { GpuWork, GpuAnnotation, Range, CpuOp, ApiCall, StackSample };
 
 struct TrackLane {
     LaneRole role = LaneRole::GpuWork;

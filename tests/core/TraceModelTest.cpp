@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/model/StackMerge.h"
 #include "tests/testutils/TraceBuilder.h"
 
 using namespace chokepoint::core;
@@ -125,4 +126,26 @@ TEST(TraceModel, FinalizeSortsStackSamplesByTime) {
     EXPECT_EQ(m.stack(m.stackSamples.stack[1]).size(), 2u);
     EXPECT_EQ(m.timeSpan().startNs, 100);
     EXPECT_EQ(m.timeSpan().endNs, 300);
+}
+
+TEST(TraceModel, MergeStackSamplesMatchesThreadsAndInternsFrames) {
+    TraceBuilder capture;
+    capture.apiCall("cudaLaunchKernel", 0, 10, 0, /*tid*/ 7);
+    capture.sample(5, "train.py:main", 7);
+    TraceModel into = capture.build();
+    TraceBuilder sampler;
+    sampler.sample(20, "train.py:main;dataloader.py:__next__", 7);  // the same thread (pid 1, tid 7)
+    sampler.sample(30, "train.py:main", 9);                         // a new thread
+    sampler.model().threads[1].name = "pt_data_worker";
+    TraceModel from = sampler.build();
+    EXPECT_EQ(mergeStackSamples(into, from), 2u);
+    EXPECT_EQ(mergeStackSamples(into, from), 2u);  // samples again, frames and stacks shared
+    into.finalize();
+    ASSERT_EQ(into.stackSamples.size(), 5u);
+    EXPECT_EQ(into.threads.size(), 2u);
+    EXPECT_EQ(into.threads[1].name, "pt_data_worker");
+    EXPECT_EQ(into.stackFrames.size(), 2u);
+    EXPECT_EQ(into.stackCount(), 2u);
+    EXPECT_EQ(into.stackSamples.stack[0], into.stackSamples.stack[3]);  // "train.py:main" at 5 and 30
+    EXPECT_EQ(into.stackSamples.thread[1], 0u);
 }

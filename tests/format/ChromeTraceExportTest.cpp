@@ -169,3 +169,46 @@ TEST(ChromeTraceExport, GzipPathIsCompressed) {
 
 }  // namespace
 }  // namespace chokepoint::formattest
+
+namespace chokepoint::formattest {
+namespace {
+
+// Stack samples become thread-scoped instant events on their thread with the stack in args (what
+// Perfetto's JSON importer displays), one per sample.
+TEST(ChromeTraceExport, StackSamplesAreInstantEventsWithTheStackInArgs) {
+    TraceModel m = fullModel(2);
+    ASSERT_GT(m.stackSamples.size(), 0u);
+    const std::string json = chromeTraceJson(m);
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    ASSERT_EQ(parser.parse(simdjson::padded_string(json)).get(doc), simdjson::SUCCESS);
+    std::size_t samples = 0;
+    bool sawDeepStack = false;
+    for (simdjson::dom::element e : doc["traceEvents"].get_array()) {
+        std::string_view cat;
+        if (e["cat"].get(cat) != simdjson::SUCCESS || cat != "python_stack_sample") {
+            continue;
+        }
+        const std::size_t i = samples++;
+        ASSERT_LT(i, m.stackSamples.size());
+        EXPECT_EQ(std::string_view(e["ph"]), "i");
+        EXPECT_EQ(std::string_view(e["s"]), "t");
+        const ThreadIndex t = m.stackSamples.thread[i];
+        EXPECT_EQ(int64_t(e["tid"]), t < m.threads.size() ? m.threads[t].tid : 0);
+        EXPECT_DOUBLE_EQ(double(e["ts"]), static_cast<double>(m.stackSamples.timeNs[i]) / 1000.0);
+        simdjson::dom::array stack = e["args"]["stack"].get_array();
+        const std::span<const FrameIndex> frames = m.stack(m.stackSamples.stack[i]);
+        ASSERT_EQ(stack.size(), frames.size());
+        if (frames.size() == 3) {
+            sawDeepStack = true;
+            // Leaf first: the dataset frame, then the DataLoader, then main with its file and line.
+            EXPECT_EQ(std::string_view(e["name"]).find("__getitem__"), 0u);  // its invalid byte replaced
+            EXPECT_EQ(std::string_view(stack.at(2)), "main (train.py:88)");
+        }
+    }
+    EXPECT_EQ(samples, m.stackSamples.size());
+    EXPECT_TRUE(sawDeepStack);
+}
+
+}  // namespace
+}  // namespace chokepoint::formattest

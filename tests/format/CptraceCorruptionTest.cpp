@@ -68,6 +68,14 @@ void expectPrefix(const TraceModel& whole, const TraceModel& part, std::size_t c
         return whole.cpuOps.startNs[i] == part.cpuOps.startNs[i] &&
                whole.text(whole.cpuOps.inputShapes[i]) == part.text(part.cpuOps.inputShapes[i]);
     });
+    // Samples only refer to stacks of their own or earlier chunks, so a cut never leaves one dangling.
+    prefix("stackSamples", whole.stackSamples.size(), part.stackSamples.size(), [&](std::size_t i) {
+        const std::span<const FrameIndex> a = whole.stack(whole.stackSamples.stack[i]);
+        const std::span<const FrameIndex> b = part.stack(part.stackSamples.stack[i]);
+        return whole.stackSamples.timeNs[i] == part.stackSamples.timeNs[i] &&
+               part.stackSamples.stack[i] < part.stackCount() &&
+               std::equal(a.begin(), a.end(), b.begin(), b.end());
+    });
 }
 
 TEST(CptraceCorruption, FileCutAtRandomOffsetsOpensUpToItsLastWholeChunk) {

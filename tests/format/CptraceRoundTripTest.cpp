@@ -114,5 +114,27 @@ TEST(CptraceRoundTrip, WriteToMissingFolderFailsNamingTheFile) {
     EXPECT_NE(s.error().message.find("/nonexistent-folder-xyz/out.cptrace"), std::string::npos);
 }
 
+TEST(CptraceRoundTrip, StackFramesAndStacksKeepTheirIdsInAWholeModelFile) {
+    TraceModel original = fullModel(3);
+    ASSERT_GT(original.stackSamples.size(), 0u);
+    std::string bytes = encodeCptrace(original);
+    Result<TraceModel> read = readCptraceFromMemory(bytes, "stacks.cptrace");
+    ASSERT_TRUE(read.ok()) << read.error().message;
+    const TraceModel& m = read.value();
+    EXPECT_EQ(m.stackOffsets, original.stackOffsets);
+    EXPECT_EQ(m.stackFrameIds, original.stackFrameIds);
+    ASSERT_EQ(m.stackFrames.size(), original.stackFrames.size());
+    for (std::size_t i = 0; i < m.stackFrames.size(); ++i) {
+        EXPECT_EQ(m.text(m.stackFrames[i].file), original.text(original.stackFrames[i].file));
+        EXPECT_EQ(m.text(m.stackFrames[i].function), original.text(original.stackFrames[i].function));
+        EXPECT_EQ(m.stackFrames[i].line, original.stackFrames[i].line);
+    }
+    EXPECT_EQ(m.stackSamples.stack, original.stackSamples.stack);
+    // Interning still works on the model read back.
+    TraceModel& mutableModel = read.value();
+    EXPECT_EQ(mutableModel.internFrame("train.py", "main", 88),
+              original.stack(original.stackSamples.stack[0]).back());
+}
+
 }  // namespace
 }  // namespace chokepoint::formattest

@@ -32,7 +32,7 @@ std::vector<TraceModel> splitIntoBatches(const TraceModel& m, int parts) {
         Window k = part(m.kernels.size(), p, parts), c = part(m.memcpys.size(), p, parts),
                s = part(m.memsets.size(), p, parts), a = part(m.apiCalls.size(), p, parts),
                y = part(m.syncs.size(), p, parts), r = part(m.ranges.size(), p, parts),
-               o = part(m.cpuOps.size(), p, parts);
+               o = part(m.cpuOps.size(), p, parts), q = part(m.stackSamples.size(), p, parts);
         std::set<ThreadIndex> used;
         for (std::size_t i = a.begin; i < a.end; ++i)
             used.insert(m.apiCalls.thread[i]);
@@ -42,6 +42,8 @@ std::vector<TraceModel> splitIntoBatches(const TraceModel& m, int parts) {
             used.insert(m.ranges.thread[i]);
         for (std::size_t i = o.begin; i < o.end; ++i)
             used.insert(m.cpuOps.thread[i]);
+        for (std::size_t i = q.begin; i < q.end; ++i)
+            used.insert(m.stackSamples.thread[i]);
         std::vector<ThreadIndex> threadMap(m.threads.size(), kNoThread);
         for (ThreadIndex t : used) {
             if (t != kNoThread) {
@@ -100,6 +102,16 @@ std::vector<TraceModel> splitIntoBatches(const TraceModel& m, int parts) {
             row.thread = th(row.thread);
             row.parent = local(row.parent, o);
             b.cpuOps.add(row);
+        }
+        // Each batch interns the frames and stacks its samples use, as a sampler would.
+        for (std::size_t i = q.begin; i < q.end; ++i) {
+            std::vector<FrameIndex> frames;
+            for (FrameIndex f : m.stack(m.stackSamples.stack[i])) {
+                const StackFrame& frame = m.stackFrames[f];
+                frames.push_back(b.internFrame(m.text(frame.file), m.text(frame.function), frame.line));
+            }
+            b.stackSamples.add(
+                {m.stackSamples.timeNs[i], th(m.stackSamples.thread[i]), b.internStack(frames)});
         }
         if (p == 0) {
             b.devices = m.devices;

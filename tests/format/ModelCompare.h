@@ -207,6 +207,24 @@ inline TraceModel fullModel(int scale = 1) {
         wait.apiCall = ApiCallId{};
         wait.correlationId = 0;
         m.syncs.add(wait);
+
+        // Stack samples: the main thread in the input pipeline, then in the optimizer step; the
+        // autograd thread in native code; one sample with no thread and an empty stack.
+        FrameIndex mainFrame = m.internFrame("train.py", "main", 88);
+        FrameIndex next =
+            m.internFrame("/usr/lib/python3/site-packages/torch/utils/data/dataloader.py", "__next__", 631);
+        FrameIndex item = m.internFrame("dataset.py", std::string("__getitem__\xff", 12), -1);
+        FrameIndex adamStep = m.internFrame("torch/optim/adamw.py", "step", 0);
+        FrameIndex native = m.internFrame("", "at::native::mm", 0);
+        StackIndex inData = m.internStack({item, next, mainFrame});
+        StackIndex inStep = m.internStack({adamStep, mainFrame});
+        StackIndex inNative = m.internStack({native});
+        StackIndex empty = m.internStack({});
+        m.stackSamples.add({base + 1000, main, inData});
+        m.stackSamples.add({base + 2000, main, inData});
+        m.stackSamples.add({base + 3000, main, inStep});
+        m.stackSamples.add({base + 3000, worker, inNative});
+        m.stackSamples.add({base + 4000, kNoThread, empty});
     }
 
     CounterTrack dram;
@@ -335,6 +353,23 @@ inline void expectModelsEqual(const TraceModel& a, const TraceModel& b, bool com
         EXPECT_EQ(x.externalId, y.externalId);
         EXPECT_EQ(x.depth, y.depth);
         EXPECT_EQ(x.parent, y.parent);
+    }
+    // Stacks by content (file:function:line, leaf first): a streamed file numbers them in order
+    // of first use, which may differ from the original model's.
+    auto stackText = [&s](const TraceModel& m, StackIndex stack) {
+        std::string text = stack < m.stackCount() ? "" : "<none>";
+        for (FrameIndex f : m.stack(stack)) {
+            const StackFrame& frame = m.stackFrames.at(f);
+            text += s(m, frame.file) + ":" + s(m, frame.function) + ":" + std::to_string(frame.line) + ";";
+        }
+        return text;
+    };
+    ASSERT_EQ(a.stackSamples.size(), b.stackSamples.size());
+    for (std::size_t i = 0; i < a.stackSamples.size(); ++i) {
+        EXPECT_EQ(a.stackSamples.timeNs[i], b.stackSamples.timeNs[i]) << "stack sample " << i;
+        EXPECT_EQ(a.stackSamples.thread[i], b.stackSamples.thread[i]) << "stack sample " << i;
+        EXPECT_EQ(stackText(a, a.stackSamples.stack[i]), stackText(b, b.stackSamples.stack[i]))
+            << "stack sample " << i;
     }
     ASSERT_EQ(a.counters.size(), b.counters.size());
     for (std::size_t i = 0; i < a.counters.size(); ++i) {

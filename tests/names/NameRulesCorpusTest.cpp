@@ -99,6 +99,17 @@ TEST(NameRulesCorpusTest, EveryRowHasItsExpectedClass) {
             EXPECT_EQ(className(kernelClassFromOpName(row.name)), row.expected) << where;
         } else if (row.what == "host") {
             EXPECT_EQ(std::string(toString(hostRoleOf(row.name))), row.expected) << where;
+        } else if (row.what == "stack") {
+            std::vector<std::string> leafFirst;
+            if (row.name != "-") {
+                std::istringstream frames(row.name);
+                for (std::string frame; std::getline(frames, frame, '\t');) {
+                    leafFirst.insert(leafFirst.begin(), frame);
+                }
+            }
+            const StackRole role = stackRoleOf(leafFirst);
+            EXPECT_EQ(std::string(toString(role.role)), row.expected) << where;
+            EXPECT_LE(role.frame, leafFirst.empty() ? 0 : leafFirst.size() - 1) << where;
         } else if (row.what == "api") {
             EXPECT_EQ(apiName(apiRoleOf(row.name)), row.expected) << where;
         } else if (row.what == "thread") {
@@ -127,7 +138,7 @@ TEST(NameRulesCorpusTest, EveryRowHasItsExpectedClass) {
         }
     }
     // Every part of the table is covered.
-    for (const char* kind : {"kernel", "op", "host", "framework", "api", "thread", "device", "hta",
+    for (const char* kind : {"kernel", "op", "host", "stack", "framework", "api", "thread", "device", "hta",
                              "collective", "marker", "precision"}) {
         EXPECT_GT(perKind[kind], 0) << kind;
     }
@@ -154,6 +165,22 @@ TEST(NameRulesCorpusTest, TokenizerSplitsCaseChangesAndSeparators) {
     EXPECT_EQ(tokens("torch/_dynamo/convert_frame.py(1045): _compile"),
               (std::vector<std::string>{"torch", "dynamo", "convert", "frame", "py", "1045", "compile"}));
     EXPECT_TRUE(tokens("").empty());
+}
+
+// A sampled frame is read in Kineto's python_function form.
+TEST(NameRulesCorpusTest, FrameNamesInKinetoForm) {
+    EXPECT_EQ(frameName("torch/utils/data/dataloader.py", "_BaseDataLoaderIter.__next__", 701),
+              "torch/utils/data/dataloader.py(701): _BaseDataLoaderIter.__next__");
+    EXPECT_EQ(frameName("train.py", "main", 0), "train.py: main");
+    EXPECT_EQ(frameName("", "at::native::mm", 0), "at::native::mm");
+    // The deciding frame: the outermost input-preparation frame of a single-process loader's stack.
+    const std::vector<std::string> stack = {
+        "transforms.py(980): RandomResizedCrop.forward",
+        "torch/utils/data/_utils/fetch.py(52): _MapDatasetFetcher.fetch",
+        "torch/utils/data/dataloader.py(701): _BaseDataLoaderIter.__next__", "train.py(9): main"};
+    const StackRole role = stackRoleOf(stack);
+    EXPECT_EQ(role.role, HostRole::DataPreparation);
+    EXPECT_EQ(role.frame, 1u);
 }
 
 // The step markers a capture records (capture.step_markers) and the defaults without one.

@@ -162,5 +162,35 @@ TEST(TimelineTracksTest, CpuUseTracksAreNamedAfterTheirThread) {
     EXPECT_NE(set.tracks[0].key, set.tracks[1].key);
 }
 
+// Stack samples are instants in one lane at the bottom of their thread's track; the event is named
+// by its leaf function and lists its frames leaf first.
+TEST(TimelineTracksTest, StackSamplesAreALaneOfTheirThread) {
+    testutils::TraceBuilder b;
+    b.cpuOp("aten::mm", 0, 100'000, /*tid=*/1);
+    b.sample(50'000, "train.py:main;torch/utils/data/dataloader.py:_BaseDataLoaderIter.__next__", 1);
+    b.sample(60'000, "train.py:main", 1);
+    b.sample(70'000, "worker.py:loop", 5);  // a thread with samples only
+    core::TraceModel model = b.build();
+    TrackSet set = buildTracks(model);
+    ASSERT_EQ(set.tracks.size(), 2u);
+    const Track& main = set.tracks[0];
+    ASSERT_EQ(main.lanes.size(), 2u);
+    EXPECT_EQ(main.lanes.back().role, LaneRole::StackSample);
+    EXPECT_EQ(main.lanes.back().lane.size(), 2u);
+    EXPECT_EQ(set.tracks[1].lanes.size(), 1u);
+    const EventRef first{EventKind::StackSample, 0};
+    EXPECT_TRUE(isValid(model, first));
+    EXPECT_FALSE(isValid(model, EventRef{EventKind::StackSample, 3}));
+    EXPECT_EQ(eventName(model, first), "_BaseDataLoaderIter.__next__");
+    EXPECT_EQ(eventTimes(model, first), (core::TimeRange{50'000, 50'000}));
+    EXPECT_EQ(stackSampleFrames(model, first),
+              (std::vector<std::string>{"_BaseDataLoaderIter.__next__ (torch/utils/data/dataloader.py)",
+                                        "main (train.py)"}));
+    const EventLocation where = locateEvent(set, model, first);
+    ASSERT_TRUE(where.valid());
+    EXPECT_EQ(where.track, 0);
+    EXPECT_EQ(where.lane, 1);
+}
+
 }  // namespace
 }  // namespace chokepoint::timeline

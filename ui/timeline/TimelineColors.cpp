@@ -39,6 +39,8 @@ QColor eventColor(timeline::EventKind kind, core::StringId name, core::MemcpyKin
             return hashedColor(name.index, 0.15, 0.35, 0.93);
         case timeline::EventKind::ApiCall:
             return QColor(0xb8, 0xc7, 0xd9);
+        case timeline::EventKind::StackSample:
+            return hashedColor(name.index, 0.08, 0.65, 0.70);  // ticks coloured by their leaf function
     }
     return QColor(0x99, 0x99, 0x99);
 }

@@ -16,6 +16,8 @@ TimelineLegend::TimelineLegend(QWidget* parent) : QWidget(parent) {
         {tr("Copy D→D / P2P"), eventColor(EventKind::Memcpy, {}, core::MemcpyKind::DeviceToDevice)},
         {tr("Memset"), eventColor(EventKind::Memset, {})},
         {tr("Runtime call"), eventColor(EventKind::ApiCall, {})},
+        {tr("Stack sample (tick, colour by function)"),
+         eventColor(EventKind::StackSample, core::StringId{5})},
         {tr("Many short events (hatched)"), QColor(0x55, 0x60, 0x6b), Qt::BDiagPattern},
     };
     setAccessibleName(tr("Timeline legend"));

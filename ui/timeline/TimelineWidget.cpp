@@ -725,9 +725,11 @@ void TimelineWidget::paintTrack(QPainter& p, std::size_t trackIndex, int top, co
         LaneRole previous = track.lanes.front().role;
         for (std::size_t l = 1; l < track.lanes.size(); ++l) {
             if (track.lanes[l].role != previous) {
-                const QString name = track.lanes[l].role == LaneRole::CpuOp     ? tr("CPU ops")
-                                     : track.lanes[l].role == LaneRole::ApiCall ? tr("runtime calls")
-                                                                                : tr("ranges");
+                const LaneRole role = track.lanes[l].role;
+                const QString name = role == LaneRole::CpuOp         ? tr("CPU ops")
+                                     : role == LaneRole::ApiCall     ? tr("runtime calls")
+                                     : role == LaneRole::StackSample ? tr("stack samples")
+                                                                     : tr("ranges");
                 p.drawText(QRect(26, top + g.lanes[l].y, m_labelWidth - 30, g.lanes[l].height),
                            Qt::AlignLeft | Qt::AlignVCenter, name);
                 previous = track.lanes[l].role;
@@ -1013,6 +1015,23 @@ EventRef TimelineWidget::eventAt(QPoint pos) const {
 
 QString TimelineWidget::tooltipAt(QPoint pos) const {
     const EventRef ref = eventAt(pos);
+    if (ref.valid() && ref.kind == EventKind::StackSample) {
+        // A sampled stack: its time and frames, leaf first.
+        QString frames;
+        const std::vector<std::string> stack = timeline::stackSampleFrames(*m_model, ref);
+        constexpr std::size_t kShown = 14;
+        for (std::size_t i = 0; i < stack.size() && i < kShown; ++i) {
+            frames += QStringLiteral("<br>") + qs(stack[i]).toHtmlEscaped();
+        }
+        if (stack.size() > kShown) {
+            frames += tr("<br>… %n more frame(s)", "", static_cast<int>(stack.size() - kShown));
+        }
+        return tr("<b>%1</b><br>stack sample at %2<small>%3</small>")
+            .arg(QString::fromStdString(timeline::eventName(*m_model, ref)).toHtmlEscaped(),
+                 qs(core::formatDuration(timeline::eventTimes(*m_model, ref).startNs -
+                                         m_tracks->span.startNs)),
+                 frames);
+    }
     if (ref.valid()) {
         const core::TimeRange r = timeline::eventTimes(*m_model, ref);
         // A kernel's short name as on its block, then the full name.

@@ -203,6 +203,15 @@ void EventDetailsModel::rebuild() {
             }
             break;
         }
+        case EventKind::StackSample: {
+            add(tr("Thread"), threadText(model.stackSamples.thread[m_ref.row]));
+            const std::vector<std::string> frames = timeline::stackSampleFrames(model, m_ref);
+            add(tr("Depth"), QString::number(frames.size()));
+            for (std::size_t i = 0; i < frames.size(); ++i) {
+                add(i == 0 ? tr("Leaf frame") : tr("Frame %1").arg(i), qs(frames[i]));
+            }
+            break;
+        }
     }
     for (const auto& row : m_extraRows) {
         m_rows.push_back(row);

@@ -131,6 +131,9 @@ GapCandidate dataCandidate(const DiagnosisSignals& s, const DiagnosisConfig& c) 
         g.evidence.push_back(makeEvidence("dataWaitFrames", s.dataWaitFrames.front().shareOfWindow, "", 0,
                                           "the input pipeline's " + frames));
     }
+    if (const std::string stacks = sampledStacksText(s, isDataRole); !stacks.empty()) {
+        g.evidence.push_back(makeEvidence("sampledStacks", topSampledShare(s, isDataRole), "", 0, stacks));
+    }
     if (std::abs(g.share - c.dataWaitMinFraction) < kSmallMargin) {
         g.confidence -= kMarginPenalty;
     }
@@ -222,6 +225,9 @@ GapCandidate hostCandidate(const DiagnosisSignals& s, const DiagnosisConfig& c) 
     if (!frames.empty()) {
         g.evidence.push_back(
             makeEvidence("hostWorkFrames", s.hostWorkFrames.front().shareOfWindow, "", 0, frames));
+    }
+    if (const std::string stacks = sampledStacksText(s, isNotDataRole); !stacks.empty()) {
+        g.evidence.push_back(makeEvidence("sampledStacks", topSampledShare(s, isNotDataRole), "", 0, stacks));
     }
     if (std::abs(g.share - c.hostWorkMinFraction) < kSmallMargin) {
         g.confidence -= kMarginPenalty;

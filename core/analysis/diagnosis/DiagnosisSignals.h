@@ -53,6 +53,40 @@ struct DiagnosisSignals {
     // The frames that took the data-wait idle: the input pipeline's ranges and what runs inside them
     // (transforms, collate, copies), by exclusive time (overall scope; share of the window).
     std::vector<HostFrameShare> dataWaitFrames;
+    // Sampled call stacks (the Python sampler; overall scope): what the sampled threads ran while the
+    // GPU idled. Shares are of the device's idle time in the steady steps (StackIdleProfile.h): each
+    // is at most 1; entries of different threads may add up to more than 1.
+    struct SampledStackShare {
+        std::string thread;  // "main thread (python3, pid 523)"
+        std::string role;    // what the stack does: "input preparation", "optimizer", "other", ...
+        std::string path;    // "_BaseDataLoaderIter.__next__ → … → RandomResizedCrop.forward"
+        double shareOfIdle = 0;
+    };
+    std::vector<SampledStackShare> sampledStacks;  // largest first, at most 5
+    struct SampledFrameShare {
+        std::string thread;
+        std::string name;                 // "RandomResizedCrop.forward (transforms.py:980)"
+        double inclusiveShareOfIdle = 0;  // the frame anywhere on the stack
+        double exclusiveShareOfIdle = 0;  // the frame itself running (the leaf)
+    };
+    // By inclusive share, at most 8; frames on every sample of their thread that never run
+    // themselves (main, the training loop) are left out.
+    std::vector<SampledFrameShare> sampledFrames;
+    // The main thread's samples (the thread that launches the GPU work) by what its stack was doing,
+    // as shares of the idle. Empty optional: no samples of it in the idle.
+    struct SampledMainThread {
+        std::string thread;
+        double sampledShare = 0;       // the idle its samples cover
+        double inputWorkShare = 0;     // dataset / transforms / collate in this thread (num_workers=0)
+        double loaderWaitShare = 0;    // inside DataLoader.__next__ without input work (waits on workers)
+        double optimizerShare = 0;     // the optimizer step in Python (torch/optim)
+        double compilationShare = 0;   // dynamo / inductor / Triton compilation
+        double housekeepingShare = 0;  // checkpoint saving, logging, evaluation
+        double syncShare = 0;          // .item(), .cpu(), torch.cuda.synchronize
+        std::string topInputPath;      // the largest input-preparation stack (path), if any
+        std::string topOptimizerPath;  // the largest optimizer stack (path), if any
+    };
+    std::optional<SampledMainThread> sampledMain;
     double hostBoundFraction() const {
         return idleHostWorkFraction + idleCompilationFraction + idleHousekeepingFraction + idleGcFraction;
     }

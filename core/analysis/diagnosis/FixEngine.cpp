@@ -58,8 +58,8 @@ const std::vector<std::string>& classOrder(Bottleneck b) {
     static const std::vector<std::string> kMemoryBw = {"R6", "R5", "R4"};
     static const std::vector<std::string> kCapacity = {"R4", "R7", "R8", "R11"};
     static const std::vector<std::string> kComm = {"R12", "R7"};
-    static const std::vector<std::string> kOverhead = {"R6", "R9"};
-    static const std::vector<std::string> kHost = {"R15"};
+    static const std::vector<std::string> kOverhead = {"R18", "R6", "R9"};
+    static const std::vector<std::string> kHost = {"R18", "R15"};
     static const std::vector<std::string> kCopy = {"R17"};
     // Both sides of the ridge: fusion for the memory-bound half first (it is the cheaper change),
     // then the compute side's fixes.
@@ -122,6 +122,7 @@ public:
         r15();
         r16();
         r17();
+        r18();
         order();
         r14();
         m_plan.nextStep = nextStep();
@@ -148,6 +149,7 @@ private:
             {"R15", "Host work off the step's critical path"},
             {"R16", "Launch enough blocks to fill the SMs"},
             {"R17", "Pinned, asynchronous and fewer host-device copies"},
+            {"R18", "Fused or foreach optimizer"},
         };
         return kTitles;
     }
@@ -327,6 +329,9 @@ private:
         if (const std::string frames = dataFramesText(m_s); !frames.empty()) {
             r.evidence += " (" + frames + ")";
         }
+        if (const std::string stacks = sampledStacksText(m_s, isDataRole); !stacks.empty()) {
+            r.evidence += "; " + stacks;
+        }
         {
             std::string basis, uncertainty;
             const Prediction p = dataFix(basis, uncertainty);
@@ -377,6 +382,15 @@ private:
                      (m_s.dataLoadingHostFraction > 0 ? " (host inside DataLoader ranges " +
                                                             pct(m_s.dataLoadingHostFraction) + " of the step)"
                                                       : std::string());
+        // Sampled stacks say where the batches are made: the main thread running the Dataset's
+        // __getitem__ and transforms itself is a DataLoader without worker processes.
+        if (m_s.sampledMain && m_s.sampledMain->inputWorkShare >= m_c.dataWaitMinFraction) {
+            const DiagnosisSignals::SampledMainThread& main = *m_s.sampledMain;
+            r.evidence += "; the " + main.thread + " itself runs dataset and transform code during " +
+                          pct(main.inputWorkShare) + " of the GPU idle (" + main.topInputPath +
+                          "): the DataLoader makes the batches in the main process (num_workers=0), so "
+                          "worker processes take that work off the training loop";
+        }
         {
             std::string basis, uncertainty;
             const Prediction p = dataFix(basis, uncertainty);
@@ -999,6 +1013,9 @@ private:
         if (!frames.empty()) {
             r.evidence += "; " + frames;
         }
+        if (const std::string stacks = sampledStacksText(m_s, isNotDataRole); !stacks.empty()) {
+            r.evidence += "; " + stacks;
+        }
         switch (cause) {
             case HostCause::Compilation:
                 r.gain =
@@ -1060,6 +1077,49 @@ private:
         r.references = "docs/ANALYSIS.md (host causes)";
         show(std::move(r),
              "host work " + std::string(describe(cause)) + " " + pct(causeShare) + " of the step");
+    }
+
+    // --- R18: the optimizer step in Python, from sampled stacks ---------------------------------
+    // The main thread sampled in torch.optim's per-parameter loop while the GPU idles: a fused or
+    // foreach implementation does the update in a few kernels instead of several per parameter.
+    void r18() {
+        const double idle = m_s.idleFraction;
+        const double optimizer = m_s.sampledMain ? m_s.sampledMain->optimizerShare : 0.0;
+        const double stepShare = optimizer * idle;  // share of idle -> share of the step
+        if (!m_s.sampledMain) {
+            skip("R18", "no sampled Python stacks of the main thread in the GPU idle");
+            return;
+        }
+        if (!active(Bottleneck::HostBound) && !active(Bottleneck::LaunchOverhead)) {
+            skip("R18", "neither host work nor launch overhead binds the step");
+            return;
+        }
+        if (stepShare < m_c.secondaryMinFraction) {
+            skip("R18", "the main thread is in the optimizer step during " + pct(optimizer) +
+                            " of the GPU idle (" + pct(stepShare) + " of the step, below " +
+                            pct(m_c.secondaryMinFraction) + ")");
+            return;
+        }
+        Recommendation r;
+        r.ruleId = "R18";
+        r.target = active(Bottleneck::HostBound) ? Bottleneck::HostBound : Bottleneck::LaunchOverhead;
+        r.term = IronLawTerm::Utilization;
+        r.targetShare = stepShare;
+        r.evidence = "the " + m_s.sampledMain->thread + " is in the optimizer step during " + pct(optimizer) +
+                     " of the GPU idle (" + pct(stepShare) + " of the step)" +
+                     (m_s.sampledMain->topOptimizerPath.empty() ? std::string()
+                                                                : ": " + m_s.sampledMain->topOptimizerPath);
+        r.gain = hostIdleGain(stepShare * m_stepNs, true,
+                              "a fused (one kernel per parameter group) or foreach (one kernel per operation "
+                              "over all parameters) update replaces the Python loop over parameters: at most "
+                              "the optimizer's share of the GPU idle disappears");
+        r.costs = "none for foreach; fused needs the parameters on the GPU in a supported dtype";
+        r.risks = "fused optimizers do not support every option (e.g. differentiable=True)";
+        r.pytorchChange =
+            "optimizer = torch.optim.AdamW(model.parameters(), lr=lr, fused=True)\n"
+            "# or foreach=True (the default when every parameter is on the GPU, unless turned off)\n";
+        r.references = "PyTorch documentation: torch.optim (foreach and fused implementations, Algorithms)";
+        show(std::move(r), "optimizer step in Python " + pct(stepShare) + " of the step");
     }
 
     // --- R17: exposed host-device copies ---

@@ -65,6 +65,49 @@ std::string dataFramesText(const DiagnosisSignals& s, std::size_t maxFrames) {
     return framesText(s.dataWaitFrames, maxFrames);
 }
 
+bool isDataRole(std::string_view role) {
+    return role == "input preparation" || role == "data loading";
+}
+
+bool isNotDataRole(std::string_view role) {
+    return !isDataRole(role);
+}
+
+std::string sampledStacksText(const DiagnosisSignals& s, bool (*wanted)(std::string_view role),
+                              std::size_t maxStacks) {
+    std::string out;
+    std::size_t shown = 0;
+    for (const DiagnosisSignals::SampledStackShare& st : s.sampledStacks) {
+        if (shown >= maxStacks || !wanted(st.role)) {
+            continue;
+        }
+        out += (shown == 0 ? "sampled stacks in the GPU idle: " : "; ") + st.thread + ": " + st.path + " " +
+               core::formatPercent(st.shareOfIdle) + " of GPU idle";
+        ++shown;
+    }
+    return out;
+}
+
+double topSampledShare(const DiagnosisSignals& s, bool (*wanted)(std::string_view role)) {
+    for (const DiagnosisSignals::SampledStackShare& st : s.sampledStacks) {
+        if (wanted(st.role)) {
+            return st.shareOfIdle;
+        }
+    }
+    return 0;
+}
+
+std::string sampledFramesText(const DiagnosisSignals& s, std::size_t maxFrames) {
+    std::string out;
+    for (std::size_t i = 0; i < s.sampledFrames.size() && i < maxFrames; ++i) {
+        const DiagnosisSignals::SampledFrameShare& f = s.sampledFrames[i];
+        out += (i == 0 ? "sampled frames by share of GPU idle: " : ", ") + f.name + " " +
+               core::formatPercent(f.inclusiveShareOfIdle) + " inclusive / " +
+               core::formatPercent(f.exclusiveShareOfIdle) + " exclusive";
+    }
+    return out;
+}
+
 std::string hostSplitText(const DiagnosisSignals& s) {
     return "code " + core::formatPercent(s.idleHostWorkFraction) + ", compilation " +
            core::formatPercent(s.idleCompilationFraction) + ", checkpointing/logging/evaluation " +

@@ -22,6 +22,19 @@ std::string_view describe(HostCause cause);
 std::string hostFramesText(const DiagnosisSignals& signals, std::size_t maxFrames = 3);
 // The same for the data-wait idle: what the input pipeline ran while the GPU waited.
 std::string dataFramesText(const DiagnosisSignals& signals, std::size_t maxFrames = 3);
+// The sampled stacks that filled the GPU's idle (DiagnosisSignals::sampledStacks) whose role
+// `wanted` accepts ("input preparation", "data loading", "optimizer", "other", ...): "sampled stacks
+// in the GPU idle: main thread (python3, pid 5): _BaseDataLoaderIter.__next__ → … →
+// RandomResizedCrop.forward 71.0 % of GPU idle", "" when none.
+std::string sampledStacksText(const DiagnosisSignals& signals, bool (*wanted)(std::string_view role),
+                              std::size_t maxStacks = 2);
+// The share of GPU idle of the largest of those stacks (0 when none).
+double topSampledShare(const DiagnosisSignals& signals, bool (*wanted)(std::string_view role));
+bool isDataRole(std::string_view role);     // input preparation, data loading
+bool isNotDataRole(std::string_view role);  // every other role
+// "sampled frames by share of GPU idle: RandomResizedCrop.forward (transforms.py:980) 71.0 %
+// inclusive / 40.0 % exclusive, ..." or "".
+std::string sampledFramesText(const DiagnosisSignals& signals, std::size_t maxFrames = 3);
 // "code 14.0 %, compilation 0.0 %, checkpointing/logging/evaluation 2.0 %, GC 0.0 %".
 std::string hostSplitText(const DiagnosisSignals& signals);
 

@@ -175,6 +175,27 @@ void writeSignals(Json& j, const DiagnosisSignals& s) {
         }
         j.endArray();
     }
+    // Sampled call stacks (Python sampler): shares of the GPU idle, each at most 1.
+    j.key("sampledStacks").beginArray();
+    for (const DiagnosisSignals::SampledStackShare& st : s.sampledStacks) {
+        j.beginObject();
+        j.key("thread").str(st.thread);
+        j.key("role").str(st.role);
+        j.key("path").str(st.path);
+        j.key("shareOfIdle").num(st.shareOfIdle);
+        j.endObject();
+    }
+    j.endArray();
+    j.key("sampledFrames").beginArray();
+    for (const DiagnosisSignals::SampledFrameShare& f : s.sampledFrames) {
+        j.beginObject();
+        j.key("thread").str(f.thread);
+        j.key("name").str(f.name);
+        j.key("inclusiveShareOfIdle").num(f.inclusiveShareOfIdle);
+        j.key("exclusiveShareOfIdle").num(f.exclusiveShareOfIdle);
+        j.endObject();
+    }
+    j.endArray();
     j.key("streamWait").num(s.streamWaitFraction);
     j.key("cpuBusyDuringIdle").optional(s.cpuBusyDuringIdleFraction);
     j.key("stepsWithDataWait").optional(s.stepsWithDataWaitFraction);

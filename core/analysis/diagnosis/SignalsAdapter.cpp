@@ -376,7 +376,7 @@ private:
     bool hostActivityRecorded() const { return m_hostActivity; }
 
     bool computeHostActivity() const {
-        if (m_model.apiCalls.size() + m_model.cpuOps.size() > 0) {
+        if (m_model.apiCalls.size() + m_model.cpuOps.size() + m_model.stackSamples.size() > 0) {
             return true;
         }
         return std::any_of(m_model.ranges.source.begin(), m_model.ranges.source.end(),
@@ -554,6 +554,65 @@ private:
         fill(m_metrics.accounting.dataWaitFrames, s.dataWaitFrames);
     }
 
+    // The sampled stacks that filled this device's idle (StackIdleProfile): the largest stacks and
+    // frames over all sampled threads, and the main thread's split by activity.
+    void fillSampledStacks(DiagnosisSignals& s) const {
+        const DeviceStackIdle* d = m_metrics.stackIdle.device(m_c.deviceIndex);
+        if (d == nullptr || d->idleNs <= 0) {
+            return;
+        }
+        const core::ThreadLabels labels(m_model);
+        for (const SampledThreadIdle& t : d->threads) {
+            const std::string thread = labels.of(t.thread).label;
+            for (const SampledStackTime& st : t.stacks) {
+                s.sampledStacks.push_back(
+                    {thread, std::string(names::toString(st.role)), st.path, d->share(st.ns)});
+            }
+            for (const SampledFrameTime& f : t.frames) {
+                // A frame on every sample of the thread that never runs itself (main, the training
+                // loop) says nothing about where the time went.
+                if (f.inclusiveNs == t.sampledNs && f.exclusiveNs == 0) {
+                    continue;
+                }
+                s.sampledFrames.push_back({thread, f.name, d->share(f.inclusiveNs), d->share(f.exclusiveNs)});
+            }
+        }
+        std::stable_sort(s.sampledStacks.begin(), s.sampledStacks.end(),
+                         [](const auto& a, const auto& b) { return a.shareOfIdle > b.shareOfIdle; });
+        std::stable_sort(s.sampledFrames.begin(), s.sampledFrames.end(), [](const auto& a, const auto& b) {
+            return a.inclusiveShareOfIdle > b.inclusiveShareOfIdle;
+        });
+        s.sampledStacks.resize(std::min<std::size_t>(s.sampledStacks.size(), 5));
+        s.sampledFrames.resize(std::min<std::size_t>(s.sampledFrames.size(), 8));
+        // The main thread: labelled so, else the thread sampled longest in the idle.
+        const SampledThreadIdle* main = &d->threads.front();
+        for (const SampledThreadIdle& t : d->threads) {
+            if (labels.of(t.thread).role == names::ThreadRole::Main) {
+                main = &t;
+                break;
+            }
+        }
+        auto role = [&](names::HostRole r) { return d->share(main->byRoleNs[static_cast<std::size_t>(r)]); };
+        DiagnosisSignals::SampledMainThread m;
+        m.thread = labels.of(main->thread).label;
+        m.sampledShare = d->share(main->sampledNs);
+        m.inputWorkShare = role(names::HostRole::DataPreparation);
+        m.loaderWaitShare = role(names::HostRole::DataLoading);
+        m.optimizerShare = role(names::HostRole::Optimizer);
+        m.compilationShare = role(names::HostRole::Compilation);
+        m.housekeepingShare = role(names::HostRole::Housekeeping);
+        m.syncShare = role(names::HostRole::Synchronization);
+        for (const SampledStackTime& st : main->stacks) {  // largest first
+            if (st.role == names::HostRole::DataPreparation && m.topInputPath.empty()) {
+                m.topInputPath = st.path;
+            }
+            if (st.role == names::HostRole::Optimizer && m.topOptimizerPath.empty()) {
+                m.topOptimizerPath = st.path;
+            }
+        }
+        s.sampledMain = std::move(m);
+    }
+
     // Host signs that CUDA graphs or torch.compile are in use: graph launch calls, compiled-region
     // ranges and ops, compilation frames.
     void scanHostUse() {
@@ -577,6 +636,12 @@ private:
         }
         for (std::size_t i = 0; i < m_model.cpuOps.size() && !m_compiledCodeSeen; ++i) {
             m_compiledCodeSeen = compiled(m_model.cpuOps.name[i]);
+        }
+        for (std::size_t i = 0; i < m_model.stackFrames.size() && !m_compiledCodeSeen; ++i) {
+            const core::StackFrame& f = m_model.stackFrames[i];
+            const names::HostRole r =
+                names::hostRoleOf(names::frameName(m_model.text(f.file), m_model.text(f.function), f.line));
+            m_compiledCodeSeen = r == names::HostRole::CompiledRegion || r == names::HostRole::Compilation;
         }
         std::vector<std::int8_t> graph(m_model.strings.size(), -1);
         for (std::size_t i = 0; i < m_model.apiCalls.size() && !m_cudaGraphsSeen; ++i) {
@@ -698,6 +763,7 @@ private:
         s.dataLoadingHostFraction =
             ratio(s.excludedStepCount > 0 ? dataLoading : dataLoadingNs(-1), s.windowNs);
         fillHostWorkFrames(s);
+        fillSampledStacks(s);
         // Bandwidth: time-weighted mean of the steady steps' fractions of one source.
         double weighted = 0, weight = 0;
         bool measured = true;

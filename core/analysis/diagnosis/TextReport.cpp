@@ -132,6 +132,13 @@ std::string accountingLines(const DiagnosisSignals& s, const std::string& prefix
     if (!s.dataWaitFrames.empty()) {
         out += prefix + "data wait " + dataFramesText(s, 5) + "\n";
     }
+    for (const DiagnosisSignals::SampledStackShare& st : s.sampledStacks) {
+        out += prefix + "sampled in the GPU idle: " + st.thread + ", " + st.path + " (" + st.role + ") " +
+               pct(st.shareOfIdle) + " of GPU idle\n";
+    }
+    if (!s.sampledFrames.empty()) {
+        out += prefix + sampledFramesText(s, 5) + "\n";
+    }
     out += prefix + "kernels: " + std::to_string(s.kernelCount) + " (" + std::to_string(s.shortKernelCount) +
            " short), mean " + dur(s.meanKernelNs) + "; GEMM/conv " + pct(s.gemmShare) + " (FP32 " +
            pct(s.fp32MatmulShare) + "), tensor cores " + pct(s.tensorCoreShare) +

@@ -9,6 +9,7 @@
 
 #include "core/analysis/metrics/IntervalSet.h"
 #include "core/analysis/metrics/PhaseDetection.h"
+#include "core/analysis/metrics/SampledStacks.h"
 #include "core/model/NameMemo.h"
 #include "core/model/ThreadLabels.h"
 #include "core/names/NameRules.h"
@@ -257,7 +258,7 @@ private:
 
 HostActivity buildHostActivity(const core::TraceModel& model,
                                const std::unordered_set<core::ThreadIndex>& threads, NameRoleCache& roles,
-                               core::DurationNs blockingCallNs) {
+                               core::DurationNs blockingCallNs, const SampledStacks* stacks = nullptr) {
     HostActivity h;
     auto wanted = [&](core::ThreadIndex t) { return threads.empty() || threads.count(t) > 0; };
     // Each table is sorted by start, so each category is a few sorted runs: merged below in
@@ -350,6 +351,24 @@ HostActivity buildHostActivity(const core::TraceModel& model,
         }
         h.items[kSync].push_back(
             {{model.syncs.startNs[i], model.syncs.endNs[i]}, IdleEvidence::Kind::Sync, i, {}});
+    }
+    markRun();
+    // Sampled stacks: each sample for the time it stands for, in its stack's category and as host
+    // activity, named by the leaf frame's function.
+    if (stacks != nullptr) {
+        const core::StackSampleTable& t = model.stackSamples;
+        for (std::uint32_t i = 0; i < t.size(); ++i) {
+            const TimeRange span = stacks->span(i);
+            if (span.empty() || !wanted(t.thread[i])) {
+                continue;
+            }
+            const Item item{span, IdleEvidence::Kind::StackSample, i, stacks->leafFunction(t.stack[i])};
+            if (const std::int8_t category = categoryOfRole(stacks->role(t.stack[i]).role);
+                category != kNoCategory) {
+                h.items[static_cast<std::size_t>(category)].push_back(item);
+            }
+            h.items[kHost].push_back(item);
+        }
     }
     markRun();
     auto byStart = [](const Item& a, const Item& b) { return a.range.startNs < b.range.startNs; };
@@ -584,8 +603,13 @@ std::string_view toString(IdleCause cause) {
 GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, const StepsResult& steps,
                                                  const KernelStatsResult& kernels,
                                                  const AccountingOptions& options,
-                                                 const std::vector<bool>& steadySteps) {
+                                                 const std::vector<bool>& steadySteps,
+                                                 const SampledStacks* stacks) {
     GpuTimeAccountingResult result;
+    std::optional<SampledStacks> ownStacks;
+    if (stacks == nullptr && model.stackSamples.size() > 0) {
+        stacks = &ownStacks.emplace(model);
+    }
     const TimeRange span = steps.span();
     std::map<std::int16_t, DeviceSets> devices = buildDeviceSets(model, kernels);
     NameRoleCache nameRoles(model);
@@ -651,7 +675,8 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
         }
 
         // --- Device-level idle intervals over the span, with causes --------------------------------
-        HostActivity host = buildHostActivity(model, d.launchThreads, nameRoles, options.blockingCopyCallNs);
+        HostActivity host =
+            buildHostActivity(model, d.launchThreads, nameRoles, options.blockingCopyCallNs, stacks);
         if (!onCpu.empty()) {
             std::vector<core::ThreadIndex> launching(d.launchThreads.begin(), d.launchThreads.end());
             std::sort(launching.begin(), launching.end());

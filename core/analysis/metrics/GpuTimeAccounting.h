@@ -41,6 +41,13 @@
 //                     of it (launchCount says how many launches)
 //   HostWork          any other host activity that dispatches nothing for most of the gap (Python
 //                     code, user ranges); hostWorkFrames names the frames by exclusive time
+//   Sampled call stacks (TraceModel::stackSamples, SampledStacks.h) of the launching threads are
+//   host activity too: each sample covers the time it stands for, in the category of what its
+//   stack was doing (NameRules' stackRoleOf: DataLoader / dataset / transform frames are DataWait,
+//   dynamo and inductor compilation Compilation, torch.save / logging / evaluation Housekeeping,
+//   .item() / cuda synchronize Synchronization, torch.distributed Collective) and in any case as
+//   host activity (HostWork or LaunchOverhead above), named by its leaf frame's function.
+//   Samples do not count as dispatch and not in hostWorkNs (a sampled thread may be blocked).
 //   (then, where no recorded host activity explains the gap, the threads' CPU use: the agent's
 //   "CPU %" counter tracks, one per thread, a sample covering the interval since the previous one)
 //   HostWork / LaunchOverhead  a launching thread (the main thread) is on the CPU (at least
@@ -92,7 +99,8 @@ std::string_view toString(IdleCause cause);
 struct IdleEvidence {
     // Thread: a host thread on the CPU (its "CPU %" samples) with no recorded frame; row is its
     // index in TraceModel::threads.
-    enum class Kind : std::uint8_t { None = 0, ApiCall, CpuOp, Range, Sync, Kernel, Thread };
+    // StackSample: a sampled call stack; row is its index in TraceModel::stackSamples.
+    enum class Kind : std::uint8_t { None = 0, ApiCall, CpuOp, Range, Sync, Kernel, Thread, StackSample };
     Kind kind = Kind::None;
     std::uint32_t row = 0xFFFFFFFFu;  // row in the table named by kind
     core::StringId name;              // its name (empty for Sync rows)
@@ -202,11 +210,16 @@ struct GpuTimeAccountingResult {
     std::vector<HostFrameTime> dataWaitFrames;
 };
 
+class SampledStacks;
+
 // `steadySteps` (StepTimeSummary::steady): when given, hostWorkFrames and dataWaitFrames count only
 // the gaps of steady steps, the window the overall signals share them of (warm-up steps left out).
+// `stacks`: the model's sampled stacks, when the caller prepared them (else prepared here when the
+// model has samples).
 GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, const StepsResult& steps,
                                                  const KernelStatsResult& kernels,
                                                  const AccountingOptions& options = {},
-                                                 const std::vector<bool>& steadySteps = {});
+                                                 const std::vector<bool>& steadySteps = {},
+                                                 const SampledStacks* stacks = nullptr);
 
 }  // namespace chokepoint::analysis

@@ -32,8 +32,12 @@ core::Result<TraceMetrics> computeTraceMetrics(const core::TraceModel& model, co
     if (!step(0.45)) {
         return cancelled;
     }
-    m.accounting =
-        computeGpuTimeAccounting(model, m.steps, m.kernels, options.accounting, m.stepTimes.steady);
+    {
+        const SampledStacks stacks(model);
+        m.accounting = computeGpuTimeAccounting(model, m.steps, m.kernels, options.accounting,
+                                                m.stepTimes.steady, &stacks);
+        m.stackIdle = computeStackIdleProfile(stacks, m.accounting, m.stepTimes.steady);
+    }
     if (!step(0.65)) {
         return cancelled;
     }

@@ -13,6 +13,7 @@
 #include "core/analysis/metrics/OpCost.h"
 #include "core/analysis/metrics/PhaseDetection.h"
 #include "core/analysis/metrics/Roofline.h"
+#include "core/analysis/metrics/StackIdleProfile.h"
 #include "core/analysis/metrics/StepDetection.h"
 #include "core/analysis/metrics/StepTimes.h"
 #include "core/analysis/metrics/TbPluginOverview.h"
@@ -40,6 +41,7 @@ struct TraceMetrics {
     PhasesResult phases;
     KernelStatsResult kernels;
     GpuTimeAccountingResult accounting;
+    StackIdleProfile stackIdle;  // the sampled frames that filled the GPU's idle (empty without samples)
     HtaBreakdown hta;
     TbPluginOverview tbPlugin;  // the TensorBoard profiler plugin's Overview figures
     OpCostResult opCosts;
