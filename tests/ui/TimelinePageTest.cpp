@@ -8,6 +8,7 @@
 #include <QTest>
 
 #include "core/base/Format.h"
+#include "tests/testutils/TraceBuilder.h"
 #include "tests/ui/PageTestSupport.h"
 #include "tests/ui/UiTestModels.h"
 #include "ui/controller/TraceDocument.h"
@@ -82,6 +83,24 @@ TEST(TimelinePageTest, TypingInTheSearchFieldSearchesAfterAPause) {
     EXPECT_EQ(first.kind, EventKind::Kernel);
     QTest::keyClick(edit, Qt::Key_Return);  // Enter on an unchanged query = next match
     EXPECT_NE(f.page.timeline()->selectedEvent(), first);
+}
+
+// A stack sample's details list its thread and frames, leaf first.
+TEST(TimelinePageTest, DetailsOfAStackSampleListItsFrames) {
+    testutils::guiApp();
+    testutils::TraceBuilder b;
+    b.sample(1000, "train.py:main;/site-packages/torch/utils/data/dataloader.py:_BaseDataLoaderIter.__next__",
+             7);
+    auto trace = std::make_shared<const core::TraceModel>(b.build());
+    EventDetailsModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setEvent(trace, {EventKind::StackSample, 0});
+    EXPECT_EQ(model.value(QStringLiteral("Name")), QStringLiteral("_BaseDataLoaderIter.__next__"));
+    EXPECT_EQ(model.value(QStringLiteral("Kind")), QStringLiteral("stack sample"));
+    EXPECT_EQ(model.value(QStringLiteral("Depth")), QStringLiteral("2"));
+    EXPECT_EQ(model.value(QStringLiteral("Leaf frame")),
+              QStringLiteral("_BaseDataLoaderIter.__next__ (/site-packages/torch/utils/data/dataloader.py)"));
+    EXPECT_EQ(model.value(QStringLiteral("Frame 1")), QStringLiteral("main (train.py)"));
 }
 
 TEST(TimelinePageTest, DetailsModelPassesTheModelTesterForEveryKind) {

@@ -9,7 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include "core/analysis/diagnosis/Analyzer.h"
 #include "core/import/TraceLoader.h"
@@ -147,6 +149,110 @@ TEST(H100Captures, NoSharedTraceShowsAnImpossibleMfu) {
         }
     }
     EXPECT_GT(analysed, 10);
+}
+
+// The rn50 capture as the Python stack sampler would have recorded it without the helper: every
+// chokepoint:* range removed, and the main thread's stack sampled every millisecond: inside each
+// of the helper's chokepoint:data ranges (the job waiting for its next batch, made in the main
+// process) the single-process DataLoader stack of PyTorch 2.11 / torchvision 0.26, elsewhere the
+// training step. The GPU timeline, launches and CPU use are the real capture's. Without markers the
+// diagnosis must still be data-bound, from the stacks, and say the batches are made in the main
+// process. The control, without markers and without samples, must not claim data-bound: it reads
+// the main thread's CPU use as host work (what the threads' CPU % alone can say).
+core::TraceModel rn50WithoutMarkers(const std::string& path, bool sampled) {
+    core::Result<core::TraceModel> loaded = core::loadTrace(path);
+    EXPECT_TRUE(loaded.ok());
+    core::TraceModel m = std::move(loaded.value());
+    std::vector<core::TimeRange> dataWaits;
+    core::RangeTable kept;
+    for (std::uint32_t i = 0; i < m.ranges.size(); ++i) {
+        core::RangeRow row = m.ranges.row(core::RangeId{i});
+        const std::string_view name = m.text(row.name);
+        if (name.rfind("chokepoint:", 0) == 0) {
+            if (name == "chokepoint:data") {
+                dataWaits.push_back({row.startNs, row.endNs});
+            }
+            continue;
+        }
+        row.depth = 0;
+        row.parent = {};
+        kept.add(row);
+    }
+    m.ranges = std::move(kept);
+    EXPECT_GT(dataWaits.size(), 10u);
+    // The main thread: the one that issued the most runtime calls.
+    std::map<core::ThreadIndex, int> calls;
+    for (core::ThreadIndex t : m.apiCalls.thread) {
+        ++calls[t];
+    }
+    const core::ThreadIndex main = std::max_element(calls.begin(), calls.end(), [](auto& a, auto& b) {
+                                       return a.second < b.second;
+                                   })->first;
+    const std::string site = "/usr/local/lib/python3.12/site-packages/";
+    auto stackOf = [&](std::vector<std::pair<std::string, std::string>> rootFirst) {
+        std::vector<core::FrameIndex> frames;
+        for (const auto& [file, function] : rootFirst) {
+            frames.insert(frames.begin(), m.internFrame(file, function, 0));
+        }
+        return m.internStack(frames);
+    };
+    const core::StackIndex loading =
+        stackOf({{"rn50_data.py", "main"},
+                 {site + "torch/utils/data/dataloader.py", "_BaseDataLoaderIter.__next__"},
+                 {site + "torch/utils/data/dataloader.py", "_SingleProcessDataLoaderIter._next_data"},
+                 {site + "torch/utils/data/_utils/fetch.py", "_MapDatasetFetcher.fetch"},
+                 {"rn50_data.py", "SyntheticImages.__getitem__"},
+                 {site + "torchvision/transforms/transforms.py", "Compose.__call__"},
+                 {site + "torch/nn/modules/module.py", "Module._call_impl"},
+                 {site + "torchvision/transforms/transforms.py", "RandomResizedCrop.forward"},
+                 {site + "torchvision/transforms/functional.py", "resized_crop"}});
+    const core::StackIndex training = stackOf({{"rn50_data.py", "main"},
+                                               {site + "torch/nn/modules/module.py", "Module._call_impl"},
+                                               {site + "torchvision/models/resnet.py", "ResNet.forward"}});
+    if (sampled) {
+        const core::TimeRange span = m.timeSpan();
+        std::size_t w = 0;
+        for (core::TimestampNs t = span.startNs; t < span.endNs; t += 1'000'000) {
+            while (w < dataWaits.size() && dataWaits[w].endNs <= t) {
+                ++w;
+            }
+            const bool waiting = w < dataWaits.size() && dataWaits[w].contains(t);
+            m.stackSamples.add({t, main, waiting ? loading : training});
+        }
+    }
+    m.finalize();
+    return m;
+}
+
+std::shared_ptr<const AnalysisReport> analyzeModel(core::TraceModel model) {
+    auto shared = std::make_shared<const core::TraceModel>(std::move(model));
+    core::Result<std::shared_ptr<const AnalysisReport>> r = analyzeTrace(shared, AnalysisOptions{});
+    EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().message);
+    return r.ok() ? r.value() : nullptr;
+}
+
+TEST(H100Captures, Rn50WithoutMarkersIsDataBoundFromSampledStacks) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "h100/rn50-nw0.cptrace");
+    auto control = analyzeModel(rn50WithoutMarkers(path, false));
+    ASSERT_TRUE(control);
+    EXPECT_NE(control->overall.bottleneck, Bottleneck::Data) << control->headline;
+    EXPECT_LT(control->overallSignals.idleDataWaitFraction, 0.1) << control->headline;
+    auto r = analyzeModel(rn50WithoutMarkers(path, true));
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::Data) << r->headline;
+    EXPECT_GT(r->overallSignals.idleDataWaitFraction, 0.5) << r->headline;
+    ASSERT_TRUE(r->overallSignals.sampledMain);
+    EXPECT_GT(r->overallSignals.sampledMain->inputWorkShare, 0.5);
+    ASSERT_FALSE(r->overallSignals.sampledStacks.empty());
+    EXPECT_NE(r->overallSignals.sampledStacks.front().path.find("RandomResizedCrop.forward"),
+              std::string::npos)
+        << r->overallSignals.sampledStacks.front().path;
+    for (const auto& st : r->overallSignals.sampledStacks) {
+        EXPECT_LE(st.shareOfIdle, 1.0);
+    }
+    const Recommendation* r2 = r->fixes.find("R2");
+    ASSERT_NE(r2, nullptr);
+    EXPECT_NE(r2->evidence.find("num_workers=0"), std::string::npos) << r2->evidence;
 }
 
 // --- The agent's own H100 captures of 2026-11-26, in the repository (tests/data/h100-agent-2026-11-26:
