@@ -191,6 +191,47 @@ TEST(CollectorCliTest, RunDelayLeavesTheStartOfTheJobOut) {
     std::filesystem::remove_all(dir);
 }
 
+TEST(CollectorCliTest, APythonJobWithoutCudaGetsACaptureOfItsStacks) {
+    std::string dir = tempDir("cp-pystacks");
+    std::string trace = dir + "/job.cptrace";
+    std::string job = dir + "/prep.py";
+    std::ofstream(job) << "import os, time\n"
+                          "def decode_batch(seconds):\n"
+                          "    end = time.time() + seconds\n"
+                          "    while time.time() < end:\n"
+                          "        sum(range(300))\n"
+                          "pid = os.fork()\n"
+                          "if pid == 0:\n"
+                          "    decode_batch(0.8)\n"
+                          "    os._exit(0)\n"
+                          "decode_batch(0.6)\n"
+                          "os.waitpid(pid, 0)\n";
+    Outcome o =
+        cli({"run", "--host-only", "-o", trace, "--", "python3", job}, {"CHOKEPOINT_SOCKET_DIR=" + dir});
+    ASSERT_EQ(o.exitCode, 0) << o.output;
+    EXPECT_NE(o.output.find("Python stack samples of 2 processes"), std::string::npos) << o.output;
+    auto model = chokepoint::core::readCptrace(trace);
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    ASSERT_GT(model->stackSamples.size(), 40u);  // two processes, ~0.6 s each at 100 Hz
+    std::set<std::int64_t> pids;
+    std::size_t inDecode = 0;
+    for (std::size_t i = 0; i < model->stackSamples.size(); ++i) {
+        pids.insert(model->threads[model->stackSamples.thread[i]].pid);
+        auto frames = model->stack(model->stackSamples.stack[i]);
+        inDecode +=
+            !frames.empty() && model->text(model->stackFrames[frames[0]].function) == "decode_batch" ? 1 : 0;
+    }
+    EXPECT_EQ(pids.size(), 2u) << "the forked child samples too";
+    EXPECT_GT(inDecode * 2, model->stackSamples.size()) << "most samples are in decode_batch, leaf first";
+    // --no-python-stacks: nothing sampled, so nothing recorded for a job without CUDA.
+    Outcome off =
+        cli({"run", "--host-only", "--no-python-stacks", "-o", dir + "/off.cptrace", "--", "python3", job},
+            {"CHOKEPOINT_SOCKET_DIR=" + dir});
+    EXPECT_NE(off.exitCode, 0);
+    EXPECT_NE(off.output.find("nothing was recorded"), std::string::npos) << off.output;
+    std::filesystem::remove_all(dir);
+}
+
 TEST(CollectorCliTest, RunHelpShowsDelayAndAfterSteps) {
     Outcome o = cli({"run", "--help"});
     EXPECT_EQ(o.exitCode, 0);
