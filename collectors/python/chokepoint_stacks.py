@@ -111,7 +111,9 @@ class StackSampler:
         fid = lines.get(line)
         if fid is None:
             fid = self.frame_count
-            if not self._emit({"f": [fid, code.co_filename, code.co_name, line]}):
+            # co_qualname (3.11+) says which class a method belongs to: RandomResizedCrop.forward.
+            name = getattr(code, "co_qualname", code.co_name)
+            if not self._emit({"f": [fid, code.co_filename, name, line]}):
                 return None
             self.frame_count += 1
             lines[line] = fid
