@@ -179,6 +179,32 @@ inline int parseWindowOption(const Args& args, std::size_t& i, CaptureWindowArgs
     return 0;
 }
 
+// --no-python-stacks and --python-hz N (run, launch): the Python stack sampler's options.
+struct PythonStacksArgs {
+    bool enabled = true;
+    int hz = 100;
+};
+
+// Consumes a Python stacks option at args[i] like parseWindowOption: 1 consumed, 0 not one, -1 bad.
+inline int parsePythonStacksOption(const Args& args, std::size_t& i, PythonStacksArgs& out,
+                                   std::string* error) {
+    if (args[i] == "--no-python-stacks") {
+        out.enabled = false;
+        return 1;
+    }
+    if (args[i] != "--python-hz" || i + 1 >= args.size()) {
+        return 0;
+    }
+    char* end = nullptr;
+    long hz = std::strtol(args[++i].c_str(), &end, 10);
+    if (*end != '\0' || hz < 1 || hz > 1000) {
+        *error = "--python-hz takes 1 to 1000 samples per second, not '" + args[i] + "'";
+        return -1;
+    }
+    out.hz = static_cast<int>(hz);
+    return 1;
+}
+
 // CaptureKind bits (control.proto) for the options: 0 = the agent's defaults.
 inline std::uint32_t captureKinds(const CaptureWindowArgs& w) {
     constexpr std::uint32_t kHostAndNvtx = 16 | 32;  // NVTX | HOST

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/CaptureArgs.h"
 #include "app/cli/Commands.h"
 #include "app/cli/ExitCodes.h"
 #include "collectors/control/AgentLauncher.h"
@@ -36,8 +37,7 @@ void printLaunchUsage(std::FILE* out) {
 int runLaunch(const Args& args) {
     std::vector<std::string> command;
     std::string socketDir = collectors::defaultRuntimeDir();
-    bool pythonStacks = true;
-    int pythonHz = 100;
+    PythonStacksArgs python;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
         if (a == "--") {
@@ -52,19 +52,11 @@ int runLaunch(const Args& args) {
             socketDir = args[++i];
             continue;
         }
-        if (a == "--no-python-stacks") {
-            pythonStacks = false;
-            continue;
-        }
-        if (a == "--python-hz" && i + 1 < args.size()) {
-            char* end = nullptr;
-            long hz = std::strtol(args[++i].c_str(), &end, 10);
-            if (*end != '\0' || hz < 1 || hz > 1000) {
-                std::fprintf(stderr, "chokepoint-cli launch: --python-hz takes 1 to 1000, not '%s'\n",
-                             args[i].c_str());
+        if (std::string error; int consumed = parsePythonStacksOption(args, i, python, &error)) {
+            if (consumed < 0) {
+                std::fprintf(stderr, "chokepoint-cli launch: %s\n", error.c_str());
                 return kExitUsage;
             }
-            pythonHz = static_cast<int>(hz);
             continue;
         }
         std::fprintf(stderr,
@@ -91,12 +83,12 @@ int runLaunch(const Args& args) {
     // Python stacks while an attach records (the agent marks it beside its socket); attach reads
     // them from <socket dir>/pystacks-<launch pid>/, which goes away with the job.
     std::string stacksDir;
-    if (pythonStacks) {
+    if (python.enabled) {
         core::Result<std::string> site = collectors::findPythonSiteFolder(collectors::selfExecutablePath());
         if (site.ok()) {
             stacksDir = socketDir + "/pystacks-" + std::to_string(::getpid());
             for (auto& entry : collectors::pythonStacksEnvironment(
-                     collectors::currentEnvironment(), site.value(), stacksDir, pythonHz, false)) {
+                     collectors::currentEnvironment(), site.value(), stacksDir, python.hz, false)) {
                 extra.push_back(std::move(entry));
             }
         } else {

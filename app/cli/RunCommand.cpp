@@ -81,8 +81,7 @@ std::vector<std::string> recordedFiles(const std::string& prefix, const std::str
 int runRun(const Args& args) {
     CaptureWindowArgs window;
     std::string output = "chokepoint-run.cptrace";
-    bool pythonStacks = true;
-    int pythonHz = 100;
+    PythonStacksArgs python;
     std::vector<std::string> command;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -107,20 +106,12 @@ int runRun(const Args& args) {
             output = args[++i];
             continue;
         }
-        if (a == "--no-python-stacks") {
-            pythonStacks = false;
-            continue;
+        consumed = parsePythonStacksOption(args, i, python, &error);
+        if (consumed < 0) {
+            std::fprintf(stderr, "chokepoint-cli run: %s\n", error.c_str());
+            return kExitUsage;
         }
-        if (a == "--python-hz" && i + 1 < args.size()) {
-            char* end = nullptr;
-            long hz = std::strtol(args[++i].c_str(), &end, 10);
-            if (*end != '\0' || hz < 1 || hz > 1000) {
-                std::fprintf(stderr,
-                             "chokepoint-cli run: --python-hz takes 1 to 1000 samples per second, not '%s'\n",
-                             args[i].c_str());
-                return kExitUsage;
-            }
-            pythonHz = static_cast<int>(hz);
+        if (consumed > 0) {
             continue;
         }
         std::fprintf(stderr, "chokepoint-cli run: unexpected argument '%s' (the command goes after --)\n\n",
@@ -169,7 +160,7 @@ int runRun(const Args& args) {
     }
     // Python stacks: every Python process of the job samples its own threads (no code change).
     std::string stacksDir;
-    if (pythonStacks) {
+    if (python.enabled) {
         core::Result<std::string> site = collectors::findPythonSiteFolder(collectors::selfExecutablePath());
         std::string tmpl = std::filesystem::temp_directory_path().string() + "/chokepoint-pystacks-XXXXXX";
         if (!site.ok()) {
@@ -181,7 +172,7 @@ int runRun(const Args& args) {
             // From the start, unless the window starts later: then only while the agent records.
             const bool fromStart = window.delayMs == 0 && window.afterSteps == 0;
             for (auto& entry : collectors::pythonStacksEnvironment(
-                     collectors::currentEnvironment(), site.value(), stacksDir, pythonHz, fromStart)) {
+                     collectors::currentEnvironment(), site.value(), stacksDir, python.hz, fromStart)) {
                 extra.push_back(std::move(entry));
             }
         }
