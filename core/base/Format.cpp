@@ -99,4 +99,29 @@ std::string formatFixed(double value, int decimals) {
     return buffer;
 }
 
+std::string formatTimeOffset(DurationNs ns) {
+    const bool negative = ns < 0;
+    // The magnitude as unsigned, so INT64_MIN does not overflow.
+    const std::uint64_t magnitude =
+        negative ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
+    struct Unit {
+        std::uint64_t nsPerUnit;
+        int decimals;
+        const char* name;
+    };
+    static constexpr Unit kUnits[] = {{1'000'000'000, 9, "s"}, {1'000'000, 6, "ms"}, {1'000, 3, "µs"}};
+    char buffer[64];
+    for (const Unit& unit : kUnits) {
+        if (magnitude >= unit.nsPerUnit) {
+            std::snprintf(buffer, sizeof buffer, "%s%llu.%0*llu %s", negative ? "-" : "",
+                          static_cast<unsigned long long>(magnitude / unit.nsPerUnit), unit.decimals,
+                          static_cast<unsigned long long>(magnitude % unit.nsPerUnit), unit.name);
+            return buffer;
+        }
+    }
+    std::snprintf(buffer, sizeof buffer, "%s%llu ns", negative ? "-" : "",
+                  static_cast<unsigned long long>(magnitude));
+    return buffer;
+}
+
 }  // namespace chokepoint::core

@@ -27,5 +27,9 @@ std::string formatCount(std::int64_t count);
 std::string formatThreadId(std::int64_t tid);
 // Fixed-point with `decimals` digits, no locale.
 std::string formatFixed(double value, int decimals);
+// A point in time as an offset (from the trace start), exact to the nanosecond in the unit of its
+// size: "850 ns", "12.345 µs", "4.567890 ms", "14.971209026 s". Integer arithmetic, so a 15 s
+// offset keeps its last nanosecond digit.
+std::string formatTimeOffset(DurationNs ns);
 
 }  // namespace chokepoint::core

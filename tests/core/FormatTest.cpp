@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 using namespace chokepoint::core;
 
 TEST(Format, DurationPicksUnit) {
@@ -29,4 +31,19 @@ TEST(Format, ThreadIdsShowUnsigned) {
     EXPECT_EQ(formatThreadId(-1107294656), "3187672640");
     EXPECT_EQ(formatThreadId(-1), "4294967295");
     EXPECT_EQ(formatThreadId(-5'000'000'000), "18446744068709551616");
+}
+
+// Points in time read in the unit of their size, exact to the nanosecond (issue 23: a point 15 s
+// into a trace read "14971209.026 µs after trace start").
+TEST(Format, TimeOffsetsInTheUnitOfTheirSize) {
+    EXPECT_EQ(formatTimeOffset(0), "0 ns");
+    EXPECT_EQ(formatTimeOffset(850), "850 ns");
+    EXPECT_EQ(formatTimeOffset(12'345), "12.345 µs");
+    EXPECT_EQ(formatTimeOffset(4'567'890), "4.567890 ms");
+    EXPECT_EQ(formatTimeOffset(14'971'209'026), "14.971209026 s");
+    EXPECT_EQ(formatTimeOffset(1'000'000'000), "1.000000000 s");
+    EXPECT_EQ(formatTimeOffset(-2'500), "-2.500 µs");
+    // Offsets far beyond a double's integer precision keep their last digit.
+    EXPECT_EQ(formatTimeOffset(9'007'199'254'740'993), "9007199.254740993 s");
+    EXPECT_EQ(formatTimeOffset(INT64_MIN), "-9223372036.854775808 s");
 }
