@@ -100,7 +100,40 @@ Result<TraceFormat> detectTraceFormat(const std::string& path) {
         ".cptrace) at byte 0");
 }
 
+namespace {
+
+// A file from which not one record could be read is not an empty trace: the reader went past damage
+// (a cut, a corrupt tail) and kept nothing. Said as an error naming the damage, so that no view
+// calls an unreadable file "a CPU-only trace" with confidence.
+Result<TraceModel> refuseIfNothingRead(Result<TraceModel> loaded, const std::string& path) {
+    if (!loaded.ok()) {
+        return loaded;
+    }
+    const TraceModel& model = loaded.value();
+    const bool nothingRead = model.gpuEventCount() == 0 && model.cpuOps.size() == 0 &&
+                             model.apiCalls.size() == 0 && model.ranges.size() == 0;
+    if (!nothingRead) {
+        return loaded;
+    }
+    for (const TraceStat& stat : model.stats.entries()) {
+        if (stat.severity >= Severity::DataLoss) {
+            return makeError(path + ": no records could be read (" + stat.name + ": " + stat.detail + ")");
+        }
+    }
+    return loaded;
+}
+
+Result<TraceModel> loadByFormat(const std::string& path, const LoadOptions& options);
+
+}  // namespace
+
 Result<TraceModel> loadTrace(const std::string& path, const LoadOptions& options) {
+    return refuseIfNothingRead(loadByFormat(path, options), path);
+}
+
+namespace {
+
+Result<TraceModel> loadByFormat(const std::string& path, const LoadOptions& options) {
     auto format = detectTraceFormat(path);
     if (!format.ok()) {
         return format.error();
@@ -125,5 +158,7 @@ Result<TraceModel> loadTrace(const std::string& path, const LoadOptions& options
     }
     return makeError(path + ": unknown trace format");
 }
+
+}  // namespace
 
 }  // namespace chokepoint::core
