@@ -196,9 +196,11 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
                 : "counted from the recorded shapes of the ops that ran (forward only: the trace "
                   "has no backward pass, so no training factor)";
         mfu.warnings.push_back(
-            "O_model estimated from recorded shapes (FLOPs of the costed ops run in each step); recompute "
-            "and padding cannot be separated, so this MFU is an upper estimate. Pass --model-flops or "
-            "--params and --tokens-per-step for the definition's 6·N·T.");
+            "Model FLOPs estimated from recorded shapes (FLOPs of the costed ops run in each step); "
+            "recompute "
+            "and padding cannot be separated, so this MFU is an upper estimate. Give the FLOPs per step, or "
+            "the parameters and tokens per step for the definition's 6·N·T (Analysis Settings; in the CLI "
+            "--model-flops, or --params and --tokens-per-step).");
     }
     if (mfu.source == ModelFlopsSource::UserFlopsPerStep) {
         mfu.sourceNote = "model FLOPs per step given by the user";
@@ -218,10 +220,12 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
             "6 · N · T undercounts a convolutional network: each weight is applied at every position of its "
             "input, not once per token or image, so this MFU is far too low; give the counted FLOPs of one "
             "step "
-            "(--model-flops, or the helper's FlopCounterMode count)");
+            "(Analysis Settings or --model-flops, or the helper's FlopCounterMode count)");
     }
     if (o.parameterCount.has_value() != o.tokensPerStep.has_value() && !o.modelFlopsPerStep) {
-        mfu.warnings.push_back("MFU from 6·N·T needs both --params and --tokens-per-step");
+        mfu.warnings.push_back(
+            "MFU from 6·N·T needs both the parameters and the tokens per step (--params and "
+            "--tokens-per-step)");
     }
 
     // Precision of the peak (PrecisionInference.h).
@@ -279,7 +283,8 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
             "per "
             "step, which undercount a convolutional network many times over (it would read " +
             std::string(wouldRead) +
-            "). Count one step's FLOPs with the helper (cp.step(n, count_flops=True)) or pass --model-flops";
+            "). Count one step's FLOPs with the helper (cp.step(n, count_flops=True)) or give them (Analysis "
+            "Settings, or --model-flops)";
         mfu.mfu.reset();
     }
     if (mfu.hfu && *mfu.hfu >= 1.0) {
@@ -349,7 +354,9 @@ IronLawReport ironLawOf(const DiagnosisSignals& s, const DiagnosisConfig& config
     law.simplifiedLawValid = reasons.empty();
     if (law.simplifiedLawValid) {
         law.note =
-            "data movement, communication and launch overhead are small: T = O / (R_peak x eta_hw) applies";
+            "data movement, communication and launch overhead are small: the step time is the model's work "
+            "over the "
+            "peak FLOP/s times the share of peak the kernels reach";
     } else {
         law.note = "the simplified iron law does not apply: ";
         for (std::size_t i = 0; i < reasons.size(); ++i) {
@@ -408,7 +415,8 @@ std::string headlineOf(const AnalysisReport& r) {
                                 ? " (MFU not shown: the figure computed is 100 % or more, which is "
                                   "impossible; see "
                                   "the MFU notes)"
-                                : " (MFU unknown: give --model-flops to judge how much of the peak is left)");
+                                : " (MFU unknown: give the model's FLOPs per step to judge how much of the "
+                                  "peak is left)");
             }
             return h + " (" + mfuJudgement(r) + ")";
         }
@@ -727,6 +735,19 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
         if (const core::TraceStat* cut = model.stats.find(name)) {
             warn(r, core::Severity::Warning, "trace.truncated",
                  "the trace file is truncated: " + cut->detail + "; figures cover only what was written");
+            // What is missing may be what binds (a file cut before its first kernel reads as "no GPU
+            // activity"), so no verdict on part of a trace is more than low confidence.
+            constexpr double kCutTraceMaxConfidence = 0.45;
+            if (r.overall.confidence > kCutTraceMaxConfidence) {
+                r.overall.confidence = kCutTraceMaxConfidence;
+                r.overall.rationale += "; low confidence: the trace file is cut short";
+            }
+            if (r.overall.bottleneck == Bottleneck::NoGpuActivity) {
+                r.headline =
+                    "No GPU activity in the part of the trace that could be read: the file is cut "
+                    "short (" +
+                    cut->detail + ")";
+            }
         }
     }
     std::int64_t repaired = 0;
@@ -738,7 +759,8 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
     if (repaired > 0) {
         warn(r, core::Severity::Warning, "trace.repaired",
              std::to_string(repaired) +
-                 " trace records were repaired or dropped on import (see `chokepoint-cli info`)");
+                 " trace records were repaired or dropped on import (listed with the trace's import "
+                 "statistics)");
     }
     if (!core::reportProgress(o.progress, 1.0)) {
         return core::makeError(core::kCancelledMessage);
