@@ -120,8 +120,8 @@ TEST(TimelinePageTest, DetailsModelPassesTheModelTesterForEveryKind) {
     EXPECT_TRUE(model.value(QStringLiteral("Launched by")).startsWith(QStringLiteral("cudaLaunchKernel")));
     EXPECT_EQ(model.value(QStringLiteral("Launching op")), QStringLiteral("aten::linear"));
     EXPECT_EQ(model.value(QStringLiteral("Duration")), QStringLiteral("20.0 µs"));
-    // Start and end in microseconds with nanosecond digits; the launch-to-start queue delay (HTA's
-    // launch delay: kernel start minus the launch call's end).
+    // Start and end exact to the nanosecond, in the unit of the offset's size; the launch-to-start
+    // queue delay (HTA's launch delay: kernel start minus the launch call's end) in microseconds.
     const core::TimestampNs origin = f.model->timeSpan().startNs;
     const core::KernelRow kernel = f.model->kernels.row(core::KernelId{0});
     auto micros = [](core::DurationNs ns) {
@@ -129,9 +129,11 @@ TEST(TimelinePageTest, DetailsModelPassesTheModelTesterForEveryKind) {
                QStringLiteral(" µs");
     };
     EXPECT_EQ(model.value(QStringLiteral("Start")),
-              micros(kernel.startNs - origin) + QStringLiteral(" after trace start"));
+              QString::fromStdString(core::formatTimeOffset(kernel.startNs - origin)) +
+                  QStringLiteral(" after trace start"));
     EXPECT_EQ(model.value(QStringLiteral("End")),
-              micros(kernel.endNs - origin) + QStringLiteral(" after trace start"));
+              QString::fromStdString(core::formatTimeOffset(kernel.endNs - origin)) +
+                  QStringLiteral(" after trace start"));
     ASSERT_TRUE(kernel.launchCall.valid());
     const core::ApiCallRow launch = f.model->apiCalls.row(kernel.launchCall);
     EXPECT_TRUE(model.value(QStringLiteral("Queue delay")).startsWith(micros(kernel.startNs - launch.endNs)))

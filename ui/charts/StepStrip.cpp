@@ -62,6 +62,11 @@ QRectF StepStrip::cellRect(int index) const {
     return QRectF(x0, area.top(), std::max(1.0, w), area.height());
 }
 
+void StepStrip::setEmptyText(const QString& text) {
+    m_emptyText = text;
+    update();
+}
+
 int StepStrip::cellAt(const QPoint& pos) const {
     for (int i = 0; i < static_cast<int>(m_cells.size()); ++i) {
         const QRectF r = cellRect(i);
@@ -78,7 +83,7 @@ void StepStrip::paintEvent(QPaintEvent*) {
     const QRectF area = stripArea();
     if (m_cells.empty()) {
         p.setPen(palette().color(QPalette::PlaceholderText));
-        p.drawText(area, Qt::AlignLeft | Qt::AlignVCenter, tr("No steps detected"));
+        p.drawText(area, Qt::AlignLeft | Qt::AlignVCenter, m_emptyText);
         return;
     }
     const ThemeColors colors = themeColors(palette());

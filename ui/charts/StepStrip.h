@@ -26,6 +26,10 @@ public:
     explicit StepStrip(QWidget* parent = nullptr);
 
     void setCells(std::vector<StepStripCell> cells);
+    // What the strip says when it has no cells ("No steps detected" unless set; empty says nothing,
+    // e.g. for a side that has no trace yet).
+    void setEmptyText(const QString& text);
+    QString emptyText() const { return m_emptyText; }
     const std::vector<StepStripCell>& cells() const { return m_cells; }
     // Cell index under `pos`, or -1.
     int cellAt(const QPoint& pos) const;
@@ -51,6 +55,7 @@ private:
     std::vector<double> m_offsets;  // cumulative weight at each cell's left edge
     double m_totalWeight = 0;
     int m_selected = -1;
+    QString m_emptyText = tr("No steps detected");
 };
 
 }  // namespace chokepoint::ui

@@ -220,9 +220,10 @@ void TraceDocument::open(const QString& path) {
             }
             emit statusMessage(tr("Could not open %1").arg(m_displayName));
             restorePrevious(*job);
-            emit loadFailed(message);
             if (m_model) {
-                // The trace that was open stays open: the pages take it back.
+                // The trace that was open stays open: the pages take it back before the failure is
+                // announced, so a dialog shown on loadFailed has the old trace behind it, not an
+                // empty page.
                 emit modelAvailable();
                 if (m_report) {
                     emit analysisAvailable();
@@ -230,6 +231,7 @@ void TraceDocument::open(const QString& path) {
                     startAnalysis();
                 }
             }
+            emit loadFailed(message);
             return;
         }
         m_model = job->model;

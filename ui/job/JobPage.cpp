@@ -105,6 +105,13 @@ JobPage::JobPage(QWidget* parent) : QWidget(parent) {
 
     connect(m_metric, &QComboBox::currentIndexChanged, this, [this](int index) {
         m_heatmap->setMetric(static_cast<HeatmapMetric>(m_metric->itemData(index).toInt()));
+        m_stragglers->showCell({});  // the cell shown was of the other figure
+    });
+    connect(m_heatmap, &RankStepHeatmap::cellClicked, this, [this](int row, int column) {
+        if (const auto report = m_document ? m_document->report() : nullptr) {
+            m_stragglers->showCell(
+                heatmapCellText(*report, m_heatmap->data(), m_heatmap->metric(), row, column));
+        }
     });
     refresh();
 }

@@ -148,10 +148,66 @@ HeatmapData buildHeatmapData(const job::JobReport& report, HeatmapMetric metric)
     if (std::isinf(low)) {
         low = high = 0;
     }
-    // Step time: the scale spans the ranks' spread, where the differences are. Waits start at 0.
+    // Step time: the scale starts at the fastest cell, where the differences are, and spans at least
+    // kStepTimeMinRelativeSpan of it, so a colour step means a real slowdown. Waits start at 0.
     data.lowNs = metric == HeatmapMetric::StepTime ? low : 0.0;
-    data.highNs = high;
+    data.highNs =
+        metric == HeatmapMetric::StepTime ? std::max(high, low * (1 + kStepTimeMinRelativeSpan)) : high;
     return data;
+}
+
+QString heatmapCellText(const job::JobReport& report, const HeatmapData& data, HeatmapMetric metric, int row,
+                        int column) {
+    if (row < 0 || row >= data.rows() || column < 0 || column >= data.columns() ||
+        data.rowMissing[static_cast<std::size_t>(row)]) {
+        return {};
+    }
+    const std::int32_t rank = data.rowRank[static_cast<std::size_t>(row)];
+    const std::int64_t stepNumber = data.colStep[static_cast<std::size_t>(column)];
+    QString text = QObject::tr("<b>Rank %1 · step #%2</b>").arg(rank).arg(stepNumber);
+    const double value = data.value(row, column);
+    if (std::isnan(value)) {
+        return text + QObject::tr("<br/>This rank has no such step.");
+    }
+    // The median over the ranks that have this step, for the figure shown.
+    std::vector<double> columnValues;
+    for (int r = 0; r < data.rows(); ++r) {
+        if (const double v = data.value(r, column); !std::isnan(v)) {
+            columnValues.push_back(v);
+        }
+    }
+    std::sort(columnValues.begin(), columnValues.end());
+    const double median = columnValues[columnValues.size() / 2];
+    text += QObject::tr("<br/>%1: %2")
+                .arg(heatmapMetricName(metric), jobDuration(static_cast<core::DurationNs>(value)));
+    if (median > 0 && columnValues.size() > 1) {
+        text += QObject::tr(" (%1%2 % against the median rank's %3 in this step)")
+                    .arg(value >= median ? QStringLiteral("+") : QString())
+                    .arg((value - median) / median * 100, 0, 'f', 1)
+                    .arg(jobDuration(static_cast<core::DurationNs>(median)));
+    }
+    const job::JobStep& step = report.steps[static_cast<std::size_t>(column)];
+    std::size_t at = report.ranks.size();
+    for (std::size_t i = 0; i < report.ranks.size(); ++i) {
+        if (report.ranks[i].summary && report.ranks[i].summary->rank == rank) {
+            at = i;
+        }
+    }
+    if (metric != HeatmapMetric::StepTime && at < step.rankStepNs.size() && step.rankStepNs[at] >= 0) {
+        text += QObject::tr("<br/>Step time: %1").arg(jobDuration(step.rankStepNs[at]));
+    }
+    if (metric != HeatmapMetric::CollectiveWait && at < step.rankWaitNs.size() && step.rankWaitNs[at] > 0) {
+        text += QObject::tr("<br/>Waited on collectives: %1").arg(jobDuration(step.rankWaitNs[at]));
+    }
+    if (step.lastRank >= 0) {
+        text += step.lastRank == rank
+                    ? QObject::tr("<br/>This rank was last at the step's collectives (%1 late in all).")
+                          .arg(jobDuration(step.lastLateNs))
+                    : QObject::tr("<br/>Last at the step's collectives: rank %1 (%2 late in all).")
+                          .arg(step.lastRank)
+                          .arg(jobDuration(step.lastLateNs));
+    }
+    return text + QObject::tr("<br/><i>Double-click the row to open the rank.</i>");
 }
 
 RankStepHeatmap::RankStepHeatmap(QWidget* parent) : QAbstractScrollArea(parent) {
@@ -493,6 +549,9 @@ void RankStepHeatmap::mousePressEvent(QMouseEvent* event) {
             m_document->selectRank(rank);
         }
         emit rankClicked(rank);
+        if (const int column = columnAt(static_cast<int>(event->position().x())); column >= 0) {
+            emit cellClicked(row, column);
+        }
     }
 }
 

@@ -47,6 +47,14 @@ struct HeatmapData {
     }
 };
 HeatmapData buildHeatmapData(const job::JobReport& report, HeatmapMetric metric);
+// The step-time scale spans at least this share of its low end, so ranks within a few percent of
+// each other stay pale instead of running pale-to-dark over a 4 % spread (607 to 631 ms).
+inline constexpr double kStepTimeMinRelativeSpan = 0.25;
+// What a click on the cell (row, column) tells the side panel, as rich text: the rank's figure in
+// that step against the median rank's, its collective wait, and who was last at the step's
+// collectives. Empty for a missing rank.
+QString heatmapCellText(const job::JobReport& report, const HeatmapData& data, HeatmapMetric metric, int row,
+                        int column);
 
 class RankStepHeatmap : public QAbstractScrollArea {
     Q_OBJECT
@@ -72,6 +80,8 @@ public:
 
 signals:
     void rankClicked(int rank);
+    // A click on a cell: its row and column in data().
+    void cellClicked(int row, int column);
     void rankActivated(int rank);
 
 protected:

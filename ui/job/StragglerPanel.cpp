@@ -31,6 +31,14 @@ StragglerPanel::StragglerPanel(QWidget* parent) : QWidget(parent) {
     m_choice->setAccessibleName(tr("Straggler shown"));
     setAccessibleName(tr("Stragglers"));
     m_choice->setVisible(false);
+    m_cell = new QLabel(this);
+    m_cell->setWordWrap(true);
+    m_cell->setTextFormat(Qt::RichText);
+    m_cell->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_cell->setContentsMargins(4, 4, 4, 6);
+    m_cell->setAccessibleName(tr("Heatmap cell"));
+    m_cell->setVisible(false);
+    layout->addWidget(m_cell);
     layout->addWidget(m_choice);
     auto* scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
@@ -93,9 +101,19 @@ void StragglerPanel::setDocument(JobDocument* document) {
     refresh();
 }
 
+void StragglerPanel::showCell(const QString& html) {
+    m_cell->setText(html);
+    m_cell->setVisible(!html.isEmpty());
+}
+
+QString StragglerPanel::cellText() const {
+    return m_cell->isVisibleTo(this) ? m_cell->text() : QString();
+}
+
 void StragglerPanel::refresh() {
     const auto report = m_document ? m_document->report() : nullptr;
     m_current = -1;
+    showCell({});  // a cell of the job that was shown before
     {
         const QSignalBlocker block(m_choice);
         m_choice->clear();

@@ -26,6 +26,9 @@ public:
     int currentStraggler() const { return m_current; }
     void showStraggler(int index);
     QString text() const;  // the panel's text, for tests
+    // Shows what a heatmap cell holds (rich text) above the straggler; empty hides it.
+    void showCell(const QString& html);
+    QString cellText() const;
     QPushButton* showMeButton() const { return m_showMe; }
     QPushButton* openRankButton() const { return m_openRank; }
     QPushButton* compareButton() const { return m_compare; }
@@ -40,6 +43,7 @@ private:
     JobDocument* m_document = nullptr;
     int m_current = -1;
     QComboBox* m_choice = nullptr;
+    QLabel* m_cell = nullptr;
     QLabel* m_body = nullptr;
     QPushButton* m_showMe = nullptr;
     QPushButton* m_openRank = nullptr;

@@ -37,8 +37,12 @@ QString valueText(const analysis::MetricDelta& m, double v) {
                                   : QString::number(v, 'g', 4);
 }
 
-// The comparison's metric ids as a reader would name them (unknown ids are shown as they are).
-QString metricLabel(const std::string& name) {
+}  // namespace
+
+// The comparison's metric ids as a reader would name them. Idle causes take the names the charts'
+// legends use (analysis::toString); an id without a label is shown as it is, and a test checks
+// that every id compareReports produces has one.
+QString compareMetricLabel(const std::string& name) {
     static const std::pair<const char*, const char*> kLabels[] = {
         {"stepTimeNs", QT_TR_NOOP("Step time (mean)")},
         {"busy", QT_TR_NOOP("GPU busy")},
@@ -61,8 +65,21 @@ QString metricLabel(const std::string& name) {
             return QObject::tr(label);
         }
     }
+    static const std::pair<const char*, analysis::IdleCause> kIdleCauses[] = {
+        {"idle.hostWork", analysis::IdleCause::HostWork},
+        {"idle.compilation", analysis::IdleCause::Compilation},
+        {"idle.housekeeping", analysis::IdleCause::Housekeeping},
+        {"idle.garbageCollection", analysis::IdleCause::GarbageCollection},
+    };
+    for (const auto& [id, cause] : kIdleCauses) {
+        if (name == id) {
+            return QObject::tr("Idle: %1").arg(QString::fromUtf8(analysis::toString(cause)));
+        }
+    }
     return QString::fromStdString(name);
 }
+
+namespace {
 
 QString sideHtml(const QString& label, const analysis::AnalysisReport& r) {
     return QObject::tr(
@@ -323,6 +340,9 @@ void ComparePage::refresh() {
                 : tr("Choose File ▸ Compare with… to open a second trace."));
     m_leftStrip->setCells(m_before ? stepStripFromReport(*m_before) : std::vector<StepStripCell>{});
     m_rightStrip->setCells(m_after ? stepStripFromReport(*m_after) : std::vector<StepStripCell>{});
+    // A side without a trace has no steps to miss: its strip stays blank rather than "No steps detected".
+    m_leftStrip->setEmptyText(m_before ? tr("No steps detected") : QString());
+    m_rightStrip->setEmptyText(m_after ? tr("No steps detected") : QString());
     updateCharts();
     if (!m_before || !m_after) {
         m_summary->setText(
@@ -355,7 +375,7 @@ void ComparePage::refresh() {
                 : QStringLiteral("%1%2 %").arg(m.relative >= 0 ? "+" : "").arg(m.relative * 100, 0, 'f', 1);
         const QString verdict = m.improved ? tr("better") : m.regressed ? tr("worse") : tr("unchanged");
         QList<QStandardItem*> row = {
-            new QStandardItem(metricLabel(m.name)), new QStandardItem(valueText(m, m.before)),
+            new QStandardItem(compareMetricLabel(m.name)), new QStandardItem(valueText(m, m.before)),
             new QStandardItem(valueText(m, m.after)), new QStandardItem(change), new QStandardItem(verdict)};
         row[0]->setToolTip(QString::fromStdString(m.name));  // the id in JSON reports and `diff`
         row[1]->setData(m.before, SortRole);

@@ -26,6 +26,9 @@ class RooflineChart;
 class StepBarsChart;
 class StepStrip;
 
+// A comparison metric's id ("idle.hostWork") as the Compare table names it ("Idle: host work …").
+QString compareMetricLabel(const std::string& id);
+
 class ComparePage : public Page {
     Q_OBJECT
 public:

@@ -14,6 +14,7 @@
 #include <QPalette>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
 #include <QTableView>
@@ -112,6 +113,7 @@ DiagnosisPage::DiagnosisPage(QWidget* parent) : Page(parent) {
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
     outer->addWidget(scroll);
+    m_scroll = scroll;
     m_scrollViewport = scroll->viewport();
     m_scrollViewport->installEventFilter(this);
     m_content = new QWidget(scroll);
@@ -254,6 +256,13 @@ DiagnosisPage::DiagnosisPage(QWidget* parent) : Page(parent) {
     showMessage(tr("Open a trace to see why its training is slow."));
 }
 
+void DiagnosisPage::scrollToTop() {
+    if (m_scroll != nullptr) {
+        m_scroll->verticalScrollBar()->setValue(0);
+        m_scroll->horizontalScrollBar()->setValue(0);
+    }
+}
+
 void DiagnosisPage::setDocument(TraceDocument* document) {
     if (m_document) {
         disconnect(m_document, nullptr, this, nullptr);
@@ -270,8 +279,14 @@ void DiagnosisPage::setDocument(TraceDocument* document) {
     connect(document, &TraceDocument::analysisAvailable, this, &DiagnosisPage::refreshFromDocument);
     connect(document, &TraceDocument::analysisFailed, this,
             [this](const QString& message) { showMessage(tr("Analysis failed: %1").arg(message)); });
-    connect(document, &TraceDocument::loadFailed, this,
-            [this](const QString& message) { showMessage(tr("Could not open the trace: %1").arg(message)); });
+    connect(document, &TraceDocument::loadStarted, this, [this] { scrollToTop(); });
+    connect(document, &TraceDocument::loadFailed, this, [this](const QString& message) {
+        // When the trace that was open stays open, the page keeps showing it; the failure is the
+        // main window's to report.
+        if (m_document == nullptr || m_document->model() == nullptr) {
+            showMessage(tr("Could not open the trace: %1").arg(message));
+        }
+    });
     refreshFromDocument();
 }
 
@@ -397,8 +412,8 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
     m_mfuBands->setMfu(mfu.mfu, mfu.estimate);
     const QString source =
         mfu.source == analysis::ModelFlopsSource::None
-            ? tr("not computed: model FLOPs unknown (set them in Analysis Settings, or give chokepoint-cli "
-                 "--model-flops, or --params and --tokens-per-step)")
+            ? tr("not computed: model FLOPs unknown (set the FLOPs per step, or the parameters and tokens "
+                 "per step, in Analysis Settings)")
             : QString::fromStdString(mfu.sourceNote);
     QString mfuText =
         tr("<b>MFU band:</b> %1<br/><b>Source:</b> %2")

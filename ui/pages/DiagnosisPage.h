@@ -16,6 +16,7 @@ class QLabel;
 class QTabWidget;
 class QTableView;
 class QPushButton;
+class QScrollArea;
 class QSortFilterProxyModel;
 class QVBoxLayout;
 
@@ -51,6 +52,8 @@ public:
     QTableView* kernelView() const { return m_kernelView; }
     QTableView* opView() const { return m_opView; }
     QTabWidget* tableTabs() const { return m_tables; }
+    // The page's scroll area (a new trace opens at its top, on the headline).
+    QScrollArea* scrollArea() const { return m_scroll; }
     // The full name of the kernel row last made current (empty when none).
     QString kernelDetailsText() const;
     TraceStatsModel* traceStatsModel() const { return m_stats; }
@@ -72,6 +75,7 @@ private:
     void onKernelActivated(const QModelIndex& index);
     void chooseExport(bool pdf);
     void settleLayout();
+    void scrollToTop();
     void sizeTables();
     void showKernelDetails(const QModelIndex& current);
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -99,6 +103,7 @@ private:
     QTableView* m_statsView = nullptr;
     QLabel* m_kernelDetails = nullptr;  // the current kernel's full name
     QTabWidget* m_tables = nullptr;     // the kernel and op tables, one per tab
+    QScrollArea* m_scroll = nullptr;
     QWidget* m_scrollViewport = nullptr;
     QLabel* m_warnings = nullptr;
     QPushButton* m_exportHtml = nullptr;

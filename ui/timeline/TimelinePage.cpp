@@ -270,6 +270,11 @@ void TimelinePage::onRangeSelectionSettled() {
         return;
     }
     m_rangeActions->showSelectedRange();
+    if (m_timeline->isSelectingRange()) {
+        // Not while the mouse draws the range: widening the panel would narrow the timeline under
+        // the cursor and move the range's far end (the release settles the range again).
+        return;
+    }
     // The statistics need more room than an event's fields.
     const QList<int> sizes = m_splitter->sizes();
     const int total = sizes.size() == 2 ? sizes[0] + sizes[1] : 0;

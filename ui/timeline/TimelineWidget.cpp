@@ -1178,6 +1178,8 @@ void TimelineWidget::mouseReleaseEvent(QMouseEvent* event) {
     if (drag == Drag::Select) {
         if (!m_moved) {
             setRangeSelection(std::nullopt);
+        } else {
+            emit rangeSelectionChanged();  // the range is final: the page may now make room for it
         }
         return;
     }

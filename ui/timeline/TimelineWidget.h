@@ -84,6 +84,8 @@ public:
     // Selects `ref` (invalid clears); with `reveal`, zooms/scrolls so it is visible.
     void selectEvent(timeline::EventRef ref, bool reveal = false);
     std::optional<core::TimeRange> rangeSelection() const { return m_rangeSelection; }
+    // True while a Shift+drag is drawing the range selection (the mouse button is still down).
+    bool isSelectingRange() const { return m_drag == Drag::Select; }
     void setRangeSelection(std::optional<core::TimeRange> range);
     // A remembered range (range A of a comparison), drawn as a marked band behind the selection.
     std::optional<core::TimeRange> referenceRange() const { return m_referenceRange; }

@@ -109,9 +109,10 @@ void EventDetailsModel::rebuild() {
             add(tr("Short name"), shortName);
         }
     }
-    // Microseconds with nanosecond digits, as trace viewers show them, from the trace's start.
-    add(tr("Start"), tr("%1 after trace start").arg(microseconds(times.startNs - origin)));
-    add(tr("End"), tr("%1 after trace start").arg(microseconds(times.endNs - origin)));
+    // Exact to the nanosecond, from the trace's start, in the unit of the offset's size (a point
+    // 15 s in reads "14.971209026 s", not "14971209.026 µs").
+    add(tr("Start"), tr("%1 after trace start").arg(qs(core::formatTimeOffset(times.startNs - origin))));
+    add(tr("End"), tr("%1 after trace start").arg(qs(core::formatTimeOffset(times.endNs - origin))));
     add(tr("Duration"), qs(core::formatDuration(times.durationNs())));
 
     switch (m_ref.kind) {

@@ -1,6 +1,8 @@
 #include "ui/widgets/RangeStatsView.h"
 
+#include <QFontMetrics>
 #include <QHeaderView>
+#include <algorithm>
 #include <map>
 
 #include "core/base/Format.h"
@@ -166,7 +168,7 @@ void RangeStatsView::setStats(const analysis::RangeStats& stats, const core::Tra
     setColumnCount(5);
     setHeaderLabels({tr("Name"), tr("Count"), tr("Time"), tr("Mean"), tr("Share")});
     const auto position = [originNs](core::TimestampNs t) {
-        return tr("%1 ms").arg(qs(core::formatFixed(static_cast<double>(t - originNs) / 1e6, 3)));
+        return qs(core::formatTimeOffset(t - originNs));
     };
     Row* range = addRow(this, nullptr, {tr("Range"), {}, duration(stats.durationNs)}, {}, true);
     addRow(this, range, {tr("Start"), {}, position(stats.range.startNs)}, {}, true);
@@ -191,10 +193,10 @@ void RangeStatsView::setStats(const analysis::RangeStats& stats, const core::Tra
             false);
     }
     ops->setExpanded(true);
-    header()->setSectionResizeMode(0, QHeaderView::Stretch);
     for (int c = 1; c < 5; ++c) {
         header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     }
+    fitNameColumn();
     sortByColumn(2, Qt::DescendingOrder);
     setSortingEnabled(true);
 }
@@ -216,12 +218,48 @@ void RangeStatsView::setComparison(const std::vector<analysis::RangeComparisonRo
                 qs(analysis::formatRangeValue(r.unit, r.delta(), true))},
                {r.a, r.b, r.delta()}, false);
     }
-    header()->setSectionResizeMode(0, QHeaderView::Stretch);
     for (int c = 1; c < 4; ++c) {
         header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     }
+    fitNameColumn();
     sortByColumn(2, Qt::DescendingOrder);
     setSortingEnabled(true);
+}
+
+int RangeStatsView::minimumNameWidth() const {
+    const QFontMetrics metrics(font());
+    int widest = metrics.horizontalAdvance(headerItem()->text(0));
+    for (int i = 0; i < topLevelItemCount(); ++i) {
+        QTreeWidgetItem* section = topLevelItem(i);
+        widest = std::max(widest, metrics.horizontalAdvance(section->text(0)));
+        // Second-level headings ("Idle by cause", "Kernels") sit one indentation further in.
+        for (int c = 0; c < section->childCount(); ++c) {
+            if (section->child(c)->childCount() > 0) {
+                widest =
+                    std::max(widest, indentation() + metrics.horizontalAdvance(section->child(c)->text(0)));
+            }
+        }
+    }
+    // The expand arrow's indentation and the cell's margins.
+    return widest + indentation() + 2 * metrics.averageCharWidth();
+}
+
+void RangeStatsView::fitNameColumn() {
+    if (columnCount() < 2) {
+        return;
+    }
+    header()->setSectionResizeMode(0, QHeaderView::Interactive);
+    int valuesWidth = 0;
+    for (int c = 1; c < columnCount(); ++c) {
+        // What ResizeToContents will give the column (its size may not be laid out yet).
+        valuesWidth += std::max(sizeHintForColumn(c), header()->sectionSizeHint(c));
+    }
+    header()->resizeSection(0, std::max(minimumNameWidth(), viewport()->width() - valuesWidth));
+}
+
+void RangeStatsView::resizeEvent(QResizeEvent* event) {
+    QTreeWidget::resizeEvent(event);
+    fitNameColumn();
 }
 
 QTreeWidgetItem* RangeStatsView::findRow(const QString& text) const {

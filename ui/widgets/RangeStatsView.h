@@ -30,6 +30,16 @@ public:
 
     // The first top-level or nested row whose first column is `text` (tests, navigation); null when none.
     QTreeWidgetItem* findRow(const QString& text) const;
+    // The narrowest the name column gets: its section labels ("Range", "GPU 0", "CPU ops · N names")
+    // stay whole; a narrower panel scrolls sideways instead of cutting them to "Ra…".
+    int minimumNameWidth() const;
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    // Column 0 takes the room the value columns leave, but never less than minimumNameWidth().
+    void fitNameColumn();
 };
 
 }  // namespace chokepoint::ui
