@@ -813,7 +813,7 @@ void CaptureEngine::run() {
                                              : std::vector<std::string>{request.stepMarker}) {
             markers += (markers.empty() ? "" : "|") + marker;
         }
-        m_metadata.notes.emplace_back("capture.step_markers", markers);
+        m_metadata.notes.emplace_back(std::string(names::kStepMarkersNote), markers);
     }
     if (!m_enabledKinds.empty()) {
         m_metadata.notes.emplace_back("capture.runtime_api_tracing",
