@@ -17,6 +17,7 @@
 #include "app/cli/Commands.h"
 #include "app/cli/ExitCodes.h"
 #include "core/base/JsonEscape.h"
+#include "core/base/Strings.h"
 
 #if CHOKEPOINT_CALIBRATE_WITH_CUDA
 #include <cublas_api.h>
@@ -41,7 +42,7 @@ std::string slug(const std::string& name) {
     std::string out;
     for (char c : name) {
         if (std::isalnum(static_cast<unsigned char>(c))) {
-            out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+            out.push_back(core::toLower(c));
         } else if (!out.empty() && out.back() != '-') {
             out.push_back('-');
         }

@@ -29,11 +29,6 @@ constexpr const char* kConvertUsage =
     "Exit codes: 0 success, 1 unreadable or invalid IN, 2 wrong arguments, 3 OUT could not be\n"
     "written, 130 cancelled.\n";
 
-bool endsWith(const std::string& text, const std::string& suffix) {
-    return text.size() >= suffix.size() &&
-           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 }  // namespace
 
 int runConvert(const Args& args) {
@@ -76,9 +71,9 @@ int runConvert(const Args& args) {
     const std::string& in = paths[0];
     const std::string& out = paths[1];
     if (format.empty()) {
-        if (endsWith(out, ".cptrace")) {
+        if (out.ends_with(".cptrace")) {
             format = "cptrace";
-        } else if (endsWith(out, ".json") || endsWith(out, ".json.gz")) {
+        } else if (out.ends_with(".json") || out.ends_with(".json.gz")) {
             format = "chrome";
         } else {
             std::fprintf(stderr,

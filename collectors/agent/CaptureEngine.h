@@ -50,6 +50,7 @@
 #include "collectors/control/ControlServer.h"
 #include "collectors/nvtx/NvtxRecorder.h"
 #include "core/format/CptraceChunkEncoder.h"
+#include "core/names/NameRules.h"
 
 namespace chokepoint::collectors {
 
@@ -89,7 +90,10 @@ struct CaptureEngineConfig {
     std::uint64_t maxSpillBytes = 4ull << 30;
     std::string spillDirectory;
     std::size_t maxQueuedChunkBytes = 256u << 20;
-    std::vector<std::string> defaultStepMarkers = {"ProfilerStep#", "chokepoint:step", "step"};
+    // The step-marker prefixes of the name table (core/names), in the agent's order.
+    std::vector<std::string> defaultStepMarkers = {std::string(names::kProfilerStepPrefix),
+                                                   std::string(names::kHelperStepPrefix),
+                                                   std::string(names::kPlainStepPrefix)};
     bool cuptiAvailable = true;  // false: the process has no usable CUPTI; host + NVTX only
     int pmDeviceIndex = -1;      // device for GPU metrics; -1: LOCAL_RANK (or 0) of this process
     // Whether PM sampling can start on a device now (it has a CUDA context); tests replace it.

@@ -13,7 +13,8 @@
 // Timestamps are CLOCK_MONOTONIC nanoseconds.
 //
 // Step markers: a push/start/mark whose message begins with one of the configured prefixes
-// (default "ProfilerStep#", "chokepoint:step", "step") counts a step and reports its timestamp.
+// (default: the name table's step-marker prefixes, core/names kProfilerStepPrefix,
+// kHelperStepPrefix, kPlainStepPrefix) counts a step and reports its timestamp.
 //
 // drainInto() pairs push/pop per thread and domain (NVTX stacks are per domain), and start/end by
 // id: ends may come from another thread, and an end drained before its start (the other thread's

@@ -53,14 +53,10 @@ std::string_view trimmed(std::string_view s) {
     return s;
 }
 
-bool endsWith(std::string_view s, std::string_view suffix) {
-    return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // Whether '<' at `at` opens template arguments: not in "operator<", "operator<<", "operator<=".
 bool opensTemplate(std::string_view s, std::size_t at) {
     const std::string_view before = s.substr(0, at);
-    return !endsWith(before, "operator") && !endsWith(before, "operator<");
+    return !before.ends_with("operator") && !before.ends_with("operator<");
 }
 
 // Whether '>' at `at` closes a bracket: not the arrow of "->" (as in "Pageable -> Device").

@@ -1,5 +1,6 @@
 #include "core/job/JobNames.h"
 
+#include "core/base/Strings.h"
 #include "core/names/NameRules.h"
 
 #include <array>
@@ -7,13 +8,6 @@
 #include <vector>
 
 namespace chokepoint::job {
-namespace {
-
-bool startsWith(std::string_view text, std::string_view prefix) {
-    return text.substr(0, prefix.size()) == prefix;
-}
-
-}  // namespace
 
 // The name rules live in core/names/NameRules (one table, token rules, regression corpus).
 std::string collectiveKindFromName(std::string_view name) {
@@ -21,14 +15,11 @@ std::string collectiveKindFromName(std::string_view name) {
 }
 
 int dtypeBytes(std::string_view dtype) {
-    std::string t;
-    for (char c : dtype) {
-        t.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-    }
-    if (startsWith(t, "c10::")) {
+    std::string t = core::toLower(dtype);
+    if (t.starts_with("c10::")) {
         t = t.substr(5);
     }
-    if (startsWith(t, "torch.")) {
+    if (t.starts_with("torch.")) {
         t = t.substr(6);
     }
     struct Size {

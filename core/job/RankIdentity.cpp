@@ -1,18 +1,11 @@
 #include "core/job/RankIdentity.h"
+#include "core/base/Strings.h"
 
 #include <cctype>
 #include <string>
 
 namespace chokepoint::job {
 namespace {
-
-std::string lower(std::string_view text) {
-    std::string out(text);
-    for (char& c : out) {
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    return out;
-}
 
 // The number right after `word` (optionally separated by '-', '_', ' ' or ':'), where `word` is not
 // preceded by a letter: "rank-3", "rank3", "rank 3", "sampled_rank-1", but not "crank3".
@@ -44,7 +37,7 @@ std::string baseName(std::string_view path) {
 }  // namespace
 
 std::optional<std::int32_t> rankFromFileName(std::string_view path) {
-    const std::string name = lower(baseName(path));
+    const std::string name = core::toLower(baseName(path));
     for (std::string_view word : {"rank", "worker"}) {
         if (auto n = numberAfterWord(name, word)) {
             return n;
@@ -54,7 +47,7 @@ std::optional<std::int32_t> rankFromFileName(std::string_view path) {
 }
 
 std::optional<std::int32_t> rankFromProcessName(std::string_view name) {
-    return numberAfterWord(lower(name), "rank");
+    return numberAfterWord(core::toLower(name), "rank");
 }
 
 RankIdentity identifyRank(const core::TraceModel& model, std::string_view path, std::int32_t orderIndex) {

@@ -6,15 +6,12 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/Strings.h"
 #include "core/names/NameRules.h"
 
 namespace chokepoint::names {
 
 namespace {
-
-bool startsWith(std::string_view text, std::string_view prefix) {
-    return text.substr(0, prefix.size()) == prefix;
-}
 
 bool allAlpha(std::string_view t) {
     return !t.empty() && std::all_of(t.begin(), t.end(),
@@ -22,7 +19,7 @@ bool allAlpha(std::string_view t) {
 }
 
 bool isArchToken(std::string_view t) {  // sm80, sm90, sm90a, sm100
-    return t.size() >= 4 && startsWith(t, "sm") && std::isdigit(static_cast<unsigned char>(t[2])) != 0;
+    return t.size() >= 4 && t.starts_with("sm") && std::isdigit(static_cast<unsigned char>(t[2])) != 0;
 }
 
 // cuBLAS nvjet kernels: "nvjet_[smNN_]<code>_<tiles>...", the code's first letter is the input type
@@ -51,29 +48,29 @@ KernelPrecision nvjetPrecision(const std::vector<std::string>& w) {
 // sgemm, float ...), Unknown when it names none. `tensorCore`: the name shows an MMA
 // implementation (FP32 inputs there are TF32 math).
 KernelPrecision elementPrecision(std::string_view t, bool tensorCore) {
-    if (startsWith(t, "bf16") || t == "bfloat16" || t == "bfloat") {
+    if (t.starts_with("bf16") || t == "bfloat16" || t == "bfloat") {
         return KernelPrecision::BF16;
     }
-    if (startsWith(t, "e4m3") || startsWith(t, "e5m2") || t == "fp8" || t == "f8" || startsWith(t, "f8f8")) {
+    if (t.starts_with("e4m3") || t.starts_with("e5m2") || t == "fp8" || t == "f8" || t.starts_with("f8f8")) {
         return KernelPrecision::FP8;
     }
-    if (startsWith(t, "tf32")) {
+    if (t.starts_with("tf32")) {
         return KernelPrecision::TF32;
     }
-    if (startsWith(t, "f16") || t == "fp16" || t == "half" || t == "float16") {
+    if (t.starts_with("f16") || t == "fp16" || t == "half" || t == "float16") {
         return KernelPrecision::FP16;
     }
-    if (t == "int8" || t == "i8" || t == "s8" || startsWith(t, "s8s8") || startsWith(t, "imma")) {
+    if (t == "int8" || t == "i8" || t == "s8" || t.starts_with("s8s8") || t.starts_with("imma")) {
         return KernelPrecision::INT8;
     }
-    if (t == "f64" || t == "fp64" || t == "double" || startsWith(t, "dgemm") || startsWith(t, "f64f64")) {
+    if (t == "f64" || t == "fp64" || t == "double" || t.starts_with("dgemm") || t.starts_with("f64f64")) {
         return KernelPrecision::FP64;
     }
-    if (startsWith(t, "f32f32") || t == "fp32" || t == "f32") {
+    if (t.starts_with("f32f32") || t == "fp32" || t == "f32") {
         return tensorCore ? KernelPrecision::TF32 : KernelPrecision::FP32;
     }
     // cuBLAS CUDA-core families (ampere_sgemm_*, volta_sgemm_*, sgemv) and float templates.
-    if (startsWith(t, "sgemm") || startsWith(t, "sgemv") || t == "float") {
+    if (t.starts_with("sgemm") || t.starts_with("sgemv") || t == "float") {
         return tensorCore ? KernelPrecision::TF32 : KernelPrecision::FP32;
     }
     return KernelPrecision::Unknown;
@@ -85,14 +82,14 @@ KernelPrecision elementPrecision(std::string_view t, bool tensorCore) {
 // s1688 TF32, i8816 / i16832 INT8.
 KernelPrecision shapePrecision(std::string_view t) {
     for (std::string_view shape : {"h884", "h1688", "h16816", "s16816", "s161616"}) {
-        if (startsWith(t, shape)) {
+        if (t.starts_with(shape)) {
             return KernelPrecision::FP16;
         }
     }
-    if (startsWith(t, "s1688")) {
+    if (t.starts_with("s1688")) {
         return KernelPrecision::TF32;
     }
-    if (startsWith(t, "i8816") || startsWith(t, "i16832")) {
+    if (t.starts_with("i8816") || t.starts_with("i16832")) {
         return KernelPrecision::INT8;
     }
     return KernelPrecision::Unknown;
@@ -149,10 +146,8 @@ std::string_view toString(KernelPrecision precision) {
 }
 
 KernelPrecision precisionFromFact(std::string_view value) {
-    std::string v(value);
-    std::transform(v.begin(), v.end(), v.begin(),
-                   [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
-    if (startsWith(v, "torch.")) {
+    std::string v = core::toLower(value);
+    if (v.starts_with("torch.")) {
         v.erase(0, 6);  // torch.bfloat16
     }
     if (v == "bf16" || v == "bfloat16") {
@@ -167,7 +162,7 @@ KernelPrecision precisionFromFact(std::string_view value) {
     if (v == "tf32") {
         return KernelPrecision::TF32;
     }
-    if (v == "fp8" || startsWith(v, "float8")) {
+    if (v == "fp8" || v.starts_with("float8")) {
         return KernelPrecision::FP8;
     }
     if (v == "fp64" || v == "float64" || v == "double") {

@@ -12,14 +12,10 @@ namespace {
 
 constexpr std::string_view kHelperPrefix = "chokepoint:";
 
-bool startsWith(std::string_view text, std::string_view prefix) {
-    return text.substr(0, prefix.size()) == prefix;
-}
-
 // The helper's range names are exact words after "chokepoint:"; "chokepoint:step" takes any suffix
 // ("#12").
 bool isHelperName(std::string_view name, std::string_view word) {
-    if (!startsWith(name, kHelperPrefix)) {
+    if (!name.starts_with(kHelperPrefix)) {
         return false;
     }
     const std::string_view rest = name.substr(kHelperPrefix.size());
@@ -56,17 +52,17 @@ std::vector<std::string> parseStepMarkers(std::string_view noteValue) {
 }
 
 bool matchesStepMarker(std::string_view name, std::string_view prefix) {
-    return !prefix.empty() && startsWith(name, prefix);
+    return !prefix.empty() && name.starts_with(prefix);
 }
 
 bool isProfilerStepName(std::string_view name) {
-    return startsWith(name, kProfilerStepPrefix);
+    return name.starts_with(kProfilerStepPrefix);
 }
 
 MarkerRole markerRoleOf(std::string_view name) {
-    if (isProfilerStepName(name) || startsWith(name, kHelperStepPrefix)) {
+    if (isProfilerStepName(name) || name.starts_with(kHelperStepPrefix)) {
         // "chokepoint:step#3"; "chokepoint:stepper" is not the helper's.
-        const std::string_view rest = startsWith(name, kHelperStepPrefix)
+        const std::string_view rest = name.starts_with(kHelperStepPrefix)
                                           ? name.substr(kHelperStepPrefix.size())
                                           : std::string_view("#");
         if (rest.empty() || rest.front() == '#') {
@@ -74,7 +70,7 @@ MarkerRole markerRoleOf(std::string_view name) {
         }
         return MarkerRole::None;
     }
-    if (!startsWith(name, kHelperPrefix)) {
+    if (!name.starts_with(kHelperPrefix)) {
         return MarkerRole::None;
     }
     if (isHelperName(name, "data")) {
@@ -89,7 +85,7 @@ MarkerRole markerRoleOf(std::string_view name) {
     if (isHelperName(name, "optimizer")) {
         return MarkerRole::Optimizer;
     }
-    if (startsWith(name, "chokepoint:meta ") || name == "chokepoint:meta") {
+    if (name.starts_with("chokepoint:meta ") || name == "chokepoint:meta") {
         return MarkerRole::Meta;
     }
     return MarkerRole::None;

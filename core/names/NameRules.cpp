@@ -1,4 +1,5 @@
 #include "core/names/NameRules.h"
+#include "core/base/Strings.h"
 
 #include <algorithm>
 #include <array>
@@ -21,7 +22,7 @@ std::vector<std::string> tokens(std::string_view name) {
             current.clear();
         }
         if (alnum) {
-            current.push_back(static_cast<char>(std::tolower(u)));
+            current.push_back(core::toLower(c));
         }
         previous = c;
     }
@@ -32,14 +33,6 @@ std::vector<std::string> tokens(std::string_view name) {
 }
 
 namespace {
-
-bool startsWith(std::string_view text, std::string_view prefix) {
-    return text.substr(0, prefix.size()) == prefix;
-}
-
-bool endsWith(std::string_view text, std::string_view suffix) {
-    return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
 
 // A name's tokens with the queries the rules use.
 struct Words {
@@ -53,7 +46,7 @@ struct Words {
         return std::any_of(list.begin(), list.end(), [&](std::string_view t) { return has(t); });
     }
     bool hasPrefix(std::string_view prefix) const {
-        return std::any_of(w.begin(), w.end(), [&](const std::string& t) { return startsWith(t, prefix); });
+        return std::any_of(w.begin(), w.end(), [&](const std::string& t) { return t.starts_with(prefix); });
     }
     bool hasPrefixAny(std::initializer_list<std::string_view> list) const {
         return std::any_of(list.begin(), list.end(), [&](std::string_view p) { return hasPrefix(p); });
@@ -64,7 +57,7 @@ struct Words {
             if (w[i] == a && i + 1 < w.size() && w[i + 1] == b) {
                 return true;
             }
-            if (w[i].size() == a.size() + b.size() && startsWith(w[i], a) && endsWith(w[i], b)) {
+            if (w[i].size() == a.size() + b.size() && w[i].starts_with(a) && w[i].ends_with(b)) {
                 return true;
             }
         }
@@ -81,13 +74,13 @@ bool convolutionWords(const Words& k) {
     for (const std::string& t : k.w) {
         if (t == "conv" || t == "convolution" || t == "convolve" || t == "convnd" || t == "fprop" ||
             t == "dgrad" || t == "wgrad" || t == "im2col" || t == "scudnn" || t == "hcudnn" ||
-            startsWith(t, "winograd")) {
+            t.starts_with("winograd")) {
             return true;
         }
         // conv1d, conv2d, conv3d, 3dconv, 2dconv
         if (t.size() == 6 &&
-            ((startsWith(t, "conv") && std::isdigit(static_cast<unsigned char>(t[4])) != 0 && t[5] == 'd') ||
-             (endsWith(t, "dconv") && std::isdigit(static_cast<unsigned char>(t[0])) != 0))) {
+            ((t.starts_with("conv") && std::isdigit(static_cast<unsigned char>(t[4])) != 0 && t[5] == 'd') ||
+             (t.ends_with("dconv") && std::isdigit(static_cast<unsigned char>(t[0])) != 0))) {
             return true;
         }
     }
@@ -111,8 +104,8 @@ bool gemmWords(const Words& k) {
     for (const std::string& t : k.w) {
         // gemm, sgemm, s1688gemm, h16816gemm, gemmk1, gemv, gemvx, matmul; FBGEMM's embedding and
         // permute kernels (fbgemm_gpu::...) are not GEMMs.
-        if ((t.find("gemm") != std::string::npos && !startsWith(t, "fbgemm")) || startsWith(t, "gemv") ||
-            t == "matmul" || t == "xmma" || t == "wgmma" || t == "hmma" || startsWith(t, "cublas") ||
+        if ((t.find("gemm") != std::string::npos && !t.starts_with("fbgemm")) || t.starts_with("gemv") ||
+            t == "matmul" || t == "xmma" || t == "wgmma" || t == "hmma" || t.starts_with("cublas") ||
             t == "dot" || t == "bmm" || t == "mm") {
             return true;
         }
@@ -155,7 +148,7 @@ bool tensorCoreWords(const Words& k) {
         }
         for (std::string_view shape :
              {"s1688", "s16816", "h884", "h1688", "h16816", "i8816", "bf16816", "s161616", "i16832"}) {
-            if (startsWith(t, shape)) {
+            if (t.starts_with(shape)) {
                 return true;
             }
         }
@@ -165,7 +158,7 @@ bool tensorCoreWords(const Words& k) {
     for (std::size_t i = 0; i + 1 < k.w.size(); ++i) {
         const std::string& arch = k.w[i];
         if ((arch == "ampere" || arch == "turing" || arch == "volta" || arch == "hopper") &&
-            (startsWith(k.w[i + 1], "h") || k.w[i + 1] == "bf16" || k.w[i + 1] == "fp16")) {
+            (k.w[i + 1].starts_with("h") || k.w[i + 1] == "bf16" || k.w[i + 1] == "fp16")) {
             return true;
         }
     }
@@ -295,7 +288,7 @@ KernelNameInfo classifyKernelName(std::string_view kernelName) {
         info.kernelClass = KernelClass::Gemm;
         // Tensile's MI<m>x<n>x<k> token names the matrix instruction (MFMA).
         info.tensorCore = tensorCore || std::any_of(k.w.begin(), k.w.end(), [](const std::string& t) {
-                              return t.size() > 2 && startsWith(t, "mi") &&
+                              return t.size() > 2 && t.starts_with("mi") &&
                                      std::isdigit(static_cast<unsigned char>(t[2])) != 0;
                           });
         return info;
@@ -368,7 +361,7 @@ KernelNameInfo classifyKernelName(std::string_view kernelName) {
 }
 
 KernelClass kernelClassFromOpName(std::string_view opName) {
-    std::string_view op = startsWith(opName, "aten::") ? opName.substr(6) : opName;
+    std::string_view op = opName.starts_with("aten::") ? opName.substr(6) : opName;
     const Words k(op);
     if (k.w.empty()) {
         return KernelClass::Other;
@@ -378,13 +371,7 @@ KernelClass kernelClassFromOpName(std::string_view opName) {
         joined += joined.empty() ? t : "_" + t;
     }
     // The op's full (lower-cased, '_'-joined) name for exact-op rules.
-    const std::string lowerOp = [&] {
-        std::string s(op);
-        for (char& c : s) {
-            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        }
-        return s;
-    }();
+    const std::string lowerOp = core::toLower(op);
     if (k.hasAny({"attention", "flash", "sdpa", "attn"})) {
         return KernelClass::Attention;
     }
@@ -478,18 +465,18 @@ KernelClass kernelClassFromOpName(std::string_view opName) {
             return KernelClass::Elementwise;
         }
     }
-    if (startsWith(lowerOp, "_foreach_")) {
+    if (lowerOp.starts_with("_foreach_")) {
         return KernelClass::Elementwise;
     }
     return KernelClass::Other;
 }
 
 HtaKernelType htaKernelType(std::string_view name) {
-    if (startsWith(name, "nccl") || name.find("ncclKernel") != std::string_view::npos ||
-        startsWith(name, "hccl") || startsWith(name, "rccl")) {
+    if (name.starts_with("nccl") || name.find("ncclKernel") != std::string_view::npos ||
+        name.starts_with("hccl") || name.starts_with("rccl")) {
         return HtaKernelType::Communication;
     }
-    if (startsWith(name, "Memcpy") || startsWith(name, "Memset") || startsWith(name, "dma")) {
+    if (name.starts_with("Memcpy") || name.starts_with("Memset") || name.starts_with("dma")) {
         return HtaKernelType::Memory;
     }
     return HtaKernelType::Computation;
@@ -561,7 +548,7 @@ std::string collectiveKindFromName(std::string_view name) {
         return {};
     }
     const bool kernel =
-        startsWith(words[0], "nccl") || startsWith(words[0], "rccl") || startsWith(words[0], "hccl");
+        words[0].starts_with("nccl") || words[0].starts_with("rccl") || words[0].starts_with("hccl");
     if (kernel) {
         // "ncclDevKernel_AllReduce_Sum_f32": words nccl, dev, kernel, all, reduce, sum, f32.
         std::size_t first = 1;
@@ -593,8 +580,8 @@ std::string collectiveKindFromName(std::string_view name) {
 namespace {
 
 bool collectiveHostName(std::string_view name, const Words& k) {
-    if (startsWith(name, "c10d::") || startsWith(name, "nccl:") || startsWith(name, "gloo:") ||
-        startsWith(name, "ProcessGroup") || name == "record_param_comms") {
+    if (name.starts_with("c10d::") || name.starts_with("nccl:") || name.starts_with("gloo:") ||
+        name.starts_with("ProcessGroup") || name == "record_param_comms") {
         return true;
     }
     // A call of torch.distributed (python frame "torch/distributed/distributed_c10d.py(..): all_reduce")
@@ -747,7 +734,7 @@ bool isFrameworkOpName(std::string_view name) {
     while (!stem.empty() && std::isdigit(static_cast<unsigned char>(stem.back())) != 0) {
         stem.remove_suffix(1);
     }
-    return endsWith(stem, "Backward") && name.find(' ') == std::string_view::npos;
+    return stem.ends_with("Backward") && name.find(' ') == std::string_view::npos;
 }
 
 bool isDataLoadingName(std::string_view name) {
@@ -760,7 +747,7 @@ bool isDataLoadingName(std::string_view name) {
 }
 
 bool isBackwardOpName(std::string_view name) {
-    if (startsWith(name, "autograd::engine::evaluate_function")) {
+    if (name.starts_with("autograd::engine::evaluate_function")) {
         return true;
     }
     const Words k(name);
@@ -772,8 +759,8 @@ bool isOptimizerName(std::string_view name) {
     if (markerRoleOf(name) == MarkerRole::Optimizer) {
         return true;  // chokepoint:optimizer
     }
-    if (startsWith(name, "Optimizer.") || startsWith(name, "optimizer.") ||
-        startsWith(name, "optimizer_step")) {
+    if (name.starts_with("Optimizer.") || name.starts_with("optimizer.") ||
+        name.starts_with("optimizer_step")) {
         return true;  // Optimizer.step#Adam.step, Optimizer.zero_grad#SGD.zero_grad, optimizer.step
     }
     const Words k(name);
@@ -792,8 +779,8 @@ bool isCommunicationOpName(std::string_view name) {
 }
 
 bool isCollectiveOpName(std::string_view name) {
-    return name == "record_param_comms" || startsWith(name, "nccl:") || startsWith(name, "c10d::") ||
-           startsWith(name, "gloo:");
+    return name == "record_param_comms" || name.starts_with("nccl:") || name.starts_with("c10d::") ||
+           name.starts_with("gloo:");
 }
 
 bool isGarbageCollectionName(std::string_view name) {
@@ -866,10 +853,7 @@ HostRole hostRoleOf(std::string_view name) {
 ApiRole apiRoleOf(std::string_view name) {
     // The runtime/driver API is a closed vocabulary whose names glue words and digits
     // ("cudaMemcpy2DAsync", "cuMemcpyDtoHAsync_v2"), so its rules read the lower-cased name.
-    std::string n(name);
-    for (char& c : n) {
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
+    const std::string n = core::toLower(name);
     const auto has = [&](std::string_view part) { return n.find(part) != std::string::npos; };
     if (has("synchronize")) {
         return ApiRole::Synchronize;  // cudaStreamSynchronize, cuCtxSynchronize, hipEventSynchronize
@@ -953,7 +937,7 @@ std::string architectureFromDeviceName(std::string_view deviceName) {
 // --- Threads -----------------------------------------------------------------------------------------
 
 ThreadRole threadRoleOf(std::string_view threadName) {
-    if (startsWith(threadName, "pt_autograd")) {
+    if (threadName.starts_with("pt_autograd")) {
         return ThreadRole::Autograd;
     }
     const Words k(threadName);

@@ -13,9 +13,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/analysis/diagnosis/AnalysisSettings.h"
 #include "core/base/Ids.h"
 #include "core/base/Time.h"
-#include "core/review/AnalysisSettings.h"
 #include "core/timeline/TrackLayout.h"
 
 namespace chokepoint::core {

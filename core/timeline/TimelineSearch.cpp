@@ -1,4 +1,5 @@
 #include "core/timeline/TimelineSearch.h"
+#include "core/base/Strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -6,10 +7,6 @@
 namespace chokepoint::timeline {
 
 namespace {
-
-char lower(char c) {
-    return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-}
 
 bool hitLess(const SearchHit& a, const SearchHit& b) {
     if (a.startNs != b.startNs) {
@@ -28,7 +25,7 @@ bool containsIgnoreCase(std::string_view text, std::string_view needle) {
         return true;
     }
     auto it = std::search(text.begin(), text.end(), needle.begin(), needle.end(),
-                          [](char a, char b) { return lower(a) == lower(b); });
+                          [](char a, char b) { return core::toLower(a) == core::toLower(b); });
     return it != text.end();
 }
 

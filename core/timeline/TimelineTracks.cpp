@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "core/base/Format.h"
+#include "core/base/Strings.h"
 #include "core/model/ThreadLabels.h"
 
 namespace chokepoint::timeline {
@@ -81,8 +82,7 @@ std::string extraName(const std::string& name, std::string_view kind, std::int64
     if (name.size() >= prefix.size()) {
         bool same = true;
         for (std::size_t i = 0; i < prefix.size() && same; ++i) {
-            same = std::tolower(static_cast<unsigned char>(name[i])) ==
-                   std::tolower(static_cast<unsigned char>(prefix[i]));
+            same = core::toLower(name[i]) == core::toLower(prefix[i]);
         }
         if (same) {
             std::string rest = name.substr(prefix.size());

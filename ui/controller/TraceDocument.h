@@ -20,10 +20,10 @@
 #include <map>
 #include <memory>
 
+#include "core/analysis/diagnosis/AnalysisSettings.h"
 #include "core/base/Ids.h"
 #include "core/base/Time.h"
 #include "core/model/TraceModel.h"
-#include "core/review/AnalysisSettings.h"
 #include "core/timeline/TimelineTracks.h"
 
 namespace chokepoint::analysis {

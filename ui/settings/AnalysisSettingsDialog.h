@@ -13,7 +13,7 @@
 #include <QDialog>
 #include <optional>
 
-#include "core/review/AnalysisSettings.h"
+#include "core/analysis/diagnosis/AnalysisSettings.h"
 
 class QButtonGroup;
 class QCheckBox;

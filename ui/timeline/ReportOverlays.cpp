@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/base/Format.h"
+#include "core/names/NameRules.h"
 
 namespace chokepoint::ui {
 
@@ -27,7 +28,7 @@ TimelineOverlays overlaysFromReport(const analysis::AnalysisReport& report) {
         band.range = step.range;
         band.label = QString::fromStdString(step.name);
         // "ProfilerStep#102" reads as "Step 102" in the narrow strip; other names stay as they are.
-        if (band.label.startsWith(QStringLiteral("ProfilerStep#"))) {
+        if (names::isProfilerStepName(step.name)) {
             band.label = QObject::tr("Step %1").arg(band.label.mid(13));
         }
         const std::string_view verdict = analysis::displayName(step.verdict.bottleneck);

@@ -1,4 +1,5 @@
 #include "core/analysis/devices/DeviceDatabase.h"
+#include "core/base/Strings.h"
 
 #include <simdjson.h>
 
@@ -50,16 +51,6 @@ std::optional<Precision> precisionFromKey(std::string_view key) {
         }
     }
     return std::nullopt;
-}
-
-std::string lower(std::string_view text) {
-    std::string out(text);
-    for (char& c : out) {
-        if (c >= 'A' && c <= 'Z') {
-            c = static_cast<char>(c - 'A' + 'a');
-        }
-    }
-    return out;
 }
 
 // An entry as a file describes it: every field optional, so a user file can override a few.
@@ -595,9 +586,9 @@ const DeviceSpec* DeviceDatabase::find(std::string_view idOrName) const {
             return &entry.spec;
         }
     }
-    std::string wanted = lower(idOrName);
+    std::string wanted = core::toLower(idOrName);
     for (const Entry& entry : m_entries) {
-        if (lower(entry.spec.name) == wanted) {
+        if (core::toLower(entry.spec.name) == wanted) {
             return &entry.spec;
         }
     }
@@ -652,7 +643,7 @@ std::string_view toString(DeviceMatch::Kind kind) {
 DeviceMatch DeviceDatabase::matchDevice(const core::DeviceInfo& device) const {
     const std::string name = normaliseDeviceName(device.name);
     const double memory = static_cast<double>(device.totalMemoryBytes);
-    std::string vendor = lower(device.vendor);
+    std::string vendor = core::toLower(device.vendor);
     if (vendor.empty()) {
         if (contains(name, " amd ") || contains(name, " radeon ") || contains(name, " instinct ")) {
             vendor = "amd";
@@ -660,7 +651,7 @@ DeviceMatch DeviceDatabase::matchDevice(const core::DeviceInfo& device) const {
             vendor = "nvidia";
         }
     }
-    auto vendorOk = [&](const Entry& e) { return vendor.empty() || lower(e.spec.vendor) == vendor; };
+    auto vendorOk = [&](const Entry& e) { return vendor.empty() || core::toLower(e.spec.vendor) == vendor; };
     auto smOk = [&](const Entry& e) {
         return device.smCount <= 0 || e.spec.smCount <= 0 || e.spec.smCount == device.smCount;
     };

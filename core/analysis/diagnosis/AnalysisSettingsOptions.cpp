@@ -6,6 +6,7 @@
 #include "core/analysis/metrics/OpCost.h"
 #include "core/base/Format.h"
 #include "core/base/ScaledNumber.h"
+#include "core/base/Strings.h"
 
 namespace chokepoint::analysis {
 
@@ -16,18 +17,11 @@ const std::vector<Precision>& selectablePrecisions() {
 }
 
 std::string precisionName(Precision precision) {
-    std::string name(toString(precision));
-    for (char& c : name) {
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
-    return name;
+    return core::toLower(toString(precision));
 }
 
 std::optional<Precision> precisionFromName(std::string_view name) {
-    std::string lower(name);
-    for (char& c : lower) {
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
+    const std::string lower = core::toLower(name);
     for (Precision p : selectablePrecisions()) {
         if (lower == precisionName(p)) {
             return p;

@@ -14,8 +14,8 @@
 
 #include "core/analysis/DeviceSpec.h"
 #include "core/analysis/devices/DeviceDatabase.h"
+#include "core/analysis/diagnosis/AnalysisSettings.h"
 #include "core/analysis/diagnosis/Analyzer.h"
-#include "core/review/AnalysisSettings.h"
 
 namespace chokepoint::analysis {
 

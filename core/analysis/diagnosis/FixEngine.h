@@ -1,6 +1,7 @@
 #pragma once
-// Recommended fixes: the rules R1–R14 (docs/ANALYSIS.md, "Fixes") applied to one verdict and its
-// signals.
+// Recommended fixes: the rules R1–R18 (docs/ANALYSIS.md, "Recommended fixes") applied to one verdict
+// and its signals. The rules are one table (FixRules.h, FixRuleTable.cpp) that recommendFixes
+// walks; their code snippets are resources/fixes/*.py, compiled in.
 //
 // Each rule has a guard (when it applies, and its "do not apply" conditions). A rule whose guard
 // fails is not shown; FixPlan::decisions records why, for every rule (explain()). Each shown

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/base/Strings.h"
 #include "core/model/ThreadLabels.h"
 #include "core/names/NameRules.h"
 
@@ -26,7 +27,7 @@ bool containsNoCase(std::string_view text, std::string_view needle) {
     for (std::size_t i = 0; i + needle.size() <= text.size(); ++i) {
         bool match = true;
         for (std::size_t j = 0; j < needle.size(); ++j) {
-            if (std::tolower(static_cast<unsigned char>(text[i + j])) != needle[j]) {
+            if (core::toLower(text[i + j]) != needle[j]) {
                 match = false;
                 break;
             }

@@ -1,4 +1,5 @@
 #include "core/analysis/metrics/CounterSummary.h"
+#include "core/base/Strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -45,10 +46,7 @@ std::pair<double, std::int64_t> windowMean(const core::CounterTrack& track, Time
 }  // namespace
 
 CounterKind classifyCounterName(const std::string& name) {
-    std::string n(name);
-    for (char& c : n) {
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
+    const std::string n = core::toLower(name);
     auto has = [&](const char* s) { return n.find(s) != std::string::npos; };
     if (has("dram") || has("hbm") || has("memory bandwidth") || has("mem bw") || has("memory throughput")) {
         return CounterKind::DramThroughput;
@@ -111,10 +109,7 @@ MeasuredActivity measuredActivity(const std::vector<CounterAverage>& counters, s
         if (c.deviceIndex != deviceIndex || c.stepIndex != stepIndex || c.unit != "%" || c.samples == 0) {
             continue;
         }
-        std::string n(c.name);
-        for (char& ch : n) {
-            ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        }
+        const std::string n = core::toLower(c.name);
         const auto has = [&](const char* s) { return n.find(s) != std::string::npos; };
         const double f = std::clamp(c.mean / 100.0, 0.0, 1.0);
         switch (c.kind) {

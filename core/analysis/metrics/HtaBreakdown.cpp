@@ -21,10 +21,6 @@ namespace {
 // TensorBoard plugin read only these.
 using names::kProfilerStepPrefix;
 
-bool startsWith(std::string_view text, std::string_view prefix) {
-    return text.substr(0, prefix.size()) == prefix;
-}
-
 // HTA's kernel types: its own prefix rule, kept in the name table (NameRules::htaKernelType).
 using HtaType = names::HtaKernelType;
 
@@ -49,13 +45,13 @@ HtaBreakdown computeHtaBreakdown(const core::TraceModel& model, const HtaOptions
     std::vector<TimestampNs> stepStarts;
     for (std::size_t i = 0; i < model.ranges.size(); ++i) {
         if (model.ranges.source[i] != core::RangeSource::GpuUserAnnotation &&
-            startsWith(model.text(model.ranges.name[i]), kProfilerStepPrefix)) {
+            model.text(model.ranges.name[i]).starts_with(kProfilerStepPrefix)) {
             stepStarts.push_back(model.ranges.startNs[i]);
         }
     }
     if (stepStarts.empty()) {
         for (std::size_t i = 0; i < model.cpuOps.size(); ++i) {
-            if (startsWith(model.text(model.cpuOps.name[i]), kProfilerStepPrefix)) {
+            if (model.text(model.cpuOps.name[i]).starts_with(kProfilerStepPrefix)) {
                 stepStarts.push_back(model.cpuOps.startNs[i]);
             }
         }

@@ -6,16 +6,13 @@
 #include <unordered_map>
 
 #include "core/analysis/metrics/KernelClassifier.h"
+#include "core/base/Strings.h"
 #include "core/model/NameMemo.h"
 #include "core/names/NameRules.h"
 
 namespace chokepoint::analysis {
 
 namespace {
-
-bool startsWith(std::string_view text, std::string_view prefix) {
-    return text.substr(0, prefix.size()) == prefix;
-}
 
 class ListParser {
 public:
@@ -258,7 +255,7 @@ int dtypeSizeBytes(std::string_view type) {
     if (type == "c10::Half" || type == "c10::BFloat16" || type == "short" || type == "half") {
         return 2;
     }
-    if (startsWith(type, "c10::Float8") || type == "bool" || type == "signed char" ||
+    if (type.starts_with("c10::Float8") || type == "bool" || type == "signed char" ||
         type == "unsigned char" || type == "c10::qint8" || type == "c10::quint8") {
         return 1;
     }
@@ -281,7 +278,7 @@ std::optional<Precision> precisionOfType(std::string_view type) {
     if (type == "c10::Half" || type == "half") {
         return Precision::FP16;
     }
-    if (startsWith(type, "c10::Float8")) {
+    if (type.starts_with("c10::Float8")) {
         return Precision::FP8;
     }
     return std::nullopt;
@@ -319,7 +316,7 @@ OpCostEstimate estimateOpCost(std::string_view opName, std::string_view inputSha
     }
     const std::vector<Shape>& s = *parsed;
     std::vector<std::string> types = parseTypes(inputTypes).value_or(std::vector<std::string>{});
-    std::string_view op = startsWith(opName, "aten::") ? opName.substr(6) : opName;
+    std::string_view op = opName.starts_with("aten::") ? opName.substr(6) : opName;
     auto rank = [&](std::size_t i) { return i < s.size() ? s[i].size() : 0; };
     auto dim = [&](std::size_t i, std::size_t d) { return static_cast<double>(s[i][d]); };
     // Precision: the widest floating input dtype.
@@ -460,9 +457,8 @@ OpCostEstimate estimateOpCost(std::string_view opName, std::string_view inputSha
 
 bool kernelNameSaysTf32(std::string_view kernelName) {
     for (std::size_t i = 0; i + 4 <= kernelName.size(); ++i) {
-        if (std::tolower(static_cast<unsigned char>(kernelName[i])) == 't' &&
-            std::tolower(static_cast<unsigned char>(kernelName[i + 1])) == 'f' && kernelName[i + 2] == '3' &&
-            kernelName[i + 3] == '2') {
+        if (core::toLower(kernelName[i]) == 't' && core::toLower(kernelName[i + 1]) == 'f' &&
+            kernelName[i + 2] == '3' && kernelName[i + 3] == '2') {
             return true;
         }
     }

@@ -1,4 +1,5 @@
 #include "core/analysis/metrics/Roofline.h"
+#include "core/base/Strings.h"
 
 #include <algorithm>
 #include <array>
@@ -273,10 +274,7 @@ RooflineResult computeRoofline(const core::TraceModel& model, const KernelStatsR
             if (c.kind != CounterKind::DramThroughput || c.stepIndex != static_cast<std::int32_t>(s)) {
                 continue;
             }
-            std::string name = c.name;
-            for (char& ch : name) {
-                ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-            }
+            const std::string name = core::toLower(c.name);
             const bool directional =
                 name.find("read") != std::string::npos || name.find("write") != std::string::npos;
             int rank = 0;

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/base/Format.h"
+#include "core/base/Strings.h"
 #include "core/names/NameRules.h"
 
 namespace chokepoint::analysis {
@@ -523,10 +524,7 @@ std::string_view toString(StepSource source) {
 }
 
 bool matchesStepPattern(std::string_view name, const std::vector<std::string>& patterns) {
-    std::string lowered(name);
-    for (char& c : lowered) {
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    }
+    const std::string lowered = core::toLower(name);
     for (const std::string& pattern : patterns) {
         if (pattern.empty() || lowered.size() < pattern.size() ||
             lowered.compare(0, pattern.size(), pattern) != 0) {

@@ -30,17 +30,9 @@ constexpr std::string_view kCommunicationOps[] = {
 // the profiler and is dropped (event_parser.py, StepParser).
 constexpr double kLastStepMinOpShare = 0.8;
 
-bool startsWith(std::string_view text, std::string_view prefix) {
-    return text.substr(0, prefix.size()) == prefix;
-}
-
-bool endsWith(std::string_view text, std::string_view suffix) {
-    return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
 bool isDataLoaderName(std::string_view name) {
-    return (startsWith(name, kDataLoaderPrefix) && endsWith(name, kDataLoaderSuffix)) ||
-           startsWith(name, kDataPipePrefix);
+    return (name.starts_with(kDataLoaderPrefix) && name.ends_with(kDataLoaderSuffix)) ||
+           name.starts_with(kDataPipePrefix);
 }
 
 bool isCommunicationOpName(std::string_view name) {
@@ -136,13 +128,13 @@ std::vector<HostStep> hostSteps(const core::TraceModel& model, bool& fromProfile
     for (std::size_t i = 0; i < model.ranges.size(); ++i) {
         const std::string_view name = model.text(model.ranges.name[i]);
         if (model.ranges.source[i] != core::RangeSource::GpuUserAnnotation &&
-            startsWith(name, kProfilerStepPrefix)) {
+            name.starts_with(kProfilerStepPrefix)) {
             add(name, model.ranges.startNs[i], model.ranges.endNs[i]);
         }
     }
     for (std::size_t i = 0; i < model.cpuOps.size(); ++i) {
         const std::string_view name = model.text(model.cpuOps.name[i]);
-        if (startsWith(name, kProfilerStepPrefix)) {
+        if (name.starts_with(kProfilerStepPrefix)) {
             add(name, model.cpuOps.startNs[i], model.cpuOps.endNs[i]);
         }
     }
@@ -261,7 +253,7 @@ std::array<IntervalSet, kTbRoleCount - 1> roleIntervals(const core::TraceModel& 
         }
     }
     auto cpuSide = [&](std::string_view name, TimestampNs start, TimestampNs end) {
-        if (startsWith(name, kProfilerStepPrefix)) {
+        if (name.starts_with(kProfilerStepPrefix)) {
             return;
         }
         const TbRole role = isCommunicationOpName(name) ? TbRole::Communication

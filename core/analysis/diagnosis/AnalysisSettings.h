@@ -3,7 +3,8 @@
 // --model-flops, --params, --tokens-per-step, --peak-memory, --oom, --precision, --config), kept in
 // the trace's review sidecar so the GUI re-applies them when the trace is opened again. Plain data:
 // names and numbers as the user gave them. Whether a device id, a precision or a threshold key is
-// known is decided where they are applied (analysis/diagnosis/AnalysisSettingsOptions.h).
+// known is decided where they are applied (AnalysisSettingsOptions.h, next to this file: the
+// settings live with the diagnosis they configure; core/review stores them in the sidecar).
 
 #include <map>
 #include <optional>

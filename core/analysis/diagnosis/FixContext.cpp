@@ -1,0 +1,185 @@
+#include "core/analysis/diagnosis/FixContext.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/analysis/diagnosis/FixRules.h"
+#include "core/analysis/diagnosis/FixSnippets.h"
+#include "core/base/Format.h"
+
+namespace chokepoint::analysis {
+
+std::string fixPct(double fraction) {
+    return core::formatPercent(fraction);
+}
+
+std::string fixDuration(double ns) {
+    return core::formatDuration(static_cast<core::DurationNs>(std::llround(ns)));
+}
+
+namespace {
+
+std::string_view titleOf(std::string_view id) {
+    const FixRule* rule = findFixRule(id);
+    return rule != nullptr ? rule->title : id;
+}
+
+std::string pct(double f) {
+    return fixPct(f);
+}
+
+std::string duration(double ns) {
+    return fixDuration(ns);
+}
+
+}  // namespace
+
+FixContext::FixContext(const Verdict& verdict, const DiagnosisSignals& signals, const DiagnosisConfig& config)
+    : m_v(verdict), m_s(signals), m_c(config) {
+    m_stepNs = signals.stepTimeNs > 0 ? signals.stepTimeNs : signals.windowNs;
+}
+
+void FixContext::skip(const std::string& id, std::string reason) {
+    m_plan.decisions.push_back({id, std::string(titleOf(id)), false, std::move(reason)});
+}
+
+void FixContext::show(Recommendation r, std::string reason) {
+    r.title = std::string(titleOf(r.ruleId));
+    m_plan.decisions.push_back({r.ruleId, r.title, true, std::move(reason)});
+    m_plan.recommendations.push_back(std::move(r));
+}
+
+std::string FixContext::snippet(std::string_view name,
+                                const std::vector<std::pair<std::string_view, std::string>>& fields) {
+    std::string text(fixSnippet(name));
+    for (const auto& [field, value] : fields) {
+        const std::string placeholder = "{" + std::string(field) + "}";
+        for (std::size_t at = text.find(placeholder); at != std::string::npos;
+             at = text.find(placeholder, at + value.size())) {
+            text.replace(at, placeholder.size(), value);
+        }
+    }
+    return text;
+}
+
+FixContext::Prediction FixContext::gpuSideFix(double savedLowNs, double savedNs, double savedHighNs) const {
+    const double host = hostPathNs();
+    return {std::max(m_stepNs - savedNs, host), std::max(m_stepNs - savedHighNs, host),
+            std::max(m_stepNs - savedLowNs, host)};
+}
+
+// "; the host's launch path (40 ms of work per step) binds: ..." when it does.
+std::string FixContext::hostBoundNote(double savedNs) const {
+    const double host = hostPathNs();
+    if (host <= m_stepNs - savedNs) {
+        return "";
+    }
+    return "; the host's launch path binds: the busiest launching thread works " + duration(host) +
+           " per step outside data loading and waits, so the step cannot get shorter than that";
+}
+
+// The step after a fix that removes the data-wait idle (R1-R3), on the step's critical path:
+// the longer of the GPU's path (busy time plus the idle the fix leaves) and the host's (its
+// launch-path work, which stays on the training thread).
+FixContext::Prediction FixContext::dataFix(std::string& basis, std::string& uncertainty) const {
+    const double dataWait = m_s.idleDataWaitFraction * m_stepNs;
+    const double busy = m_s.busyFraction * m_stepNs;
+    const double hostGaps = (m_s.idleLaunchOverheadFraction + m_s.idleSyncFraction) * m_stepNs;
+    const double gpuPath = m_stepNs - dataWait;
+    const double host = hostPathNs();
+    basis = "critical path: the step after the fix is the longer of the GPU's path, busy " + duration(busy) +
+            " + the idle this fix leaves " + duration(std::max(0.0, gpuPath - busy)) + " = " +
+            duration(gpuPath) + ", and the host's launch path, " +
+            (m_s.hostWorkFraction ? duration(host) +
+                                        " of framework, Python and launch work per step outside data "
+                                        "loading and waits on the busiest launching thread"
+                                  : std::string("not recorded in this trace")) +
+            "; the " + (host > gpuPath ? "host's" : "GPU's") + " path binds";
+    uncertainty = "low end: the idle the host still causes (launch " +
+                  duration(m_s.idleLaunchOverheadFraction * m_stepNs) + ", synchronization " +
+                  duration(m_s.idleSyncFraction * m_stepNs) +
+                  " per step) disappears as well, leaving the longer of GPU busy and the host's path; "
+                  "high end: that idle doubles, as when loader worker processes compete with the "
+                  "training thread for CPU cores";
+    return {std::max(gpuPath, host), std::max(busy, host), std::max(gpuPath + hostGaps, host)};
+}
+
+ExpectedGain FixContext::gainOf(Prediction p, bool upperBound, std::string basis,
+                                std::string uncertainty) const {
+    ExpectedGain g;
+    g.computed = m_stepNs > 0;
+    g.upperBound = upperBound;
+    g.stepTimeBeforeNs = m_stepNs;
+    const double floorNs = m_stepNs * 0.01;
+    g.stepTimeAfterNs = std::max(p.afterNs, floorNs);
+    g.stepTimeLowNs = std::min(std::max(p.lowNs, floorNs), g.stepTimeAfterNs);
+    g.stepTimeHighNs = std::max(std::max(p.highNs, floorNs), g.stepTimeAfterNs);
+    g.speedup = g.stepTimeAfterNs > 0 ? g.stepTimeBeforeNs / g.stepTimeAfterNs : 1.0;
+    if (m_s.mfu) {
+        g.mfuBefore = *m_s.mfu;
+        g.mfuAfter = *m_s.mfu * g.speedup;  // same model FLOPs in a shorter step
+    }
+    const bool mfuImpossible = g.mfuAfter && *g.mfuAfter >= 1.0;
+    g.summary = std::string(upperBound ? "at most: " : "") + "step time " + duration(g.stepTimeBeforeNs) +
+                " -> " + duration(g.stepTimeAfterNs);
+    if (g.stepTimeHighNs - g.stepTimeLowNs >= 1.0) {
+        g.summary += " (range " + duration(g.stepTimeLowNs) + " - " + duration(g.stepTimeHighNs) + ")";
+    }
+    if (mfuImpossible) {
+        // The model FLOPs given cannot fit the shorter step on this peak: do not print an MFU
+        // above 100 %, say what is inconsistent instead.
+        g.mfuAfter.reset();
+        g.summary += ", MFU " + pct(*g.mfuBefore) + " -> over 100 % (the model FLOPs or the peak are off)";
+    } else if (g.mfuBefore) {
+        g.summary += ", MFU " + pct(*g.mfuBefore) + " -> " + pct(*g.mfuAfter);
+    }
+    g.summary += " (" + core::formatFixed(g.speedup, 2) + "x)";
+    g.basis = std::move(basis);
+    g.uncertainty = std::move(uncertainty);
+    return g;
+}
+
+// Host work that launches nothing moved off the step (R15): the host's path shortens with it,
+// so only the GPU's busy time bounds the step.
+ExpectedGain FixContext::hostIdleGain(double savedNs, bool upperBound, const std::string& basis) const {
+    const double busy = m_s.busyFraction * m_stepNs;
+    const double after = std::max(m_stepNs - savedNs, busy);
+    return gainOf({after, after, m_stepNs}, upperBound,
+                  basis + "; the step cannot get shorter than the GPU's busy time",
+                  "high end: no gain, when the work still runs on the training thread between launches");
+}
+// Exposed host-device copies overlapped or removed (R17): a GPU-side saving.
+ExpectedGain FixContext::copyGain(double savedNs, bool upperBound, const std::string& basis) const {
+    return gpuGain(0, savedNs, savedNs, upperBound, basis,
+                   "low end: no gain, when each copy's data is needed at once (a synchronization follows "
+                   "it) and nothing can overlap it");
+}
+// Under-occupied kernels spread over every SM (R16): a GPU-side saving, an upper bound.
+ExpectedGain FixContext::occupancyGain(double savedNs, bool upperBound, const std::string& basis) const {
+    return gpuGain(0, savedNs, savedNs, upperBound, basis,
+                   "low end: no gain, when the kernels are memory-bound and already saturate DRAM");
+}
+
+// A GPU-side fix saving savedNs (savedLowNs..savedHighNs) of the GPU's path, bounded by the host.
+ExpectedGain FixContext::gpuGain(double savedLowNs, double savedNs, double savedHighNs, bool upperBound,
+                                 const std::string& basis, std::string uncertainty) const {
+    return gainOf(gpuSideFix(savedLowNs, savedNs, savedHighNs), upperBound, basis + hostBoundNote(savedNs),
+                  std::move(uncertainty));
+}
+
+// A mixed verdict heads both of its classes.
+bool FixContext::headline(Bottleneck b) const {
+    return m_v.bottleneck == b || (m_v.bottleneck == Bottleneck::ComputeMemoryMixed &&
+                                   (b == Bottleneck::Compute || b == Bottleneck::MemoryBandwidth));
+}
+bool FixContext::active(Bottleneck b) const {
+    return headline(b) || std::find(m_v.secondary.begin(), m_v.secondary.end(), b) != m_v.secondary.end();
+}
+// Kernel time of the step (the kernel-mix shares are shares of it): busy time without copies
+// and memsets, i.e. compute plus the communication compute does not hide.
+double FixContext::kernelTimeNs() const {
+    const double kernels = m_s.computeFraction + m_s.exposedCommunicationFraction;
+    return std::clamp(kernels > 0 ? kernels : m_s.busyFraction, 0.0, m_s.busyFraction) * m_stepNs;
+}
+
+}  // namespace chokepoint::analysis

@@ -1,0 +1,1 @@
+model = torch.compile(model)                  # fuses elementwise/norm chains

@@ -1,0 +1,1 @@
+# and keep tensors on the GPU: log loss.detach() every N steps instead of loss.item()
