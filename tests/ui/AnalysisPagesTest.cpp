@@ -17,6 +17,7 @@
 #include "tests/testutils/SharedTraces.h"
 #include "tests/ui/PageReportFixture.h"
 #include "tests/ui/PageTestSupport.h"
+#include "ui/charts/ReportCharts.h"
 #include "ui/charts/RooflineChart.h"
 #include "ui/charts/StepBarsChart.h"
 #include "ui/charts/StepStrip.h"
@@ -26,7 +27,6 @@
 #include "ui/pages/ComparePage.h"
 #include "ui/pages/DiagnosisPage.h"
 #include "ui/pages/FixesPage.h"
-#include "ui/pages/ReportViews.h"
 #include "ui/pages/RooflinePage.h"
 
 namespace chokepoint::ui {

@@ -17,12 +17,13 @@
 #include "tests/ui/PageReportFixture.h"
 #include "tests/ui/PageTestSupport.h"
 #include "tests/ui/UiTestModels.h"
+#include "ui/charts/ReportCharts.h"
 #include "ui/controller/TraceDocument.h"
 #include "ui/pages/ComparePage.h"
 #include "ui/pages/DiagnosisPage.h"
-#include "ui/pages/ReportViews.h"
 #include "ui/report/DiagnosisReport.h"
 #include "ui/report/ReportDocument.h"
+#include "ui/theme/ReportPalette.h"
 #include "ui/timeline/ReportOverlays.h"
 
 namespace chokepoint::ui {

@@ -20,12 +20,13 @@
 
 #include "core/base/KernelName.h"
 #include "ui/MainWindow.h"
+#include "ui/charts/ReportCharts.h"
 #include "ui/charts/RooflineChart.h"
 #include "ui/charts/StepBarsChart.h"
 #include "ui/charts/StepStrip.h"
 #include "ui/models/ModelRoles.h"
 #include "ui/pages/DiagnosisPage.h"
-#include "ui/pages/ReportViews.h"
+#include "ui/theme/ReportPalette.h"
 #include "ui/theme/ThemeColors.h"
 
 namespace chokepoint::ui {

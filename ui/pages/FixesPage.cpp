@@ -12,7 +12,7 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
-#include "ui/pages/ReportViews.h"
+#include "ui/theme/ReportPalette.h"
 #include "ui/theme/ThemeColors.h"
 
 namespace chokepoint::ui {

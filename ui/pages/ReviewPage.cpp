@@ -21,10 +21,10 @@
 #include "ui/MainWindow.h"
 #include "ui/models/BookmarksModel.h"
 #include "ui/models/ModelRoles.h"
-#include "ui/pages/ReportViews.h"
 #include "ui/review/BookmarkDialog.h"
 #include "ui/review/EvidenceSnapshot.h"
 #include "ui/review/PresenterView.h"
+#include "ui/theme/ReportPalette.h"
 #include "ui/theme/ThemeColors.h"
 
 namespace chokepoint::ui {

@@ -13,10 +13,11 @@
 #include <QVBoxLayout>
 
 #include "core/base/Format.h"
+#include "ui/charts/ReportCharts.h"
 #include "ui/charts/RooflineChart.h"
 #include "ui/models/ModelRoles.h"
 #include "ui/pages/DiagnosisPage.h"
-#include "ui/pages/ReportViews.h"
+#include "ui/theme/ReportPalette.h"
 #include "ui/theme/ThemeColors.h"
 
 namespace chokepoint::ui {

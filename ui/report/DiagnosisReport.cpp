@@ -7,9 +7,10 @@
 
 #include "core/base/Format.h"
 #include "core/base/KernelName.h"
+#include "ui/charts/ReportCharts.h"
 #include "ui/charts/RooflineChart.h"
 #include "ui/charts/StepBarsChart.h"
-#include "ui/pages/ReportViews.h"
+#include "ui/theme/ReportPalette.h"
 #include "ui/theme/Theme.h"
 
 namespace chokepoint::ui {

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "ui/pages/ReportViews.h"
+#include "ui/theme/ReportPalette.h"
 #include "ui/theme/Theme.h"
 
 namespace chokepoint::ui {

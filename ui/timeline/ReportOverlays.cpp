@@ -1,6 +1,6 @@
 #include "ui/timeline/ReportOverlays.h"
 
-#include "ui/pages/ReportViews.h"
+#include "ui/theme/ReportPalette.h"
 
 #include <QObject>
 #include <algorithm>

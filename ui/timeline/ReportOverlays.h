@@ -19,7 +19,7 @@
 
 namespace chokepoint::ui {
 
-// Colours come from the analysis pages' palette (ui/pages/ReportViews: bottleneckColor,
+// Colours come from the analysis pages' palette (ui/theme/ReportPalette: bottleneckColor,
 // idleCauseColor), so a class has one colour everywhere.
 // "Waiting for data" (capitalised core wording).
 QString idleCauseLabel(analysis::IdleCause cause);
