@@ -34,16 +34,16 @@
 #include "ui/job/JobWindow.h"
 #include "ui/pages/ComparePage.h"
 #include "ui/settings/Preferences.h"
+#include "ui/settings/RecentFiles.h"
 #include "ui/settings/SettingsController.h"
 #include "ui/timeline/TimelinePage.h"
 #include "ui/timeline/TimelineWidget.h"
+#include "ui/widgets/QuitAction.h"
 #include "ui/widgets/WelcomePage.h"
 
 namespace chokepoint::ui {
 
 namespace {
-
-const char* const kRecentKey = "recentFiles";
 
 // The bundled real before/after pair (samples/real/README.md).
 const char* const kPairBefore = "resnet50-nw0.pt.trace.json.gz";
@@ -150,6 +150,7 @@ void MainWindow::addPage(Page* page) {
     page->setAccessibleName(tr("%1 page").arg(page->title()));
     m_tabs->addTab(page, page->title());
     page->setDocument(m_document);
+    page->installActions(*this);
     // View menu: one entry per page, Ctrl+1..9 in tab order.
     auto* action = m_menus[static_cast<int>(MenuId::View)]->addAction(page->title());
     const int n = static_cast<int>(m_pages.size());
@@ -308,25 +309,12 @@ void MainWindow::createMenus() {
     help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
 }
 
-QAction* MainWindow::addQuitAction(QMenu* menu) {
-    // Quits the application (every window, each asked to close), not only this window. Ctrl+Q on
-    // every platform: QKeySequence::Quit is empty on Windows and with some platform themes.
-    QAction* quit = menu->addAction(tr("&Quit"), qApp, &QApplication::closeAllWindows);
-    quit->setObjectName(QStringLiteral("quitAction"));
-    QList<QKeySequence> quitKeys = QKeySequence::keyBindings(QKeySequence::Quit);
-    if (!quitKeys.contains(QKeySequence(Qt::CTRL | Qt::Key_Q))) {
-        quitKeys.prepend(QKeySequence(Qt::CTRL | Qt::Key_Q));
-    }
-    quit->setShortcuts(quitKeys);
-    return quit;
-}
-
 void MainWindow::addFileOpenAction(QAction* action) {
     m_menus[static_cast<int>(MenuId::File)]->insertAction(m_fileOpenEnd, action);
 }
 
 void MainWindow::updateRecentMenu() {
-    const QStringList files = recentFiles();
+    const QStringList files = RecentFiles::files();
     m_recentMenu->clear();
     for (const QString& f : files) {
         m_recentMenu->addAction(QFileInfo(f).fileName(), this, [this, f] { openFile(f); })->setToolTip(f);
@@ -335,7 +323,7 @@ void MainWindow::updateRecentMenu() {
     if (!files.isEmpty()) {
         m_recentMenu->addSeparator();
         m_recentMenu->addAction(tr("Clear List"), this, [this] {
-            QSettings().remove(QLatin1String(kRecentKey));
+            RecentFiles::clear();
             updateRecentMenu();
         });
     }
@@ -446,7 +434,7 @@ QString MainWindow::shortcutsText() {
 // --- Opening ----------------------------------------------------------------------------------
 
 void MainWindow::openDialog() {
-    const QStringList recent = recentFiles();
+    const QStringList recent = RecentFiles::files();
     const QString dir = recent.isEmpty() ? QDir::homePath() : QFileInfo(recent.first()).absolutePath();
     const QString path = QFileDialog::getOpenFileName(this, tr("Open Trace"), dir, tr(kTraceFilter));
     if (!path.isEmpty()) {
@@ -526,7 +514,7 @@ void MainWindow::onProgress(int percent) {
 
 void MainWindow::onModelAvailable() {
     if (!m_document->filePath().isEmpty()) {
-        addRecentFile(m_document->filePath());
+        RecentFiles::add(m_document->filePath());
         updateRecentMenu();
     }
     // The preferred page (the diagnosis page by default) opens first; the timeline is ready already.
@@ -594,23 +582,7 @@ void MainWindow::setBusyUi(bool busy) {
     }
 }
 
-// --- Recent files and samples -----------------------------------------------------------------
-
-QStringList MainWindow::recentFiles() {
-    QStringList files = QSettings().value(QLatin1String(kRecentKey)).toStringList();
-    files.removeAll(QString());
-    return files.mid(0, Preferences::recentFileCount());
-}
-
-void MainWindow::addRecentFile(const QString& path) {
-    QStringList files = recentFiles();
-    files.removeAll(path);
-    files.prepend(path);
-    while (files.size() > Preferences::recentFileCount()) {
-        files.removeLast();
-    }
-    QSettings().setValue(QLatin1String(kRecentKey), files);
-}
+// --- Samples -----------------------------------------------------------------------------
 
 QString MainWindow::samplesDirectory() {
     QStringList candidates;

@@ -24,42 +24,32 @@ namespace chokepoint::ui {
 class ExportActions;
 class WelcomePage;
 
-class MainWindow : public QMainWindow {
+class MainWindow : public QMainWindow, public PageHost {
     Q_OBJECT
 public:
-    // Menus pages may add actions to (E2's review and export actions, for example).
-    enum class MenuId { File, Export, View, Go, Review, Help };
-
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
     TraceDocument* document() const { return m_document; }
 
-    // Takes ownership, appends a tab and hands the page the current document.
+    // Takes ownership, appends a tab, hands the page the current document and lets it install its
+    // actions (Page::installActions).
     void addPage(Page* page);
     Page* page(const QString& pageId) const;
     QStringList pageIds() const;
     // Switches to the page's tab (leaving the welcome page); false for an unknown id.
-    bool showPage(const QString& pageId);
+    bool showPage(const QString& pageId) override;
     QString currentPageId() const;
-    QMenu* menu(MenuId id) const;
-    // Adds a page's "open another file" action to File, with the other opening actions (above
-    // Export, Close and Quit).
-    void addFileOpenAction(QAction* action);
-    // Appends File > Quit (Ctrl+Q, closes every window) to `menu`; the job window has one too.
-    static QAction* addQuitAction(QMenu* menu);
+    QMenu* menu(MenuId id) const override;
+    void addFileOpenAction(QAction* action) override;
     // File > Export: the report, its tables and the trace.
     ExportActions* exportActions() const { return m_exportActions; }
 
-    // Opens a trace in this window (replacing the current one); remembered in recent files.
+    // Opens a trace in this window (replacing the current one); remembered in RecentFiles.
     void openFile(const QString& path);
     // Shows the welcome page (no trace) or the pages.
     void showWelcome(bool welcome);
     bool welcomeVisible() const;
-
-    // Recent files, most recent first (QSettings "recentFiles").
-    static QStringList recentFiles();
-    static void addRecentFile(const QString& path);
 
     // Where the bundled samples live, relative to the executable so an installed or moved tree
     // finds its own: $CHOKEPOINT_SAMPLES_DIR, then <exe dir>/../share/chokepoint/samples (installed),

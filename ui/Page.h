@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 
+#include "ui/PageHost.h"
 #include "ui/controller/TraceDocument.h"
 
 namespace chokepoint::ui {
@@ -27,6 +28,9 @@ public:
     // the document's signals (modelAvailable, analysisAvailable) and refresh.
     virtual void setDocument(TraceDocument* document) { m_document = document; }
     TraceDocument* document() const { return m_document; }
+    // Called once by the window that hosts the page, after it has the page and has handed it the
+    // document: the page adds its own actions to the host's menus. Pages without any keep this.
+    virtual void installActions(PageHost& host) { Q_UNUSED(host); }
 
 protected:
     // Runs `refresh` now, unless this page is a hidden tab of a window on screen: then it runs when

@@ -44,6 +44,7 @@
 #include "ui/models/AnalysisReportQt.h"
 #include "ui/pages/ComparePage.h"
 #include "ui/settings/Preferences.h"
+#include "ui/settings/RecentFiles.h"
 #include "ui/theme/Theme.h"
 
 namespace {
@@ -575,7 +576,7 @@ int main(int argc, char** argv) {
     if (!files.isEmpty()) {
         window.openFile(files.first());  // several files open a job (above)
     } else if (chokepoint::ui::Preferences::reopenLastTrace()) {
-        const QStringList recent = chokepoint::ui::MainWindow::recentFiles();
+        const QStringList recent = chokepoint::ui::RecentFiles::files();
         if (!recent.isEmpty() && QFileInfo::exists(recent.first())) {
             window.openFile(recent.first());
         }

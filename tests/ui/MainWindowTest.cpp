@@ -24,6 +24,7 @@
 #include "ui/controller/ExportActions.h"
 #include "ui/pages/ReviewPage.h"
 #include "ui/review/PresenterView.h"
+#include "ui/settings/RecentFiles.h"
 #include "ui/timeline/TimelinePage.h"
 #include "ui/timeline/TimelineWidget.h"
 #include "ui/widgets/SearchBar.h"
@@ -233,10 +234,10 @@ TEST(MainWindowTest, EveryMenuHasItemsAndTheReviewMenuPresentsFromAnyPage) {
 TEST(MainWindowTest, RecentFilesAreRememberedMostRecentFirstWithoutDuplicates) {
     isolateSettings();
     for (int i = 0; i < 12; ++i) {
-        MainWindow::addRecentFile(QStringLiteral("/traces/t%1.json").arg(i));
+        RecentFiles::add(QStringLiteral("/traces/t%1.json").arg(i));
     }
-    MainWindow::addRecentFile(QStringLiteral("/traces/t5.json"));
-    const QStringList recent = MainWindow::recentFiles();
+    RecentFiles::add(QStringLiteral("/traces/t5.json"));
+    const QStringList recent = RecentFiles::files();
     ASSERT_EQ(recent.size(), 10);
     EXPECT_EQ(recent.first(), QStringLiteral("/traces/t5.json"));
     EXPECT_EQ(recent.count(QStringLiteral("/traces/t5.json")), 1);
@@ -277,7 +278,7 @@ TEST(MainWindowTest, LoadFailureReturnsToTheWelcomePage) {
     window.openFile(QStringLiteral("/nonexistent/trace.json"));
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10'000);
     EXPECT_TRUE(window.welcomeVisible());
-    EXPECT_TRUE(MainWindow::recentFiles().isEmpty());  // failures are not remembered
+    EXPECT_TRUE(RecentFiles::files().isEmpty());  // failures are not remembered
 }
 
 TEST(MainWindowTest, SearchShortcutsWorkWithTheTimelineFocused) {

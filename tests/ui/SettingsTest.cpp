@@ -30,6 +30,7 @@
 #include "ui/settings/AnalysisSettingsStrip.h"
 #include "ui/settings/Preferences.h"
 #include "ui/settings/PreferencesDialog.h"
+#include "ui/settings/RecentFiles.h"
 #include "ui/settings/SettingsController.h"
 
 namespace chokepoint::ui {
@@ -322,9 +323,9 @@ TEST(SettingsTest, PreferencesAreStoredAndTakeEffect) {
 
     // Recent files: only two are kept now.
     for (const char* f : {"/a/one.json", "/a/two.json", "/a/three.json"}) {
-        MainWindow::addRecentFile(QString::fromLatin1(f));
+        RecentFiles::add(QString::fromLatin1(f));
     }
-    EXPECT_EQ(MainWindow::recentFiles(),
+    EXPECT_EQ(RecentFiles::files(),
               (QStringList{QStringLiteral("/a/three.json"), QStringLiteral("/a/two.json")}));
 
     // A trace now opens on the timeline.

@@ -18,6 +18,8 @@
 #include "ui/job/JobDocument.h"
 #include "ui/job/JobPage.h"
 #include "ui/pages/ComparePage.h"
+#include "ui/settings/RecentFiles.h"
+#include "ui/widgets/QuitAction.h"
 
 namespace chokepoint::ui {
 namespace {
@@ -27,7 +29,7 @@ const char* const kJobFilter =
     "All files (*)";
 
 QString lastJobFolder() {
-    const QStringList recent = MainWindow::recentFiles();
+    const QStringList recent = RecentFiles::files();
     return recent.isEmpty() ? QDir::homePath() : QFileInfo(recent.first()).absolutePath();
 }
 
@@ -64,7 +66,7 @@ JobWindow::JobWindow(QWidget* parent) : QMainWindow(parent) {
     });
     file->addSeparator();
     file->addAction(tr("&Close Job"), this, &QWidget::close)->setShortcut(QKeySequence::Close);
-    MainWindow::addQuitAction(file);
+    addQuitAction(file);
 
     connect(m_cancelButton, &QPushButton::clicked, m_document, &JobDocument::cancel);
     connect(m_document, &JobDocument::statusMessage, m_statusLabel, &QLabel::setText);

@@ -19,7 +19,6 @@
 #include <algorithm>
 
 #include "core/base/KernelName.h"
-#include "ui/MainWindow.h"
 #include "ui/charts/ReportCharts.h"
 #include "ui/charts/RooflineChart.h"
 #include "ui/charts/StepBarsChart.h"
@@ -194,7 +193,6 @@ void ComparePage::setDocument(TraceDocument* document) {
         disconnect(m_document, nullptr, this, nullptr);
     }
     Page::setDocument(document);
-    installMenuAction();
     if (document != nullptr) {
         // Another trace in the document: the comparison was with the old one, so its other side goes.
         connect(document, &TraceDocument::loadStarted, this, [this] { m_otherIsStale = true; });
@@ -233,22 +231,14 @@ void ComparePage::clearOtherSide() {
     refresh();
 }
 
-void ComparePage::installMenuAction() {
-    if (m_menuInstalled) {
-        return;
-    }
-    auto* mainWindow = qobject_cast<MainWindow*>(window());
-    if (mainWindow == nullptr || mainWindow->menu(MainWindow::MenuId::File) == nullptr) {
-        return;
-    }
+void ComparePage::installActions(PageHost& host) {
     auto* action = new QAction(tr("Compare &with…"), this);
     action->setObjectName(QStringLiteral("compareWithAction"));
-    connect(action, &QAction::triggered, this, [this, mainWindow] {
-        mainWindow->showPage(pageId());
+    connect(action, &QAction::triggered, this, [this, host = &host] {
+        host->showPage(pageId());
         chooseFile();
     });
-    mainWindow->addFileOpenAction(action);
-    m_menuInstalled = true;
+    host.addFileOpenAction(action);
 }
 
 void ComparePage::chooseFile() {

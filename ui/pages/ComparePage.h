@@ -37,6 +37,8 @@ public:
     QString pageId() const override { return QStringLiteral("compare"); }
     QString title() const override { return tr("Compare"); }
     void setDocument(TraceDocument* document) override;
+    // File > Compare with…
+    void installActions(PageHost& host) override;
 
     // Loads `path` as the second trace and compares when both analyses are ready.
     void compareWith(const QString& path);
@@ -60,7 +62,6 @@ private:
     void clearOtherSide();  // forgets the second trace (the document changed)
     void refresh();
     void updateCharts();
-    void installMenuAction();
 
     std::shared_ptr<const analysis::AnalysisReport> m_before, m_after;
     std::unique_ptr<analysis::ComparisonReport> m_comparison;
@@ -70,7 +71,6 @@ private:
     // A load started in the document since the other side was chosen: when its model arrives, the
     // old comparison is stale. A comparison asked for while the load runs is with the new trace.
     bool m_otherIsStale = false;
-    bool m_menuInstalled = false;
 
     QLabel* m_summary = nullptr;
     QLabel* m_left = nullptr;

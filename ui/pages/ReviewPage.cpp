@@ -18,7 +18,6 @@
 
 #include "core/base/KernelName.h"
 #include "core/review/ReviewSidecar.h"
-#include "ui/MainWindow.h"
 #include "ui/models/BookmarksModel.h"
 #include "ui/models/ModelRoles.h"
 #include "ui/review/BookmarkDialog.h"
@@ -119,7 +118,6 @@ void ReviewPage::setDocument(TraceDocument* document) {
         disconnect(m_document, nullptr, this, nullptr);
     }
     Page::setDocument(document);
-    installMenuActions();
     if (document == nullptr) {
         setTrace({}, nullptr, nullptr);
         return;
@@ -343,29 +341,27 @@ void ReviewPage::onBookmarkActivated(const QModelIndex& index) {
     m_document->showRange(b->range, QString::fromStdString(b->title));
 }
 
-void ReviewPage::installMenuActions() {
-    auto* mainWindow = qobject_cast<MainWindow*>(window());
-    if (m_menuInstalled || mainWindow == nullptr || mainWindow->menu(MainWindow::MenuId::Review) == nullptr) {
+void ReviewPage::installActions(PageHost& host) {
+    QMenu* menu = host.menu(PageHost::MenuId::Review);
+    if (menu == nullptr) {
         return;
     }
-    QMenu* menu = mainWindow->menu(MainWindow::MenuId::Review);
     // The menu owns F5 in a main window; two shortcuts for one key would cancel each other.
     m_present->setShortcut(QKeySequence());
-    QAction* present = menu->addAction(tr("Start &Presentation"), this, [this, mainWindow] {
-        mainWindow->showPage(pageId());
+    QAction* present = menu->addAction(tr("Start &Presentation"), this, [this, host = &host] {
+        host->showPage(pageId());
         startPresentation(true);
     });
     present->setShortcut(QKeySequence(Qt::Key_F5));
-    QAction* bookmark = menu->addAction(tr("Add &Bookmark…"), this, [this, mainWindow] {
-        mainWindow->showPage(pageId());
+    QAction* bookmark = menu->addAction(tr("Add &Bookmark…"), this, [this, host = &host] {
+        host->showPage(pageId());
         onAddClicked();
     });
     bookmark->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
     menu->addSeparator();
-    menu->addAction(tr("&Review Page"), this, [this, mainWindow] { mainWindow->showPage(pageId()); });
+    menu->addAction(tr("&Review Page"), this, [this, host = &host] { host->showPage(pageId()); });
     m_presentAction = present;
     m_bookmarkAction = bookmark;
-    m_menuInstalled = true;
     updateMenuActions();
 }
 

@@ -34,6 +34,8 @@ public:
     QString pageId() const override { return QStringLiteral("review"); }
     QString title() const override { return tr("Review"); }
     void setDocument(TraceDocument* document) override;
+    // Review > Start Presentation, Add Bookmark…, Review Page.
+    void installActions(PageHost& host) override;
 
     // Binds the page to a trace file (sidecar location) and its analysis; used by the document
     // hooks and directly by tests. An empty path keeps bookmarks in memory only.
@@ -53,9 +55,8 @@ public:
     PresenterView* presenter() const { return m_presenter; }
 
 private:
-    // Review menu of the main window: start the presentation (F5) and add a bookmark (Ctrl+B) from
-    // any page. Installed once, when the page first gets a document inside a MainWindow.
-    void installMenuActions();
+    // The host's Review menu (installActions): start the presentation (F5) and add a bookmark
+    // (Ctrl+B) from any page, enabled as the page's own buttons.
     void updateMenuActions();
     void loadSidecar();
     void saveSidecar();
@@ -83,7 +84,6 @@ private:
     QPushButton* m_present = nullptr;
     QLabel* m_statusLabel = nullptr;
     PresenterView* m_presenter = nullptr;
-    bool m_menuInstalled = false;
     QAction* m_presentAction = nullptr;  // in the main window's Review menu
     QAction* m_bookmarkAction = nullptr;
     std::unique_ptr<EvidenceSnapshot> m_snapshot;  // the presenter's timeline pictures
