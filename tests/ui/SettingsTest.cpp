@@ -23,15 +23,15 @@
 
 #include "core/review/ReviewSidecar.h"
 #include "tests/ui/PageTestSupport.h"
-#include "ui/MainWindow.h"
-#include "ui/models/AnalysisReportQt.h"
-#include "ui/pages/DiagnosisPage.h"
-#include "ui/settings/AnalysisSettingsDialog.h"
-#include "ui/settings/AnalysisSettingsStrip.h"
-#include "ui/settings/Preferences.h"
-#include "ui/settings/PreferencesDialog.h"
-#include "ui/settings/RecentFiles.h"
-#include "ui/settings/SettingsController.h"
+#include "ui/base/models/AnalysisReportQt.h"
+#include "ui/base/settings/AnalysisSettingsStrip.h"
+#include "ui/base/settings/Preferences.h"
+#include "ui/base/settings/RecentFiles.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/shell/settings/AnalysisSettingsDialog.h"
+#include "ui/shell/settings/PreferencesDialog.h"
+#include "ui/shell/settings/SettingsController.h"
+#include "ui/views/pages/DiagnosisPage.h"
 
 namespace chokepoint::ui {
 namespace {
