@@ -4,6 +4,11 @@
 // visible lane, so painting cost follows pixels, not events. Track geometry is cached and only
 // rebuilt when the tracks or the height change.
 //
+// The class is written in five files, one per job: TimelineWidget.cpp (state, the view and the
+// selection), TimelineLayout.cpp (track geometry, groups, the scroll bar), TimelinePainter.cpp
+// (painting), TimelineHitTest.cpp (what lies under a point, tooltips) and TimelineInteraction.cpp
+// (mouse, wheel and keys); TimelineMetrics.h holds the sizes they share.
+//
 // Controls: wheel or W/S zoom around the cursor (Shift+wheel scrolls tracks), drag or A/D pan,
 // click selects (a click on the steps strip selects the step's range; on a group header, collapses
 // or expands the group), Shift+drag selects a time
