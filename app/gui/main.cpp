@@ -34,10 +34,10 @@
 
 #include "chokepoint/Version.h"
 #include "core/job/JobInputs.h"
+#include "ui/base/document/AnalysisReportQt.h"
 #include "ui/base/document/StartupTiming.h"
 #include "ui/base/document/TraceDocument.h"
 #include "ui/base/document/TracePrefetch.h"
-#include "ui/base/models/AnalysisReportQt.h"
 #include "ui/base/settings/Preferences.h"
 #include "ui/base/settings/RecentFiles.h"
 #include "ui/base/theme/Theme.h"

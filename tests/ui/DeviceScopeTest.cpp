@@ -12,8 +12,8 @@
 #include "core/format/CptraceWriter.h"
 #include "tests/analysis/diagnosis/TwoGpuTrace.h"
 #include "tests/ui/PageTestSupport.h"
+#include "ui/base/document/AnalysisReportQt.h"
 #include "ui/base/document/TraceDocument.h"
-#include "ui/base/models/AnalysisReportQt.h"
 #include "ui/shell/MainWindow.h"
 
 namespace chokepoint::ui {

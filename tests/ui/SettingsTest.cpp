@@ -23,7 +23,7 @@
 
 #include "core/review/ReviewSidecar.h"
 #include "tests/ui/PageTestSupport.h"
-#include "ui/base/models/AnalysisReportQt.h"
+#include "ui/base/document/AnalysisReportQt.h"
 #include "ui/base/settings/AnalysisSettingsStrip.h"
 #include "ui/base/settings/Preferences.h"
 #include "ui/base/settings/RecentFiles.h"

@@ -9,7 +9,7 @@
 #include "ui/base/charts/RooflineChart.h"
 #include "ui/base/charts/StepBarsChart.h"
 #include "ui/base/charts/StepStrip.h"
-#include "ui/base/models/AnalysisReportQt.h"
+#include "ui/base/document/AnalysisReportQt.h"
 
 namespace chokepoint::ui {
 

@@ -8,7 +8,7 @@
 #include <utility>
 
 // Qt's `signals` keyword macro would rewrite the report's `signals` fields: suspend it while core's
-// analysis headers are read (ui/base/models/AnalysisReportQt.h does the same for the pages).
+// analysis headers are read (ui/base/document/AnalysisReportQt.h does the same for the pages).
 #pragma push_macro("signals")
 #undef signals
 #include "core/analysis/devices/DeviceDatabase.h"

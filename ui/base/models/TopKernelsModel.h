@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "ui/base/models/AnalysisReportQt.h"
+#include "ui/base/document/AnalysisReportQt.h"
 
 namespace chokepoint::ui {
 

@@ -5,8 +5,8 @@
 #include <QPushButton>
 #include <QStringList>
 
+#include "ui/base/document/AnalysisReportQt.h"
 #include "ui/base/document/TraceDocument.h"
-#include "ui/base/models/AnalysisReportQt.h"
 
 namespace chokepoint::ui {
 

@@ -6,7 +6,7 @@
 #include <QString>
 
 #include "core/model/TraceModel.h"
-#include "ui/base/models/AnalysisReportQt.h"
+#include "ui/base/document/AnalysisReportQt.h"
 
 namespace chokepoint::ui {
 

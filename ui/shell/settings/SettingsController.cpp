@@ -6,8 +6,8 @@
 #include <QMessageBox>
 #include <cstdio>
 
+#include "ui/base/document/AnalysisReportQt.h"
 #include "ui/base/document/TraceDocument.h"
-#include "ui/base/models/AnalysisReportQt.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/shell/settings/AnalysisSettingsDialog.h"
 #include "ui/shell/settings/PreferencesDialog.h"

@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "ui/base/Page.h"
-#include "ui/base/models/AnalysisReportQt.h"
+#include "ui/base/document/AnalysisReportQt.h"
 #pragma push_macro("signals")
 #undef signals
 #include "core/analysis/diagnosis/Compare.h"

@@ -8,7 +8,7 @@
 #include <memory>
 
 #include "ui/base/Page.h"
-#include "ui/base/models/AnalysisReportQt.h"
+#include "ui/base/document/AnalysisReportQt.h"
 
 class QLabel;
 class QListWidget;

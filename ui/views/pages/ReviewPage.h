@@ -10,7 +10,7 @@
 
 #include "core/review/ReviewNotes.h"
 #include "ui/base/Page.h"
-#include "ui/base/models/AnalysisReportQt.h"
+#include "ui/base/document/AnalysisReportQt.h"
 
 class QAction;
 class QComboBox;

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ui/base/Page.h"
-#include "ui/base/models/AnalysisReportQt.h"
+#include "ui/base/document/AnalysisReportQt.h"
 
 class QLabel;
 class QStandardItemModel;

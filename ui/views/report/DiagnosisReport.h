@@ -6,7 +6,7 @@
 // report; nothing is recomputed.
 
 #include "core/model/TraceModel.h"
-#include "ui/base/models/AnalysisReportQt.h"
+#include "ui/base/document/AnalysisReportQt.h"
 #include "ui/views/report/ReportDocument.h"
 
 namespace chokepoint::ui {

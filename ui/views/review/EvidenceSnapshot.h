@@ -11,7 +11,7 @@
 #include "core/base/Time.h"
 #include "core/model/TraceModel.h"
 #include "core/timeline/TimelineTracks.h"
-#include "ui/base/models/AnalysisReportQt.h"
+#include "ui/base/document/AnalysisReportQt.h"
 
 namespace chokepoint::ui {
 

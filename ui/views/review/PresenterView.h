@@ -12,7 +12,7 @@
 
 #include "core/base/Time.h"
 #include "core/review/ReviewNotes.h"
-#include "ui/base/models/AnalysisReportQt.h"
+#include "ui/base/document/AnalysisReportQt.h"
 
 class QLabel;
 

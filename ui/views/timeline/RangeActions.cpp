@@ -6,8 +6,8 @@
 
 #include "core/analysis/metrics/RangeStatsText.h"
 #include "core/base/Format.h"
+#include "ui/base/document/AnalysisReportQt.h"
 #include "ui/base/document/TraceDocument.h"
-#include "ui/base/models/AnalysisReportQt.h"
 #include "ui/base/widgets/BookmarkDialog.h"
 #include "ui/base/widgets/DetailsPanel.h"
 #include "ui/views/timeline/TimelineWidget.h"
