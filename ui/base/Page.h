@@ -3,6 +3,7 @@
 // MainWindow hosts pages by id and hands each the current TraceDocument (nullptr when no trace is
 // open). A page renders from the document's model and report only; it holds no analysis logic.
 // Pages must draw something sensible in every state: no document, loading, model without report.
+// A page knows its window only as a PageHost (installActions): it never includes ui/shell.
 
 #include <QPointer>
 #include <QString>
