@@ -19,7 +19,7 @@
 
 #include "core/model/TraceModel.h"
 #include "core/timeline/TimelineTracks.h"
-#include "ui/timeline/TimelineWidget.h"
+#include "ui/views/timeline/TimelineWidget.h"
 
 namespace {
 

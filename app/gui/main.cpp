@@ -34,17 +34,18 @@
 
 #include "chokepoint/Version.h"
 #include "core/job/JobInputs.h"
-#include "ui/AppIcon.h"
-#include "ui/MainWindow.h"
-#include "ui/controller/StartupTiming.h"
-#include "ui/controller/TraceDocument.h"
-#include "ui/controller/TracePrefetch.h"
-#include "ui/job/JobDocument.h"
-#include "ui/job/JobWindow.h"
-#include "ui/models/AnalysisReportQt.h"
-#include "ui/pages/ComparePage.h"
-#include "ui/settings/Preferences.h"
-#include "ui/theme/Theme.h"
+#include "ui/base/document/AnalysisReportQt.h"
+#include "ui/base/document/StartupTiming.h"
+#include "ui/base/document/TraceDocument.h"
+#include "ui/base/document/TracePrefetch.h"
+#include "ui/base/settings/Preferences.h"
+#include "ui/base/settings/RecentFiles.h"
+#include "ui/base/theme/Theme.h"
+#include "ui/shell/AppIcon.h"
+#include "ui/shell/JobWindow.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/views/job/JobDocument.h"
+#include "ui/views/pages/ComparePage.h"
 
 namespace {
 
@@ -575,7 +576,7 @@ int main(int argc, char** argv) {
     if (!files.isEmpty()) {
         window.openFile(files.first());  // several files open a job (above)
     } else if (chokepoint::ui::Preferences::reopenLastTrace()) {
-        const QStringList recent = chokepoint::ui::MainWindow::recentFiles();
+        const QStringList recent = chokepoint::ui::RecentFiles::files();
         if (!recent.isEmpty() && QFileInfo::exists(recent.first())) {
             window.openFile(recent.first());
         }

@@ -21,8 +21,8 @@
 #include "core/import/TraceLoader.h"
 #include "tests/ui/PageTestSupport.h"
 #include "tests/ui/UiTestModels.h"
-#include "ui/capture/AttachDialog.h"
-#include "ui/capture/LiveCaptureView.h"
+#include "ui/shell/capture/AttachDialog.h"
+#include "ui/shell/capture/LiveCaptureView.h"
 
 namespace chokepoint::ui {
 namespace {

@@ -13,9 +13,9 @@
 #include "core/format/CptraceWriter.h"
 #include "tests/ui/PageTestSupport.h"
 #include "tests/ui/UiTestModels.h"
-#include "ui/capture/LiveCaptureView.h"
-#include "ui/capture/RecordDialog.h"
-#include "ui/timeline/TimelineWidget.h"
+#include "ui/shell/capture/LiveCaptureView.h"
+#include "ui/shell/capture/RecordDialog.h"
+#include "ui/views/timeline/TimelineWidget.h"
 
 namespace chokepoint::ui {
 namespace {

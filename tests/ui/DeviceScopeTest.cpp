@@ -12,9 +12,9 @@
 #include "core/format/CptraceWriter.h"
 #include "tests/analysis/diagnosis/TwoGpuTrace.h"
 #include "tests/ui/PageTestSupport.h"
-#include "ui/MainWindow.h"
-#include "ui/controller/TraceDocument.h"
-#include "ui/models/AnalysisReportQt.h"
+#include "ui/base/document/AnalysisReportQt.h"
+#include "ui/base/document/TraceDocument.h"
+#include "ui/shell/MainWindow.h"
 
 namespace chokepoint::ui {
 namespace {

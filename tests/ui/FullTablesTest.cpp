@@ -22,13 +22,13 @@
 #include "tests/testutils/SharedTraces.h"
 #include "tests/ui/PageReportFixture.h"
 #include "tests/ui/PageTestSupport.h"
-#include "ui/models/ModelRoles.h"
-#include "ui/models/TopKernelsModel.h"
+#include "ui/base/models/ModelRoles.h"
+#include "ui/base/models/TopKernelsModel.h"
 #pragma push_macro("signals")
 #undef signals
 #include "core/analysis/diagnosis/ReportWriters.h"
 #pragma pop_macro("signals")
-#include "ui/pages/DiagnosisPage.h"
+#include "ui/views/pages/DiagnosisPage.h"
 
 namespace chokepoint::ui {
 namespace {

@@ -5,7 +5,7 @@
 #include <QTest>
 
 #include "tests/ui/PageTestSupport.h"
-#include "ui/MainWindow.h"
+#include "ui/shell/MainWindow.h"
 
 namespace chokepoint::ui {
 namespace {

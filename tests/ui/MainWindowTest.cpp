@@ -19,15 +19,16 @@
 #include "tests/testutils/SharedTraces.h"
 #include "tests/ui/PageTestSupport.h"
 #include "tests/ui/UiTestModels.h"
-#include "ui/MainWindow.h"
-#include "ui/Page.h"
-#include "ui/controller/ExportActions.h"
-#include "ui/pages/ReviewPage.h"
-#include "ui/review/PresenterView.h"
-#include "ui/timeline/TimelinePage.h"
-#include "ui/timeline/TimelineWidget.h"
-#include "ui/widgets/SearchBar.h"
-#include "ui/widgets/WelcomePage.h"
+#include "ui/base/Page.h"
+#include "ui/base/settings/RecentFiles.h"
+#include "ui/base/widgets/SearchBar.h"
+#include "ui/shell/ExportActions.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/shell/WelcomePage.h"
+#include "ui/views/pages/ReviewPage.h"
+#include "ui/views/review/PresenterView.h"
+#include "ui/views/timeline/TimelinePage.h"
+#include "ui/views/timeline/TimelineWidget.h"
 
 namespace chokepoint::ui {
 namespace {
@@ -233,10 +234,10 @@ TEST(MainWindowTest, EveryMenuHasItemsAndTheReviewMenuPresentsFromAnyPage) {
 TEST(MainWindowTest, RecentFilesAreRememberedMostRecentFirstWithoutDuplicates) {
     isolateSettings();
     for (int i = 0; i < 12; ++i) {
-        MainWindow::addRecentFile(QStringLiteral("/traces/t%1.json").arg(i));
+        RecentFiles::add(QStringLiteral("/traces/t%1.json").arg(i));
     }
-    MainWindow::addRecentFile(QStringLiteral("/traces/t5.json"));
-    const QStringList recent = MainWindow::recentFiles();
+    RecentFiles::add(QStringLiteral("/traces/t5.json"));
+    const QStringList recent = RecentFiles::files();
     ASSERT_EQ(recent.size(), 10);
     EXPECT_EQ(recent.first(), QStringLiteral("/traces/t5.json"));
     EXPECT_EQ(recent.count(QStringLiteral("/traces/t5.json")), 1);
@@ -277,7 +278,7 @@ TEST(MainWindowTest, LoadFailureReturnsToTheWelcomePage) {
     window.openFile(QStringLiteral("/nonexistent/trace.json"));
     QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 10'000);
     EXPECT_TRUE(window.welcomeVisible());
-    EXPECT_TRUE(MainWindow::recentFiles().isEmpty());  // failures are not remembered
+    EXPECT_TRUE(RecentFiles::files().isEmpty());  // failures are not remembered
 }
 
 TEST(MainWindowTest, SearchShortcutsWorkWithTheTimelineFocused) {

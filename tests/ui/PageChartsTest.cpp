@@ -7,9 +7,9 @@
 #include <QTest>
 
 #include "tests/ui/PageTestSupport.h"
-#include "ui/charts/RooflineChart.h"
-#include "ui/charts/StepBarsChart.h"
-#include "ui/charts/StepStrip.h"
+#include "ui/base/charts/RooflineChart.h"
+#include "ui/base/charts/StepBarsChart.h"
+#include "ui/base/charts/StepStrip.h"
 
 namespace chokepoint::ui {
 namespace {

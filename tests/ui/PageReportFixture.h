@@ -9,7 +9,7 @@
 #include <string>
 
 #include "tests/testutils/TraceBuilder.h"
-#include "ui/models/AnalysisReportQt.h"
+#include "ui/base/document/AnalysisReportQt.h"
 #pragma push_macro("signals")
 #undef signals
 #include "core/analysis/diagnosis/Analyzer.h"

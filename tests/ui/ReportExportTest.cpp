@@ -6,8 +6,8 @@
 #include <QTemporaryDir>
 
 #include "tests/ui/PageTestSupport.h"
-#include "ui/report/CsvExport.h"
-#include "ui/report/ReportDocument.h"
+#include "ui/views/report/CsvExport.h"
+#include "ui/views/report/ReportDocument.h"
 
 namespace chokepoint::ui {
 namespace {

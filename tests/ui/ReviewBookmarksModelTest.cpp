@@ -6,9 +6,9 @@
 #include <QSortFilterProxyModel>
 
 #include "tests/ui/PageTestSupport.h"
-#include "ui/models/BookmarksModel.h"
-#include "ui/models/ModelRoles.h"
-#include "ui/models/TraceStatsModel.h"
+#include "ui/base/models/BookmarksModel.h"
+#include "ui/base/models/ModelRoles.h"
+#include "ui/base/models/TraceStatsModel.h"
 
 namespace chokepoint::ui {
 namespace {

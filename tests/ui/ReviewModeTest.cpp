@@ -12,10 +12,10 @@
 #include "core/review/ReviewSidecar.h"
 #include "tests/ui/PageReportFixture.h"
 #include "tests/ui/PageTestSupport.h"
-#include "ui/controller/TraceDocument.h"
-#include "ui/models/BookmarksModel.h"
-#include "ui/pages/ReviewPage.h"
-#include "ui/review/PresenterView.h"
+#include "ui/base/document/TraceDocument.h"
+#include "ui/base/models/BookmarksModel.h"
+#include "ui/views/pages/ReviewPage.h"
+#include "ui/views/review/PresenterView.h"
 
 namespace chokepoint::ui {
 namespace {

@@ -23,14 +23,15 @@
 
 #include "core/review/ReviewSidecar.h"
 #include "tests/ui/PageTestSupport.h"
-#include "ui/MainWindow.h"
-#include "ui/models/AnalysisReportQt.h"
-#include "ui/pages/DiagnosisPage.h"
-#include "ui/settings/AnalysisSettingsDialog.h"
-#include "ui/settings/AnalysisSettingsStrip.h"
-#include "ui/settings/Preferences.h"
-#include "ui/settings/PreferencesDialog.h"
-#include "ui/settings/SettingsController.h"
+#include "ui/base/document/AnalysisReportQt.h"
+#include "ui/base/settings/AnalysisSettingsStrip.h"
+#include "ui/base/settings/Preferences.h"
+#include "ui/base/settings/RecentFiles.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/shell/settings/AnalysisSettingsDialog.h"
+#include "ui/shell/settings/PreferencesDialog.h"
+#include "ui/shell/settings/SettingsController.h"
+#include "ui/views/pages/DiagnosisPage.h"
 
 namespace chokepoint::ui {
 namespace {
@@ -322,9 +323,9 @@ TEST(SettingsTest, PreferencesAreStoredAndTakeEffect) {
 
     // Recent files: only two are kept now.
     for (const char* f : {"/a/one.json", "/a/two.json", "/a/three.json"}) {
-        MainWindow::addRecentFile(QString::fromLatin1(f));
+        RecentFiles::add(QString::fromLatin1(f));
     }
-    EXPECT_EQ(MainWindow::recentFiles(),
+    EXPECT_EQ(RecentFiles::files(),
               (QStringList{QStringLiteral("/a/three.json"), QStringLiteral("/a/two.json")}));
 
     // A trace now opens on the timeline.

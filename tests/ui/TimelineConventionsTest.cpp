@@ -15,13 +15,13 @@
 #include "core/timeline/LaunchedWork.h"
 #include "tests/ui/PageTestSupport.h"
 #include "tests/ui/UiTestModels.h"
-#include "ui/controller/TraceDocument.h"
-#include "ui/timeline/OverviewStrip.h"
-#include "ui/timeline/SearchResultsModel.h"
-#include "ui/timeline/TimelinePage.h"
-#include "ui/timeline/TimelineWidget.h"
-#include "ui/timeline/TrackMenu.h"
-#include "ui/widgets/DetailsPanel.h"
+#include "ui/base/document/TraceDocument.h"
+#include "ui/base/widgets/DetailsPanel.h"
+#include "ui/views/timeline/OverviewStrip.h"
+#include "ui/views/timeline/SearchResultsModel.h"
+#include "ui/views/timeline/TimelinePage.h"
+#include "ui/views/timeline/TimelineWidget.h"
+#include "ui/views/timeline/TrackMenu.h"
 
 namespace chokepoint::ui {
 namespace {

@@ -11,12 +11,12 @@
 #include "tests/testutils/TraceBuilder.h"
 #include "tests/ui/PageTestSupport.h"
 #include "tests/ui/UiTestModels.h"
-#include "ui/controller/TraceDocument.h"
-#include "ui/timeline/TimelinePage.h"
-#include "ui/timeline/TimelineWidget.h"
-#include "ui/widgets/DetailsPanel.h"
-#include "ui/widgets/EventDetailsModel.h"
-#include "ui/widgets/SearchBar.h"
+#include "ui/base/document/TraceDocument.h"
+#include "ui/base/models/EventDetailsModel.h"
+#include "ui/base/widgets/DetailsPanel.h"
+#include "ui/base/widgets/SearchBar.h"
+#include "ui/views/timeline/TimelinePage.h"
+#include "ui/views/timeline/TimelineWidget.h"
 
 namespace chokepoint::ui {
 namespace {

@@ -12,7 +12,7 @@
 #include "core/timeline/TimelineTracks.h"
 #include "tests/ui/PageTestSupport.h"
 #include "tests/ui/UiTestModels.h"
-#include "ui/timeline/TimelineWidget.h"
+#include "ui/views/timeline/TimelineWidget.h"
 
 namespace chokepoint::ui {
 namespace {

@@ -10,7 +10,7 @@
 #include "tests/testutils/SharedTraces.h"
 #include "tests/ui/PageTestSupport.h"
 #include "tests/ui/UiTestModels.h"
-#include "ui/controller/TraceDocument.h"
+#include "ui/base/document/TraceDocument.h"
 
 namespace chokepoint::ui {
 namespace {

@@ -17,13 +17,14 @@
 #include "tests/ui/PageReportFixture.h"
 #include "tests/ui/PageTestSupport.h"
 #include "tests/ui/UiTestModels.h"
-#include "ui/controller/TraceDocument.h"
-#include "ui/pages/ComparePage.h"
-#include "ui/pages/DiagnosisPage.h"
-#include "ui/pages/ReportViews.h"
-#include "ui/report/DiagnosisReport.h"
-#include "ui/report/ReportDocument.h"
-#include "ui/timeline/ReportOverlays.h"
+#include "ui/base/charts/ReportCharts.h"
+#include "ui/base/document/TraceDocument.h"
+#include "ui/base/theme/ReportPalette.h"
+#include "ui/views/pages/ComparePage.h"
+#include "ui/views/pages/DiagnosisPage.h"
+#include "ui/views/report/DiagnosisReport.h"
+#include "ui/views/report/ReportDocument.h"
+#include "ui/views/timeline/ReportOverlays.h"
 
 namespace chokepoint::ui {
 namespace {

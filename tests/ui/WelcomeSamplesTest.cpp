@@ -15,9 +15,9 @@
 
 #include "chokepoint/Version.h"
 #include "tests/ui/PageTestSupport.h"
-#include "ui/MainWindow.h"
-#include "ui/pages/ComparePage.h"
-#include "ui/widgets/WelcomePage.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/shell/WelcomePage.h"
+#include "ui/views/pages/ComparePage.h"
 
 namespace chokepoint::ui {
 namespace {

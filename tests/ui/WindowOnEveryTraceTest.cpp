@@ -10,12 +10,12 @@
 
 #include "tests/testutils/SharedTraces.h"
 #include "tests/ui/PageTestSupport.h"
-#include "ui/MainWindow.h"
-#include "ui/models/TopKernelsModel.h"
-#include "ui/models/TraceStatsModel.h"
-#include "ui/pages/DiagnosisPage.h"
-#include "ui/timeline/TimelinePage.h"
-#include "ui/timeline/TimelineWidget.h"
+#include "ui/base/models/TopKernelsModel.h"
+#include "ui/base/models/TraceStatsModel.h"
+#include "ui/shell/MainWindow.h"
+#include "ui/views/pages/DiagnosisPage.h"
+#include "ui/views/timeline/TimelinePage.h"
+#include "ui/views/timeline/TimelineWidget.h"
 
 namespace chokepoint::ui {
 namespace {

@@ -1,0 +1,16 @@
+# Fails when a file of one ui floor includes a floor above it: ui/CMakeLists.txt runs it at build
+# time for each floor. -DDIR=<the floor's folder> -DFLOOR=<its name> -DABOVE=<floors above, a,b>
+string(REPLACE "," "|" above "${ABOVE}")
+file(GLOB_RECURSE files "${DIR}/*.cpp" "${DIR}/*.h")
+set(found "")
+foreach(file IN LISTS files)
+  file(STRINGS "${file}" lines REGEX "^[ \t]*#[ \t]*include[ \t]*\"ui/(${above})/")
+  foreach(line IN LISTS lines)
+    file(RELATIVE_PATH name "${DIR}" "${file}")
+    list(APPEND found "ui/${FLOOR}/${name}: ${line}")
+  endforeach()
+endforeach()
+if(found)
+  list(JOIN found "\n  " text)
+  message(FATAL_ERROR "ui/${FLOOR} may include only itself and the floors below it, not ${ABOVE}:\n  ${text}")
+endif()
