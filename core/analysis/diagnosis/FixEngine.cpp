@@ -11,15 +11,15 @@ namespace chokepoint::analysis {
 std::string_view toString(IronLawTerm term) {
     switch (term) {
         case IronLawTerm::Utilization:
-            return "utilization (eta_hw) up";
+            return "utilization up";
         case IronLawTerm::PeakThroughput:
-            return "peak throughput (R_peak) up";
+            return "peak throughput up";
         case IronLawTerm::TotalOperations:
-            return "total operations (O) up";
+            return "total operations up";
         case IronLawTerm::MemoryTraffic:
             return "memory traffic down, utilization up";
     }
-    return "utilization (eta_hw) up";
+    return "utilization up";
 }
 
 const Recommendation* FixPlan::find(std::string_view ruleId) const {
