@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/base/Format.h"
 #include "ui/base/theme/ReportPalette.h"
 
 namespace chokepoint::ui {
