@@ -11,13 +11,11 @@
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSplitter>
+#include <QStandardItemModel>
 #include <QTemporaryDir>
 #include <QTest>
 #include <fstream>
 
-#include "core/analysis/diagnosis/Compare.h"
-#include "core/base/Format.h"
-#include "core/import/TraceLoader.h"
 #include "tests/ui/JobReportFixture.h"
 #include "tests/ui/PageReportFixture.h"
 #include "tests/ui/PageTestSupport.h"
@@ -35,6 +33,9 @@
 #include "ui/views/pages/DiagnosisPage.h"
 #include "ui/views/timeline/TimelinePage.h"
 #include "ui/views/timeline/TimelineWidget.h"
+// After the ui headers: they read core's reports with Qt's `signals` macro suspended.
+#include "core/base/Format.h"
+#include "core/import/TraceLoader.h"
 
 namespace chokepoint::ui {
 namespace {
