@@ -25,6 +25,7 @@
 #include "core/base/Time.h"
 #include "core/model/TraceModel.h"
 #include "core/timeline/TimelineTracks.h"
+#include "ui/base/document/MetaTypes.h"
 
 namespace chokepoint::analysis {
 struct AnalysisReport;
@@ -150,6 +151,3 @@ private:
 };
 
 }  // namespace chokepoint::ui
-
-Q_DECLARE_METATYPE(chokepoint::core::TimeRange)
-Q_DECLARE_METATYPE(chokepoint::core::KernelId)

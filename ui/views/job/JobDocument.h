@@ -17,6 +17,7 @@
 
 #include "core/base/Time.h"
 #include "core/job/JobReport.h"
+#include "ui/base/document/MetaTypes.h"
 
 namespace chokepoint::ui {
 

@@ -1,6 +1,7 @@
 #include "ui/views/timeline/TimelineWidget.h"
 
 #include <QResizeEvent>
+#include <QScrollBar>
 #include <algorithm>
 
 #include "ui/views/timeline/TimelineMetrics.h"
