@@ -950,7 +950,8 @@ void KinetoModelBuilder::finish() {
     if (m_occupancyKernels > 0) {
         count("import.kernel_occupancy_not_imported", Severity::Warning,
               "kernels carry args.occupancy (limitingFactors, blockLimit*) shown by Perfetto; not imported, "
-              "the analysis estimates occupancy from registers, shared memory and block size",
+              "the TensorBoard-overview figures estimate occupancy from registers, shared memory and block "
+              "size",
               static_cast<std::int64_t>(m_occupancyKernels));
     }
     if (m_pmSamples > 0) {
