@@ -4,13 +4,19 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <memory>
 #include <string>
 
+#include "core/format/CptraceWriter.h"
+#include "core/import/TraceLoader.h"
 #include "core/job/JobAnalysis.h"
 #include "core/job/JobLoader.h"
 #include "core/job/JobReportWriters.h"
 #include "core/job/JobStages.h"
+#include "core/job/SummaryFile.h"
 
 namespace chokepoint::job {
 namespace {
@@ -50,6 +56,37 @@ TEST(Kineto2025JobTest, RankFiveSecondsOffIsMatchedByCommsIdAndTheLateRankNamed)
     EXPECT_NE(json.find(R"("collectiveMatching":{"method":"Comms Id + Seq","byCommsId":4)"),
               std::string::npos)
         << json;
+}
+
+// Seq and Comms Id survive conversion to .cptrace and the .cpsum rank summary.
+TEST(Kineto2025JobTest, SeqAndCommsIdSurviveCptraceAndSummaryFiles) {
+    auto model = core::loadTrace(fixture("comms-rank1.pt.trace.json"));
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              ("chokepoint-kineto2025-" + std::to_string(::getpid()) + ".cptrace"))
+                                 .string();
+    ASSERT_TRUE(core::writeCptrace(model.value(), path).ok());
+    auto back = core::loadTrace(path);
+    std::filesystem::remove(path);
+    ASSERT_TRUE(back.ok()) << back.error().message;
+    ASSERT_EQ(back->collectiveCalls.size(), 4u);
+    for (std::size_t i = 0; i < 4; ++i) {
+        EXPECT_TRUE(back->collectiveCalls[i].hasCommsId);
+        EXPECT_EQ(back->collectiveCalls[i].commsId, model->collectiveCalls[i].commsId);
+        EXPECT_EQ(back->collectiveCalls[i].seq, static_cast<std::int64_t>(i));
+    }
+
+    LoadedJob loaded = loadJob({fixture("comms-rank1.pt.trace.json")}, JobLoadOptions{});
+    ASSERT_EQ(loaded.ranks.size(), 1u);
+    const RankSummary& summary = *loaded.ranks.front();
+    auto decoded = decodeSummary(encodeSummary(summary), "rank-1.cpsum");
+    ASSERT_TRUE(decoded.ok()) << decoded.error().message;
+    ASSERT_EQ(decoded->collectives.size(), summary.collectives.size());
+    for (std::size_t i = 0; i < summary.collectives.size(); ++i) {
+        EXPECT_TRUE(decoded->collectives[i].hasCommsId);
+        EXPECT_EQ(decoded->collectives[i].commsId, summary.collectives[i].commsId);
+        EXPECT_EQ(decoded->collectives[i].seq, summary.collectives[i].seq);
+    }
 }
 
 // Rank 1's trace starts one call later and runs one call longer, on a clock 5 s ahead, without
