@@ -682,6 +682,9 @@ Status CptraceChunkDecoder::decodePayload(std::string_view payload, std::uint64_
         call.inNelems = r.in_nelems();
         call.outNelems = r.out_nelems();
         call.groupSize = r.group_size();
+        call.hasCommsId = r.has_comms_id();
+        call.commsId = r.comms_id();
+        call.seq = r.has_comms_id() ? r.seq() : -1;  // files before field 10 read 0: not a seq
         m_model.collectiveCalls.push_back(call);
     }
     if (chunk.has_distributed()) {

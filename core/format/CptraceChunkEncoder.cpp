@@ -659,6 +659,9 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
             putInt(msg, 7, call.inNelems);
             putInt(msg, 8, call.outNelems);
             putInt(msg, 9, call.groupSize);
+            putInt(msg, 10, call.seq);
+            putUint(msg, 11, call.commsId);
+            putUint(msg, 12, call.hasCommsId ? 1 : 0);
             putLen(collectives, 21, msg);
         }
         for (const TraceStat& stat : model.stats.entries()) {

@@ -1,5 +1,6 @@
 #include "core/import/KinetoEventDecoder.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -104,6 +105,45 @@ error_code readInt(value& v, OptInt& out, const char* field, KinetoModelBuilder&
     } else {
         countBadNumber(issues, rc, std::string("arg \"") + field + "\"", text, "int64", "ignored");
     }
+    return simdjson::SUCCESS;
+}
+
+// Reads an unsigned 64-bit integer ("Comms Id", a hash that may use all 64 bits), written as a
+// number or a numeric string. Anything else is counted and left unset.
+error_code readUint64(value& v, bool& has, std::uint64_t& out, const char* field,
+                      KinetoModelBuilder& issues) {
+    json_type type;
+    if (auto err = v.type().get(type)) {
+        return err;
+    }
+    std::string_view text;
+    if (type == json_type::number) {
+        text = v.raw_json_token();
+    } else if (type == json_type::string) {
+        if (auto err = v.get_string().get(text)) {
+            return err;
+        }
+    } else {
+        if (type != json_type::null) {
+            issues.countIssue("import.wrong_type", Severity::Warning,
+                              std::string("arg \"") + field + "\" is not a number; ignored");
+        }
+        return simdjson::SUCCESS;
+    }
+    while (!text.empty() &&
+           (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' || text.back() == '\t')) {
+        text.remove_suffix(1);
+    }
+    std::uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+        issues.countIssue("import.value_out_of_range", Severity::Warning,
+                          std::string("arg \"") + field + "\" = " + std::string(text.substr(0, 40)) +
+                              " is not an unsigned 64-bit integer; ignored");
+        return simdjson::SUCCESS;
+    }
+    has = true;
+    out = n;
     return simdjson::SUCCESS;
 }
 
@@ -266,6 +306,8 @@ error_code decodeArgs(value& v, KinetoEvent& e, KinetoModelBuilder& issues) {
             case 'C':
                 if (keyIs(k, "Collective name")) {
                     err = readString(fv, e.collectiveName, "Collective name", issues);
+                } else if (keyIs(k, "Comms Id")) {
+                    err = readUint64(fv, e.hasCommsId, e.commsId, "Comms Id", issues);
                 }
                 break;
             case 'd':
@@ -330,6 +372,19 @@ error_code decodeArgs(value& v, KinetoEvent& e, KinetoModelBuilder& issues) {
             case 'n':
                 if (keyIs(k, "name")) {
                     err = readString(fv, e.argName, "args.name", issues);
+                }
+                break;
+            case 'o':
+                if (keyIs(k, "occupancy")) {
+                    json_type t;
+                    if ((err = fv.type().get(t)) == simdjson::SUCCESS) {
+                        e.hasOccupancy = t == json_type::object;
+                    }
+                }
+                break;
+            case 'S':
+                if (keyIs(k, "Seq")) {
+                    err = readInt(fv, e.seq, "Seq", issues);
                 }
                 break;
             case 'r':

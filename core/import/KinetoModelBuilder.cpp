@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/model/PmMetricNames.h"
 #include "core/names/NameRules.h"
 
 namespace chokepoint::core {
@@ -172,6 +173,37 @@ SyncKind syncKindFromSyncEventName(std::string_view name) {
     return SyncKind::Unknown;
 }
 
+// Kineto (2026-04, pytorch/kineto#1356) draws "Stream Sync" events on a row of their own: tid =
+// stream id + this, named "stream N (sync)" (ChromeTraceLogger::kSyncStreamTidOffset).
+constexpr std::int64_t kSyncRowTidOffset = 1'000'000;
+
+bool isSyncRowName(std::string_view name) {
+    return name.find("(sync)") != std::string_view::npos;
+}
+
+// "GPU 3 Counters": the pseudo-process Kineto puts CUPTI PM-sampling counters on (2026-08,
+// pytorch/kineto#1530). Sets `device` and returns true when `text` has that shape.
+bool pmCounterDevice(std::string_view text, std::int64_t& device) {
+    constexpr std::string_view kPrefix = "GPU ", kSuffix = " Counters";
+    if (text.size() <= kPrefix.size() + kSuffix.size() || text.substr(0, kPrefix.size()) != kPrefix ||
+        text.substr(text.size() - kSuffix.size()) != kSuffix) {
+        return false;
+    }
+    std::string_view digits = text.substr(kPrefix.size(), text.size() - kPrefix.size() - kSuffix.size());
+    if (digits.empty() || digits.size() > 5) {
+        return false;
+    }
+    std::int64_t n = 0;
+    for (char c : digits) {
+        if (c < '0' || c > '9') {
+            return false;
+        }
+        n = n * 10 + (c - '0');
+    }
+    device = n;
+    return true;
+}
+
 std::int32_t clampInt32(std::int64_t v) {
     return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, std::numeric_limits<std::int32_t>::min(),
                                                               std::numeric_limits<std::int32_t>::max()));
@@ -235,6 +267,9 @@ KinetoModelBuilder::Kind KinetoModelBuilder::classify(std::string_view c) {
             }
             break;
         case 10:
+            if (equalsLower(c, "cuda_event")) {
+                return Kind::CudaEvent;
+            }
             if (equalsLower(c, "gpu_memcpy")) {
                 return Kind::Memcpy;
             }
@@ -480,6 +515,10 @@ void KinetoModelBuilder::addComplete(const KinetoEvent& e, Kind kind, std::uint6
         kind == Kind::OtherFlow) {
         return;  // the profiler's own span and stray markers carry no work
     }
+    if (kind == Kind::CudaEvent) {
+        ++m_cudaEvents;
+        return;
+    }
     if (kind == Kind::ProfilerOverhead) {
         count("import.profiler_overhead_events", Severity::Info,
               "CUPTI/profiler overhead intervals (cat \"overhead\") counted, not imported as work");
@@ -540,6 +579,7 @@ void KinetoModelBuilder::addComplete(const KinetoEvent& e, Kind kind, std::uint6
             // Kineto records one "shared memory" figure (static + dynamic bytes per block).
             row.staticSharedBytes = e.sharedMemoryBytes.present ? clampInt32(e.sharedMemoryBytes.value) : 0;
             row.correlationId = correlation;
+            m_occupancyKernels += e.hasOccupancy ? 1 : 0;
             KernelId id = m_model.kernels.add(row);
             if (!e.correlation.present) {
                 pendingLink(1, id.index);
@@ -615,6 +655,15 @@ void KinetoModelBuilder::addComplete(const KinetoEvent& e, Kind kind, std::uint6
             row.endNs = end;
             row.deviceIndex = static_cast<std::int16_t>(gpuDevice(e));
             row.streamId = e.stream.present ? clampInt32(e.stream.value) : -1;
+            // Since Kineto 2026-04 "Stream Sync" rows sit on tid stream + 1,000,000; "args.stream"
+            // still names the stream. Without it the stream comes from the tid.
+            if (const std::int64_t tid = e.tid.present && !e.tid.isText ? e.tid.number : -1;
+                tid >= kSyncRowTidOffset) {
+                ++m_syncOnVirtualRow;
+                if (!e.stream.present) {
+                    row.streamId = clampInt32(tid - kSyncRowTidOffset);
+                }
+            }
             row.kind = syncKindFromSyncEventName(e.name);
             row.correlationId = correlation;
             m_model.syncs.add(row);
@@ -704,6 +753,35 @@ void KinetoModelBuilder::addCounter(const KinetoEvent& e) {
         return;
     }
     std::int64_t pid = idNumber(e.pid);
+    // torch.profiler's own CUPTI PM sampling: one event per metric and sample, {"": value}, on
+    // pid "GPU N Counters". Those become the device's tracks under the agent's names and units.
+    std::int64_t pmDevice = -1;
+    if (e.pid.present && e.pid.isText && pmCounterDevice(e.pid.text, pmDevice)) {
+        if (pmDevice > std::numeric_limits<std::int16_t>::max()) {
+            count("import.value_out_of_range", Severity::Warning,
+                  "PM-sampling counter on a GPU index out of range; skipped");
+            return;
+        }
+        ++m_pmSamples;
+        for (const auto& [key, value] : e.counterValues) {
+            const std::string metric = e.name.empty() ? std::string(key) : std::string(e.name);
+            PmTrackName track = pmTrackForMetric(metric);
+            std::string trackKey = "pm\n" + std::to_string(pmDevice) + '\n' + track.name;
+            auto [it, inserted] = m_counterRow.try_emplace(std::move(trackKey), m_model.counters.size());
+            if (inserted) {
+                CounterTrack t;
+                t.name = std::move(track.name);
+                t.unit = std::move(track.unit);
+                t.deviceIndex = static_cast<std::int16_t>(pmDevice);
+                t.pid = pid;
+                m_model.counters.push_back(std::move(t));
+            }
+            CounterTrack& t = m_model.counters[it->second];
+            t.timesNs.push_back(e.tsNs);
+            t.values.push_back(value);
+        }
+        return;
+    }
     for (const auto& [key, value] : e.counterValues) {
         std::string trackName(e.name);
         if (e.counterValues.size() > 1 || trackName.empty()) {
@@ -832,6 +910,9 @@ void KinetoModelBuilder::finish() {
             } else if (!numberInText(pending.tid.text, stream, true)) {
                 continue;
             }
+            if (stream >= kSyncRowTidOffset && isSyncRowName(pending.name)) {
+                continue;  // "stream N (sync)": its syncs belong to stream N (their args.stream)
+            }
             std::size_t row = m_model.streamIndex(
                 static_cast<std::int32_t>(std::clamp<std::int64_t>(pid, 0, INT16_MAX)), clampInt32(stream));
             m_model.streams[row].name.assign(trimSpaces(pending.name));
@@ -860,6 +941,30 @@ void KinetoModelBuilder::finish() {
         count("import.flow_events", Severity::Info, "flow events (ph s/f/t) read",
               static_cast<std::int64_t>(m_flowEvents));
     }
+    if (m_cudaEvents > 0) {
+        count("import.cuda_events_not_imported", Severity::Warning,
+              "cudaEvent markers (cat \"cuda_event\", CUDA 12.8+) are drawn by Perfetto but not imported: "
+              "event records carry no GPU time; the waits on them are imported as cuda_sync rows",
+              static_cast<std::int64_t>(m_cudaEvents));
+    }
+    if (m_occupancyKernels > 0) {
+        count("import.kernel_occupancy_not_imported", Severity::Warning,
+              "kernels carry args.occupancy (limitingFactors, blockLimit*) shown by Perfetto; not imported, "
+              "the TensorBoard-overview figures estimate occupancy from registers, shared memory and block "
+              "size",
+              static_cast<std::int64_t>(m_occupancyKernels));
+    }
+    if (m_pmSamples > 0) {
+        count("import.kineto_pm_sampling", Severity::Info,
+              "CUPTI PM-sampling counter samples (pid \"GPU N Counters\") imported as device counter tracks",
+              static_cast<std::int64_t>(m_pmSamples));
+    }
+    if (m_syncOnVirtualRow > 0) {
+        count(
+            "import.sync_rows_on_virtual_tid", Severity::Info,
+            "cuda_sync events on Kineto's \"stream N (sync)\" rows (tid N + 1000000) attributed to stream N",
+            static_cast<std::int64_t>(m_syncOnVirtualRow));
+    }
     if (m_model.gpuEventCount() == 0) {
         count("import.no_gpu_events", Severity::Info,
               "the trace has no GPU kernels, memcpys or memsets (CPU-only capture)");
@@ -881,6 +986,9 @@ void KinetoModelBuilder::addCollectiveCall(const KinetoEvent& e, std::int64_t co
     call.inNelems = e.inNelems.present ? e.inNelems.value : -1;
     call.outNelems = e.outNelems.present ? e.outNelems.value : -1;
     call.groupSize = e.groupSize.present ? clampInt32(e.groupSize.value) : 0;
+    call.seq = e.seq.present ? e.seq.value : -1;
+    call.hasCommsId = e.hasCommsId;
+    call.commsId = e.commsId;
     m_model.collectiveCalls.push_back(call);
 }
 

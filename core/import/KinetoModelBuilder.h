@@ -62,6 +62,14 @@ struct KinetoEventFields {
     // Collective parameters on NCCL/RCCL kernels (PyTorch 2.x).
     std::string_view collectiveName, processGroupName, processGroupDescription, processGroupRanks, dtype;
     OptInt inNelems, outNelems, groupSize;
+    // "Seq" and "Comms Id" of NCCL collectives (PyTorch/Kineto 2026). Comms Id is an unsigned
+    // 64-bit hash, written as a number or (older typed paths) a numeric string.
+    OptInt seq;
+    bool hasCommsId = false;
+    std::uint64_t commsId = 0;
+    // args.occupancy {limitingFactors, blockLimit*, ...} on kernels (Kineto 2026, CUDA occupancy
+    // calculator): seen, not imported.
+    bool hasOccupancy = false;
     // args.rank: trace mergers (TraceLens TraceFuse) tag every event of a fused multi-rank trace
     // with the rank it came from; GPU device ids then repeat across ranks (each host's GPU 0).
     OptInt rank;
@@ -103,6 +111,7 @@ private:
         UserAnnotation,
         GpuUserAnnotation,
         CudaSync,
+        CudaEvent,  // "cuda_event": cudaEventRecord markers (CUDA 12.8+, Kineto 2025-11)
         LaunchFlow,
         OtherFlow,
         Instant,
@@ -191,6 +200,7 @@ private:
     };
     std::vector<std::pair<std::string, LocalStat>> m_stats;
     std::uint64_t m_instants = 0, m_cpuInstants = 0, m_flowEvents = 0;
+    std::uint64_t m_cudaEvents = 0, m_occupancyKernels = 0, m_pmSamples = 0, m_syncOnVirtualRow = 0;
 };
 
 }  // namespace chokepoint::core

@@ -54,6 +54,17 @@ ClockAlignment alignClocks(std::vector<JobRank>& ranks, const std::vector<Matche
     if (calls.size() < static_cast<std::size_t>(minMatches)) {
         calls = allCalls;
     }
+    // Calls paired by Comms Id are certain pairs: with enough of them, they alone set the clocks,
+    // so a wrong order pairing elsewhere cannot pull an offset (seconds apart clocks included).
+    std::vector<MatchedCall> byId;
+    for (const MatchedCall& call : calls) {
+        if (call.byCommsId) {
+            byId.push_back(call);
+        }
+    }
+    if (byId.size() >= static_cast<std::size_t>(minMatches)) {
+        calls = std::move(byId);
+    }
     ClockAlignment result;
     std::set<std::string> hosts;
     for (const JobRank& rank : ranks) {
@@ -246,8 +257,8 @@ std::size_t keepConsistentCalls(const std::vector<JobRank>& ranks, std::vector<M
                                 const JobOptions& options) {
     std::size_t dropped = 0;
     for (MatchedCall& call : calls) {
-        if (!endsTogether(call)) {
-            continue;  // point-to-point: its ends say nothing about the pairing
+        if (!endsTogether(call) || call.byCommsId) {
+            continue;  // point-to-point: its ends say nothing about the pairing; Comms Id: certain
         }
         std::vector<core::DurationNs> ends;
         for (auto [r, c] : call.members) {

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <climits>
 #include <map>
 #include <set>
 #include <tuple>
@@ -8,11 +9,62 @@
 namespace chokepoint::job::stages {
 
 std::vector<MatchedCall> matchCollectives(const std::vector<JobRank>& ranks) {
-    // Steps are usable for matching only when every rank with collectives placed them in steps.
-    bool useSteps = true;
+    // Kineto's "Comms Id" hashes (group, seq, p2p, rank start/stride, world size): with "Seq" it
+    // names one call on every participant. A rank takes part once per call, so a second member
+    // from the same rank (a hash collision) goes to the order pass instead.
+    std::map<std::pair<std::uint64_t, std::int64_t>, MatchedCall> byId;
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        const auto& collectives = ranks[r].summary->collectives;
+        for (std::size_t c = 0; c < collectives.size(); ++c) {
+            const RankCollective& call = collectives[c];
+            if (!call.hasCommsId) {
+                continue;
+            }
+            MatchedCall& matched = byId[{call.commsId, call.seq}];
+            if (matched.members.empty()) {
+                matched.kind = call.kind;
+                matched.groupKey = call.groupKey;
+                matched.stepNumber = call.stepNumber;
+                matched.sequence =
+                    static_cast<std::int32_t>(std::clamp<std::int64_t>(call.seq, 0, INT32_MAX));
+                matched.byCommsId = true;
+            }
+            if (matched.members.empty() || matched.members.back().first != r) {
+                matched.members.emplace_back(r, c);
+            }
+        }
+    }
+    // A call with an id that no other rank shares lies outside the other traces' windows, unless
+    // some ranks write no ids at all (older PyTorch): only then does it go to the order pass.
+    bool someWithoutId = false;
     for (const JobRank& rank : ranks) {
         for (const RankCollective& c : rank.summary->collectives) {
-            if (c.stepNumber < 0) {
+            someWithoutId = someWithoutId || !c.hasCommsId;
+        }
+    }
+    std::set<std::pair<std::size_t, std::size_t>> pairedById;  // and those left alone
+    std::vector<MatchedCall> calls;
+    for (auto& [key, call] : byId) {
+        if (call.members.size() >= 2 || !someWithoutId) {
+            pairedById.insert(call.members.begin(), call.members.end());
+        }
+        if (call.members.size() >= 2) {
+            calls.push_back(std::move(call));
+        }
+    }
+    // In the order the order pass would list them: (group, kind, step, seq).
+    std::sort(calls.begin(), calls.end(), [](const MatchedCall& a, const MatchedCall& b) {
+        return std::tie(a.groupKey, a.kind, a.stepNumber, a.sequence) <
+               std::tie(b.groupKey, b.kind, b.stepNumber, b.sequence);
+    });
+
+    // The rest by order. Steps are usable only when every rank with such collectives placed them in
+    // steps.
+    bool useSteps = true;
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        const auto& collectives = ranks[r].summary->collectives;
+        for (std::size_t c = 0; c < collectives.size(); ++c) {
+            if (collectives[c].stepNumber < 0 && pairedById.count({r, c}) == 0) {
                 useSteps = false;
                 break;
             }
@@ -24,6 +76,9 @@ std::vector<MatchedCall> matchCollectives(const std::vector<JobRank>& ranks) {
         std::map<std::tuple<std::string, std::string, std::int64_t>, std::int32_t> nextSequence;
         const auto& collectives = ranks[r].summary->collectives;
         for (std::size_t c = 0; c < collectives.size(); ++c) {
+            if (pairedById.count({r, c}) > 0) {
+                continue;
+            }
             const RankCollective& call = collectives[c];
             const std::int64_t step = useSteps ? call.stepNumber : -1;
             std::int32_t& seq = nextSequence[{call.groupKey, call.kind, step}];
@@ -38,7 +93,6 @@ std::vector<MatchedCall> matchCollectives(const std::vector<JobRank>& ranks) {
             ++seq;
         }
     }
-    std::vector<MatchedCall> calls;
     for (auto& [key, call] : byKey) {
         if (call.members.size() >= 2) {
             calls.push_back(std::move(call));

@@ -119,6 +119,20 @@ JobReport analyzeJob(std::vector<std::shared_ptr<const RankSummary>> ranks, std:
             "out; " +
             std::to_string(repaired) + " call(s) were paired again by their end times instead");
     }
+    for (const stages::MatchedCall& call : calls) {
+        if (call.byCommsId) {
+            ++report.matching.byCommsId;
+        } else if (call.sequence < 0) {
+            ++report.matching.byEnds;
+        } else {
+            ++report.matching.byOrder;
+        }
+    }
+    const bool anyOther = report.matching.byOrder + report.matching.byEnds > 0;
+    report.matching.method = report.matching.byCommsId > 0
+                                 ? (anyOther ? "Comms Id + Seq and order" : "Comms Id + Seq")
+                             : anyOther ? "order"
+                                        : "none";
     stages::measureCollectives(report, calls, options);
     stages::findStragglers(report, calls, options);
     stages::decideJobVerdict(report, options);

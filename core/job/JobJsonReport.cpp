@@ -106,6 +106,12 @@ std::string writeJobJson(const JobReport& r) {
     j.key("maxResidualNs").num(r.clock.maxResidualNs);
     j.key("note").str(r.clock.note);
     j.close('}');
+    j.key("collectiveMatching").open('{');
+    j.key("method").str(r.matching.method);
+    j.key("byCommsId").num(r.matching.byCommsId);
+    j.key("byOrder").num(r.matching.byOrder);
+    j.key("byEndTime").num(r.matching.byEnds);
+    j.close('}');
     j.key("clockOffsetsNs").open('{');
     for (const JobRank& rank : r.ranks) {
         j.key(std::to_string(rank.summary->rank)).num(rank.clockOffsetNs);

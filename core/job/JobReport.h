@@ -47,6 +47,14 @@ struct ClockAlignment {
     std::string note;  // "one host: offsets within 3 us of zero", ...
 };
 
+// How the collectives were paired across ranks (analyzeJob).
+struct CollectiveMatching {
+    std::int32_t byCommsId = 0;  // by Kineto's "Comms Id" + "Seq" (PyTorch 2026+): certain
+    std::int32_t byOrder = 0;    // by (process group, kind, step, order within the step)
+    std::int32_t byEnds = 0;     // re-paired by end time after an order pairing failed
+    std::string method;          // "Comms Id + Seq", "order", "Comms Id + Seq and order", "none"
+};
+
 struct CollectiveArrival {
     std::int32_t rank = -1;
     core::TimestampNs startNs = 0;  // job clock
@@ -169,6 +177,7 @@ struct JobReport {
     std::vector<std::string> warnings;
     std::string rankIdentityNote;  // "ranks from distributedInfo (2 files)"
     ClockAlignment clock;
+    CollectiveMatching matching;
     std::vector<CollectiveInstance> collectives;  // by median start
     std::vector<CollectiveStats> collectiveStats;
     std::vector<Straggler> stragglers;  // worst first; empty when no rank is late beyond noise

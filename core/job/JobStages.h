@@ -17,23 +17,28 @@ struct MatchedCall {
     std::string groupKey;
     std::int64_t stepNumber = -1;
     std::int32_t sequence = 0;  // within (group, kind, step)
+    bool byCommsId = false;     // paired by Kineto's "Comms Id" + "Seq": certain, never dropped
     std::vector<std::pair<std::size_t, std::size_t>> members;
 };
 
-// Matches each rank's collectives by (process group, kind, step number, order within the step);
-// without step numbers, by order in the window. Only calls seen on two or more ranks are kept.
+// Matches each rank's collectives by Kineto's "Comms Id" + "Seq" where the traces have them (the
+// same on every participant, whatever the clocks or trace windows); the rest by (process group,
+// kind, step number, order within the step), without step numbers by order in the window. Only
+// calls seen on two or more ranks are kept.
 std::vector<MatchedCall> matchCollectives(const std::vector<JobRank>& ranks);
 
 // Estimates clock offsets from matched collective end times (a collective ends at nearly the same
-// instant on every participant): one offset per host (ranks of a host share its clock; a rank
-// without a host name has its own) = median over its ranks' calls of (own end - the call's median
-// end), anchored so that the lowest rank's offset is 0. Fills ranks[].clockOffsetNs.
+// instant on every participant; calls paired by Comms Id alone when there are enough of them): one offset per
+// host (ranks of a host share its clock; a rank without a host name has its own) = median over its ranks'
+// calls of (own end - the call's median end), anchored so that the lowest rank's offset is 0. Fills
+// ranks[].clockOffsetNs.
 ClockAlignment alignClocks(std::vector<JobRank>& ranks, const std::vector<MatchedCall>& calls,
                            int minMatches);
 
 // Keeps, in each call, the members that end within options.maxEndSpreadNs of the call's median end
 // once clocks are aligned (a collective ends together on every participant); the others were
-// paired wrongly (traces that cover different iterations, sampled or dropped events). Calls left
+// paired wrongly (traces that cover different iterations, sampled or dropped events); calls paired
+// by Comms Id are kept whole. Calls left
 // with fewer than two members go. Returns the number of member pairings dropped.
 std::size_t keepConsistentCalls(const std::vector<JobRank>& ranks, std::vector<MatchedCall>& calls,
                                 const JobOptions& options);

@@ -34,6 +34,20 @@ std::string rankList(const std::vector<std::int32_t>& ranks) {
     return text;
 }
 
+// "Comms Id + Seq (12 calls)", "order (10 calls), end time (2 calls)".
+std::string matchingLine(const CollectiveMatching& m) {
+    std::string out;
+    const auto add = [&](std::int32_t n, const char* how) {
+        if (n > 0) {
+            out += (out.empty() ? "" : ", ") + std::string(how) + " (" + std::to_string(n) + " calls)";
+        }
+    };
+    add(m.byCommsId, "Comms Id + Seq");
+    add(m.byOrder, "order");
+    add(m.byEnds, "end time");
+    return out.empty() ? "none (no collective seen on two ranks)" : out;
+}
+
 }  // namespace
 
 std::string writeJobText(const JobReport& r) {
@@ -49,7 +63,8 @@ std::string writeJobText(const JobReport& r) {
     for (const RankProblem& p : r.problems) {
         out += "  Not loaded: " + p.message + "\n";
     }
-    out += "  Clock: " + (r.clock.note.empty() ? std::string("not estimated") : r.clock.note) + "\n\n";
+    out += "  Clock: " + (r.clock.note.empty() ? std::string("not estimated") : r.clock.note) + "\n";
+    out += "  Collectives matched by: " + matchingLine(r.matching) + "\n\n";
 
     out += "VERDICT  " + std::string(displayName(r.verdict.bottleneck)) + "\n  " + r.verdict.headline + "\n";
     for (const std::string& line : r.verdict.evidence) {

@@ -72,6 +72,11 @@ struct RankCollective {
     std::int16_t deviceIndex = 0;
     std::int32_t streamId = 0;
     std::int64_t stepNumber = -1;  // the step it belongs to (ProfilerStep#N number), -1 outside steps
+    // Kineto's "Comms Id" and "Seq" of the call (PyTorch 2026+): the same on every participant, the
+    // key for matching it across ranks. hasCommsId false / seq -1 when the trace does not have them.
+    bool hasCommsId = false;
+    std::uint64_t commsId = 0;
+    std::int64_t seq = -1;
     SegmentWork before;
 };
 

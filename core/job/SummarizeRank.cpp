@@ -392,6 +392,9 @@ RankSummary summarizeRank(const core::TraceModel& model, const analysis::Analysi
             }
             c.groupKey = groupKeyOf(model, row);
             c.groupSize = row.groupSize;
+            c.hasCommsId = row.hasCommsId;
+            c.commsId = row.commsId;
+            c.seq = row.seq;
             c.dtype = std::string(model.text(row.dtype));
             const int elementBytes = dtypeBytes(c.dtype);
             const std::int64_t elements = std::max(row.inNelems, row.outNelems);

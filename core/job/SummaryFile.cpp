@@ -88,6 +88,9 @@ std::string encodeSummary(const RankSummary& s) {
         out->set_device_index(c.deviceIndex);
         out->set_stream_id(c.streamId);
         out->set_step_number(c.stepNumber);
+        out->set_has_comms_id(c.hasCommsId);
+        out->set_comms_id(c.commsId);
+        out->set_seq(c.seq);
         cpsum::SegmentWork* w = out->mutable_before();
         w->set_segment_start_ns(c.before.segmentStartNs);
         w->set_starts_at_window_start(c.before.startsAtWindowStart);
@@ -183,6 +186,9 @@ core::Result<RankSummary> decodeSummary(std::string_view bytes, const std::strin
         c.deviceIndex = static_cast<std::int16_t>(in.device_index());
         c.streamId = in.stream_id();
         c.stepNumber = in.step_number();
+        c.hasCommsId = in.has_comms_id();
+        c.commsId = in.comms_id();
+        c.seq = in.has_comms_id() ? in.seq() : -1;
         c.before.segmentStartNs = in.before().segment_start_ns();
         c.before.startsAtWindowStart = in.before().starts_at_window_start();
         workOk = workOk && getWork(in.before().work_ns(), c.before.ns);

@@ -243,6 +243,12 @@ struct CollectiveCallRow {
     std::int64_t inNelems = -1;        // elements in / out; -1 when not recorded
     std::int64_t outNelems = -1;
     std::int32_t groupSize = 0;  // ranks in the process group; 0 when not recorded
+    // PyTorch/Kineto 2026 (kineto #1294, #1300): the process group's sequence number of the call
+    // ("Seq") and "Comms Id", a hash of (group name, seq, point-to-point, rank start/stride, world
+    // size) that is the same on every participant. -1 / 0 when not recorded.
+    std::int64_t seq = -1;
+    std::uint64_t commsId = 0;
+    bool hasCommsId = false;
 };
 
 // --- Counter time series (GPU metrics, host CPU %, memory) --------------------------------------

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "collectors/agent/PmSampler.h"
+#include "core/model/PmMetricNames.h"
 
 namespace chokepoint::collectors {
 namespace {
@@ -77,6 +78,16 @@ TEST(PmSamplingConfigTest, UnknownChipIsAnError) {
     auto config = buildPmSamplingConfig("NOPE999", {}, defaultPmMetrics());
     ASSERT_FALSE(config.ok());
     EXPECT_NE(config.error().message.find("NOPE999"), std::string::npos);
+}
+
+// torch.profiler's own PM-sampling counters (Kineto JSON) are imported under the agent's track
+// names and units (core/model/PmMetricNames), so the analysis reads both sources alike.
+TEST(PmSamplingConfigTest, KinetoImportNamesTheAgentsMetricsAsTheAgentDoes) {
+    for (const PmMetric& metric : defaultPmMetrics()) {
+        const core::PmTrackName track = core::pmTrackForMetric(metric.name);
+        EXPECT_EQ(track.name, metric.label) << metric.name;
+        EXPECT_EQ(track.unit, metric.unit) << metric.name;
+    }
 }
 
 }  // namespace
