@@ -41,6 +41,36 @@ std::string fixForCause(StragglerCause cause) {
     return {};
 }
 
+// Which steps the ranks' step means leave out and why (the rule of the rank's own analysis,
+// StepTimes.h), grouped by step and kind of reason: "left out ProfilerStep#1 on 8 rank(s) (warm-up)".
+std::string leftOutStepsText(const JobReport& report) {
+    std::map<std::pair<std::int64_t, std::string>, std::pair<std::string, int>> leftOut;
+    for (const JobRank& rank : report.ranks) {
+        for (const RankStep& step : rank.summary->steps) {
+            if (!step.excludedReason.empty()) {
+                const std::string kind = step.excludedReason.substr(0, step.excludedReason.find(':'));
+                auto& entry = leftOut[{step.number, kind}];
+                entry.first = step.name;
+                ++entry.second;
+            }
+        }
+    }
+    if (leftOut.empty()) {
+        return "none left out";
+    }
+    std::string text = "left out";
+    std::size_t shown = 0;
+    for (const auto& [key, entry] : leftOut) {
+        if (shown++ == 6) {
+            text += ", ... (" + std::to_string(leftOut.size() - 6) + " more)";
+            break;
+        }
+        text += (shown > 1 ? ", " : " ") + entry.first + " on " + std::to_string(entry.second) +
+                " rank(s) (" + key.second + ")";
+    }
+    return text;
+}
+
 }  // namespace
 
 void decideJobVerdict(JobReport& report, const JobOptions& options) {
@@ -84,7 +114,8 @@ void decideJobVerdict(JobReport& report, const JobOptions& options) {
     const core::DurationNs transfer = median(transferPerStep);
     const core::DurationNs exposed = median(exposedPerStep);
     v.evidence.push_back("job step " + core::formatDuration(stepNs) +
-                         " (median over ranks of each rank's mean step)");
+                         " (median over ranks of each rank's mean step, over every steady step: " +
+                         leftOutStepsText(report) + ")");
     v.evidence.push_back("median rank per step: waits " + core::formatDuration(wait) + " (" +
                          core::formatPercent(static_cast<double>(wait) / stepD) +
                          ") for the last arriver, transfers " + core::formatDuration(transfer) +

@@ -83,6 +83,9 @@ struct RankStep {
     core::DurationNs busyNs = 0;
     core::DurationNs collectiveNs = 0;  // union of collective kernels in the step
     std::array<core::DurationNs, kWorkKindCount> workNs{};
+    // Why the rank's own analysis leaves this step out of its step time (StepTimes.h: warm-up,
+    // compilation, checkpointing), or "" for a steady step. The job's step time follows the same rule.
+    std::string excludedReason;
 };
 
 // One GPU of a rank whose process drives several: its own figures, from its slice of the trace
@@ -126,6 +129,8 @@ struct RankSummary {
     // the fields above describe `deviceIndex`, the busiest. Empty with one GPU.
     std::vector<RankDevice> devices;
 
+    // Over the steady steps (excludedReason empty), the rule of the rank's own analysis; over every
+    // step when none is steady.
     core::DurationNs meanStepNs() const;
     core::DurationNs medianStepNs() const;
 };

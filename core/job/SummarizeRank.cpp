@@ -288,6 +288,11 @@ RankSummary summarizeRank(const core::TraceModel& model, const analysis::Analysi
         rs.number = step.number;
         rs.name = step.name;
         rs.range = step.range;
+        for (const analysis::ExcludedStep& excluded : report.metrics.stepTimes.excluded) {
+            if (excluded.stepIndex == static_cast<std::int32_t>(i)) {
+                rs.excludedReason = excluded.reason;
+            }
+        }
         for (const analysis::GpuTimeBreakdown& row : accounting.perStep) {
             if (row.stepIndex != static_cast<std::int32_t>(i) || row.deviceIndex != device) {
                 continue;

@@ -57,6 +57,7 @@ std::string encodeSummary(const RankSummary& s) {
         out->set_busy_ns(step.busyNs);
         out->set_collective_ns(step.collectiveNs);
         putWork(step.workNs, out->mutable_work_ns());
+        out->set_excluded_reason(step.excludedReason);
     }
     m.set_step_source(s.stepSource);
     m.set_busy_fraction(s.busyFraction);
@@ -150,6 +151,7 @@ core::Result<RankSummary> decodeSummary(std::string_view bytes, const std::strin
         step.busyNs = in.busy_ns();
         step.collectiveNs = in.collective_ns();
         workOk = workOk && getWork(in.work_ns(), step.workNs);
+        step.excludedReason = in.excluded_reason();
         s.steps.push_back(std::move(step));
     }
     s.stepSource = m.step_source();
