@@ -134,6 +134,7 @@ std::string writeJobJson(const JobReport& r) {
         j.key("meanStepNs").num(rank.meanStepNs);
         j.key("medianStepNs").num(rank.medianStepNs);
         j.key("busyFraction").real(s.busyFraction);
+        j.key("exposedCommunicationShare").real(s.exposedCommunicationShareOfStep());
         j.key("workNs");
         workObject(j, s.workNs);
         j.key("collectiveWaitNs").num(rank.collectiveWaitNs);

@@ -59,7 +59,7 @@ std::string writeJobText(const JobReport& r) {
 
     out += "STEP TIME PER RANK\n";
     out += "  " + pad("rank", 6) + pad("host", 14) + pad("mean step", 12) + pad("median", 12) +
-           pad("wait/step", 12) + pad("late/step", 12) + pad("last at", 9) + "verdict\n";
+           pad("wait/step", 12) + pad("late/step", 12) + pad("last at", 9) + pad("exposed", 9) + "verdict\n";
     std::vector<std::size_t> order(r.ranks.size());
     for (std::size_t i = 0; i < order.size(); ++i) {
         order[i] = i;
@@ -79,6 +79,7 @@ std::string writeJobText(const JobReport& r) {
                pad(core::formatDuration(rank.medianStepNs), 12) +
                pad(core::formatDuration(rank.collectiveWaitNs / steps), 12) +
                pad(core::formatDuration(rank.lateNs / steps), 12) + pad(std::to_string(rank.timesLast), 9) +
+               pad(core::formatPercent(rank.summary->exposedCommunicationShareOfStep()), 9) +
                rank.summary->verdict + "\n";
         for (const RankDevice& d : rank.summary->devices) {
             out += "  " + pad("", 6) + pad("GPU " + std::to_string(d.deviceIndex), 14) +

@@ -102,25 +102,35 @@ void decideJobVerdict(JobReport& report, const JobOptions& options) {
     // Median shares over ranks, per step.
     std::vector<core::DurationNs> waitPerStep;
     std::vector<core::DurationNs> transferPerStep;
+    // Exposed communication: each rank's own figure (the share its single-rank report gives,
+    // RankSummary::exposedCommunicationShare), never recomputed here; the job takes the median.
     std::vector<core::DurationNs> exposedPerStep;
+    std::vector<double> exposedShares;
     for (const JobRank& rank : report.ranks) {
         const auto steps =
             static_cast<core::DurationNs>(std::max<std::size_t>(1, rank.summary->steps.size()));
         waitPerStep.push_back(rank.collectiveWaitNs / steps);
         transferPerStep.push_back(rank.collectiveTransferNs / steps);
-        exposedPerStep.push_back(rank.summary->exposedCommunicationNs / steps);
+        exposedPerStep.push_back(rank.summary->exposedCommunicationPerStepNs());
+        exposedShares.push_back(rank.summary->exposedCommunicationShareOfStep());
     }
     const core::DurationNs wait = median(waitPerStep);
     const core::DurationNs transfer = median(transferPerStep);
     const core::DurationNs exposed = median(exposedPerStep);
+    std::sort(exposedShares.begin(), exposedShares.end());
+    const std::size_t mid = exposedShares.size() / 2;
+    const double exposedShare = exposedShares.size() % 2 == 1
+                                    ? exposedShares[mid]
+                                    : (exposedShares[mid - 1] + exposedShares[mid]) / 2.0;
     v.evidence.push_back("job step " + core::formatDuration(stepNs) +
                          " (median over ranks of each rank's mean step, over every steady step: " +
                          leftOutStepsText(report) + ")");
-    v.evidence.push_back("median rank per step: waits " + core::formatDuration(wait) + " (" +
-                         core::formatPercent(static_cast<double>(wait) / stepD) +
-                         ") for the last arriver, transfers " + core::formatDuration(transfer) +
-                         ", exposed communication " + core::formatDuration(exposed) + " (" +
-                         core::formatPercent(static_cast<double>(exposed) / stepD) + ")");
+    v.evidence.push_back(
+        "median rank per step: waits " + core::formatDuration(wait) + " (" +
+        core::formatPercent(static_cast<double>(wait) / stepD) + ") for the last arriver, transfers " +
+        core::formatDuration(transfer) + ", exposed communication " + core::formatDuration(exposed) + " (" +
+        core::formatPercent(exposedShare) +
+        " of its step: the median of the ranks' own figures, each as its own report gives it)");
 
     const core::DurationNs slowdown = report.whatIf.slowdownPerStepNs;
     if (!report.stragglers.empty() && slowdown > report.noiseNs &&
@@ -148,7 +158,7 @@ void decideJobVerdict(JobReport& report, const JobOptions& options) {
         }
         return;
     }
-    const bool communicationMatters = static_cast<double>(exposed) >= options.communicationShare * stepD;
+    const bool communicationMatters = exposedShare >= options.communicationShare;
     if (communicationMatters) {
         // Bus bandwidth against the link, weighted by transfer time.
         double weighted = 0;
@@ -166,8 +176,7 @@ void decideJobVerdict(JobReport& report, const JobOptions& options) {
             v.bottleneck = JobBottleneck::TransferBound;
             v.headline = "Communication-bound by transfers: collectives reach " +
                          core::formatPercent(linkShare) + " of the link's bandwidth and " +
-                         core::formatPercent(static_cast<double>(exposed) / stepD) +
-                         " of each step is exposed communication";
+                         core::formatPercent(exposedShare) + " of each step is exposed communication";
             JobFix fix;
             fix.title = "Move more bytes per collective and use the fastest path";
             fix.detail =
@@ -186,8 +195,9 @@ void decideJobVerdict(JobReport& report, const JobOptions& options) {
         }
         v.bottleneck = JobBottleneck::ExposedCommunication;
         v.headline =
-            "Communication-bound: " + core::formatPercent(static_cast<double>(exposed) / stepD) +
-            " of each step is communication not overlapped with compute" +
+            "Communication-bound: " + core::formatPercent(exposedShare) +
+            " of each step is communication that compute does not hide (exposed communication " +
+            core::formatDuration(exposed) + ", median rank)" +
             (known ? " (transfers at " + core::formatPercent(linkShare) + " of the link)" : std::string());
         JobFix fix;
         fix.title = "Overlap communication with compute";
@@ -204,8 +214,7 @@ void decideJobVerdict(JobReport& report, const JobOptions& options) {
         return;
     }
     v.bottleneck = JobBottleneck::RankBound;
-    v.headline = "Communication is not the limit (" +
-                 core::formatPercent(static_cast<double>(exposed) / stepD) +
+    v.headline = "Communication is not the limit (" + core::formatPercent(exposedShare) +
                  " of each step exposed, no rank late beyond noise): most ranks are " + v.rankVerdict +
                  "; see the per-rank diagnosis";
 }

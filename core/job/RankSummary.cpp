@@ -1,6 +1,7 @@
 #include "core/job/RankSummary.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace chokepoint::job {
 
@@ -77,6 +78,23 @@ core::DurationNs RankSummary::medianStepNs() const {
     std::sort(durations.begin(), durations.end());
     const std::size_t mid = durations.size() / 2;
     return durations.size() % 2 == 1 ? durations[mid] : (durations[mid - 1] + durations[mid]) / 2;
+}
+
+double RankSummary::exposedCommunicationShareOfStep() const {
+    if (exposedCommunicationShare) {
+        return *exposedCommunicationShare;
+    }
+    const core::DurationNs step = meanStepNs();
+    if (step <= 0 || steps.empty()) {
+        return 0;
+    }
+    return static_cast<double>(exposedCommunicationNs) / static_cast<double>(steps.size()) /
+           static_cast<double>(step);
+}
+
+core::DurationNs RankSummary::exposedCommunicationPerStepNs() const {
+    return static_cast<core::DurationNs>(
+        std::llround(exposedCommunicationShareOfStep() * static_cast<double>(meanStepNs())));
 }
 
 }  // namespace chokepoint::job

@@ -120,8 +120,12 @@ struct RankSummary {
     double busyFraction = 0;
     std::array<core::DurationNs, kWorkKindCount> workNs{};  // over all steps
     core::DurationNs exposedCommunicationNs = 0;            // collectives not overlapped by compute
-    std::string verdict;                                    // single-rank bottleneck ("data-bound", ...)
-    std::string headline;                                   // single-rank headline
+    // The rank's own figure for communication that compute does not hide, as a share of its step
+    // (DiagnosisSignals::exposedCommunicationShare of its single-rank analysis): what the rank's own
+    // report says. Absent in summaries written before it existed.
+    std::optional<double> exposedCommunicationShare;
+    std::string verdict;   // single-rank bottleneck ("data-bound", ...)
+    std::string headline;  // single-rank headline
     std::optional<double> mfu;
     std::vector<RankCollective> collectives;  // by start time
     std::vector<std::string> warnings;        // import and analysis warnings worth repeating
@@ -133,6 +137,11 @@ struct RankSummary {
     // step when none is steady.
     core::DurationNs meanStepNs() const;
     core::DurationNs medianStepNs() const;
+    // exposedCommunicationShare, or for an older summary the exposed communication per step over
+    // the mean step.
+    double exposedCommunicationShareOfStep() const;
+    // That share of the rank's mean step.
+    core::DurationNs exposedCommunicationPerStepNs() const;
 };
 
 }  // namespace chokepoint::job

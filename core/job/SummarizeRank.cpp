@@ -254,6 +254,9 @@ RankSummary summarizeRank(const core::TraceModel& model, const analysis::Analysi
     s.verdict = std::string(analysis::toString(report.overall.bottleneck));
     s.headline = report.headline;
     s.mfu = report.mfu.mfu;
+    if (report.overallSignals.hasGpuActivity) {
+        s.exposedCommunicationShare = report.overallSignals.exposedCommunicationShare();
+    }
     for (const auto& scoped : report.deviceReports) {
         RankDevice d;
         d.deviceIndex = static_cast<std::int16_t>(scoped->scopeDeviceIndex);

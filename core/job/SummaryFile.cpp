@@ -63,6 +63,8 @@ std::string encodeSummary(const RankSummary& s) {
     m.set_busy_fraction(s.busyFraction);
     putWork(s.workNs, m.mutable_work_ns());
     m.set_exposed_communication_ns(s.exposedCommunicationNs);
+    m.set_has_exposed_communication_share(s.exposedCommunicationShare.has_value());
+    m.set_exposed_communication_share(s.exposedCommunicationShare.value_or(0));
     m.set_verdict(s.verdict);
     m.set_headline(s.headline);
     m.set_has_mfu(s.mfu.has_value());
@@ -157,6 +159,9 @@ core::Result<RankSummary> decodeSummary(std::string_view bytes, const std::strin
     s.stepSource = m.step_source();
     s.busyFraction = m.busy_fraction();
     s.exposedCommunicationNs = m.exposed_communication_ns();
+    if (m.has_exposed_communication_share()) {
+        s.exposedCommunicationShare = m.exposed_communication_share();
+    }
     s.verdict = m.verdict();
     s.headline = m.headline();
     if (m.has_mfu()) {

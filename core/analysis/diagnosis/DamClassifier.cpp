@@ -144,7 +144,7 @@ GapCandidate dataCandidate(const DiagnosisSignals& s, const DiagnosisConfig& c) 
 GapCandidate communicationCandidate(const DiagnosisSignals& s, const DiagnosisConfig& c) {
     GapCandidate g;
     g.bottleneck = Bottleneck::Communication;
-    g.share = s.exposedCommunicationFraction + s.idleCollectiveFraction;
+    g.share = s.exposedCommunicationShare();
     g.evidence.push_back(makeEvidence("exposedCommunicationFraction+idleCollectiveFraction", g.share,
                                       ">=", c.communicationMinFraction,
                                       "exposed communication " + pct(s.exposedCommunicationFraction) +
@@ -438,8 +438,7 @@ std::vector<ConstraintShare> constraintShares(const DiagnosisSignals& s, const D
         }
     };
     add(Bottleneck::Data, s.idleDataWaitFraction, c.dataWaitMinFraction);
-    add(Bottleneck::Communication, s.exposedCommunicationFraction + s.idleCollectiveFraction,
-        c.communicationMinFraction);
+    add(Bottleneck::Communication, s.exposedCommunicationShare(), c.communicationMinFraction);
     add(Bottleneck::LaunchOverhead, s.idleLaunchOverheadFraction + s.idleSyncFraction,
         c.launchOverheadMinFraction);
     add(Bottleneck::HostBound, s.hostBoundFraction(), c.hostWorkMinFraction);

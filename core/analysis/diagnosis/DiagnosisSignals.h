@@ -90,6 +90,11 @@ struct DiagnosisSignals {
     double hostBoundFraction() const {
         return idleHostWorkFraction + idleCompilationFraction + idleHousekeepingFraction + idleGcFraction;
     }
+    // Communication that compute does not hide, as a share of the window (of each step): busy time
+    // in collectives no compute overlaps plus device idle waiting on a collective. The one
+    // definition every view uses: the verdict, the constraint shares, the headline and the job's
+    // per-rank figure (RankSummary::exposedCommunicationShare).
+    double exposedCommunicationShare() const { return exposedCommunicationFraction + idleCollectiveFraction; }
     double streamWaitFraction = 0;  // busiest stream waiting on another stream (not device idle)
     std::int64_t idleIntervalCount = 0;
     // Host work on the launch path (GpuTimeBreakdown::hostWorkNs): launch threads in framework ops,
