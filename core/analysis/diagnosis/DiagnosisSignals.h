@@ -47,6 +47,10 @@ struct DiagnosisSignals {
     // The frames that took the host-work idle, by exclusive time (overall scope; share of the window).
     struct HostFrameShare {
         std::string name;
+        // Share of the idle of its cause (host work, data wait) in which it was sampled: the whole
+        // contains it, so the frames of one cause sum to at most 100 %.
+        double shareOfCause = 0;
+        // shareOfCause of that cause's share of the window (never above the cause's own share).
         double shareOfWindow = 0;
     };
     std::vector<HostFrameShare> hostWorkFrames;
@@ -106,6 +110,7 @@ struct DiagnosisSignals {
     std::optional<double> cpuBusyDuringIdleFraction;
     // Overall scope: share of steps whose data-wait idle reaches the data-bound threshold ("periodic").
     std::optional<double> stepsWithDataWaitFraction;
+    std::int64_t stepsWithDataWaitCount = 0;  // the number of those steps
     // HTA's split of this device's busiest stream's idle: host_wait / (host_wait + other). Low
     // values mean the next kernel was already queued when the stream idled. Evidence only.
     std::optional<double> hostWaitShareOfStreamIdle;
