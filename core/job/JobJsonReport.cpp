@@ -218,6 +218,8 @@ std::string writeJobJson(const JobReport& r) {
     }
     j.close(']');
     j.key("noiseNs").num(r.noiseNs);
+    j.key("startNs").num(
+        r.startNs);  // job clock of the job's start: showRange minus this is on the trace's scale
 
     j.key("steps").open('[');
     for (const JobStep& step : r.steps) {

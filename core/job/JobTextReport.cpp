@@ -105,10 +105,13 @@ std::string writeJobText(const JobReport& r) {
         for (const std::string& line : s.evidence) {
             out += "    - " + line + "\n";
         }
-        out += "    - without this delay the job step would be " +
-               core::formatDuration(s.whatIfSavingPerStepNs) + " shorter; look at " +
+        out += "    - if rank " + std::to_string(s.rank) + " were on time (the others unchanged): job step " +
+               core::formatDuration(r.whatIf.measuredStepNs) + " -> " +
+               core::formatDuration(
+                   std::max<core::DurationNs>(0, r.whatIf.measuredStepNs - s.whatIfSavingPerStepNs)) +
+               " (" + core::formatDuration(s.whatIfSavingPerStepNs) + " shorter); look at " +
                core::formatDuration(s.showRange.durationNs()) + " from " +
-               core::formatDuration(s.showRange.startNs) + " on the job clock\n";
+               core::formatDuration(s.showRange.startNs - r.startNs) + " after the job's start\n";
     }
     if (!r.steps.empty()) {
         out += "\nPER STEP  the rank last at the step's collectives\n";
@@ -137,11 +140,12 @@ std::string writeJobText(const JobReport& r) {
                    "\n";
         }
     }
-    out += "\nWHAT-IF  every rank arriving at every collective with the median rank: step " +
-           core::formatDuration(r.whatIf.measuredStepNs) + " -> " +
-           core::formatDuration(r.whatIf.idealStepNs) + " (" +
-           core::formatDuration(r.whatIf.slowdownPerStepNs) +
-           " per step lost to late arrivals)\n  basis: " + r.whatIf.basis + "\n\n";
+    out +=
+        "\nWHAT-IF  if every rank were on time (every rank at every collective with the median rank): job "
+        "step " +
+        core::formatDuration(r.whatIf.measuredStepNs) + " -> " + core::formatDuration(r.whatIf.idealStepNs) +
+        " (" + core::formatDuration(r.whatIf.slowdownPerStepNs) +
+        " per step lost to late arrivals)\n  basis: " + r.whatIf.basis + "\n\n";
 
     out += "COLLECTIVES  " + std::to_string(r.collectives.size()) + " matched across ranks\n";
     if (!r.collectiveStats.empty()) {
@@ -157,6 +161,13 @@ std::string writeJobText(const JobReport& r) {
                pad(s.busBytesPerSecond > 0 ? core::formatBandwidth(s.busBytesPerSecond) : "?", 12) +
                (s.linkBytesPerSecond > 0 ? core::formatBandwidth(s.linkBytesPerSecond) : "unknown") + "\n";
     }
+    if (std::any_of(r.collectiveStats.begin(), r.collectiveStats.end(),
+                    [](const CollectiveStats& s) { return s.sizeBytes < 0; })) {
+        out +=
+            "  size ?: no rank's trace records these calls' message size (PyTorch records it with "
+            "record_shapes=True: the collective's \"In msg nelems\" and dtype), so their bus bandwidth "
+            "is unknown too\n";
+    }
     out += "\n";
 
     if (!r.verdict.fixes.empty()) {
@@ -165,8 +176,10 @@ std::string writeJobText(const JobReport& r) {
         for (const JobFix& fix : r.verdict.fixes) {
             out += "  " + std::to_string(n++) + ". " + fix.title + "\n     " + fix.detail + "\n";
             if (fix.predictedStepNs > 0) {
-                out += "     predicted job step: " + core::formatDuration(fix.predictedStepNs) + " (" +
-                       fix.basis + ")\n";
+                out += "     predicted job step" +
+                       (fix.rank >= 0 ? " if rank " + std::to_string(fix.rank) + " were on time"
+                                      : std::string()) +
+                       ": " + core::formatDuration(fix.predictedStepNs) + " (" + fix.basis + ")\n";
             }
         }
         out += "\n";
