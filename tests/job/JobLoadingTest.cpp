@@ -300,5 +300,42 @@ TEST(JobLoadingTest, EachRanksExposedCommunicationIsItsOwnAnalysisFigure) {
     EXPECT_TRUE(found) << text << " (ranks " << lowest << " .. " << highest << ")";
 }
 
+// Issue #23 item 6: a job folder names every trace-like file it leaves out, with the reason: an
+// empty rank file and an unreadable .cptrace are loaded, fail, and are reported; other files (a
+// README) are not inputs.
+TEST(JobLoadingTest, AFolderNamesEveryTraceLikeFileItLeavesOut) {
+    TempFolder folder;
+    testjob::KinetoJobOptions options;
+    options.ranks = 8;
+    testjob::writeKinetoJob(options, folder.path());
+    std::ofstream(folder.file("rank-8.pt.trace.json")).close();                // empty
+    std::ofstream(folder.file("rank-9.cptrace")) << "not a cptrace at all";    // unreadable
+    std::ofstream(folder.file("rank-10.json.gz")) << "neither gzip nor json";  // not gzip
+    std::ofstream(folder.file("README.txt")) << "not a trace";
+    auto paths = expandJobInputs({folder.path()});
+    ASSERT_TRUE(paths.ok());
+    EXPECT_EQ(paths->size(), 11u);
+    LoadedJob loaded = loadJob(paths.value(), JobLoadOptions{});
+    EXPECT_EQ(loaded.ranks.size(), 8u);
+    ASSERT_EQ(loaded.problems.size(), 3u);
+    for (const char* name : {"rank-8.pt.trace.json", "rank-9.cptrace", "rank-10.json.gz"}) {
+        bool named = false;
+        for (const RankProblem& p : loaded.problems) {
+            if (p.path.find(name) != std::string::npos) {
+                named = true;
+                EXPECT_NE(p.message.find(name), std::string::npos) << p.message;
+                EXPECT_GT(p.message.size(), p.path.size() + 5) << "no reason: " << p.message;
+            }
+        }
+        EXPECT_TRUE(named) << name;
+    }
+    EXPECT_TRUE(looksLikeTraceName("a/b/rank-0.pt.trace.json"));
+    EXPECT_TRUE(looksLikeTraceName("r.JSON.GZ"));
+    EXPECT_TRUE(looksLikeTraceName("r.sqlite"));
+    EXPECT_TRUE(looksLikeTraceName("r.cpsum"));
+    EXPECT_FALSE(looksLikeTraceName("README.txt"));
+    EXPECT_FALSE(looksLikeTraceName(".json"));
+}
+
 }  // namespace
 }  // namespace chokepoint::job
