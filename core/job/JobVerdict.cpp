@@ -137,10 +137,14 @@ void decideJobVerdict(JobReport& report, const JobOptions& options) {
         static_cast<double>(slowdown) >= 0.05 * stepD) {
         const Straggler& worst = report.stragglers.front();
         v.bottleneck = JobBottleneck::StragglerWait;
-        v.headline = "Waiting for a late rank: rank " + std::to_string(worst.rank) + " " +
-                     std::string(describe(worst.cause)) + " and arrives " +
-                     core::formatDuration(worst.latePerStepNs) + " late per step; the job loses " +
-                     core::formatPercent(static_cast<double>(slowdown) / stepD) + " of each step";
+        v.headline =
+            "Waiting for a late rank: rank " + std::to_string(worst.rank) + " " +
+            std::string(describe(worst.cause)) + " and arrives " + core::formatDuration(worst.latePerStepNs) +
+            " late per step; late arrivals cost the job " +
+            core::formatPercent(static_cast<double>(slowdown) / stepD) +
+            " of each step (if every rank were on time), rank " + std::to_string(worst.rank) + " alone " +
+            core::formatPercent(static_cast<double>(worst.whatIfSavingPerStepNs) / stepD) + " (if rank " +
+            std::to_string(worst.rank) + " were on time)";
         for (const std::string& line : worst.evidence) {
             v.evidence.push_back(line);
         }

@@ -207,6 +207,11 @@ TEST(SyntheticJobAnalysisTest, OneLateRankHasOneNamedCostPerQuestion) {
     EXPECT_NE(text.find("after the job's start"), std::string::npos) << text;
     EXPECT_EQ(text.find("on the job clock"), std::string::npos) << text;
     EXPECT_NE(text.find("predicted job step if rank 7 were on time"), std::string::npos) << text;
+    // The verdict's headline names which question each of its costs answers.
+    EXPECT_NE(report.verdict.headline.find("(if every rank were on time)"), std::string::npos)
+        << report.verdict.headline;
+    EXPECT_NE(report.verdict.headline.find("(if rank 7 were on time)"), std::string::npos)
+        << report.verdict.headline;
 }
 
 TEST(SyntheticJobAnalysisTest, ClocksWithoutHostNamesAreInferredFromCollectiveEnds) {
