@@ -62,16 +62,19 @@ bool naturalLess(const std::string& a, const std::string& b) {
     return a.size() - i < b.size() - j;
 }
 
-// A folder's entries that are traces or summaries (by their first bytes, not their names).
+// A folder's entries that are traces or summaries by their first bytes, and every file named like
+// one even when its bytes say otherwise (empty, truncated, unreadable): loading it then fails with
+// a reason that names the file, instead of the file silently missing from the job.
 std::vector<std::string> folderInputs(const std::string& folder) {
     std::vector<std::string> paths;
     std::error_code error;
     for (const fs::directory_entry& entry : fs::directory_iterator(folder, error)) {
-        if (!entry.is_regular_file(error)) {
+        std::error_code typeError;
+        if (!entry.is_regular_file(typeError)) {
             continue;
         }
         const std::string path = entry.path().string();
-        if (isSummaryFile(path) || core::detectTraceFormat(path).ok()) {
+        if (looksLikeTraceName(path) || isSummaryFile(path) || core::detectTraceFormat(path).ok()) {
             paths.push_back(path);
         }
     }
@@ -80,6 +83,19 @@ std::vector<std::string> folderInputs(const std::string& folder) {
 }
 
 }  // namespace
+
+bool looksLikeTraceName(const std::string& path) {
+    std::string name = fs::path(path).filename().string();
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    for (const char* suffix : {".json", ".json.gz", ".cptrace", ".sqlite", ".cpsum"}) {
+        const std::size_t n = std::strlen(suffix);
+        if (name.size() > n && name.compare(name.size() - n, n, suffix) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
 
 bool isSummaryFile(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

@@ -140,6 +140,7 @@ std::string writeJobJson(const JobReport& r) {
         j.key("meanStepNs").num(rank.meanStepNs);
         j.key("medianStepNs").num(rank.medianStepNs);
         j.key("busyFraction").real(s.busyFraction);
+        j.key("exposedCommunicationShare").real(s.exposedCommunicationShareOfStep());
         j.key("workNs");
         workObject(j, s.workNs);
         j.key("collectiveWaitNs").num(rank.collectiveWaitNs);
@@ -223,6 +224,8 @@ std::string writeJobJson(const JobReport& r) {
     }
     j.close(']');
     j.key("noiseNs").num(r.noiseNs);
+    j.key("startNs").num(
+        r.startNs);  // job clock of the job's start: showRange minus this is on the trace's scale
 
     j.key("steps").open('[');
     for (const JobStep& step : r.steps) {

@@ -118,11 +118,14 @@ struct Straggler {
     // last at (index = WorkKind; negative when it did less).
     std::array<core::DurationNs, kWorkKindCount> excessNs{};
     std::int32_t excessKernelCount = 0;
-    std::vector<FrameTime> topHostFrames;        // its heaviest host frames in those segments
-    std::vector<std::string> evidence;           // sentences with the numbers
-    core::DurationNs whatIfSavingPerStepNs = 0;  // job step time saved if it arrived with the median
-    core::TimeRange showRange;                   // job clock: the segment before its latest-by-most arrival
-    std::vector<std::int64_t> lateSteps;         // step numbers where it was the last arriver
+    std::vector<FrameTime> topHostFrames;  // its heaviest host frames in those segments
+    std::vector<std::string> evidence;     // sentences with the numbers
+    // "If this rank were on time": the job step time saved per step if this rank alone arrived
+    // at each collective it is last at without its own lateness (the call then starts with the next
+    // latest rank, so no more than the gap to that rank is saved). Other ranks' lateness stays.
+    core::DurationNs whatIfSavingPerStepNs = 0;
+    core::TimeRange showRange;            // job clock: the segment before its latest-by-most arrival
+    std::vector<std::int64_t> lateSteps;  // step numbers where it was the last arriver
 };
 
 // One step across ranks (steps matched by number).
@@ -136,7 +139,8 @@ struct JobStep {
 
 struct WhatIf {
     core::DurationNs measuredStepNs = 0;  // the job's step time (median over ranks of mean step)
-    core::DurationNs idealStepNs = 0;     // every rank arrives at every collective with the median
+    // "If every rank were on time": every rank arrives at every collective with the median rank.
+    core::DurationNs idealStepNs = 0;
     core::DurationNs slowdownPerStepNs = 0;
     std::array<core::DurationNs, kWorkKindCount> savingByKindPerStepNs{};
     std::string basis;  // how it was computed, in one sentence
@@ -182,6 +186,9 @@ struct JobReport {
     std::vector<CollectiveStats> collectiveStats;
     std::vector<Straggler> stragglers;  // worst first; empty when no rank is late beyond noise
     core::DurationNs noiseNs = 0;       // lateness below this per step is noise
+    // Job clock time of the job's start (the earliest rank trace start): times shown to the user
+    // are offsets from it, on the trace's own scale (never the clock's epoch).
+    core::TimestampNs startNs = 0;
     std::vector<JobStep> steps;
     WhatIf whatIf;
     JobVerdict verdict;

@@ -74,7 +74,7 @@ std::string writeJobText(const JobReport& r) {
 
     out += "STEP TIME PER RANK\n";
     out += "  " + pad("rank", 6) + pad("host", 14) + pad("mean step", 12) + pad("median", 12) +
-           pad("wait/step", 12) + pad("late/step", 12) + pad("last at", 9) + "verdict\n";
+           pad("wait/step", 12) + pad("late/step", 12) + pad("last at", 9) + pad("exposed", 9) + "verdict\n";
     std::vector<std::size_t> order(r.ranks.size());
     for (std::size_t i = 0; i < order.size(); ++i) {
         order[i] = i;
@@ -94,6 +94,7 @@ std::string writeJobText(const JobReport& r) {
                pad(core::formatDuration(rank.medianStepNs), 12) +
                pad(core::formatDuration(rank.collectiveWaitNs / steps), 12) +
                pad(core::formatDuration(rank.lateNs / steps), 12) + pad(std::to_string(rank.timesLast), 9) +
+               pad(core::formatPercent(rank.summary->exposedCommunicationShareOfStep()), 9) +
                rank.summary->verdict + "\n";
         for (const RankDevice& d : rank.summary->devices) {
             out += "  " + pad("", 6) + pad("GPU " + std::to_string(d.deviceIndex), 14) +
@@ -119,10 +120,13 @@ std::string writeJobText(const JobReport& r) {
         for (const std::string& line : s.evidence) {
             out += "    - " + line + "\n";
         }
-        out += "    - without this delay the job step would be " +
-               core::formatDuration(s.whatIfSavingPerStepNs) + " shorter; look at " +
+        out += "    - if rank " + std::to_string(s.rank) + " were on time (the others unchanged): job step " +
+               core::formatDuration(r.whatIf.measuredStepNs) + " -> " +
+               core::formatDuration(
+                   std::max<core::DurationNs>(0, r.whatIf.measuredStepNs - s.whatIfSavingPerStepNs)) +
+               " (" + core::formatDuration(s.whatIfSavingPerStepNs) + " shorter); look at " +
                core::formatDuration(s.showRange.durationNs()) + " from " +
-               core::formatDuration(s.showRange.startNs) + " on the job clock\n";
+               core::formatDuration(s.showRange.startNs - r.startNs) + " after the job's start\n";
     }
     if (!r.steps.empty()) {
         out += "\nPER STEP  the rank last at the step's collectives\n";
@@ -151,11 +155,12 @@ std::string writeJobText(const JobReport& r) {
                    "\n";
         }
     }
-    out += "\nWHAT-IF  every rank arriving at every collective with the median rank: step " +
-           core::formatDuration(r.whatIf.measuredStepNs) + " -> " +
-           core::formatDuration(r.whatIf.idealStepNs) + " (" +
-           core::formatDuration(r.whatIf.slowdownPerStepNs) +
-           " per step lost to late arrivals)\n  basis: " + r.whatIf.basis + "\n\n";
+    out +=
+        "\nWHAT-IF  if every rank were on time (every rank at every collective with the median rank): job "
+        "step " +
+        core::formatDuration(r.whatIf.measuredStepNs) + " -> " + core::formatDuration(r.whatIf.idealStepNs) +
+        " (" + core::formatDuration(r.whatIf.slowdownPerStepNs) +
+        " per step lost to late arrivals)\n  basis: " + r.whatIf.basis + "\n\n";
 
     out += "COLLECTIVES  " + std::to_string(r.collectives.size()) + " matched across ranks\n";
     if (!r.collectiveStats.empty()) {
@@ -171,6 +176,13 @@ std::string writeJobText(const JobReport& r) {
                pad(s.busBytesPerSecond > 0 ? core::formatBandwidth(s.busBytesPerSecond) : "?", 12) +
                (s.linkBytesPerSecond > 0 ? core::formatBandwidth(s.linkBytesPerSecond) : "unknown") + "\n";
     }
+    if (std::any_of(r.collectiveStats.begin(), r.collectiveStats.end(),
+                    [](const CollectiveStats& s) { return s.sizeBytes < 0; })) {
+        out +=
+            "  size ?: no rank's trace records these calls' message size (PyTorch records it with "
+            "record_shapes=True: the collective's \"In msg nelems\" and dtype), so their bus bandwidth "
+            "is unknown too\n";
+    }
     out += "\n";
 
     if (!r.verdict.fixes.empty()) {
@@ -179,8 +191,10 @@ std::string writeJobText(const JobReport& r) {
         for (const JobFix& fix : r.verdict.fixes) {
             out += "  " + std::to_string(n++) + ". " + fix.title + "\n     " + fix.detail + "\n";
             if (fix.predictedStepNs > 0) {
-                out += "     predicted job step: " + core::formatDuration(fix.predictedStepNs) + " (" +
-                       fix.basis + ")\n";
+                out += "     predicted job step" +
+                       (fix.rank >= 0 ? " if rank " + std::to_string(fix.rank) + " were on time"
+                                      : std::string()) +
+                       ": " + core::formatDuration(fix.predictedStepNs) + " (" + fix.basis + ")\n";
             }
         }
         out += "\n";

@@ -41,6 +41,36 @@ std::string fixForCause(StragglerCause cause) {
     return {};
 }
 
+// Which steps the ranks' step means leave out and why (the rule of the rank's own analysis,
+// StepTimes.h), grouped by step and kind of reason: "left out ProfilerStep#1 on 8 rank(s) (warm-up)".
+std::string leftOutStepsText(const JobReport& report) {
+    std::map<std::pair<std::int64_t, std::string>, std::pair<std::string, int>> leftOut;
+    for (const JobRank& rank : report.ranks) {
+        for (const RankStep& step : rank.summary->steps) {
+            if (!step.excludedReason.empty()) {
+                const std::string kind = step.excludedReason.substr(0, step.excludedReason.find(':'));
+                auto& entry = leftOut[{step.number, kind}];
+                entry.first = step.name;
+                ++entry.second;
+            }
+        }
+    }
+    if (leftOut.empty()) {
+        return "none left out";
+    }
+    std::string text = "left out";
+    std::size_t shown = 0;
+    for (const auto& [key, entry] : leftOut) {
+        if (shown++ == 6) {
+            text += ", ... (" + std::to_string(leftOut.size() - 6) + " more)";
+            break;
+        }
+        text += (shown > 1 ? ", " : " ") + entry.first + " on " + std::to_string(entry.second) +
+                " rank(s) (" + key.second + ")";
+    }
+    return text;
+}
+
 }  // namespace
 
 void decideJobVerdict(JobReport& report, const JobOptions& options) {
@@ -72,34 +102,49 @@ void decideJobVerdict(JobReport& report, const JobOptions& options) {
     // Median shares over ranks, per step.
     std::vector<core::DurationNs> waitPerStep;
     std::vector<core::DurationNs> transferPerStep;
+    // Exposed communication: each rank's own figure (the share its single-rank report gives,
+    // RankSummary::exposedCommunicationShare), never recomputed here; the job takes the median.
     std::vector<core::DurationNs> exposedPerStep;
+    std::vector<double> exposedShares;
     for (const JobRank& rank : report.ranks) {
         const auto steps =
             static_cast<core::DurationNs>(std::max<std::size_t>(1, rank.summary->steps.size()));
         waitPerStep.push_back(rank.collectiveWaitNs / steps);
         transferPerStep.push_back(rank.collectiveTransferNs / steps);
-        exposedPerStep.push_back(rank.summary->exposedCommunicationNs / steps);
+        exposedPerStep.push_back(rank.summary->exposedCommunicationPerStepNs());
+        exposedShares.push_back(rank.summary->exposedCommunicationShareOfStep());
     }
     const core::DurationNs wait = median(waitPerStep);
     const core::DurationNs transfer = median(transferPerStep);
     const core::DurationNs exposed = median(exposedPerStep);
+    std::sort(exposedShares.begin(), exposedShares.end());
+    const std::size_t mid = exposedShares.size() / 2;
+    const double exposedShare = exposedShares.size() % 2 == 1
+                                    ? exposedShares[mid]
+                                    : (exposedShares[mid - 1] + exposedShares[mid]) / 2.0;
     v.evidence.push_back("job step " + core::formatDuration(stepNs) +
-                         " (median over ranks of each rank's mean step)");
-    v.evidence.push_back("median rank per step: waits " + core::formatDuration(wait) + " (" +
-                         core::formatPercent(static_cast<double>(wait) / stepD) +
-                         ") for the last arriver, transfers " + core::formatDuration(transfer) +
-                         ", exposed communication " + core::formatDuration(exposed) + " (" +
-                         core::formatPercent(static_cast<double>(exposed) / stepD) + ")");
+                         " (median over ranks of each rank's mean step, over every steady step: " +
+                         leftOutStepsText(report) + ")");
+    v.evidence.push_back(
+        "median rank per step: waits " + core::formatDuration(wait) + " (" +
+        core::formatPercent(static_cast<double>(wait) / stepD) + ") for the last arriver, transfers " +
+        core::formatDuration(transfer) + ", exposed communication " + core::formatDuration(exposed) + " (" +
+        core::formatPercent(exposedShare) +
+        " of its step: the median of the ranks' own figures, each as its own report gives it)");
 
     const core::DurationNs slowdown = report.whatIf.slowdownPerStepNs;
     if (!report.stragglers.empty() && slowdown > report.noiseNs &&
         static_cast<double>(slowdown) >= 0.05 * stepD) {
         const Straggler& worst = report.stragglers.front();
         v.bottleneck = JobBottleneck::StragglerWait;
-        v.headline = "Waiting for a late rank: rank " + std::to_string(worst.rank) + " " +
-                     std::string(describe(worst.cause)) + " and arrives " +
-                     core::formatDuration(worst.latePerStepNs) + " late per step; the job loses " +
-                     core::formatPercent(static_cast<double>(slowdown) / stepD) + " of each step";
+        v.headline =
+            "Waiting for a late rank: rank " + std::to_string(worst.rank) + " " +
+            std::string(describe(worst.cause)) + " and arrives " + core::formatDuration(worst.latePerStepNs) +
+            " late per step; late arrivals cost the job " +
+            core::formatPercent(static_cast<double>(slowdown) / stepD) +
+            " of each step (if every rank were on time), rank " + std::to_string(worst.rank) + " alone " +
+            core::formatPercent(static_cast<double>(worst.whatIfSavingPerStepNs) / stepD) + " (if rank " +
+            std::to_string(worst.rank) + " were on time)";
         for (const std::string& line : worst.evidence) {
             v.evidence.push_back(line);
         }
@@ -117,7 +162,7 @@ void decideJobVerdict(JobReport& report, const JobOptions& options) {
         }
         return;
     }
-    const bool communicationMatters = static_cast<double>(exposed) >= options.communicationShare * stepD;
+    const bool communicationMatters = exposedShare >= options.communicationShare;
     if (communicationMatters) {
         // Bus bandwidth against the link, weighted by transfer time.
         double weighted = 0;
@@ -135,8 +180,7 @@ void decideJobVerdict(JobReport& report, const JobOptions& options) {
             v.bottleneck = JobBottleneck::TransferBound;
             v.headline = "Communication-bound by transfers: collectives reach " +
                          core::formatPercent(linkShare) + " of the link's bandwidth and " +
-                         core::formatPercent(static_cast<double>(exposed) / stepD) +
-                         " of each step is exposed communication";
+                         core::formatPercent(exposedShare) + " of each step is exposed communication";
             JobFix fix;
             fix.title = "Move more bytes per collective and use the fastest path";
             fix.detail =
@@ -155,8 +199,9 @@ void decideJobVerdict(JobReport& report, const JobOptions& options) {
         }
         v.bottleneck = JobBottleneck::ExposedCommunication;
         v.headline =
-            "Communication-bound: " + core::formatPercent(static_cast<double>(exposed) / stepD) +
-            " of each step is communication not overlapped with compute" +
+            "Communication-bound: " + core::formatPercent(exposedShare) +
+            " of each step is communication that compute does not hide (exposed communication " +
+            core::formatDuration(exposed) + ", median rank)" +
             (known ? " (transfers at " + core::formatPercent(linkShare) + " of the link)" : std::string());
         JobFix fix;
         fix.title = "Overlap communication with compute";
@@ -173,8 +218,7 @@ void decideJobVerdict(JobReport& report, const JobOptions& options) {
         return;
     }
     v.bottleneck = JobBottleneck::RankBound;
-    v.headline = "Communication is not the limit (" +
-                 core::formatPercent(static_cast<double>(exposed) / stepD) +
+    v.headline = "Communication is not the limit (" + core::formatPercent(exposedShare) +
                  " of each step exposed, no rank late beyond noise): most ranks are " + v.rankVerdict +
                  "; see the per-rank diagnosis";
 }

@@ -1,6 +1,7 @@
 #include "core/job/RankSummary.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace chokepoint::job {
 
@@ -36,29 +37,64 @@ std::string_view toString(WorkKind kind) {
     return "unexplained";
 }
 
+namespace {
+
+// The step durations the step time is over: the steady ones, or every one when none is steady.
+std::vector<core::DurationNs> countedStepDurations(const std::vector<RankStep>& steps) {
+    std::vector<core::DurationNs> durations;
+    for (const RankStep& step : steps) {
+        if (step.excludedReason.empty()) {
+            durations.push_back(step.range.durationNs());
+        }
+    }
+    if (durations.empty()) {
+        for (const RankStep& step : steps) {
+            durations.push_back(step.range.durationNs());
+        }
+    }
+    return durations;
+}
+
+}  // namespace
+
 core::DurationNs RankSummary::meanStepNs() const {
-    if (steps.empty()) {
+    const std::vector<core::DurationNs> durations = countedStepDurations(steps);
+    if (durations.empty()) {
         return 0;
     }
     core::DurationNs total = 0;
-    for (const RankStep& step : steps) {
-        total += step.range.durationNs();
+    for (core::DurationNs d : durations) {
+        total += d;
     }
-    return total / static_cast<core::DurationNs>(steps.size());
+    return total / static_cast<core::DurationNs>(durations.size());
 }
 
 core::DurationNs RankSummary::medianStepNs() const {
-    if (steps.empty()) {
+    std::vector<core::DurationNs> durations = countedStepDurations(steps);
+    if (durations.empty()) {
         return 0;
     }
-    std::vector<core::DurationNs> durations;
-    durations.reserve(steps.size());
-    for (const RankStep& step : steps) {
-        durations.push_back(step.range.durationNs());
+    // The median of an even count is the mean of the middle two, as in the rank's own analysis.
+    std::sort(durations.begin(), durations.end());
+    const std::size_t mid = durations.size() / 2;
+    return durations.size() % 2 == 1 ? durations[mid] : (durations[mid - 1] + durations[mid]) / 2;
+}
+
+double RankSummary::exposedCommunicationShareOfStep() const {
+    if (exposedCommunicationShare) {
+        return *exposedCommunicationShare;
     }
-    std::nth_element(durations.begin(), durations.begin() + static_cast<std::ptrdiff_t>(durations.size() / 2),
-                     durations.end());
-    return durations[durations.size() / 2];
+    const core::DurationNs step = meanStepNs();
+    if (step <= 0 || steps.empty()) {
+        return 0;
+    }
+    return static_cast<double>(exposedCommunicationNs) / static_cast<double>(steps.size()) /
+           static_cast<double>(step);
+}
+
+core::DurationNs RankSummary::exposedCommunicationPerStepNs() const {
+    return static_cast<core::DurationNs>(
+        std::llround(exposedCommunicationShareOfStep() * static_cast<double>(meanStepNs())));
 }
 
 }  // namespace chokepoint::job

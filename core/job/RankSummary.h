@@ -88,6 +88,9 @@ struct RankStep {
     core::DurationNs busyNs = 0;
     core::DurationNs collectiveNs = 0;  // union of collective kernels in the step
     std::array<core::DurationNs, kWorkKindCount> workNs{};
+    // Why the rank's own analysis leaves this step out of its step time (StepTimes.h: warm-up,
+    // compilation, checkpointing), or "" for a steady step. The job's step time follows the same rule.
+    std::string excludedReason;
 };
 
 // One GPU of a rank whose process drives several: its own figures, from its slice of the trace
@@ -122,8 +125,12 @@ struct RankSummary {
     double busyFraction = 0;
     std::array<core::DurationNs, kWorkKindCount> workNs{};  // over all steps
     core::DurationNs exposedCommunicationNs = 0;            // collectives not overlapped by compute
-    std::string verdict;                                    // single-rank bottleneck ("data-bound", ...)
-    std::string headline;                                   // single-rank headline
+    // The rank's own figure for communication that compute does not hide, as a share of its step
+    // (DiagnosisSignals::exposedCommunicationShare of its single-rank analysis): what the rank's own
+    // report says. Absent in summaries written before it existed.
+    std::optional<double> exposedCommunicationShare;
+    std::string verdict;   // single-rank bottleneck ("data-bound", ...)
+    std::string headline;  // single-rank headline
     std::optional<double> mfu;
     std::vector<RankCollective> collectives;  // by start time
     std::vector<std::string> warnings;        // import and analysis warnings worth repeating
@@ -131,8 +138,15 @@ struct RankSummary {
     // the fields above describe `deviceIndex`, the busiest. Empty with one GPU.
     std::vector<RankDevice> devices;
 
+    // Over the steady steps (excludedReason empty), the rule of the rank's own analysis; over every
+    // step when none is steady.
     core::DurationNs meanStepNs() const;
     core::DurationNs medianStepNs() const;
+    // exposedCommunicationShare, or for an older summary the exposed communication per step over
+    // the mean step.
+    double exposedCommunicationShareOfStep() const;
+    // That share of the rank's mean step.
+    core::DurationNs exposedCommunicationPerStepNs() const;
 };
 
 }  // namespace chokepoint::job

@@ -320,6 +320,14 @@ void findStragglers(JobReport& report, const std::vector<MatchedCall>& calls, co
         report.steps.push_back(row);
     }
 
+    // The job's start on the job clock: the earliest rank trace start.
+    bool anyRank = false;
+    for (const JobRank& rank : report.ranks) {
+        const core::TimestampNs start = rank.summary->window.startNs - rank.clockOffsetNs;
+        report.startNs = anyRank ? std::min(report.startNs, start) : start;
+        anyRank = true;
+    }
+
     // The job's step time: the median over ranks of their mean step.
     std::vector<core::DurationNs> meanSteps;
     for (const JobRank& rank : report.ranks) {
@@ -337,13 +345,21 @@ void findStragglers(JobReport& report, const std::vector<MatchedCall>& calls, co
     // the last arriver's own lateness at each call: the union of [last start - its own lateness,
     // last start) over the calls. Inherited and carried lateness vanish with their cause.
     std::vector<core::TimeRange> waits;
+    // If only the last arriver were on time, the call would start when it or the next latest member
+    // arrives, whichever is later: that is all the job gains from that rank alone.
     std::unordered_map<std::size_t, std::vector<core::TimeRange>> waitsByLastRank;
     std::vector<core::DurationNs> ownLate(report.ranks.size(), 0);
     for (const CallTimes& t : times) {
         const Arrival& last = t.arrivals[t.lastMember];
         const core::TimeRange wait{t.lastStartNs - last.ownLateNs, t.lastStartNs};
         waits.push_back(wait);
-        waitsByLastRank[last.rank].push_back(wait);
+        core::TimestampNs nextLatest = wait.startNs;
+        for (std::size_t m = 0; m < t.arrivals.size(); ++m) {
+            if (m != t.lastMember) {
+                nextLatest = std::max(nextLatest, t.arrivals[m].startNs);
+            }
+        }
+        waitsByLastRank[last.rank].push_back({std::min(nextLatest, t.lastStartNs), t.lastStartNs});
         for (const Arrival& a : t.arrivals) {
             ownLate[a.rank] += a.ownLateNs;
         }
@@ -352,7 +368,7 @@ void findStragglers(JobReport& report, const std::vector<MatchedCall>& calls, co
     report.whatIf.slowdownPerStepNs = unionLength(waits) / stepCount;
     report.whatIf.idealStepNs = std::max<core::DurationNs>(0, stepNs - report.whatIf.slowdownPerStepNs);
     report.whatIf.basis =
-        "replays the " + std::to_string(calls.size()) +
+        "if every rank were on time: replays the " + std::to_string(calls.size()) +
         " matched collectives with every rank's own work before each cut to the median rank's: the time "
         "the job waits for the last arriver's own lateness, over " +
         std::to_string(stepCount) +

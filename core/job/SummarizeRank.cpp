@@ -254,6 +254,9 @@ RankSummary summarizeRank(const core::TraceModel& model, const analysis::Analysi
     s.verdict = std::string(analysis::toString(report.overall.bottleneck));
     s.headline = report.headline;
     s.mfu = report.mfu.mfu;
+    if (report.overallSignals.hasGpuActivity) {
+        s.exposedCommunicationShare = report.overallSignals.exposedCommunicationShare();
+    }
     for (const auto& scoped : report.deviceReports) {
         RankDevice d;
         d.deviceIndex = static_cast<std::int16_t>(scoped->scopeDeviceIndex);
@@ -288,6 +291,11 @@ RankSummary summarizeRank(const core::TraceModel& model, const analysis::Analysi
         rs.number = step.number;
         rs.name = step.name;
         rs.range = step.range;
+        for (const analysis::ExcludedStep& excluded : report.metrics.stepTimes.excluded) {
+            if (excluded.stepIndex == static_cast<std::int32_t>(i)) {
+                rs.excludedReason = excluded.reason;
+            }
+        }
         for (const analysis::GpuTimeBreakdown& row : accounting.perStep) {
             if (row.stepIndex != static_cast<std::int32_t>(i) || row.deviceIndex != device) {
                 continue;

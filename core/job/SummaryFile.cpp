@@ -57,11 +57,14 @@ std::string encodeSummary(const RankSummary& s) {
         out->set_busy_ns(step.busyNs);
         out->set_collective_ns(step.collectiveNs);
         putWork(step.workNs, out->mutable_work_ns());
+        out->set_excluded_reason(step.excludedReason);
     }
     m.set_step_source(s.stepSource);
     m.set_busy_fraction(s.busyFraction);
     putWork(s.workNs, m.mutable_work_ns());
     m.set_exposed_communication_ns(s.exposedCommunicationNs);
+    m.set_has_exposed_communication_share(s.exposedCommunicationShare.has_value());
+    m.set_exposed_communication_share(s.exposedCommunicationShare.value_or(0));
     m.set_verdict(s.verdict);
     m.set_headline(s.headline);
     m.set_has_mfu(s.mfu.has_value());
@@ -153,11 +156,15 @@ core::Result<RankSummary> decodeSummary(std::string_view bytes, const std::strin
         step.busyNs = in.busy_ns();
         step.collectiveNs = in.collective_ns();
         workOk = workOk && getWork(in.work_ns(), step.workNs);
+        step.excludedReason = in.excluded_reason();
         s.steps.push_back(std::move(step));
     }
     s.stepSource = m.step_source();
     s.busyFraction = m.busy_fraction();
     s.exposedCommunicationNs = m.exposed_communication_ns();
+    if (m.has_exposed_communication_share()) {
+        s.exposedCommunicationShare = m.exposed_communication_share();
+    }
     s.verdict = m.verdict();
     s.headline = m.headline();
     if (m.has_mfu()) {

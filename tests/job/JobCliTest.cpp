@@ -121,6 +121,18 @@ TEST_F(JobCliTest, ACorruptRankIsAWarningAndTheJobGoesOn) {
     EXPECT_NE(r.out.find("Missing ranks: 2"), std::string::npos) << r.out;
 }
 
+// Issue #23 item 6: `info` and `analyze` on a folder name the trace-like files they leave out and why.
+TEST_F(JobCliTest, InfoAndAnalyzeNameEmptyAndUnreadableRankFiles) {
+    std::ofstream(path("traces/rank-4.pt.trace.json")).close();
+    std::ofstream(path("traces/rank-5.cptrace")) << "garbage";
+    for (const char* command : {"info ", "analyze "}) {
+        const CliResult r = run(command + path("traces"));
+        ASSERT_EQ(r.exitCode, 0) << r.out;
+        EXPECT_NE(r.out.find("rank-4.pt.trace.json"), std::string::npos) << command << r.out;
+        EXPECT_NE(r.out.find("rank-5.cptrace"), std::string::npos) << command << r.out;
+    }
+}
+
 TEST_F(JobCliTest, BadInputsHaveTheDocumentedExitCodes) {
     EXPECT_EQ(run("analyze " + path("nothing-here") + " " + path("traces")).exitCode, 1);
     EXPECT_EQ(run("analyze '" + path("traces") + "/*.cpsum'").exitCode, 1);

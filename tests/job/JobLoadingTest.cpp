@@ -3,9 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
+#include "core/analysis/diagnosis/Analyzer.h"
+#include "core/base/Format.h"
 #include "core/format/CptraceWriter.h"
 #include "core/import/TraceLoader.h"
 #include "core/job/JobAnalysis.h"
@@ -256,6 +259,82 @@ TEST(JobLoadingTest, TwoRealRanksOfA128RankJob) {
         core::TimestampNs b = instance.arrivals[1].endNs;
         EXPECT_LE(std::llabs(a - b), 400'000);  // kept pairings end within 200 us of their midpoint
     }
+}
+
+// Issue #23 item 1: the job's exposed communication for each rank is that rank's own figure (one
+// concept, one definition, one value per rank), and the job's headline share lies between them.
+TEST(JobLoadingTest, EachRanksExposedCommunicationIsItsOwnAnalysisFigure) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(rank0, "hta-sampled-128r/sampled_rank-0.json.gz");
+    const std::string folder = fs::path(rank0).parent_path().string();
+    LoadedJob loaded = load({folder});
+    ASSERT_EQ(loaded.ranks.size(), 2u);
+    const JobReport report = analyzeJob(loaded.ranks);
+    double lowest = 1, highest = 0;
+    for (const JobRank& rank : report.ranks) {
+        auto model = core::loadTrace(rank.summary->sourcePath);
+        ASSERT_TRUE(model.ok());
+        auto own = analysis::analyzeTrace(std::make_shared<const core::TraceModel>(std::move(model).value()),
+                                          analysis::AnalysisOptions{});
+        ASSERT_TRUE(own.ok());
+        const analysis::DiagnosisSignals& signals = own.value()->overallSignals;
+        const double figure = signals.exposedCommunicationShare();
+        EXPECT_NEAR(rank.summary->exposedCommunicationShareOfStep(), figure, 1e-9)
+            << rank.summary->sourcePath;
+        EXPECT_GT(figure, 0.0);
+        EXPECT_LE(figure, 1.0);
+        // The same figure in time: that share of the rank's own step.
+        EXPECT_NEAR(static_cast<double>(rank.summary->exposedCommunicationPerStepNs()),
+                    figure * signals.stepTimeNs, 1e-3 * signals.stepTimeNs + 1);
+        EXPECT_NEAR(static_cast<double>(rank.meanStepNs), signals.stepTimeNs, 1.0);  // one step rule
+        lowest = std::min(lowest, figure);
+        highest = std::max(highest, figure);
+    }
+    // The job's headline share is the median of the ranks' own figures, printed with one decimal.
+    const std::string text =
+        report.verdict.headline + " " +
+        (report.verdict.evidence.size() > 1 ? report.verdict.evidence[1] : std::string());
+    bool found = false;
+    for (double v = lowest; v <= highest + 1e-4; v += 0.0005) {
+        found = found || text.find(core::formatPercent(v)) != std::string::npos;
+    }
+    EXPECT_TRUE(found) << text << " (ranks " << lowest << " .. " << highest << ")";
+}
+
+// Issue #23 item 6: a job folder names every trace-like file it leaves out, with the reason: an
+// empty rank file and an unreadable .cptrace are loaded, fail, and are reported; other files (a
+// README) are not inputs.
+TEST(JobLoadingTest, AFolderNamesEveryTraceLikeFileItLeavesOut) {
+    TempFolder folder;
+    testjob::KinetoJobOptions options;
+    options.ranks = 8;
+    testjob::writeKinetoJob(options, folder.path());
+    std::ofstream(folder.file("rank-8.pt.trace.json")).close();                // empty
+    std::ofstream(folder.file("rank-9.cptrace")) << "not a cptrace at all";    // unreadable
+    std::ofstream(folder.file("rank-10.json.gz")) << "neither gzip nor json";  // not gzip
+    std::ofstream(folder.file("README.txt")) << "not a trace";
+    auto paths = expandJobInputs({folder.path()});
+    ASSERT_TRUE(paths.ok());
+    EXPECT_EQ(paths->size(), 11u);
+    LoadedJob loaded = loadJob(paths.value(), JobLoadOptions{});
+    EXPECT_EQ(loaded.ranks.size(), 8u);
+    ASSERT_EQ(loaded.problems.size(), 3u);
+    for (const char* name : {"rank-8.pt.trace.json", "rank-9.cptrace", "rank-10.json.gz"}) {
+        bool named = false;
+        for (const RankProblem& p : loaded.problems) {
+            if (p.path.find(name) != std::string::npos) {
+                named = true;
+                EXPECT_NE(p.message.find(name), std::string::npos) << p.message;
+                EXPECT_GT(p.message.size(), p.path.size() + 5) << "no reason: " << p.message;
+            }
+        }
+        EXPECT_TRUE(named) << name;
+    }
+    EXPECT_TRUE(looksLikeTraceName("a/b/rank-0.pt.trace.json"));
+    EXPECT_TRUE(looksLikeTraceName("r.JSON.GZ"));
+    EXPECT_TRUE(looksLikeTraceName("r.sqlite"));
+    EXPECT_TRUE(looksLikeTraceName("r.cpsum"));
+    EXPECT_FALSE(looksLikeTraceName("README.txt"));
+    EXPECT_FALSE(looksLikeTraceName(".json"));
 }
 
 }  // namespace

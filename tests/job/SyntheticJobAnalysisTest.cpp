@@ -171,6 +171,49 @@ TEST(SyntheticJobAnalysisTest, WhatIfPredictsTheBalancedJobsStep) {
     }
 }
 
+// Issue #23 item 3: one rank late by a fixed delay each step. Each cost answers one named
+// question ("if rank 7 were on time", "if every rank were on time") and with one late rank both are
+// that delay per step; the place to look is an offset from the job's start on the trace's own
+// scale, not a time since 1970.
+TEST(SyntheticJobAnalysisTest, OneLateRankHasOneNamedCostPerQuestion) {
+    samples::SyntheticJobOptions options;
+    options.ranks = 8;
+    options.steps = 6;
+    options.lateRank = 7;
+    options.cause = LateCause::DataWait;
+    options.lateByNs = 3'000'000;
+    const JobReport report = analyzeSynthetic(options);
+    ASSERT_EQ(report.stragglers.size(), 1u) << writeJobText(report);
+    const Straggler& s = report.stragglers.front();
+    EXPECT_EQ(s.rank, 7);
+    EXPECT_NEAR(static_cast<double>(s.whatIfSavingPerStepNs), 3e6, 0.15 * 3e6);
+    EXPECT_NEAR(static_cast<double>(report.whatIf.slowdownPerStepNs), 3e6, 0.15 * 3e6);
+    // Rank 7 alone on time can never save more than every rank on time.
+    EXPECT_LE(s.whatIfSavingPerStepNs, report.whatIf.slowdownPerStepNs);
+    ASSERT_FALSE(report.verdict.fixes.empty());
+    EXPECT_EQ(report.verdict.fixes.front().rank, 7);
+    EXPECT_EQ(report.verdict.fixes.front().predictedStepNs,
+              report.whatIf.measuredStepNs - s.whatIfSavingPerStepNs);
+    // The place to look lies inside the job, counted from its start.
+    core::TimestampNs jobEnd = report.startNs;
+    for (const JobRank& rank : report.ranks) {
+        jobEnd = std::max(jobEnd, rank.summary->window.endNs - rank.clockOffsetNs);
+    }
+    EXPECT_GE(s.showRange.startNs, report.startNs);
+    EXPECT_LE(s.showRange.endNs, jobEnd);
+    const std::string text = writeJobText(report);
+    EXPECT_NE(text.find("if rank 7 were on time"), std::string::npos) << text;
+    EXPECT_NE(text.find("if every rank were on time"), std::string::npos) << text;
+    EXPECT_NE(text.find("after the job's start"), std::string::npos) << text;
+    EXPECT_EQ(text.find("on the job clock"), std::string::npos) << text;
+    EXPECT_NE(text.find("predicted job step if rank 7 were on time"), std::string::npos) << text;
+    // The verdict's headline names which question each of its costs answers.
+    EXPECT_NE(report.verdict.headline.find("(if every rank were on time)"), std::string::npos)
+        << report.verdict.headline;
+    EXPECT_NE(report.verdict.headline.find("(if rank 7 were on time)"), std::string::npos)
+        << report.verdict.headline;
+}
+
 TEST(SyntheticJobAnalysisTest, ClocksWithoutHostNamesAreInferredFromCollectiveEnds) {
     samples::SyntheticJobOptions options;
     options.ranks = 16;

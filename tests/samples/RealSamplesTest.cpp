@@ -140,13 +140,20 @@ TEST(RealSamples, TheDataLoaderFixWasPredictedAndTheFixedRunIsFaster) {
     // ...and the prediction said it would be (a saving, not more than the whole step)...
     EXPECT_LT(c.prediction.predictedStepNs, c.prediction.stepNsBefore);
     EXPECT_GT(c.prediction.predictedStepNs, 0.0);
-    // ...within 10 % of the fixed run's measured step (both sides' steady steps: the nw4 run's first
-    // profiled step and one slow step are flagged as warm-up and outlier), and inside the range the
-    // fix stated.
-    EXPECT_NEAR(c.prediction.predictedStepNs, c.prediction.actualStepNs, 0.10 * c.prediction.actualStepNs);
+    // ...within 12 % of the fixed run's measured step, and inside the range the fix stated. Both
+    // sides by one rule, every steady step: the nw4 run's first profiled step is warm-up and left
+    // out; its slow 163 ms step (1.29x the median: a batch its 4 workers delivered late) is what
+    // the job costs and counts. The prediction removes all data wait, so it cannot foresee that
+    // step: measured 133.0 ms against 118.5 ms predicted (-10.8 %). With the slow step trimmed, as
+    // before issue #23, the error was under 10 %, but only because the step the fix did not remove
+    // was not measured.
+    EXPECT_NEAR(c.prediction.predictedStepNs, c.prediction.actualStepNs, 0.12 * c.prediction.actualStepNs);
     EXPECT_TRUE(c.prediction.withinRange)
         << c.prediction.predictedLowNs << " .. " << c.prediction.predictedHighNs;
-    EXPECT_EQ(after()->metrics.stepTimes.excluded.size(), 2u);
+    ASSERT_EQ(after()->metrics.stepTimes.excluded.size(), 1u);
+    EXPECT_TRUE(after()->metrics.stepTimes.excluded[0].warmUp);
+    EXPECT_EQ(after()->metrics.stepTimes.count, 5);
+    EXPECT_EQ(after()->metrics.stepTimes.keptFar.size(), 1u);
     EXPECT_TRUE(before()->metrics.stepTimes.excluded.empty());
     std::printf(
         "prediction: before %.1f ms, predicted %.1f ms (range %.1f - %.1f), actual %.1f ms, error %+.1f %%, "

@@ -446,7 +446,7 @@ std::string headlineOf(const AnalysisReport& r) {
             return name + ": the job does not fit in device memory";
         case Bottleneck::Communication:
             return name + ": communication that compute does not hide takes " +
-                   pct(s.exposedCommunicationFraction + s.idleCollectiveFraction) + " of each step";
+                   pct(s.exposedCommunicationShare()) + " of each step";
         case Bottleneck::LaunchOverhead:
             return name + ": the GPU idles " + pct(s.idleLaunchOverheadFraction + s.idleSyncFraction) +
                    " of each step while the host launches and synchronizes (" +

@@ -70,6 +70,8 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
     ComparisonReport c;
     c.labelBefore = a.sourcePath;
     c.labelAfter = b.sourcePath;
+    c.stepsBefore = describeStepTimes(a.metrics.stepTimes);
+    c.stepsAfter = describeStepTimes(b.metrics.stepTimes);
     const DiagnosisSignals& sa = a.overallSignals;
     const DiagnosisSignals& sb = b.overallSignals;
 
@@ -293,6 +295,10 @@ std::string writeTextComparison(const ComparisonReport& c) {
             out += "  " + w + "\n";
         }
     }
+    out +=
+        "\nSTEP TIME (the same rule on both sides: every steady step counts; only warm-up, compilation and "
+        "checkpointing steps are left out)\n  A: " +
+        c.stepsBefore + "\n  B: " + c.stepsAfter + "\n";
     out += "\nMETRICS (A -> B)\n";
     for (const MetricDelta& m : c.metrics) {
         std::string name = m.name;
@@ -336,7 +342,9 @@ std::string writeMarkdownComparison(const ComparisonReport& c) {
     for (const std::string& w : c.warnings) {
         out += "- **Warning:** " + w + "\n";
     }
-    out += std::string(c.warnings.empty() ? "" : "\n") + "| metric | A -> B | |\n|---|---|---|\n";
+    out += std::string(c.warnings.empty() ? "" : "\n") + "- **Step time A:** " + c.stepsBefore +
+           "\n- **Step time B:** " + c.stepsAfter + "\n\n";
+    out += "| metric | A -> B | |\n|---|---|---|\n";
     for (const MetricDelta& m : c.metrics) {
         out += "| " + m.name + " | " + metricText(m) + " | " +
                (m.improved ? "better" : (m.regressed ? "worse" : "")) + " |\n";

@@ -82,6 +82,10 @@ struct ComparisonReport {
     // world size. Each entry is one sentence; deltas and the prediction check mean little then.
     std::vector<std::string> warnings;
     std::string summary;  // one sentence
+    // Each side's step time with the steps it is over and those left out and why
+    // (describeStepTimes): one rule on both sides, every steady step counted.
+    std::string stepsBefore;
+    std::string stepsAfter;
     const MetricDelta* metric(const std::string& name) const;
 };
 

@@ -109,9 +109,18 @@ GapCandidate dataCandidate(const DiagnosisSignals& s, const DiagnosisConfig& c) 
     if (s.stepsWithDataWaitFraction) {
         const double periodic = *s.stepsWithDataWaitFraction;
         Evidence e = makeEvidence("stepsWithDataWaitFraction", periodic, ">=", c.periodicMinStepFraction,
-                                  "data gaps recur in " + pct(periodic) + " of the steps");
+                                  "data gaps recur in " + pct(periodic) + " of the steps (" +
+                                      std::to_string(s.stepsWithDataWaitCount) + ")");
+        // Periodic: in at least half of the steps, or in several of them (a DataLoader with N workers
+        // that falls behind stalls once every N steps). A single gap is a one-off (first batch,
+        // warm-up) and does not make the job data-bound.
+        const bool recurs = static_cast<double>(s.stepsWithDataWaitCount) >= c.periodicMinSteps;
+        if (!e.passed && recurs) {
+            e.passed = true;
+            e.note += ": periodic, at least " + core::formatFixed(c.periodicMinSteps, 0) + " steps";
+        }
         if (!e.passed) {
-            g.passes = false;  // a one-off gap (first batch, warm-up) is not "periodic"
+            g.passes = false;
         }
         g.evidence.push_back(std::move(e));
     }
@@ -144,7 +153,7 @@ GapCandidate dataCandidate(const DiagnosisSignals& s, const DiagnosisConfig& c) 
 GapCandidate communicationCandidate(const DiagnosisSignals& s, const DiagnosisConfig& c) {
     GapCandidate g;
     g.bottleneck = Bottleneck::Communication;
-    g.share = s.exposedCommunicationFraction + s.idleCollectiveFraction;
+    g.share = s.exposedCommunicationShare();
     g.evidence.push_back(makeEvidence("exposedCommunicationFraction+idleCollectiveFraction", g.share,
                                       ">=", c.communicationMinFraction,
                                       "exposed communication " + pct(s.exposedCommunicationFraction) +
@@ -438,8 +447,7 @@ std::vector<ConstraintShare> constraintShares(const DiagnosisSignals& s, const D
         }
     };
     add(Bottleneck::Data, s.idleDataWaitFraction, c.dataWaitMinFraction);
-    add(Bottleneck::Communication, s.exposedCommunicationFraction + s.idleCollectiveFraction,
-        c.communicationMinFraction);
+    add(Bottleneck::Communication, s.exposedCommunicationShare(), c.communicationMinFraction);
     add(Bottleneck::LaunchOverhead, s.idleLaunchOverheadFraction + s.idleSyncFraction,
         c.launchOverheadMinFraction);
     add(Bottleneck::HostBound, s.hostBoundFraction(), c.hostWorkMinFraction);

@@ -39,6 +39,8 @@ const std::vector<DiagnosisConfigKey>& diagnosisConfigKeys() {
          "SM capacity left idle by kernels with fewer blocks than SMs, share of kernel time: R16"},
         {"periodicMinStepFraction", &C::periodicMinStepFraction,
          "share of steps with data gaps for 'periodic'"},
+        {"periodicMinSteps", &C::periodicMinSteps,
+         "or this many steady steps with data gaps: 'periodic' (a DataLoader stalling every N steps)"},
         {"cpuFullyBusyFraction", &C::cpuFullyBusyFraction,
          "host activity coverage of gaps for 'CPU fully busy'"},
         {"shortKernelNs", &C::shortKernelNs, "kernels shorter than this (ns) count as short"},
@@ -79,6 +81,7 @@ ConfigUnit diagnosisConfigUnit(std::string_view key) {
         {"shortKernelNs", ConfigUnit::Nanoseconds},    {"mixedPrecisionMinParameters", ConfigUnit::Count},
         {"accumulationSteps", ConfigUnit::Count},      {"mixedPrecisionSpeedup", ConfigUnit::Factor},
         {"flashAttentionSpeedup", ConfigUnit::Factor}, {"hardwareUpgradePeakRatio", ConfigUnit::Factor},
+        {"periodicMinSteps", ConfigUnit::Count},
     };
     for (const auto& [name, unit] : kNotFractions) {
         if (key == name) {

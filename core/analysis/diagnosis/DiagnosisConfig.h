@@ -51,9 +51,13 @@ struct DiagnosisConfig {
     // SM capacity idle over the kernel time (Σ time × (1 − blocks / SMs) / kernel time) [PROPOSAL].
     double underOccupancyMinIdleSmShare = 0.10;
     double periodicMinStepFraction = 0.50;  // data gaps must recur in this share of steps ("periodic")
-    double cpuFullyBusyFraction = 0.80;     // "CPU fully busy during gaps": host activity covers ≥ this
-    double shortKernelNs = 10'000;          // "short kernel" for launch-overhead evidence (10 µs)
-    double shortKernelMinFraction = 0.50;   // "many short kernels": at least this share of kernels
+    // ... or in at least this many steady steps: a DataLoader with N workers that falls behind
+    // stalls about once every N steps (under half of them from N = 3 on), and that is periodic too;
+    // a single gap is the one-off the rule is for (docs/ANALYSIS.md, "Periodic data gaps").
+    double periodicMinSteps = 2;
+    double cpuFullyBusyFraction = 0.80;    // "CPU fully busy during gaps": host activity covers ≥ this
+    double shortKernelNs = 10'000;         // "short kernel" for launch-overhead evidence (10 µs)
+    double shortKernelMinFraction = 0.50;  // "many short kernels": at least this share of kernels
     // --- Machine / capacity ---
     double capacityHeadroomFraction = 0.05;  // peak allocation above capacity × (1 − headroom) → M-cap
     // --- Reporting ---

@@ -47,6 +47,10 @@ struct DiagnosisSignals {
     // The frames that took the host-work idle, by exclusive time (overall scope; share of the window).
     struct HostFrameShare {
         std::string name;
+        // Share of the idle of its cause (host work, data wait) in which it was sampled: the whole
+        // contains it, so the frames of one cause sum to at most 100 %.
+        double shareOfCause = 0;
+        // shareOfCause of that cause's share of the window (never above the cause's own share).
         double shareOfWindow = 0;
     };
     std::vector<HostFrameShare> hostWorkFrames;
@@ -90,6 +94,11 @@ struct DiagnosisSignals {
     double hostBoundFraction() const {
         return idleHostWorkFraction + idleCompilationFraction + idleHousekeepingFraction + idleGcFraction;
     }
+    // Communication that compute does not hide, as a share of the window (of each step): busy time
+    // in collectives no compute overlaps plus device idle waiting on a collective. The one
+    // definition every view uses: the verdict, the constraint shares, the headline and the job's
+    // per-rank figure (RankSummary::exposedCommunicationShare).
+    double exposedCommunicationShare() const { return exposedCommunicationFraction + idleCollectiveFraction; }
     double streamWaitFraction = 0;  // busiest stream waiting on another stream (not device idle)
     std::int64_t idleIntervalCount = 0;
     // Host work on the launch path (GpuTimeBreakdown::hostWorkNs): launch threads in framework ops,
@@ -101,6 +110,7 @@ struct DiagnosisSignals {
     std::optional<double> cpuBusyDuringIdleFraction;
     // Overall scope: share of steps whose data-wait idle reaches the data-bound threshold ("periodic").
     std::optional<double> stepsWithDataWaitFraction;
+    std::int64_t stepsWithDataWaitCount = 0;  // the number of those steps
     // HTA's split of this device's busiest stream's idle: host_wait / (host_wait + other). Low
     // values mean the next kernel was already queued when the stream idled. Evidence only.
     std::optional<double> hostWaitShareOfStreamIdle;

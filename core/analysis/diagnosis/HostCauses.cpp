@@ -44,13 +44,15 @@ std::string_view describe(HostCause cause) {
 
 namespace {
 
-std::string framesText(const std::vector<DiagnosisSignals::HostFrameShare>& frames, std::size_t maxFrames) {
+// Each frame's share of the idle of its cause (a whole that contains it: at most 100 %).
+std::string framesText(const std::vector<DiagnosisSignals::HostFrameShare>& frames, std::size_t maxFrames,
+                       std::string_view whole) {
     if (frames.empty()) {
         return {};
     }
-    std::string out = "top frames by exclusive time: ";
+    std::string out = "top frames by exclusive time (share of " + std::string(whole) + "): ";
     for (std::size_t i = 0; i < frames.size() && i < maxFrames; ++i) {
-        out += (i > 0 ? ", " : "") + frames[i].name + " " + core::formatPercent(frames[i].shareOfWindow);
+        out += (i > 0 ? ", " : "") + frames[i].name + " " + core::formatPercent(frames[i].shareOfCause);
     }
     return out;
 }
@@ -58,11 +60,11 @@ std::string framesText(const std::vector<DiagnosisSignals::HostFrameShare>& fram
 }  // namespace
 
 std::string hostFramesText(const DiagnosisSignals& s, std::size_t maxFrames) {
-    return framesText(s.hostWorkFrames, maxFrames);
+    return framesText(s.hostWorkFrames, maxFrames, "the GPU idle in host work");
 }
 
 std::string dataFramesText(const DiagnosisSignals& s, std::size_t maxFrames) {
-    return framesText(s.dataWaitFrames, maxFrames);
+    return framesText(s.dataWaitFrames, maxFrames, "the data wait");
 }
 
 bool isDataRole(std::string_view role) {

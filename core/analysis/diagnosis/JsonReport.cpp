@@ -171,6 +171,7 @@ void writeSignals(Json& j, const DiagnosisSignals& s) {
             j.beginObject();
             j.key("name").str(f.name);
             j.key("shareOfWindow").num(f.shareOfWindow);
+            j.key("shareOfCause").num(f.shareOfCause);
             j.endObject();
         }
         j.endArray();

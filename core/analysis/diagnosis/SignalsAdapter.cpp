@@ -539,20 +539,22 @@ private:
     // A thread known only from its CPU use is named after what it is (core/model/ThreadLabels.h).
     void fillHostWorkFrames(DiagnosisSignals& s) const {
         const core::ThreadLabels labels(m_model);
-        auto fill = [&](const std::vector<HostFrameTime>& frames,
+        auto fill = [&](const std::vector<HostFrameTime>& frames, double causeFraction,
                         std::vector<DiagnosisSignals::HostFrameShare>& out) {
             constexpr std::size_t kShown = 5;
             for (const HostFrameTime& f : frames) {
                 if (f.deviceIndex != m_c.deviceIndex || out.size() >= kShown) {
                     continue;
                 }
+                const double ofCause =
+                    ratio(static_cast<double>(f.exclusiveNs), static_cast<double>(f.wholeNs));
                 out.push_back({f.thread != core::kNoThread ? labels.of(f.thread).label + " on the CPU"
                                                            : std::string(m_model.text(f.name)),
-                               ratio(static_cast<double>(f.exclusiveNs), s.windowNs)});
+                               ofCause, ofCause * causeFraction});
             }
         };
-        fill(m_metrics.accounting.hostWorkFrames, s.hostWorkFrames);
-        fill(m_metrics.accounting.dataWaitFrames, s.dataWaitFrames);
+        fill(m_metrics.accounting.hostWorkFrames, s.idleHostWorkFraction, s.hostWorkFrames);
+        fill(m_metrics.accounting.dataWaitFrames, s.idleDataWaitFraction, s.dataWaitFrames);
     }
 
     // The sampled stacks that filled this device's idle (StackIdleProfile): the largest stacks and
@@ -760,6 +762,7 @@ private:
         }
         if (steady >= 2) {
             s.stepsWithDataWaitFraction = static_cast<double>(withData) / static_cast<double>(steady);
+            s.stepsWithDataWaitCount = withData;
         }
         s.dataLoadingHostFraction =
             ratio(s.excludedStepCount > 0 ? dataLoading : dataLoadingNs(-1), s.windowNs);

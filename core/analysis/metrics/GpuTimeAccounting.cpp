@@ -552,14 +552,14 @@ IdleEvidence sampleFrames(InnermostSweeper& sweeper, TimeRange gap, int samples,
 // most 20; `threadNs` adds threads known only from their CPU use.
 void appendTopFrames(const std::unordered_map<std::uint32_t, DurationNs>& frameNs,
                      const std::unordered_map<core::ThreadIndex, DurationNs>& threadNs, std::int16_t device,
-                     std::vector<HostFrameTime>& out) {
+                     DurationNs wholeNs, std::vector<HostFrameTime>& out) {
     std::vector<HostFrameTime> frames;
     frames.reserve(frameNs.size() + threadNs.size());
     for (const auto& [name, ns] : frameNs) {
-        frames.push_back({device, core::StringId{name}, ns, core::kNoThread});
+        frames.push_back({device, core::StringId{name}, ns, core::kNoThread, wholeNs});
     }
     for (const auto& [thread, ns] : threadNs) {
-        frames.push_back({device, core::StringId{}, ns, thread});
+        frames.push_back({device, core::StringId{}, ns, thread, wholeNs});
     }
     std::sort(frames.begin(), frames.end(), [](const HostFrameTime& a, const HostFrameTime& b) {
         if (a.exclusiveNs != b.exclusiveNs) {
@@ -715,6 +715,8 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
         // such gap. Its own sweeper: the cause sweepers are only ever asked about later times.
         std::optional<InnermostSweeper> dataFrames;
         std::unordered_map<std::uint32_t, DurationNs> dataFrameNs;
+        // The gap time the frames above were sampled in (HostWork and DataWait gaps counted).
+        DurationNs hostFramesWholeNs = 0, dataFramesWholeNs = 0;
         const std::size_t firstInterval = result.idleIntervals.size();
         IntervalSet gaps = d.busy.gapsWithin(span);
         result.idleIntervals.reserve(result.idleIntervals.size() + gaps.size() + d.perStream.size() * 16);
@@ -777,6 +779,9 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
                 idle.cause = IdleCause::HostWork;
                 idle.evidence = sampleFrames(sweepers[kHost], gap, options.frameSamplesPerGap,
                                              framesCounted ? frameNs : uncounted);
+                if (framesCounted) {
+                    hostFramesWholeNs += gap.durationNs();
+                }
             } else if (winner == kOnCpu || winner == kWorkerCpu) {
                 // Known from CPU use only: the thread on the CPU longest in the gap is the evidence.
                 const bool silent =
@@ -790,8 +795,10 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
                         IdleEvidence::Kind::Thread, item->row, {}, item->range.intersect(gap).durationNs()};
                     if (framesCounted && idle.cause == IdleCause::HostWork) {
                         hostThreadNs[item->row] += gap.durationNs();
+                        hostFramesWholeNs += gap.durationNs();
                     } else if (framesCounted && idle.cause == IdleCause::DataWait) {
                         dataThreadNs[item->row] += gap.durationNs();
+                        dataFramesWholeNs += gap.durationNs();
                     }
                 }
             } else {
@@ -805,6 +812,9 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
                     }
                     sampleFrames(*dataFrames, gap, options.frameSamplesPerGap,
                                  framesCounted ? dataFrameNs : uncounted);
+                    if (framesCounted) {
+                        dataFramesWholeNs += gap.durationNs();
+                    }
                 }
                 TimeRange piece = longestPiece(host.sets[winner], gap);
                 if (const Item* item = sweepers[winner].at(piece.startNs + piece.durationNs() / 2)) {
@@ -816,8 +826,8 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
             }
             result.idleIntervals.push_back(idle);
         }
-        appendTopFrames(frameNs, hostThreadNs, device, result.hostWorkFrames);
-        appendTopFrames(dataFrameNs, dataThreadNs, device, result.dataWaitFrames);
+        appendTopFrames(frameNs, hostThreadNs, device, hostFramesWholeNs, result.hostWorkFrames);
+        appendTopFrames(dataFrameNs, dataThreadNs, device, dataFramesWholeNs, result.dataWaitFrames);
         const std::size_t endInterval = result.idleIntervals.size();
 
         auto addCauses = [&](GpuTimeBreakdown& b) {

@@ -117,6 +117,10 @@ struct HostFrameTime {
     core::StringId name;
     core::DurationNs exclusiveNs = 0;
     core::ThreadIndex thread = core::kNoThread;
+    // The whole these frames were sampled in: the device's gap time of that cause counted for
+    // frames (the same gaps, the same steps). exclusiveNs <= wholeNs, and the frames of one device
+    // sum to at most wholeNs: a frame's share of its cause is exclusiveNs / wholeNs.
+    core::DurationNs wholeNs = 0;
 };
 
 struct IdleInterval {

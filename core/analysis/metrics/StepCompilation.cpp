@@ -12,14 +12,32 @@ bool isCompilation(std::string_view name) {
     return names::hostRoleOf(name) == names::HostRole::Compilation;
 }
 
+bool isHousekeeping(std::string_view name) {
+    return names::hostRoleOf(name) == names::HostRole::Housekeeping;
+}
+
+std::vector<core::DurationNs> roleNsPerStep(const core::TraceModel& model, const StepsResult& steps,
+                                            bool (*isRole)(std::string_view));
+
 }  // namespace
 
 std::vector<core::DurationNs> compilationNsPerStep(const core::TraceModel& model, const StepsResult& steps) {
+    return roleNsPerStep(model, steps, isCompilation);
+}
+
+std::vector<core::DurationNs> housekeepingNsPerStep(const core::TraceModel& model, const StepsResult& steps) {
+    return roleNsPerStep(model, steps, isHousekeeping);
+}
+
+namespace {
+
+std::vector<core::DurationNs> roleNsPerStep(const core::TraceModel& model, const StepsResult& steps,
+                                            bool (*isRole)(std::string_view)) {
     std::vector<core::DurationNs> out(steps.steps.size(), 0);
     if (steps.steps.empty()) {
         return out;
     }
-    core::NameMemo compiling(model, isCompilation);
+    core::NameMemo compiling(model, isRole);
     std::vector<core::TimeRange> intervals;
     for (std::size_t i = 0; i < model.cpuOps.size(); ++i) {
         if (compiling(model.cpuOps.name[i])) {
@@ -40,5 +58,7 @@ std::vector<core::DurationNs> compilationNsPerStep(const core::TraceModel& model
     }
     return out;
 }
+
+}  // namespace
 
 }  // namespace chokepoint::analysis

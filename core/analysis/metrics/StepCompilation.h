@@ -15,4 +15,8 @@ namespace chokepoint::analysis {
 // One entry per step of `steps`, in order.
 std::vector<core::DurationNs> compilationNsPerStep(const core::TraceModel& model, const StepsResult& steps);
 
+// The host's checkpoint saving, logging and evaluation time inside each step (names::HostRole::
+// Housekeeping ops and ranges, union per step), in step order.
+std::vector<core::DurationNs> housekeepingNsPerStep(const core::TraceModel& model, const StepsResult& steps);
+
 }  // namespace chokepoint::analysis

@@ -19,7 +19,8 @@ double medianOf(std::vector<double> v) {
     return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2.0;
 }
 
-// Marks warm-up and outlier steps (see the header for the rule).
+// Marks a slow first step as warm-up; every other step far from the median is kept (a slow step
+// is part of what the job costs) and listed (see the header for the rule).
 void flagOutliers(const StepsResult& steps, const std::vector<double>& durations, const StepTimeOptions& o,
                   StepTimeSummary& s) {
     s.steady.assign(durations.size(), true);
@@ -39,7 +40,6 @@ void flagOutliers(const StepsResult& steps, const std::vector<double>& durations
         if (!farByZ || deviation <= o.outlierMinRelative * median || median <= 0) {
             continue;
         }
-        s.steady[i] = false;
         ExcludedStep e;
         e.stepIndex = static_cast<std::int32_t>(i);
         e.name = steps.steps[i].name;
@@ -47,46 +47,53 @@ void flagOutliers(const StepsResult& steps, const std::vector<double>& durations
         const bool slower = durations[i] > median;
         e.warmUp = i == 0 && slower;
         const std::string ratio = core::formatFixed(durations[i] / median, 2) + "x the median step";
-        e.reason = e.warmUp ? "warm-up: " + ratio +
-                                  " (first step: compilation, autotuning, allocator or profiler start)"
-                   : slower ? "outlier: " + ratio
-                            : "outlier: " + ratio + " (shorter than the others, e.g. a partial step)";
-        s.excluded.push_back(std::move(e));
+        if (e.warmUp) {
+            e.reason =
+                "warm-up: " + ratio + " (first step: compilation, autotuning, allocator or profiler start)";
+            s.steady[i] = false;
+            s.excluded.push_back(std::move(e));
+        } else {
+            e.reason = ratio;
+            s.keptFar.push_back(std::move(e));
+        }
     }
 }
 
-// Steps that compile and are slower than the steps that do not: warm-up wherever they fall (see the
-// header).
-void flagCompilingSteps(const StepsResult& steps, const std::vector<double>& durations,
-                        const std::vector<core::DurationNs>& compilationNs, const StepTimeOptions& o,
-                        StepTimeSummary& s) {
-    if (durations.size() < 2 || compilationNs.size() != durations.size()) {
+// Steps that do work other than training (compilation; checkpoint saving, logging, evaluation) for
+// at least compilationMinShare of their window and are slower than the steps that do not: left out
+// wherever they fall (see the header). `what` names the work ("compiling").
+void flagNonTrainingSteps(const StepsResult& steps, const std::vector<double>& durations,
+                          const std::vector<core::DurationNs>& workNs, const std::string& what,
+                          const std::string& kind, const StepTimeOptions& o, StepTimeSummary& s) {
+    if (durations.size() < 2 || workNs.size() != durations.size()) {
         return;
     }
-    std::vector<bool> compiles(durations.size(), false);
+    std::vector<bool> does(durations.size(), false);
     std::vector<double> others;
     for (std::size_t i = 0; i < durations.size(); ++i) {
-        compiles[i] = compilationNs[i] > 0 &&
-                      static_cast<double>(compilationNs[i]) >= o.compilationMinShare * durations[i];
-        if (!compiles[i]) {
+        does[i] = workNs[i] > 0 && static_cast<double>(workNs[i]) >= o.compilationMinShare * durations[i];
+        if (!does[i]) {
             others.push_back(durations[i]);
         }
     }
     if (others.empty()) {
-        return;  // every step compiles: that is the steady state, not a warm-up
+        return;  // every step does it: that is the steady state, not a step apart
     }
     const double reference = medianOf(others);
     const double median = medianOf(durations);
     for (std::size_t i = 0; i < durations.size(); ++i) {
-        if (!compiles[i] || durations[i] <= reference * (1.0 + o.outlierMinRelative) || median <= 0) {
+        if (!does[i] || durations[i] <= reference * (1.0 + o.outlierMinRelative) || median <= 0) {
             continue;
         }
-        const std::string why = "warm-up: " + core::formatFixed(durations[i] / median, 2) +
-                                "x the median step, compiling " +
-                                formatStepDuration(static_cast<double>(compilationNs[i])) + " of it";
+        const std::string why = kind + ": " + core::formatFixed(durations[i] / median, 2) +
+                                "x the median step, " + what + " " +
+                                formatStepDuration(static_cast<double>(workNs[i])) + " of it";
         auto it = std::find_if(s.excluded.begin(), s.excluded.end(), [&](const ExcludedStep& e) {
             return e.stepIndex == static_cast<std::int32_t>(i);
         });
+        if (it != s.excluded.end() && kind != "warm-up") {
+            continue;  // already left out as warm-up: that reason stays
+        }
         if (it == s.excluded.end()) {
             ExcludedStep e;
             e.stepIndex = static_cast<std::int32_t>(i);
@@ -98,16 +105,22 @@ void flagCompilingSteps(const StepsResult& steps, const std::vector<double>& dur
                                                     }),
                                    std::move(e));
         }
-        it->warmUp = true;
+        it->warmUp = kind == "warm-up";
         it->reason = why;
         s.steady[i] = false;
+        s.keptFar.erase(std::remove_if(s.keptFar.begin(), s.keptFar.end(),
+                                       [&](const ExcludedStep& e) {
+                                           return e.stepIndex == static_cast<std::int32_t>(i);
+                                       }),
+                        s.keptFar.end());
     }
 }
 
 }  // namespace
 
 StepTimeSummary summarizeStepTimes(const StepsResult& steps, const StepTimeOptions& options,
-                                   const std::vector<core::DurationNs>& compilationNs) {
+                                   const std::vector<core::DurationNs>& compilationNs,
+                                   const std::vector<core::DurationNs>& housekeepingNs) {
     StepTimeSummary s;
     s.stretched = steps.stretched;
     s.clipped = steps.clippedSteps;
@@ -127,7 +140,9 @@ StepTimeSummary summarizeStepTimes(const StepsResult& steps, const StepTimeOptio
     }
     s.allMeanNs = allTotal / static_cast<double>(durations.size());
     flagOutliers(steps, durations, options, s);
-    flagCompilingSteps(steps, durations, compilationNs, options, s);
+    flagNonTrainingSteps(steps, durations, compilationNs, "compiling", "warm-up", options, s);
+    flagNonTrainingSteps(steps, durations, housekeepingNs, "checkpoint saving, logging or evaluation",
+                         "not training", options, s);
 
     std::vector<double> steady;
     for (std::size_t i = 0; i < durations.size(); ++i) {
@@ -168,6 +183,14 @@ StepTimeSummary summarizeStepTimes(const StepsResult& steps, const StepTimeOptio
         s.definition +=
             "; mean of all " + std::to_string(s.allCount) + " steps " + formatStepDuration(s.allMeanNs);
     }
+    if (!s.keptFar.empty()) {
+        s.definition += "; kept, although far from the median (a slow step is part of what the job costs): ";
+        for (std::size_t i = 0; i < s.keptFar.size(); ++i) {
+            const ExcludedStep& e = s.keptFar[i];
+            s.definition += (i > 0 ? ", " : "") + e.name + " (" + formatStepDuration(e.durationNs) + ", " +
+                            e.reason + ")";
+        }
+    }
     return s;
 }
 
@@ -180,7 +203,7 @@ std::string describeStepTimes(const StepTimeSummary& summary) {
         return summary.definition;
     }
     return "mean " + formatStepDuration(summary.meanNs) + ", median " + formatStepDuration(summary.medianNs) +
-           " " + summary.definition;
+           " (robust to slow steps) " + summary.definition;
 }
 
 }  // namespace chokepoint::analysis

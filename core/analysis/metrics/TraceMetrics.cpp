@@ -16,7 +16,8 @@ core::Result<TraceMetrics> computeTraceMetrics(const core::TraceModel& model, co
         m.notes.push_back("no GPU activity in the trace (no kernels, copies or memsets)");
     }
     m.steps = detectSteps(model, options.steps);
-    m.stepTimes = summarizeStepTimes(m.steps, {}, compilationNsPerStep(model, m.steps));
+    m.stepTimes = summarizeStepTimes(m.steps, {}, compilationNsPerStep(model, m.steps),
+                                     housekeepingNsPerStep(model, m.steps));
     m.notes.push_back("steps: " + m.steps.note);
     if (!step(0.15)) {
         return cancelled;

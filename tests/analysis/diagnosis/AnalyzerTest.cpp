@@ -434,3 +434,87 @@ TEST(Analyzer, IdleWithoutHostActivityIsUndeterminedAndSaysWhatIsMissing) {
     EXPECT_TRUE(namesHostActivity);
     EXPECT_TRUE(r->fixes.recommendations.empty());
 }
+
+// Issue #23 item 2: a ResNet step fed too slowly by a multi-process DataLoader. The loader's
+// workers fall behind once every few steps, so the GPU waits for data in 3 of 8 steps (under half
+// of them), about 36 % of the window in all, and is busy about 63 % (convolutions and elementwise
+// kernels). The verdict must follow its own shares (data first, fixes on the input pipeline), and
+// the data wait's top frames are shares of the data wait: none above 100 %, together at most 100 %.
+TEST(Analyzer, AStarvedMultiWorkerDataLoaderIsDataBoundAndItsFramesShareTheDataWait) {
+    SyntheticJob job;
+    const char* next = "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__";
+    core::TimestampNs t = 0;
+    for (int s = 0; s < 8; ++s) {
+        const bool starved = s == 2 || s == 5 || s == 7;
+        const core::DurationNs wait = starved ? 9'300'000 : 100'000;
+        const core::TimestampNs stepStart = t;
+        job.builder().range(next, t + 20'000, t + wait);
+        if (starved) {
+            // The frames inside the wait: the iterator, its data fetch, and the pin-memory thread.
+            job.builder().cpuOp("_MultiProcessingDataLoaderIter.__next__", t + 30'000, t + wait - 10'000);
+            job.builder().cpuOp("_MultiProcessingDataLoaderIter._get_data", t + 40'000, t + wait - 20'000);
+            job.builder().cpuOp("queue.get", t + 50'000, t + wait - 30'000);
+            job.builder().cpuOp("pin_memory_loop", t + 30'000, t + wait - 10'000, 2);
+        }
+        core::TimestampNs k = t + wait + 50'000;
+        for (int i = 0; i < 4; ++i) {
+            job.launched(testutils::kTensorCoreGemm, k, k + 800'000, 7, 40'000);
+            k += 810'000;
+            job.launched(testutils::kElementwise, k, k + 480'000, 7, 40'000);
+            k += 490'000;
+        }
+        t = k + 50'000;
+        job.builder().range("ProfilerStep#" + std::to_string(s + 1), stepStart, t - 1);
+    }
+    const core::TraceModel model = job.build();
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    const DiagnosisSignals& s = r->overallSignals;
+    EXPECT_NEAR(s.idleDataWaitFraction, 0.38, 0.04);
+    EXPECT_NEAR(s.busyFraction, 0.58, 0.06);
+    // Every step is training: all 8 count, the slow ones too (item 4).
+    EXPECT_EQ(r->metrics.stepTimes.count, 8);
+    ASSERT_FALSE(r->overall.shares.empty());
+    EXPECT_EQ(r->overall.shares.front().bottleneck, Bottleneck::Data) << writeTextReport(*r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::Data) << r->headline;
+    EXPECT_EQ(firstFix(*r), "R1") << r->headline;
+    for (const ConstraintShare& share : r->overall.shares) {
+        EXPECT_GE(share.shareOfWindow, 0.0);
+        EXPECT_LE(share.shareOfWindow, 1.0);
+    }
+    ASSERT_FALSE(s.dataWaitFrames.empty());
+    double sum = 0;
+    for (const DiagnosisSignals::HostFrameShare& f : s.dataWaitFrames) {
+        EXPECT_GT(f.shareOfCause, 0.0) << f.name;
+        EXPECT_LE(f.shareOfCause, 1.0) << f.name;
+        EXPECT_LE(f.shareOfWindow, s.idleDataWaitFraction + 1e-9) << f.name;
+        sum += f.shareOfCause;
+    }
+    EXPECT_LE(sum, 1.0 + 1e-9);
+    const std::string text = writeTextReport(*r);
+    EXPECT_NE(text.find("of the data wait"), std::string::npos);
+}
+
+// Counter-example: one data gap in one step of eight is a one-off, not a data-bound job.
+TEST(Analyzer, ASingleDataGapIsAOneOffNotPeriodic) {
+    SyntheticJob job;
+    core::TimestampNs t = 0;
+    for (int s = 0; s < 8; ++s) {
+        const core::DurationNs wait = s == 4 ? 12'000'000 : 100'000;
+        const core::TimestampNs stepStart = t;
+        job.builder().range(testutils::kDataLoaderNext, t + 20'000, t + wait);
+        core::TimestampNs k = t + wait + 50'000;
+        for (int i = 0; i < 8; ++i) {
+            job.launched(testutils::kTensorCoreGemm, k, k + 1'200'000, 7, 40'000);
+            k += 1'210'000;
+        }
+        t = k + 50'000;
+        job.builder().range("ProfilerStep#" + std::to_string(s + 1), stepStart, t - 1);
+    }
+    const core::TraceModel model = job.build();
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overallSignals.stepsWithDataWaitCount, 1);
+    EXPECT_GE(r->overallSignals.idleDataWaitFraction, 0.10);  // above the bar, but in one step only
+    EXPECT_NE(r->overall.bottleneck, Bottleneck::Data) << r->headline;
+}
