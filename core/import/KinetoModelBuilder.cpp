@@ -28,10 +28,6 @@ bool equalsLower(std::string_view text, std::string_view lowerLiteral) {
     return true;
 }
 
-bool startsWith(std::string_view text, std::string_view prefix) {
-    return text.substr(0, prefix.size()) == prefix;
-}
-
 // Parses "123", "-5" or a trailing number ("stream 7") from a text id; false when there is none.
 bool numberInText(std::string_view text, std::int64_t& out, bool allowTrailing) {
     std::size_t start = 0;
@@ -134,9 +130,9 @@ SyncKind syncKindFromApiName(std::string_view name) {
         return SyncKind::Unknown;
     }
     std::string_view base;
-    if (startsWith(name, "cuda") || startsWith(name, "hip")) {
+    if (name.starts_with("cuda") || name.starts_with("hip")) {
         base = name.substr(name[0] == 'c' ? 4 : 3);
-    } else if (startsWith(name, "cu")) {
+    } else if (name.starts_with("cu")) {
         base = name.substr(2);
     } else {
         return SyncKind::Unknown;
@@ -161,13 +157,13 @@ SyncKind syncKindFromSyncEventName(std::string_view name) {
     if (name.find("Wait") != std::string_view::npos) {
         return SyncKind::StreamWaitEvent;
     }
-    if (startsWith(name, "Stream")) {
+    if (name.starts_with("Stream")) {
         return SyncKind::StreamSynchronize;
     }
-    if (startsWith(name, "Event")) {
+    if (name.starts_with("Event")) {
         return SyncKind::EventSynchronize;
     }
-    if (startsWith(name, "Context") || startsWith(name, "Device")) {
+    if (name.starts_with("Context") || name.starts_with("Device")) {
         return SyncKind::DeviceSynchronize;
     }
     return SyncKind::Unknown;
@@ -636,7 +632,7 @@ void KinetoModelBuilder::addComplete(const KinetoEvent& e, Kind kind, std::uint6
                          : kind == Kind::OtherRuntime ? ApiDomain::Other
                                                       : ApiDomain::Runtime;
             row.correlationId = correlation;
-            if (!m_sawHip && startsWith(e.name, "hip")) {
+            if (!m_sawHip && e.name.starts_with("hip")) {
                 m_sawHip = true;
             }
             ApiCallId id = m_model.apiCalls.add(row);
@@ -732,7 +728,7 @@ void KinetoModelBuilder::addMetadata(const KinetoEvent& e) {
         if (e.name == "process_name" && !e.argName.empty()) {
             process.name.assign(e.argName);
         } else if (e.name == "process_labels" && !e.argLabels.empty()) {
-            if (startsWith(e.argLabels, "GPU ")) {
+            if (e.argLabels.starts_with("GPU ")) {
                 m_gpuPids[pid] = true;
             }
             if (process.name.empty()) {
@@ -835,7 +831,7 @@ void KinetoModelBuilder::finish() {
         }
         ProcessInfo& process = m_model.processes[it->second];
         const std::string prefix = "RANK " + std::to_string(rank);
-        if (!startsWith(process.name, prefix)) {
+        if (!process.name.starts_with(prefix)) {
             process.name = process.name.empty() ? prefix : prefix + " - " + process.name;
         }
     }

@@ -36,10 +36,6 @@ bool contains(std::string_view text, std::string_view part) {
     return text.find(part) != std::string_view::npos;
 }
 
-bool endsWith(std::string_view text, std::string_view suffix) {
-    return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
 }  // namespace
 
 PmTrackName pmTrackForMetric(std::string_view cuptiName) {
@@ -51,7 +47,7 @@ PmTrackName pmTrackForMetric(std::string_view cuptiName) {
     PmTrackName out{std::string(cuptiName), {}};
     if (contains(cuptiName, ".pct_of_peak")) {
         out.unit = "%";
-    } else if (endsWith(cuptiName, ".per_second")) {
+    } else if (cuptiName.ends_with(".per_second")) {
         out.unit = "Hz";
     } else if (contains(cuptiName, "bytes")) {
         out.unit = "bytes";
