@@ -13,6 +13,7 @@
 #include <map>
 
 #include "collectors/agent/CuptiApi.h"
+#include "core/model/PmMetricNames.h"
 
 namespace chokepoint::collectors {
 
@@ -104,27 +105,14 @@ core::Result<PmConfig> configure(CUpti_Profiler_Host_Object* host, const std::ve
 }  // namespace
 
 const std::vector<PmMetric>& defaultPmMetrics() {
-    static const std::vector<PmMetric> kMetrics = {
-        {"gpc__cycles_elapsed.avg.per_second", "GPC clock", "Hz"},
-        {"gr__cycles_active.avg.pct_of_peak_sustained_elapsed", "GR active", "%"},
-        {"sm__cycles_active.avg.pct_of_peak_sustained_elapsed", "SM active", "%"},
-        {"sm__inst_executed_realtime.sum", "SM instructions", "inst"},
-        {"sm__warps_active_realtime.avg.pct_of_peak_sustained_elapsed", "Warp occupancy", "%"},
-        {"sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed", "Tensor pipe active",
-         "%"},
-        {"TPC.TriageCompute.sm__pipe_tensor_op_hmma_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed",
-         "HMMA pipe active", "%"},
-        {"TriageCompute.sm__throughput.avg.pct_of_peak_sustained_elapsed", "SM throughput", "%"},
-        {"gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "DRAM throughput", "%"},
-        {"dram__read_throughput.avg.pct_of_peak_sustained_elapsed", "DRAM read throughput", "%"},
-        {"dram__write_throughput.avg.pct_of_peak_sustained_elapsed", "DRAM write throughput", "%"},
-        {"dram__bytes_read.sum", "DRAM bytes read", "bytes"},
-        {"dram__bytes_write.sum", "DRAM bytes written", "bytes"},
-        {"pcie__read_bytes.sum", "PCIe bytes read", "bytes"},
-        {"pcie__write_bytes.sum", "PCIe bytes written", "bytes"},
-        {"nvlrx__bytes.sum", "NVLink bytes received", "bytes"},
-        {"nvltx__bytes.sum", "NVLink bytes sent", "bytes"},
-    };
+    // The names live in core/model (PmMetricNames), which Kineto's PM counters are named by too.
+    static const std::vector<PmMetric> kMetrics = [] {
+        std::vector<PmMetric> metrics;
+        for (const core::PmMetricInfo& info : core::defaultPmMetricSet()) {
+            metrics.push_back({info.cupti.data(), info.name.data(), info.unit.data()});
+        }
+        return metrics;
+    }();
     return kMetrics;
 }
 

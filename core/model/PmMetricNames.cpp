@@ -6,12 +6,7 @@ namespace chokepoint::core {
 
 namespace {
 
-struct KnownMetric {
-    std::string_view cupti, name, unit;
-};
-
-// The agent's default set (collectors/agent/PmSampler.cpp); PmMetricNamesTest checks they agree.
-constexpr std::array<KnownMetric, 17> kKnown{{
+constexpr std::array<PmMetricInfo, 17> kKnown{{
     {"gpc__cycles_elapsed.avg.per_second", "GPC clock", "Hz"},
     {"gr__cycles_active.avg.pct_of_peak_sustained_elapsed", "GR active", "%"},
     {"sm__cycles_active.avg.pct_of_peak_sustained_elapsed", "SM active", "%"},
@@ -38,8 +33,12 @@ bool contains(std::string_view text, std::string_view part) {
 
 }  // namespace
 
+std::span<const PmMetricInfo> defaultPmMetricSet() {
+    return kKnown;
+}
+
 PmTrackName pmTrackForMetric(std::string_view cuptiName) {
-    for (const KnownMetric& known : kKnown) {
+    for (const PmMetricInfo& known : kKnown) {
         if (known.cupti == cuptiName) {
             return {std::string(known.name), std::string(known.unit)};
         }
