@@ -167,6 +167,16 @@ TEST(AttachDialogTest, ArgumentsFollowTheChosenWindow) {
     dialog.setWindow(5, true, true);
     EXPECT_EQ(dialog.attachArguments("42", "/tmp/o.cptrace"),
               (QStringList{"attach", "42", "--steps", "5", "--at-step", "-o", "/tmp/o.cptrace"}));
+    // Skipping start-up, as the Record dialog offers: attach --after-steps / --delay.
+    dialog.setSkip(CaptureSkip::Steps, 20);
+    EXPECT_EQ(dialog.attachArguments("42", "/tmp/o.cptrace"),
+              (QStringList{"attach", "42", "--steps", "5", "--at-step", "--after-steps", "20", "-o",
+                           "/tmp/o.cptrace"}));
+    dialog.setSkip(CaptureSkip::Seconds, 45);
+    testutils::saveIfRequested(testutils::renderWidget(dialog, {900, 640}), QStringLiteral("attach-dialog"));
+    dialog.setWindow(10, false, false);
+    EXPECT_EQ(dialog.attachArguments("42", "/tmp/o.cptrace"),
+              (QStringList{"attach", "42", "--duration", "10", "--delay", "45", "-o", "/tmp/o.cptrace"}));
 }
 
 TEST(AttachDialogTest, RecordsAWindowShowingTheRecordsLiveAndHandsTheTraceBack) {

@@ -17,6 +17,7 @@
 #include "collectors/control/AgentDirectory.h"
 #include "collectors/control/RuntimeDir.h"
 #include "ui/shell/capture/CapturePaths.h"
+#include "ui/shell/capture/CaptureSkipRow.h"
 #include "ui/shell/capture/LiveCaptureView.h"
 
 namespace chokepoint::ui {
@@ -62,6 +63,12 @@ AttachDialog::AttachDialog(QWidget* parent) : QDialog(parent) {
     options->addWidget(m_record);
     options->addWidget(m_stop);
     layout->addLayout(options);
+    // Attaching during start-up: the same "skip" as the Record dialog (attach --delay / --after-steps).
+    auto* skipRow = new QHBoxLayout;
+    skipRow->addWidget(new QLabel(tr("Skip"), this));
+    m_skip = new CaptureSkipRow(this);
+    skipRow->addWidget(m_skip, 1);
+    layout->addLayout(skipRow);
     m_status = new QLabel(this);
     m_status->setWordWrap(true);
     layout->addWidget(m_status);
@@ -169,8 +176,13 @@ QStringList AttachDialog::attachArguments(const QString& pid, const QString& out
     if (m_atStep->isChecked()) {
         args << QStringLiteral("--at-step");
     }
+    args << m_skip->cliArguments();
     args << QStringLiteral("-o") << output;
     return args;
+}
+
+void AttachDialog::setSkip(CaptureSkip skip, int count) {
+    m_skip->setSkip(skip, count);
 }
 
 void AttachDialog::setWindow(int count, bool steps, bool atStep) {

@@ -9,6 +9,8 @@
 #include <QString>
 #include <QStringList>
 
+#include "ui/shell/capture/CaptureSkipRow.h"
+
 class QCheckBox;
 class QComboBox;
 class QLabel;
@@ -35,6 +37,9 @@ public:
     // The window to record: `count` seconds, or `count` training steps; optionally from the next
     // step boundary.
     void setWindow(int count, bool steps, bool atStep);
+    // What to skip before the window (attach --delay S / --after-steps N): the agent stays dormant
+    // until then.
+    void setSkip(CaptureSkip skip, int count);
     // The chokepoint-cli arguments for recording process `pid` into `output` with that window.
     QStringList attachArguments(const QString& pid, const QString& output) const;
 
@@ -46,6 +51,7 @@ private:
     QSpinBox* m_seconds = nullptr;  // the count: seconds or steps
     QComboBox* m_unit = nullptr;
     QCheckBox* m_atStep = nullptr;
+    CaptureSkipRow* m_skip = nullptr;
     QPushButton* m_stop = nullptr;
     QLabel* m_status = nullptr;
     QPushButton* m_refresh = nullptr;

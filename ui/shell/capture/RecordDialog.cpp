@@ -95,30 +95,8 @@ RecordDialog::RecordDialog(QWidget* parent) : QDialog(parent) {
         tr("start at the first step boundary (skips start-up; needs NVTX or profiler steps)"), this);
     form->addRow(QString(), m_atStep);
     // Start-up (imports, compilation, cudnn autotuning) is rarely what a user wants to diagnose.
-    auto* skipRow = new QWidget(this);
-    auto* skipLayout = new QHBoxLayout(skipRow);
-    skipLayout->setContentsMargins(0, 0, 0, 0);
-    m_skip = new QComboBox(skipRow);
-    m_skip->addItem(tr("nothing"), static_cast<int>(Skip::Nothing));
-    m_skip->addItem(tr("the first seconds"), static_cast<int>(Skip::Seconds));
-    m_skip->addItem(tr("the first steps"), static_cast<int>(Skip::Steps));
-    m_skip->setToolTip(
-        tr("The agent stays dormant (no tracing) until then, so start-up runs at full speed and stays out of "
-           "the "
-           "recording. Steps need NVTX step markers (torch.profiler, chokepoint_helper or --marker)."));
-    m_skipCount = new QSpinBox(skipRow);
-    m_skipCount->setRange(1, 4095);
-    m_skipCount->setValue(30);
-    m_skipCount->setEnabled(false);
-    skipLayout->addWidget(m_skip);
-    skipLayout->addWidget(m_skipCount);
-    skipLayout->addStretch(1);
-    connect(m_skip, &QComboBox::currentIndexChanged, this, [this] {
-        const auto skip = static_cast<Skip>(m_skip->currentData().toInt());
-        m_skipCount->setEnabled(skip != Skip::Nothing);
-        m_skipCount->setSuffix(skip == Skip::Steps ? tr(" steps") : tr(" s"));
-    });
-    form->addRow(tr("S&kip:"), skipRow);
+    m_skip = new CaptureSkipRow(this);
+    form->addRow(tr("S&kip:"), m_skip);
     m_output = new QLineEdit(newCapturePath(QStringLiteral("run")), this);
     auto* browseOutput = new QPushButton(tr("Browse…"), this);
     form->addRow(tr("&Save to:"), pathRow(m_output, browseOutput, this));
@@ -217,10 +195,7 @@ void RecordDialog::setStartAtStep(bool atStep) {
 }
 
 void RecordDialog::setSkip(Skip skip, int count) {
-    m_skip->setCurrentIndex(m_skip->findData(static_cast<int>(skip)));
-    if (skip != Skip::Nothing) {
-        m_skipCount->setValue(count);
-    }
+    m_skip->setSkip(skip, count);
 }
 
 bool RecordDialog::recording() const {
@@ -261,16 +236,7 @@ QStringList RecordDialog::cliArguments(QString* error) const {
     if (m_atStep->isChecked()) {
         args << QStringLiteral("--at-step");
     }
-    switch (static_cast<Skip>(m_skip->currentData().toInt())) {
-        case Skip::Seconds:
-            args << QStringLiteral("--delay") << QString::number(m_skipCount->value());
-            break;
-        case Skip::Steps:
-            args << QStringLiteral("--after-steps") << QString::number(m_skipCount->value());
-            break;
-        case Skip::Nothing:
-            break;
-    }
+    args << m_skip->cliArguments();
     args << QStringLiteral("-o") << QFileInfo(output).absoluteFilePath() << QStringLiteral("--")
          << QStringLiteral("/bin/sh") << QStringLiteral("-c") << command;
     return args;
@@ -410,7 +376,7 @@ void RecordDialog::updateUi() {
     m_stop->setEnabled(busy);
     for (QWidget* w :
          std::initializer_list<QWidget*>{m_command, m_directory, m_wholeRun, m_steps, m_stepCount, m_seconds,
-                                         m_secondCount, m_atStep, m_skip, m_skipCount, m_output}) {
+                                         m_secondCount, m_atStep, m_skip, m_output}) {
         w->setEnabled(!busy);
     }
 }

@@ -10,6 +10,8 @@
 #include <QString>
 #include <QStringList>
 
+#include "ui/shell/capture/CaptureSkipRow.h"
+
 class QCheckBox;
 class QComboBox;
 class QLabel;
@@ -31,7 +33,7 @@ public:
 
     enum class Window { WholeRun, Steps, Seconds };
     // What to leave out at the start, the agent dormant meanwhile (run --delay / --after-steps).
-    enum class Skip { Nothing, Seconds, Steps };
+    using Skip = CaptureSkip;
 
     void setCommand(const QString& commandLine);
     void setWorkingDirectory(const QString& directory);
@@ -74,8 +76,7 @@ private:
     QSpinBox* m_stepCount = nullptr;
     QSpinBox* m_secondCount = nullptr;
     QCheckBox* m_atStep = nullptr;
-    QComboBox* m_skip = nullptr;
-    QSpinBox* m_skipCount = nullptr;
+    CaptureSkipRow* m_skip = nullptr;
     QLineEdit* m_output = nullptr;
     QPushButton* m_record = nullptr;
     QPushButton* m_stop = nullptr;
