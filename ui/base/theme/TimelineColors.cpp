@@ -50,4 +50,9 @@ QColor textColorOn(const QColor& fill) {
     return luminance > 0.55 ? QColor(0x1b, 0x1f, 0x23) : QColor(Qt::white);
 }
 
+QColor streamSyncColor() {
+    // Near-black: it runs along the bottom of the kernels the host waits for, whatever their colour.
+    return QColor(0x26, 0x26, 0x2e);
+}
+
 }  // namespace chokepoint::ui

@@ -15,5 +15,8 @@ QColor eventColor(timeline::EventKind kind, core::StringId name,
                   core::MemcpyKind copyKind = core::MemcpyKind::Unknown);
 // Black or white, whichever reads better on `fill`.
 QColor textColorOn(const QColor& fill);
+// The band along the bottom of a GPU stream's track where the host waits on that stream (a
+// stream sync), hatched so it reads apart from the kernels above it.
+QColor streamSyncColor();
 
 }  // namespace chokepoint::ui

@@ -19,6 +19,7 @@ TimelineLegend::TimelineLegend(QWidget* parent) : QWidget(parent) {
         {tr("Stack sample (tick, colour by function)"),
          eventColor(EventKind::StackSample, core::StringId{5})},
         {tr("Many short events (hatched)"), QColor(0x55, 0x60, 0x6b), Qt::BDiagPattern},
+        {tr("Stream sync (band under a stream: the host waits on it)"), streamSyncColor(), Qt::Dense4Pattern},
     };
     setAccessibleName(tr("Timeline legend"));
     setAccessibleDescription(tr("What the timeline's colours and patterns mean"));

@@ -18,6 +18,8 @@ inline constexpr int kLaneHeight = 17;
 inline constexpr int kWorkLaneHeight = 22;
 inline constexpr int kCounterHeight = 44;
 inline constexpr int kIdleStripHeight = 12;
+// The band along the bottom of a GPU stream's track where the host waits on the stream.
+inline constexpr int kStreamSyncBandHeight = 5;
 inline constexpr int kTrackGap = 5;
 inline constexpr double kMinNsPerPixel = 0.01;
 inline constexpr double kMinWidthPx = 2.0;  // narrower events fold into level-of-detail blocks

@@ -290,6 +290,12 @@ void TimelineWidget::paintTrack(QPainter& p, std::size_t trackIndex, int top, co
             }
             paintLane(p, track.lanes[l].lane, row, plot);
         }
+        if (trackIndex < m_streamSyncs.size() && !m_streamSyncs[trackIndex].empty()) {
+            paintStreamSyncs(p, m_streamSyncs[trackIndex],
+                             QRect(plot.left(), top + g.y + g.height - kStreamSyncBandHeight, plot.width(),
+                                   kStreamSyncBandHeight),
+                             plot);
+        }
     }
     p.restore();
     p.setPen(colors.grid);
@@ -376,6 +382,32 @@ void TimelineWidget::paintCounter(QPainter& p, const timeline::Track& track, con
     p.setPen(colors.mutedText);
     p.drawText(row.adjusted(4, 1, -4, 0), Qt::AlignRight | Qt::AlignTop,
                tr("max %1").arg(core::formatFixed(*maxIt, 1).c_str()));
+}
+
+void TimelineWidget::paintStreamSyncs(QPainter& p, const std::vector<core::TimeRange>& syncs,
+                                      const QRect& band, const QRect& plot) {
+    const core::TimeRange v = visibleRange();
+    const QColor color = streamSyncColor();
+    // Sorted by start: skip those that end before the view; stop at the first that starts after it.
+    double lastX1 = -1;
+    for (const core::TimeRange& sync : syncs) {
+        if (sync.startNs > v.endNs) {
+            break;
+        }
+        if (sync.endNs < v.startNs) {
+            continue;
+        }
+        double x0 = std::max<double>(plot.left(), xForTime(sync.startNs));
+        const double x1 = std::min<double>(plot.right(), xForTime(sync.endNs));
+        if (x1 < lastX1 + 0.5 && x1 - x0 < 1) {
+            continue;  // sub-pixel sync in a pixel already painted
+        }
+        x0 = std::min(x0, x1 - 1);
+        const QRectF r(x0, band.top(), std::max(1.0, x1 - x0), band.height());
+        p.fillRect(r, color);
+        p.fillRect(r, QBrush(textColorOn(color), Qt::Dense4Pattern));
+        lastX1 = std::max(lastX1, x1);
+    }
 }
 
 void TimelineWidget::paintIdleStrip(QPainter& p, int deviceIndex, const QRect& row, const QRect& plot) {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/base/KernelName.h"
+#include "core/timeline/StreamSyncs.h"
 #include "ui/views/timeline/TimelineMetrics.h"
 
 namespace chokepoint::ui {
@@ -53,6 +54,8 @@ void TimelineWidget::setData(std::shared_ptr<const core::TraceModel> model,
     m_shortKernelNames.clear();
     m_model = std::move(model);
     m_tracks = std::move(tracks);
+    m_streamSyncs = m_model && m_tracks ? timeline::streamSyncsByTrack(*m_model, *m_tracks)
+                                        : std::vector<std::vector<core::TimeRange>>{};
     m_selected = {};
     m_flows.clear();
     m_highlights.clear();

@@ -43,6 +43,8 @@ public:
                  std::shared_ptr<const timeline::TrackSet> tracks);
     void setOverlays(TimelineOverlays overlays);
     const TimelineOverlays& overlays() const { return m_overlays; }
+    // Per track: the syncs that wait on that GPU stream (drawn under it; empty for other tracks).
+    const std::vector<std::vector<core::TimeRange>>& streamSyncs() const { return m_streamSyncs; }
     // What the empty timeline says when it has no trace (default: how to open one).
     void setNoTraceMessage(const QString& message) { m_noTraceMessage = message; }
     const core::TraceModel* model() const { return m_model.get(); }
@@ -168,6 +170,9 @@ private:
     void paintLane(QPainter& p, const timeline::Lane& lane, const QRect& rowRect, const QRect& plot);
     void paintCounter(QPainter& p, const timeline::Track& track, const QRect& rowRect, const QRect& plot);
     void paintIdleStrip(QPainter& p, int deviceIndex, const QRect& rowRect, const QRect& plot);
+    // The stream's syncs (sorted by start) as a band along the bottom of its track.
+    void paintStreamSyncs(QPainter& p, const std::vector<core::TimeRange>& syncs, const QRect& band,
+                          const QRect& plot);
     void paintSelection(QPainter& p, const QRect& plot);
     void paintFlowArrows(QPainter& p, const QRect& plot);
     void paintHighlights(QPainter& p, const QRect& plot);
@@ -180,6 +185,8 @@ private:
 
     std::shared_ptr<const core::TraceModel> m_model;
     std::shared_ptr<const timeline::TrackSet> m_tracks;
+    // Per track (same index): the syncs that wait on that GPU stream, drawn as a band under it.
+    std::vector<std::vector<core::TimeRange>> m_streamSyncs;
     TimelineOverlays m_overlays;
     std::vector<TrackGeometry> m_geometry;  // by track index
     timeline::TrackLayout m_layout;
