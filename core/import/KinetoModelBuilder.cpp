@@ -358,7 +358,8 @@ StringId KinetoModelBuilder::intern(std::string_view text) {
     NameCacheEntry& entry = m_nameCache[(h ^ (h >> 29)) & (kNameCacheSize - 1)];
     if (entry.id.valid() && entry.length == n) {
         std::string_view cached = m_model.text(entry.id);
-        if (std::memcmp(cached.data(), text.data(), n) == 0) {
+        // n == 0: an empty view may have a null data() pointer, which memcmp must not see.
+        if (n == 0 || std::memcmp(cached.data(), text.data(), n) == 0) {
             return entry.id;
         }
     }
