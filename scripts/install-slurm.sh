@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs a one-node Slurm (Debian 12's slurmctld, slurmd, slurm-client) and MUNGE for
-# tests/job/slurm_job_test.sh. The test runs this only in CI (CI=true) as root; elsewhere install
+# tests/scripts/cluster/slurm_job_test.sh. The test runs this only in CI (CI=true) as root; elsewhere install
 # the packages yourself or let the test skip.
 set -euo pipefail
 

@@ -2,7 +2,7 @@
 // The job layer's name questions: collective kinds from kernel and recorded collective names,
 // element sizes of recorded dtypes, and host frames of the Python garbage collector. The name
 // rules themselves are core/names/NameRules.h (token rules, regression corpus in
-// tests/names/data/name_corpus.tsv); these forward to it.
+// tests/core/names/data/name_corpus.tsv); these forward to it.
 
 #include <cstdint>
 #include <string>

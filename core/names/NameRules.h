@@ -9,7 +9,7 @@
 // "ncclDevKernel_AllReduce" -> nccl dev kernel all reduce) and rules match whole tokens or runs of
 // tokens, never substrings: "convert" is no "conv", aten::broadcast_tensors is no collective.
 // The regression corpus of real names with their expected classes is
-// tests/names/data/name_corpus.tsv (NameRulesCorpusTest checks every row).
+// tests/core/names/data/name_corpus.tsv (NameRulesCorpusTest checks every row).
 // Plain C++20; pure functions.
 
 #include <cstdint>

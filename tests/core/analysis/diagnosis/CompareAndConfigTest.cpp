@@ -1,0 +1,283 @@
+// Compare (before/after) and the thresholds config file.
+
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "core/analysis/diagnosis/Analyzer.h"
+#include "core/analysis/diagnosis/Compare.h"
+#include "core/analysis/diagnosis/DamClassifier.h"
+#include "tests/core/analysis/diagnosis/SyntheticTraces.h"
+
+using namespace chokepoint;
+using namespace chokepoint::analysis;
+using chokepoint::testutils::SyntheticJob;
+
+namespace {
+
+std::shared_ptr<const AnalysisReport> analyze(const core::TraceModel& model, const std::string& label) {
+    AnalysisOptions o;
+    o.modelFlopsPerStep = 2e11;  // 20 % MFU on the 10 ms data-bound step (FP32 kernels)
+    o.device = DeviceSpec{};
+    o.device->id = "test-gpu";
+    o.device->name = "Test GPU";
+    o.device->peaks = {{Precision::FP32, 100e12, false}, {Precision::BF16, 400e12, true}};
+    o.device->memoryBandwidthBytesPerSecond = 2e12;
+    core::Result<std::shared_ptr<const AnalysisReport>> r = analyzeTrace(model, o);
+    EXPECT_TRUE(r.ok());
+    if (!r.ok()) {
+        return nullptr;
+    }
+    auto copy = std::make_shared<AnalysisReport>(*r.value());
+    copy->sourcePath = label;
+    copy->model = nullptr;
+    return copy;
+}
+
+// The data-bound job after "prefetching": the same GEMMs, no data wait, so steps are 6 ms.
+core::TraceModel prefetchedJob(int steps = 4, core::DurationNs gemmNs = 960'000) {
+    SyntheticJob job;
+    for (int s = 0; s < steps; ++s) {
+        const core::TimestampNs t = s * 6'000'000;
+        job.builder().range("ProfilerStep#" + std::to_string(s), t, t + 6'000'000 - 1);
+        for (int k = 0; k < 6; ++k) {
+            const core::TimestampNs start = t + 100'000 + k * 970'000;
+            job.launched(testutils::kFp32Gemm, start, start + gemmNs, 7, 60'000);
+        }
+    }
+    return job.build();
+}
+
+std::string tempPath(const char* name) {
+    return (std::filesystem::temp_directory_path() / name).string();
+}
+
+}  // namespace
+
+TEST(Compare, PrefetchFixMaterialisesAndVerdictChanges) {
+    const core::TraceModel beforeModel = testutils::dataBoundJob();
+    const core::TraceModel afterModel = prefetchedJob();
+    auto before = analyze(beforeModel, "before.json");
+    auto after = analyze(afterModel, "after.json");
+    ASSERT_TRUE(before && after);
+    ASSERT_EQ(before->overall.bottleneck, Bottleneck::Data);
+    const ComparisonReport c = compareReports(*before, *after);
+    const MetricDelta* step = c.metric("stepTimeNs");
+    ASSERT_NE(step, nullptr);
+    EXPECT_LT(step->delta, 0);
+    EXPECT_TRUE(step->improved);
+    const MetricDelta* dataWait = c.metric("idle.dataWait");
+    ASSERT_NE(dataWait, nullptr);
+    EXPECT_TRUE(dataWait->improved);
+    const MetricDelta* mfu = c.metric("mfu");
+    ASSERT_NE(mfu, nullptr);
+    EXPECT_GT(mfu->delta, 0);
+    EXPECT_TRUE(c.overall.changed());
+    EXPECT_EQ(c.overall.before, Bottleneck::Data);
+    ASSERT_TRUE(c.prediction.available);
+    EXPECT_EQ(c.prediction.ruleId, "R1");
+    EXPECT_EQ(c.prediction.verdict, "materialised") << c.prediction.summary;
+    // Same kernels, same speed: none slower or faster.
+    EXPECT_TRUE(c.slower.empty());
+    EXPECT_TRUE(c.faster.empty());
+}
+
+TEST(Compare, KernelsMatchedByNameSlowerAndFaster) {
+    const core::TraceModel a = prefetchedJob(4, 900'000);
+    const core::TraceModel b = prefetchedJob(4, 450'000);
+    auto before = analyze(a, "a");
+    auto after = analyze(b, "b");
+    ASSERT_TRUE(before && after);
+    const ComparisonReport faster = compareReports(*before, *after);
+    ASSERT_EQ(faster.faster.size(), 1u);
+    EXPECT_EQ(faster.faster[0].name, testutils::kFp32Gemm);
+    EXPECT_NEAR(faster.faster[0].meanRatio, 0.5, 0.01);
+    EXPECT_TRUE(faster.slower.empty());
+    const ComparisonReport slower = compareReports(*after, *before);
+    ASSERT_EQ(slower.slower.size(), 1u);
+    EXPECT_NEAR(slower.slower[0].meanRatio, 2.0, 0.02);
+}
+
+TEST(Compare, KernelsAreClassifiedByTheTimePerStepTheyPrint) {
+    // B runs the GEMM twice as often, each call a third faster: less time per call, more per step.
+    SyntheticJob twice;
+    for (int s = 0; s < 4; ++s) {
+        const core::TimestampNs t = s * 12'000'000;
+        twice.builder().range("ProfilerStep#" + std::to_string(s), t, t + 12'000'000 - 1);
+        for (int k = 0; k < 12; ++k) {
+            const core::TimestampNs start = t + 100'000 + k * 970'000;
+            twice.launched(testutils::kFp32Gemm, start, start + 600'000, 7, 60'000);
+        }
+    }
+    auto before = analyze(prefetchedJob(4, 900'000), "a");
+    auto after = analyze(twice.build(), "b");
+    ASSERT_TRUE(before && after);
+    const ComparisonReport c = compareReports(*before, *after);
+    ASSERT_EQ(c.slower.size(), 1u);
+    EXPECT_TRUE(c.faster.empty());
+    EXPECT_NEAR(c.slower[0].perStepRatio, 12.0 * 600 / (6.0 * 900), 0.02);
+    EXPECT_LT(c.slower[0].meanRatio, 1.0);
+    const std::string text = writeTextComparison(c);
+    EXPECT_NE(text.find("KERNELS SLOWER (more time per step)"), std::string::npos) << text;
+    EXPECT_NE(text.find(" per step; "), std::string::npos) << text;
+    EXPECT_NE(text.find(" per call ("), std::string::npos) << text;
+    // Same job: no warning that the traces differ.
+    EXPECT_TRUE(c.warnings.empty()) << c.warnings.front();
+}
+
+TEST(Compare, WarnsWhenTheTracesAreNotRunsOfOneJob) {
+    auto before = analyze(testutils::computeBoundJob(), "v100.json");  // a V100 running GEMMs
+    auto after = analyze(prefetchedJob(), "a100.json");                // an A100
+    ASSERT_TRUE(before && after);
+    auto multi = std::make_shared<AnalysisReport>(*after);
+    multi->distributed = core::DistributedInfo{true, 0, 8, "nccl"};
+    const ComparisonReport c = compareReports(*before, *multi);
+    ASSERT_GE(c.warnings.size(), 2u);
+    EXPECT_NE(c.warnings[0].find("different devices"), std::string::npos) << c.warnings[0];
+    EXPECT_NE(c.warnings[1].find("world sizes (1 and 8"), std::string::npos) << c.warnings[1];
+    EXPECT_NE(c.summary.find("CAUTION"), std::string::npos);
+    EXPECT_NE(writeTextComparison(c).find("WARNINGS"), std::string::npos);
+    const ComparisonReport models = compareReports(*analyze(testutils::computeBoundJob(), "a"),
+                                                   *analyze(testutils::communicationBoundJob(), "b"));
+    bool kernelWarning = false;
+    for (const std::string& w : models.warnings) {
+        kernelWarning = kernelWarning || w.find("different kernels") != std::string::npos;
+    }
+    EXPECT_TRUE(kernelWarning);
+}
+
+namespace {
+
+// The data-bound job without its step markers: one whole-trace window (its GEMMs, all one name, do not
+// repeat into steps either).
+core::TraceModel dataBoundJobWithoutSteps() {
+    SyntheticJob job;
+    for (int s = 0; s < 4; ++s) {
+        const core::TimestampNs t = SyntheticJob::stepStart(s);
+        job.builder().range(testutils::kDataLoaderNext, t + 50'000, t + 4'000'000);
+        for (int k = 0; k < 6; ++k) {
+            const core::TimestampNs start = t + 4'100'000 + k * 970'000;
+            job.launched(testutils::kFp32Gemm, start, start + 960'000, 7, 60'000);
+        }
+    }
+    return job.build();
+}
+
+}  // namespace
+
+// Compare of a whole-trace window against a step reads "19.4 s -> 55.8 ms": it warns first, calls the
+// step time neither better nor worse, and checks no prediction.
+TEST(Compare, WarnsWhenOneSideHasNoSteps) {
+    const core::TraceModel wholeModel = dataBoundJobWithoutSteps();
+    const core::TraceModel afterModel = prefetchedJob();
+    auto whole = analyze(wholeModel, "nw0.cptrace");
+    auto after = analyze(afterModel, "nw12.cptrace");
+    ASSERT_TRUE(whole && after);
+    ASSERT_EQ(whole->metrics.steps.source, StepSource::WholeTrace);
+    ASSERT_NE(after->metrics.steps.source, StepSource::WholeTrace);
+    const ComparisonReport c = compareReports(*whole, *after);
+    ASSERT_FALSE(c.warnings.empty());
+    EXPECT_NE(c.warnings.front().find("the first trace (nw0.cptrace) has no training steps"),
+              std::string::npos)
+        << c.warnings.front();
+    EXPECT_NE(c.summary.find("CAUTION"), std::string::npos) << c.summary;
+    const MetricDelta* step = c.metric("stepTimeNs");
+    ASSERT_NE(step, nullptr);
+    EXPECT_FALSE(step->improved);
+    EXPECT_FALSE(c.prediction.available);
+    // The other way round names the second trace.
+    const ComparisonReport back = compareReports(*after, *whole);
+    ASSERT_FALSE(back.warnings.empty());
+    EXPECT_NE(back.warnings.front().find("the second trace"), std::string::npos) << back.warnings.front();
+    // Steps on both sides: no such warning.
+    auto before = analyze(testutils::dataBoundJob(), "before.json");
+    for (const std::string& w : compareReports(*before, *after).warnings) {
+        EXPECT_EQ(w.find("no training steps"), std::string::npos) << w;
+    }
+}
+
+TEST(Compare, KernelsOnlyOnOneSideAndWriters) {
+    const core::TraceModel a = testutils::computeBoundJob();
+    const core::TraceModel b = testutils::communicationBoundJob();
+    auto before = analyze(a, "a");
+    auto after = analyze(b, "b");
+    ASSERT_TRUE(before && after);
+    const ComparisonReport c = compareReports(*before, *after);
+    EXPECT_FALSE(c.appeared.empty());
+    EXPECT_FALSE(c.vanished.empty());
+    EXPECT_NE(writeTextComparison(c).find("KERNELS ONLY IN B"), std::string::npos);
+    EXPECT_NE(writeMarkdownComparison(c).find("# Chokepoint diff"), std::string::npos);
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    const std::string json = writeJsonComparison(c);
+    ASSERT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS) << json;
+    EXPECT_EQ(std::string_view(doc["schema"]), "chokepoint.diff");
+    EXPECT_TRUE(doc["metrics"].is_array());
+    EXPECT_TRUE(doc["verdicts"].is_array());
+    EXPECT_TRUE(doc["kernelsOnlyInAfter"].is_array());
+}
+
+TEST(DiagnosisConfig, KeyValueOverrides) {
+    DiagnosisConfig c;
+    const core::Status s = applyDiagnosisConfigText(
+        c, "# comment\ncomputeBoundMinBusy = 0.95\n\ndataWaitMinFraction=0.2 # x\n", "t.conf");
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    EXPECT_DOUBLE_EQ(c.computeBoundMinBusy, 0.95);
+    EXPECT_DOUBLE_EQ(c.dataWaitMinFraction, 0.2);
+}
+
+TEST(DiagnosisConfig, JsonOverridesChangeTheVerdict) {
+    DiagnosisSignals s;
+    s.hasGpuActivity = true;
+    s.windowNs = 1e7;
+    s.busyFraction = 0.93;
+    s.computeFraction = 0.93;
+    s.idleCausesKnown = true;
+    DiagnosisConfig c;
+    EXPECT_EQ(classifyWindow(s, c).bottleneck, Bottleneck::Compute);
+    ASSERT_TRUE(
+        applyDiagnosisConfigText(c, R"({"computeBoundMinBusy": 0.95, "upperBandMinBusy": 0.94})", "t.json")
+            .ok());
+    s.memoryBoundBusyShare = 0.8;
+    EXPECT_EQ(classifyWindow(s, c).bottleneck, Bottleneck::MemoryBandwidth);
+}
+
+TEST(DiagnosisConfig, ErrorsNameTheFileAndPlace) {
+    DiagnosisConfig c;
+    core::Status unknown =
+        applyDiagnosisConfigText(c, "computeBoundMinBusy = 0.9\nnoSuchKey = 1\n", "my.conf");
+    ASSERT_FALSE(unknown.ok());
+    EXPECT_NE(unknown.error().message.find("my.conf: line 2"), std::string::npos) << unknown.error().message;
+    EXPECT_NE(unknown.error().message.find("noSuchKey"), std::string::npos);
+    core::Status notNumber = applyDiagnosisConfigText(c, "lowMfu = high\n", "my.conf");
+    ASSERT_FALSE(notNumber.ok());
+    EXPECT_NE(notNumber.error().message.find("line 1"), std::string::npos);
+    core::Status negative = applyDiagnosisConfigText(c, "lowMfu = -1\n", "my.conf");
+    EXPECT_FALSE(negative.ok());
+    core::Status badJson = applyDiagnosisConfigText(c, R"({"lowMfu": "x"})", "j.json");
+    ASSERT_FALSE(badJson.ok());
+    EXPECT_NE(badJson.error().message.find("lowMfu"), std::string::npos);
+    core::Status brokenJson = applyDiagnosisConfigText(c, R"({"lowMfu": 0.3,)", "j.json");
+    EXPECT_FALSE(brokenJson.ok());
+    // A failed file leaves the config untouched.
+    EXPECT_DOUBLE_EQ(c.lowMfu, DiagnosisConfig{}.lowMfu);
+    EXPECT_FALSE(loadDiagnosisConfig(tempPath("chokepoint-no-such-config.conf")).ok());
+}
+
+TEST(DiagnosisConfig, DescribedConfigRoundTrips) {
+    DiagnosisConfig changed;
+    changed.hbmHighFraction = 0.7;
+    const std::string path = tempPath("chokepoint-d2-config-test.conf");
+    {
+        std::ofstream out(path);
+        out << describeDiagnosisConfig(changed);
+    }
+    core::Result<DiagnosisConfig> loaded = loadDiagnosisConfig(path);
+    std::remove(path.c_str());
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message;
+    EXPECT_DOUBLE_EQ(loaded.value().hbmHighFraction, 0.7);
+    EXPECT_DOUBLE_EQ(loaded.value().computeBoundMinBusy, 0.9);
+}

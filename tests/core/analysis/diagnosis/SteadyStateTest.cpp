@@ -1,0 +1,73 @@
+// A window that holds only start-up gets no steady-state verdict (core/analysis/diagnosis/
+// SteadyState.h): only the job's first step, or no steps and GPU work that begins late in the window.
+
+#include <gtest/gtest.h>
+
+#include "core/analysis/diagnosis/Analyzer.h"
+#include "tests/core/analysis/diagnosis/SyntheticTraces.h"
+
+namespace chokepoint::analysis {
+namespace {
+
+using testutils::SyntheticJob;
+
+bool hasWarning(const AnalysisReport& r, const std::string& code) {
+    for (const ReportWarning& w : r.warnings) {
+        if (w.code == code) {
+            return true;
+        }
+    }
+    return false;
+}
+
+TEST(SteadyState, OnlyTheFirstStepIsWarmUp) {
+    const core::TraceModel model = testutils::dataBoundJob(1);  // ProfilerStep#0 alone
+    auto r = analyzeTrace(model);
+    ASSERT_TRUE(r);
+    EXPECT_TRUE(r.value()->startUpOnly);
+    EXPECT_EQ(r.value()->overall.bottleneck, Bottleneck::Undetermined);
+    EXPECT_TRUE(r.value()->fixes.recommendations.empty());
+    EXPECT_NE(r.value()->headline.find("No steady-state verdict"), std::string::npos) << r.value()->headline;
+    EXPECT_NE(r.value()->startUpReason.find("first step"), std::string::npos) << r.value()->startUpReason;
+    EXPECT_TRUE(hasWarning(*r.value(), "window.start_up_only"));
+    // The steps after it are the steady state: a verdict.
+    const core::TraceModel more = testutils::dataBoundJob(4);
+    auto steady = analyzeTrace(more);
+    ASSERT_TRUE(steady);
+    EXPECT_FALSE(steady.value()->startUpOnly);
+    EXPECT_EQ(steady.value()->overall.bottleneck, Bottleneck::Data);
+}
+
+// Process start and model build: 3 s with no GPU work, then a few initialisation kernels that do not
+// repeat into steps.
+TEST(SteadyState, GpuWorkThatBeginsLateInAStepLessWindowIsStartUp) {
+    SyntheticJob job;
+    job.builder().apiCall("cudaGetDeviceCount", 0, 10'000, 0);
+    core::TimestampNs t = 3'000'000'000;
+    for (const char* name :
+         {"fill_kernel", "uniform_kernel", "normal_kernel", "copy_kernel", "fill_kernel"}) {
+        job.launched(name, t, t + 200'000);
+        t += 300'000'000;
+    }
+    const core::TraceModel model = job.build();
+    auto r = analyzeTrace(model);
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r.value()->metrics.steps.source, StepSource::WholeTrace);
+    EXPECT_TRUE(r.value()->startUpOnly);
+    EXPECT_NE(r.value()->startUpReason.find("start-up"), std::string::npos) << r.value()->startUpReason;
+    // The same kernels from the window's start are a whole-trace window with a verdict.
+    SyntheticJob early;
+    t = 0;
+    for (const char* name :
+         {"fill_kernel", "uniform_kernel", "normal_kernel", "copy_kernel", "fill_kernel"}) {
+        early.launched(name, t + 100'000, t + 300'000);
+        t += 300'000'000;
+    }
+    const core::TraceModel earlyModel = early.build();
+    auto e = analyzeTrace(earlyModel);
+    ASSERT_TRUE(e);
+    EXPECT_FALSE(e.value()->startUpOnly);
+}
+
+}  // namespace
+}  // namespace chokepoint::analysis
