@@ -183,7 +183,7 @@ wire::Status CaptureEngine::status() {
     return s;
 }
 
-std::optional<wire::Error> CaptureEngine::enableCupti(std::uint32_t kinds) {
+std::optional<wire::Error> CaptureEngine::acquireCupti() {
     auto fail = [&](wire::ErrorCode code, const std::string& text) {
         disableCupti();
         wire::Error e;
@@ -245,10 +245,28 @@ std::optional<wire::Error> CaptureEngine::enableCupti(std::uint32_t kinds) {
     if (r != CUPTI_SUCCESS) {
         log("cuptiActivitySetAttribute(ZEROED_OUT_ACTIVITY_BUFFER) failed: " + m_cupti.resultString(r));
     }
+    return std::nullopt;
+}
+
+std::optional<wire::Error> CaptureEngine::enableCupti(std::uint32_t kinds) {
+    auto fail = [&](wire::ErrorCode code, const std::string& text) {
+        disableCupti();
+        wire::Error e;
+        e.code = code;
+        e.text = text;
+        log("capture refused: " + text);
+        return std::optional<wire::Error>(e);
+    };
+    if (!m_subscribed) {
+        if (auto refused = acquireCupti()) {
+            return refused;
+        }
+    }
     // Registered at every capture: the registration is process-global and another client may have
     // replaced ours since the last capture.
     g_engine.store(this, std::memory_order_release);
-    r = m_cupti.registerCallbacks(&CaptureEngine::onBufferRequested, &CaptureEngine::onBufferCompleted);
+    CUptiResult r =
+        m_cupti.registerCallbacks(&CaptureEngine::onBufferRequested, &CaptureEngine::onBufferCompleted);
     if (r != CUPTI_SUCCESS) {
         return fail(wire::ERROR_CODE_CUPTI_FAILED,
                     "cuptiActivityRegisterCallbacks failed: " + m_cupti.resultString(r));
@@ -331,6 +349,43 @@ std::optional<wire::Error> CaptureEngine::enableCupti(std::uint32_t kinds) {
     return std::nullopt;
 }
 
+std::optional<std::string> CaptureEngine::startLaunchWatch() {
+    m_launchSteps.reset();
+    if (!m_subscribed) {
+        if (auto refused = acquireCupti()) {
+            return refused->text;
+        }
+    }
+    CUptiResult r = m_cupti.setLaunchSink(&CaptureEngine::onLaunchName, &m_launchSteps);
+    if (r != CUPTI_SUCCESS) {
+        m_cupti.setLaunchSink(nullptr, nullptr);
+        return "CUPTI refused the launch callbacks: " + m_cupti.resultString(r);
+    }
+    m_launchWatchOn = true;
+    return std::nullopt;
+}
+
+void CaptureEngine::stopLaunchWatch() {
+    if (!m_launchWatchOn) {
+        return;
+    }
+    m_cupti.setLaunchSink(nullptr, nullptr);
+    m_launchWatchOn = false;
+    if (m_enabledKinds.empty() && m_subscribed) {
+        // Subscribed only to count launches (the job marks its steps, or the capture ends before
+        // its window): CUPTI goes back to how the job had it until the window opens.
+        CUptiResult r = m_cupti.unsubscribe();
+        if (r != CUPTI_SUCCESS) {
+            log("cuptiUnsubscribe failed: " + m_cupti.resultString(r));
+        }
+        m_subscribed = false;
+    }
+}
+
+void CaptureEngine::onLaunchName(void* counter, const char* kernelName) {
+    static_cast<LaunchStepCounter*>(counter)->onLaunch(kernelName);
+}
+
 void CaptureEngine::setApiAllowList(bool on) {
     if (!m_apiAllowListOn && on == false) {
         return;
@@ -366,6 +421,10 @@ std::optional<std::string> cuptiVersionProblem(std::uint32_t version, bool allow
 }
 
 void CaptureEngine::disableCupti(bool processUsesGraphs) {
+    if (m_launchWatchOn) {
+        m_cupti.setLaunchSink(nullptr, nullptr);
+        m_launchWatchOn = false;
+    }
     for (CUpti_ActivityKind kind : m_enabledKinds) {
         CUptiResult r = m_cupti.disable(kind);
         if (r != CUPTI_SUCCESS) {
@@ -445,6 +504,15 @@ std::optional<wire::Error> CaptureEngine::startCapture(const wire::StartCapture&
         m_completed.reserve(m_config.maxBuffers + 1);
     }
     m_deferredCuptiKinds = deferred ? kinds & kCuptiKinds : 0;
+    // --after-steps counts step markers; a job without them has its steps counted from the
+    // repeating kernel launches, which needs CUPTI's launch callbacks until the window opens.
+    m_launchWatchProblem.clear();
+    if (request.afterSteps > 0 && m_deferredCuptiKinds != 0) {
+        if (auto problem = startLaunchWatch()) {
+            m_launchWatchProblem = *problem;
+            log("steps are counted from step markers only: " + *problem);
+        }
+    }
     if ((kinds & kCuptiKinds) != 0 && !deferred) {
         if (auto refused = enableCupti(kinds & kCuptiKinds)) {
             return refused;

@@ -45,6 +45,7 @@
 #include "collectors/agent/ActivityDecoder.h"
 #include "collectors/agent/ClockSync.h"
 #include "collectors/agent/CuptiApi.h"
+#include "collectors/agent/LaunchStepCounter.h"
 #include "collectors/agent/PmSampler.h"
 #include "collectors/control/ChunkSpill.h"
 #include "collectors/control/ControlServer.h"
@@ -166,7 +167,15 @@ private:
         std::size_t validBytes;
     };
 
+    // Loads CUPTI, checks its version, subscribes and sets what must precede any kind.
+    std::optional<wire::Error> acquireCupti();
+    // acquireCupti when not subscribed yet, then the buffer callbacks, the kinds and the allow-list.
     std::optional<wire::Error> enableCupti(std::uint32_t kinds);
+    // --after-steps in a job without step markers: CUPTI's launch callbacks feed m_launchSteps while
+    // the agent waits (docs/COLLECTORS.md, "Skipping start-up"). start returns why it could not.
+    std::optional<std::string> startLaunchWatch();
+    void stopLaunchWatch();
+    static void onLaunchName(void* counter, const char* kernelName);
     void setApiAllowList(bool on);
     // Disables every kind and the allow-list, detaches CUPTI when configured and allowed, and
     // unsubscribes. `processUsesGraphs`: the capture saw CUDA graph launches; detaching then
@@ -226,6 +235,10 @@ private:
     bool m_wantPm = false;                   // start PM sampling on the worker (never inside cuInit)
     bool m_wantDeviceDump = false;           // DEVICE records, taken on the worker too
     std::uint32_t m_deferredCuptiKinds = 0;  // enabled by the worker when a delayed start is due
+    bool m_launchWatchOn = false;            // the launch sink feeds m_launchSteps
+    std::string m_launchWatchProblem;        // why steps could not be counted from launches
+    // Alive as long as the engine: a launch callback may still be in it just after the sink is off.
+    LaunchStepCounter m_launchSteps;
     std::uint32_t m_cuptiVersion = 0;
     bool m_clockChanged = false;   // CUPTI's clock jumped away from ours mid-capture
     bool m_callbacksLost = false;  // another tool took CUPTI's buffer callbacks mid-capture

@@ -170,6 +170,8 @@ void CaptureEngine::run() {
     const bool deferred = request.delayMs > 0 || request.afterSteps > 0;
     core::TimestampNs windowStart = request.startAtNextStep || deferred ? kNever : startedNs;
     bool waitingToStart = deferred;
+    bool stepsFromLaunches = false;  // --after-steps counted from the kernel launch sequence
+    const bool launchWatchUsed = m_launchWatchOn;
     std::uint64_t armBase = 0;  // step markers seen before the window could open
     core::TimestampNs windowEnd = kNever;
     std::uint64_t stepBase = 0;  // step markers counted before the window opened
@@ -322,11 +324,27 @@ void CaptureEngine::run() {
             }
         }
         if (waitingToStart) {
-            const bool due = request.afterSteps > 0
-                                 ? m_nvtx.stepsSeen() >= request.afterSteps && now >= startedNs + delayNs
-                                 : now >= startedNs + delayNs;
+            // Steps to wait: step markers when the job has any, else the repetitions of its
+            // kernel launch sequence (the window then opens at once, inside the next step).
+            bool stepsDone = m_nvtx.stepsSeen() >= request.afterSteps;
+            if (m_launchWatchOn && m_nvtx.stepsSeen() > 0) {
+                stopLaunchWatch();  // the job marks its steps: markers count
+            } else if (m_launchWatchOn) {
+                const std::uint64_t started = m_launchSteps.repetitionsStarted(now);
+                if (started >= std::uint64_t{request.afterSteps} + 1) {
+                    stepsDone = true;
+                    stepsFromLaunches = true;
+                }
+            }
+            const bool due = stepsDone && now >= startedNs + delayNs;
             if (due) {
                 waitingToStart = false;
+                if (stepsFromLaunches) {
+                    m_metadata.notes.emplace_back("capture.after_steps_from",
+                                                  "kernel launches: " + std::to_string(request.afterSteps) +
+                                                      " steps of " + std::to_string(m_launchSteps.period()) +
+                                                      " launches passed before the window opened");
+                }
                 if (m_deferredCuptiKinds != 0) {
                     if (auto refused = enableCupti(m_deferredCuptiKinds)) {
                         endReason = "the capture could not start: " + refused->text;
@@ -336,12 +354,13 @@ void CaptureEngine::run() {
                     takeAnchor();  // CUPTI's clock, now that it is in use
                     callbacksChangedNs = now;
                 }
+                stopLaunchWatch();  // after the kinds: the subscription stays
                 armBase = m_nvtx.stepsSeen();
                 if (m_config.onRecording) {
                     m_config.onRecording(true);
                 }
-                if (request.afterSteps == 0 && !request.startAtNextStep) {
-                    windowStart = monotonicNowNs();  // --delay: the window opens now
+                if ((request.afterSteps == 0 || stepsFromLaunches) && !request.startAtNextStep) {
+                    windowStart = monotonicNowNs();  // --delay, or steps counted from launches: now
                     stepBase = armBase;
                     m_state.store(wire::AGENT_STATE_CAPTURING);
                 }  // else at the next step marker (updateWindow)
@@ -404,6 +423,7 @@ void CaptureEngine::run() {
 
     // --- Draining ---
     m_state.store(wire::AGENT_STATE_DRAINING);
+    stopLaunchWatch();
     if (m_config.onRecording) {
         m_config.onRecording(false);
     }
@@ -412,10 +432,28 @@ void CaptureEngine::run() {
         windowEnd = stopNs;
     }
     if (windowStart == kNever && waitingToStart) {
-        endReason = request.afterSteps > 0
-                        ? "stopped after " + std::to_string(m_nvtx.stepsSeen()) + " of the " +
-                              std::to_string(request.afterSteps) + " steps to wait, so nothing was recorded"
-                        : "stopped before the delay had passed, so nothing was recorded";
+        if (request.afterSteps == 0) {
+            endReason = "stopped before the delay had passed, so nothing was recorded";
+        } else if (m_nvtx.stepsSeen() > 0 || !launchWatchUsed) {
+            endReason = "stopped after " + std::to_string(m_nvtx.stepsSeen()) + " of the " +
+                        std::to_string(request.afterSteps) + " steps to wait, so nothing was recorded";
+            if (!m_launchWatchProblem.empty()) {
+                endReason +=
+                    " (no step marker was seen, and steps could not be counted from kernel "
+                    "launches: " +
+                    m_launchWatchProblem + ")";
+            }
+        } else if (m_launchSteps.period() == 0) {
+            endReason = "no step marker was seen and the " + std::to_string(m_launchSteps.launches()) +
+                        " kernel launches did not repeat yet, so the " + std::to_string(request.afterSteps) +
+                        " steps to wait were not counted and nothing was recorded; use --delay";
+        } else {
+            const std::uint64_t started = m_launchSteps.repetitionsStarted(monotonicNowNs());
+            const std::uint64_t passed = started > 0 ? started - 1 : 0;
+            endReason = "stopped after " + std::to_string(passed) + " of the " +
+                        std::to_string(request.afterSteps) + " steps to wait (no step marker; steps of " +
+                        std::to_string(m_launchSteps.period()) + " kernel launches), so nothing was recorded";
+        }
     } else if (windowStart == kNever && endReason.rfind("the capture could not start", 0) != 0) {
         endReason = "no step marker was seen, so the window never opened (stopped before the first step)";
     }
@@ -480,6 +518,8 @@ void CaptureEngine::run() {
             m_cuptiDropped.fetch_add(lastDropped);
         }
         disableCupti(decoder.graphLaunchSeen());
+    } else if (m_subscribed) {
+        disableCupti();  // subscribed only to count launches: the window never opened
     }
     // PM sampling last: disabling it may finalise CUPTI (XLA's notes), so the activity side is torn
     // down first.

@@ -47,6 +47,11 @@ public:
     // cupti_activity.h), so the job runs as if CUPTI had never been attached. Needs the process to
     // make a CUDA API call within timeoutMs. Afterwards the subscription is gone.
     virtual CUptiResult detach(int timeoutMs) = 0;
+    // Kernel launch callbacks: at the entry of each runtime and driver kernel launch call, `sink`
+    // gets the kernel's name (null for a launch CUPTI names none). A null sink switches them off.
+    // Needs the subscription; used only while `--after-steps` counts steps from launches.
+    using LaunchSink = void (*)(void* context, const char* kernelName);
+    virtual CUptiResult setLaunchSink(LaunchSink sink, void* context) = 0;
     virtual std::string resultString(CUptiResult result) = 0;
 };
 

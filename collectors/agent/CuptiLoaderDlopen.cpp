@@ -117,6 +117,10 @@ CP_CUPTI_FORWARD(cuptiActivityRegisterCallbacks,
 CP_CUPTI_FORWARD(cuptiActivitySetAttribute, (CUpti_ActivityAttribute attr, size_t* valueSize, void* value),
                  (attr, valueSize, value))
 CP_CUPTI_FORWARD(cuptiDeviceGetChipName, (CUpti_Device_GetChipName_Params * pParams), (pParams))
+CP_CUPTI_FORWARD(cuptiEnableCallback,
+                 (uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain,
+                  CUpti_CallbackId cbid),
+                 (enable, subscriber, domain, cbid))
 CP_CUPTI_FORWARD(cuptiEnableDomain,
                  (uint32_t enable, CUpti_SubscriberHandle subscriber, CUpti_CallbackDomain domain),
                  (enable, subscriber, domain))

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -24,15 +25,57 @@ namespace {
 // Set once cuptiFinalize has run from an API exit callback (detach).
 std::atomic<int> g_detachWanted{0};
 std::atomic<int> g_detached{0};
+// setLaunchSink's target, read at every launch callback while one is set.
+std::atomic<CuptiApi::LaunchSink> g_launchSink{nullptr};
+std::atomic<void*> g_launchContext{nullptr};
 
-// cuptiSubscribe needs a callback. No callback domain is enabled except during a detach, when the
-// first API exit calls cuptiFinalize, as cupti_activity.h describes (Kineto's teardown does the same).
-void CUPTIAPI subscriberCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId, const void* data) {
+// The kernel launch calls whose entry hands the kernel's name to the launch sink.
+const CUpti_CallbackId kRuntimeLaunchCalls[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+};
+const CUpti_CallbackId kDriverLaunchCalls[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+};
+
+bool isLaunchCall(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+        return std::find(std::begin(kRuntimeLaunchCalls), std::end(kRuntimeLaunchCalls), cbid) !=
+               std::end(kRuntimeLaunchCalls);
+    }
+    return std::find(std::begin(kDriverLaunchCalls), std::end(kDriverLaunchCalls), cbid) !=
+           std::end(kDriverLaunchCalls);
+}
+
+// cuptiSubscribe needs a callback. Callbacks are enabled only for the kernel launch calls while
+// a launch sink is set, and for whole domains during a detach, when the first API exit calls
+// cuptiFinalize, as cupti_activity.h describes (Kineto's teardown does the same).
+void CUPTIAPI subscriberCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                 const void* data) {
     if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) {
         return;
     }
     const auto* info = static_cast<const CUpti_CallbackData*>(data);
-    if (info == nullptr || info->callbackSite != CUPTI_API_EXIT) {
+    if (info == nullptr) {
+        return;
+    }
+    if (info->callbackSite == CUPTI_API_ENTER) {
+        CuptiApi::LaunchSink sink = g_launchSink.load(std::memory_order_acquire);
+        if (sink != nullptr && isLaunchCall(domain, cbid)) {
+            sink(g_launchContext.load(std::memory_order_acquire), info->symbolName);
+        }
+        return;
+    }
+    if (info->callbackSite != CUPTI_API_EXIT) {
         return;
     }
     int expected = 1;
@@ -109,6 +152,32 @@ public:
         std::uint8_t value = zeroed ? 1 : 0;
         std::size_t size = sizeof value;
         return cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &size, &value);
+    }
+    CUptiResult setLaunchSink(LaunchSink sink, void* context) override {
+        if (!m_subscribed) {
+            g_launchSink.store(nullptr, std::memory_order_release);
+            return sink != nullptr ? CUPTI_ERROR_NOT_INITIALIZED : CUPTI_SUCCESS;
+        }
+        const std::uint32_t on = sink != nullptr ? 1 : 0;
+        if (sink != nullptr) {
+            g_launchContext.store(context, std::memory_order_release);
+            g_launchSink.store(sink, std::memory_order_release);
+        }
+        CUptiResult first = CUPTI_SUCCESS;
+        for (CUpti_CallbackId cbid : kRuntimeLaunchCalls) {
+            CUptiResult r = cuptiEnableCallback(on, m_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, cbid);
+            first = first == CUPTI_SUCCESS ? r : first;
+        }
+        for (CUpti_CallbackId cbid : kDriverLaunchCalls) {
+            CUptiResult r = cuptiEnableCallback(on, m_subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+            first = first == CUPTI_SUCCESS ? r : first;
+        }
+        if (sink == nullptr) {
+            // A callback already past the load above may still call the old sink; the engine keeps
+            // its counter alive for its own lifetime.
+            g_launchSink.store(nullptr, std::memory_order_release);
+        }
+        return first;
     }
     CUptiResult detach(int timeoutMs) override {
         if (!m_subscribed) {

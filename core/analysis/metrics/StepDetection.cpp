@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "core/base/Format.h"
+#include "core/base/SequencePeriod.h"
 #include "core/base/Strings.h"
 #include "core/names/NameRules.h"
 
@@ -284,124 +285,16 @@ std::vector<Candidate> repeatingKernelSteps(const core::TraceModel& model,
         }
     }
     const std::size_t n = seq.size();
-    struct NameInfo {
-        std::size_t count = 0;
-        std::size_t first = 0;
-        std::size_t last = 0;
-        std::unordered_map<std::size_t, std::size_t> diffs;
-    };
-    std::unordered_map<std::uint32_t, NameInfo> names;
-    for (std::size_t i = 0; i < n; ++i) {
-        auto [it, inserted] = names.try_emplace(seq[i]);
-        NameInfo& info = it->second;
-        if (inserted) {
-            info.first = i;
-        } else {
-            ++info.diffs[i - info.last];
-        }
-        info.last = i;
-        ++info.count;
-    }
-    // Candidate anchors: names that recur at a (mostly) constant distance p.
-    struct Anchor {
-        std::uint32_t name;
-        std::size_t period;
-        std::size_t first;
-        std::size_t count;
-    };
-    std::vector<Anchor> anchors;
-    for (const auto& [name, info] : names) {
-        if (info.count < static_cast<std::size_t>(std::max(2, options.minRepeats))) {
-            continue;
-        }
-        std::size_t bestDiff = 0;
-        std::size_t bestCount = 0;
-        for (const auto& [diff, count] : info.diffs) {
-            if (count > bestCount || (count == bestCount && diff < bestDiff)) {
-                bestDiff = diff;
-                bestCount = count;
-            }
-        }
-        double regular = static_cast<double>(bestCount) / static_cast<double>(info.count - 1);
-        if (bestDiff >= 2 && regular >= options.minPeriodMatch) {
-            anchors.push_back({name, bestDiff, info.first, info.count});
-        }
-    }
-    if (anchors.empty()) {
+    core::SequencePeriodOptions periodOptions;
+    periodOptions.minRepeats = options.minRepeats;
+    periodOptions.minPeriodMatch = options.minPeriodMatch;
+    const core::SequencePeriod found = core::findSequencePeriod(seq, periodOptions);
+    if (found.period == 0 || found.repetitionStarts.empty()) {
         return out;
     }
-    std::sort(anchors.begin(), anchors.end(), [](const Anchor& a, const Anchor& b) {
-        return a.period != b.period ? a.period < b.period : a.first < b.first;
-    });
-    // Verify the smallest periods first (each check is O(n)); a few distinct ones at most. A period
-    // holds from the earliest kernel after which at least minPeriodMatch of the kernels repeat one
-    // period later; that periodic part must hold minRepeats periods and most of the kernels. What
-    // comes before it (process start, model build, autotuning, a first step that differs) is
-    // start-up, outside every step.
-    std::size_t period = 0;
-    std::size_t regionStart = 0;
-    int tried = 0;
-    std::vector<std::uint32_t> suffixMatch;  // matches of seq[i] == seq[i + p] from i on
-    for (std::size_t a = 0; a < anchors.size() && tried < 16; ++a) {
-        if (a > 0 && anchors[a].period == anchors[a - 1].period) {
-            continue;
-        }
-        ++tried;
-        std::size_t p = anchors[a].period;
-        if (p * 2 > n) {
-            break;
-        }
-        const std::size_t m = n - p;
-        suffixMatch.assign(m + 1, 0);
-        for (std::size_t i = m; i-- > 0;) {
-            suffixMatch[i] = suffixMatch[i + 1] + (seq[i] == seq[i + p] ? 1u : 0u);
-        }
-        const std::size_t minRepeats = static_cast<std::size_t>(std::max(2, options.minRepeats));
-        for (std::size_t start = 0; start < m; ++start) {
-            const std::size_t kernelsLeft = n - start;
-            if (kernelsLeft < minRepeats * p || kernelsLeft * 2 < n) {
-                break;  // too little left to call periodic
-            }
-            const double match = static_cast<double>(suffixMatch[start]) / static_cast<double>(m - start);
-            if (match >= options.minPeriodMatch) {
-                period = p;
-                regionStart = start;
-                break;
-            }
-        }
-        if (period != 0) {
-            break;
-        }
-    }
-    if (period == 0) {
-        return out;
-    }
-    // Anchor: the name with this period that occurs first in the periodic part (the start of an
-    // iteration).
-    const Anchor* anchor = nullptr;
-    std::size_t anchorFirst = n;
-    for (const Anchor& a : anchors) {
-        if (a.period != period) {
-            continue;
-        }
-        std::size_t first = std::max(a.first, regionStart);
-        while (first < n && seq[first] != a.name) {
-            ++first;
-        }
-        if (first < anchorFirst) {
-            anchor = &a;
-            anchorFirst = first;
-        }
-    }
-    if (anchor == nullptr) {
-        return out;
-    }
-    std::vector<std::size_t> positions;
-    for (std::size_t i = anchorFirst; i < n; ++i) {
-        if (seq[i] == anchor->name) {
-            positions.push_back(i);
-        }
-    }
+    const std::size_t period = found.period;
+    const std::vector<std::size_t>& positions = found.repetitionStarts;
+    const std::size_t anchorFirst = positions.front();
     for (std::size_t j = 0; j < positions.size(); ++j) {
         std::size_t begin = positions[j];
         std::size_t end = j + 1 < positions.size() ? positions[j + 1] : std::min(n, begin + period);
@@ -423,7 +316,7 @@ std::vector<Candidate> repeatingKernelSteps(const core::TraceModel& model,
     leadingNs = anchorFirst > 0 ? kt.startNs[rows[anchorFirst]] - kt.startNs[rows[0]] : 0;
     note = "steps from the repeating kernel sequence on device " + std::to_string(device) + ": period " +
            std::to_string(period) + " kernels, " + std::to_string(positions.size()) +
-           " repetitions starting at '" + std::string(model.text(core::StringId{anchor->name})) + "'";
+           " repetitions starting at '" + std::string(model.text(core::StringId{found.anchor})) + "'";
     return out;
 }
 

@@ -339,19 +339,26 @@ TEST(DeferredStartTest, AfterStepsStartsAtTheMarkerThatFollowsTheFirstN) {
     ASSERT_FALSE(engine.startCapture(request, 1).has_value());
     EXPECT_EQ(nvtx.mode(), NvtxMode::Armed);  // counting step markers, storing nothing
     std::int64_t stepTimes[6] = {};
-    int subscribedAtStep = -1;
+    int tracingAtStep = -1;
+    int launchSinkOffAtStep = -1;
     Captured c = drive(engine, 5000, [&](int i) {
         if (i > 0 && i % 8 == 0 && i / 8 <= 6) {  // steps 1..6, 40 ms apart
             const int n = i / 8;
-            if (subscribedAtStep < 0 && cupti.count("subscribe") > 0) {
-                subscribedAtStep = n;
+            if (tracingAtStep < 0 && cupti.count("enable ") > 0) {
+                tracingAtStep = n;
+            }
+            if (launchSinkOffAtStep < 0 && cupti.count("launchSink off") > 0) {
+                launchSinkOffAtStep = n;
             }
             stepTimes[n - 1] = monotonicNowNs();
             nvtx.noteStep("chokepoint:step#", stepTimes[n - 1]);
         }
     });
     EXPECT_TRUE(c.done.ok) << c.done.message;
-    EXPECT_GE(subscribedAtStep, 3) << "CUPTI was switched on before the first two steps had passed";
+    EXPECT_GE(tracingAtStep, 3) << "CUPTI tracing was switched on before the first two steps had passed";
+    // Launches were counted only until the job showed that it marks its steps.
+    EXPECT_EQ(cupti.count("launchSink on"), 1);
+    EXPECT_TRUE(launchSinkOffAtStep == 2 || launchSinkOffAtStep == 3) << launchSinkOffAtStep;
     auto model = core::readCptraceFromMemory(c.bytes, "after-steps");
     ASSERT_TRUE(model.ok()) << model.error().message;
     std::string window = testutils::noteOf(*model, "capture.window_ns");
@@ -367,6 +374,75 @@ TEST(DeferredStartTest, AfterStepsStartsAtTheMarkerThatFollowsTheFirstN) {
     }
     EXPECT_TRUE(startsAtAMarker) << window;
     EXPECT_NE(c.done.message.find("2 steps"), std::string::npos) << c.done.message;
+}
+
+// A job without step markers: --after-steps counts the repetitions of its kernel launch sequence
+// (CUPTI's launch callbacks while the agent waits); tracing starts only after them.
+TEST(DeferredStartTest, AfterStepsCountsRepeatingKernelLaunchesInAJobWithoutMarkers) {
+    FakeCuptiApi cupti;
+    cupti.producer = [](SyntheticCupti& s) {
+        const std::uint64_t t = cuptiNow();
+        s.kernel("k", t - 20'000, t - 10'000, 1);
+    };
+    NvtxRecorder& nvtx = NvtxRecorder::instance();
+    CaptureEngine engine(cupti, nvtx, testutils::fastEngineConfig(200, 16));
+    wire::StartCapture request;
+    request.afterSteps = 3;
+    request.durationMs = 40;
+    request.kinds = wire::CAPTURE_KIND_KERNELS;
+    ASSERT_FALSE(engine.startCapture(request, 1).has_value());
+    EXPECT_EQ(engine.state(), wire::AGENT_STATE_ARMED);
+    EXPECT_EQ(cupti.count("launchSink on"), 1);
+    EXPECT_EQ(cupti.count("enable "), 0) << "no tracing while the steps are counted";
+    const char* stepKernels[] = {"sgemm_fwd", "relu_fwd", "loss", "sgemm_bwd", "relu_bwd", "adam"};
+    for (int i = 0; i < 30; ++i) {
+        cupti.launch(("cudnn_autotune_candidate_" + std::to_string(i)).c_str());
+    }
+    int stepsLaunched = 0;
+    int tracingAfterStep = -1;
+    Captured c = drive(engine, 10000, [&](int i) {
+        // One step every 50 ms (the search for the period runs at most every 200 ms).
+        if (i % 10 == 0 && stepsLaunched < 40 && cupti.count("launchSink off") == 0) {
+            for (const char* name : stepKernels) {
+                cupti.launch(name);
+            }
+            ++stepsLaunched;
+        }
+        if (tracingAfterStep < 0 && cupti.count("enable ") > 0) {
+            tracingAfterStep = stepsLaunched;
+        }
+    });
+    EXPECT_TRUE(c.done.ok) << c.done.message;
+    EXPECT_GE(tracingAfterStep, 4) << "tracing started before 3 steps had passed";
+    EXPECT_LE(tracingAfterStep, 12) << "the steps were counted late";
+    EXPECT_EQ(cupti.count("launchSink off"), 1);
+    EXPECT_FALSE(cupti.launch("sgemm_fwd")) << "the launch callbacks stay off once the window opened";
+    auto model = core::readCptraceFromMemory(c.bytes, "after-steps-from-launches");
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    EXPECT_NE(testutils::noteOf(*model, "capture.after_steps_from").find("3 steps of 6 launches"),
+              std::string::npos)
+        << testutils::noteOf(*model, "capture.after_steps_from");
+    EXPECT_GT(model->kernels.size(), 0u);
+}
+
+TEST(DeferredStartTest, AfterStepsSaysWhyNothingWasRecordedWhenLaunchesNeverRepeat) {
+    FakeCuptiApi cupti;
+    NvtxRecorder& nvtx = NvtxRecorder::instance();
+    CaptureEngine engine(cupti, nvtx, testutils::fastEngineConfig(200, 16));
+    wire::StartCapture request;
+    request.afterSteps = 2;
+    request.kinds = wire::CAPTURE_KIND_KERNELS;
+    ASSERT_FALSE(engine.startCapture(request, 1).has_value());
+    for (int i = 0; i < 50; ++i) {
+        cupti.launch(("kernel_" + std::to_string(i)).c_str());
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    engine.requestStop();
+    Captured c = drive(engine);
+    EXPECT_NE(c.done.message.find("50 kernel launches did not repeat"), std::string::npos) << c.done.message;
+    EXPECT_NE(c.done.message.find("--delay"), std::string::npos) << c.done.message;
+    EXPECT_EQ(cupti.count("enable "), 0);
+    EXPECT_EQ(cupti.subscribed.load(), 0) << "the subscription made to count launches is released";
 }
 
 }  // namespace

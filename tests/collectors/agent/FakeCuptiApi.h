@@ -202,6 +202,26 @@ public:
         subscribed = 0;
         return CUPTI_SUCCESS;
     }
+    CUptiResult setLaunchSink(LaunchSink sink, void* context) override {
+        log(sink != nullptr ? "launchSink on" : "launchSink off");
+        std::lock_guard lock(m_launchMutex);
+        if (subscribed == 0) {
+            m_launchSink = nullptr;
+            return sink != nullptr ? CUPTI_ERROR_NOT_INITIALIZED : CUPTI_SUCCESS;
+        }
+        m_launchSink = sink;
+        m_launchContext = context;
+        return CUPTI_SUCCESS;
+    }
+    // A kernel launch call of the job: the launch sink sees it while one is set (true if it did).
+    bool launch(const char* kernelName) {
+        std::lock_guard lock(m_launchMutex);
+        if (m_launchSink == nullptr) {
+            return false;
+        }
+        m_launchSink(m_launchContext, kernelName);
+        return true;
+    }
     std::string resultString(CUptiResult r) override {
         return "fake error " + std::to_string(static_cast<int>(r));
     }
@@ -232,6 +252,9 @@ private:
     }
     CUpti_BuffersCallbackRequestFunc m_request = nullptr;
     CUpti_BuffersCallbackCompleteFunc m_complete = nullptr;
+    std::mutex m_launchMutex;
+    LaunchSink m_launchSink = nullptr;
+    void* m_launchContext = nullptr;
 };
 
 }  // namespace chokepoint::testutils

@@ -24,7 +24,7 @@ import time
 
 STEP = re.compile(r"^step (\d+) ([0-9.]+) ms ([0-9.]+)$")
 CHECKS = ("env", "doctor", "calibrate", "gpt", "gpt_attach", "gpt_attach_allowlist", "gpt_kineto", "gpt_nohelper",
-          "gpt_profiler_during", "rn50", "graphs", "overhead", "breakdown")
+          "gpt_nomarkers_after_steps", "gpt_profiler_during", "rn50", "graphs", "overhead", "breakdown")
 
 
 class Check:
@@ -172,6 +172,7 @@ class Check:
             "pm_metrics": notes.get("capture.gpu_metrics_count", ""),
             "runtime_api_tracing": notes.get("capture.runtime_api_tracing", ""),
             "end_reason": notes.get("capture.end_reason", ""),
+            "after_steps_from": notes.get("capture.after_steps_from", ""),
         }
         for name in ("agent.gpu_metrics_unavailable", "agent.gpu_metrics_dropped", "agent.cupti_clock_changed",
                      "agent.cupti_callbacks_lost"):
@@ -251,6 +252,17 @@ class Check:
         first = next((s for s in steps), None)
         return {"run_exit": rc, "capture": self.capture_facts(trace), "analysis": self.analyze(trace),
                 "first_step_wall_offset_s": round(first[2] - t0, 2) if first else None}
+
+    def check_gpt_nomarkers_after_steps(self):
+        """--after-steps in a job without step markers: steps counted from repeating kernel launches."""
+        trace = os.path.join(self.traces, "gpt-nomarkers-after-steps.cptrace")
+        t0 = time.time()
+        rc, out = self.run("gpt-nomarkers-after-steps",
+                           self.cli("run", "--after-steps", "20", "--duration", "3", "-o", trace, "--",
+                                    sys.executable, self.job("gpt_train.py"), "--steps", "150"), 240)
+        steps = steps_of(out)
+        return {"run_exit": rc, "capture": self.capture_facts(trace), "analysis": self.analyze(trace),
+                "job_steps_printed": len(steps), "first_step_wall_offset_s": round(steps[0][2] - t0, 2) if steps else None}
 
     def check_gpt_profiler_during(self):
         """torch.profiler started inside a Chokepoint capture: what each of them records."""
@@ -376,6 +388,7 @@ def write_summary(check, started, quiet=False):
 
     for key, label in (("gpt", "GPT run --gpu-metrics"), ("gpt_attach", "GPT launch+attach"),
                        ("gpt_attach_allowlist", "GPT attach, old runtime enables"), ("gpt_nohelper", "GPT no helper --delay"),
+                       ("gpt_nomarkers_after_steps", "GPT no markers --after-steps 20"),
                        ("gpt_profiler_during", "GPT, torch.profiler during capture"), ("rn50", "ResNet nw0 --after-steps")):
         v = r.get(key, {})
         if isinstance(v, dict):

@@ -16,7 +16,8 @@ CaptureSkipRow::CaptureSkipRow(QWidget* parent) : QWidget(parent) {
     m_skip->addItem(tr("the first steps"), static_cast<int>(CaptureSkip::Steps));
     m_skip->setToolTip(
         tr("The agent stays dormant (no tracing) until then, so start-up runs at full speed and stays out of "
-           "the recording. Steps need NVTX step markers (torch.profiler, chokepoint_helper or --marker)."));
+           "the recording. Steps are counted from NVTX step markers (torch.profiler, chokepoint_helper or "
+           "--marker), or, in a job without them, from its repeating sequence of kernel launches."));
     m_count = new QSpinBox(this);
     m_count->setAccessibleName(tr("How many to skip"));
     m_count->setRange(1, 4095);

@@ -1,0 +1,90 @@
+#include "collectors/agent/LaunchStepCounter.h"
+
+#include "core/base/SequencePeriod.h"
+
+namespace chokepoint::collectors {
+
+namespace {
+
+// FNV-1a: kernel names are short enough that hashing them costs less than the callback itself.
+std::uint64_t hashName(const char* name) noexcept {
+    std::uint64_t h = 14695981039346656037ull;
+    if (name == nullptr) {
+        return h;
+    }
+    for (const char* p = name; *p != '\0'; ++p) {
+        h ^= static_cast<unsigned char>(*p);
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+}  // namespace
+
+void LaunchStepCounter::onLaunch(const char* kernelName) noexcept {
+    const std::uint64_t h = hashName(kernelName);
+    std::lock_guard lock(m_pendingMutex);
+    if (m_pending.size() < kMaxLaunches) {
+        try {
+            m_pending.push_back(h);
+        } catch (...) {  // out of memory: the launch is not counted, the job goes on
+        }
+    }
+}
+
+std::uint64_t LaunchStepCounter::repetitionsStarted(core::TimestampNs nowNs) {
+    {
+        std::lock_guard lock(m_pendingMutex);
+        m_taken.swap(m_pending);
+    }
+    const std::size_t before = m_sequence.size();
+    for (std::uint64_t h : m_taken) {
+        if (m_sequence.size() >= kMaxLaunches) {
+            m_full = true;
+            break;
+        }
+        auto [it, inserted] = m_ids.try_emplace(h, static_cast<std::uint32_t>(m_ids.size()));
+        m_sequence.push_back(it->second);
+    }
+    m_taken.clear();
+    // Between searches the anchor found last is counted as it comes.
+    if (m_period != 0) {
+        for (std::size_t i = before; i < m_sequence.size(); ++i) {
+            m_repetitions += m_sequence[i] == m_anchor ? 1 : 0;
+        }
+    }
+    // A search costs O(launches): again after kMinRecountNs while the sequence is short, else once
+    // it has grown by an eighth (a period found early, in model set-up, is checked again there).
+    const std::size_t grown = m_sequence.size() - m_searchedAt;
+    const bool searchDue = grown > 0 && nowNs - m_lastSearchNs >= kMinRecountNs &&
+                           (m_searchedAt < kShortSequence || grown * 8 >= m_searchedAt);
+    if (searchDue) {
+        const core::SequencePeriod found = core::findSequencePeriod(m_sequence);
+        m_period = found.period;
+        m_anchor = found.anchor;
+        m_repetitions = found.repetitionStarts.size();
+        m_searchedAt = m_sequence.size();
+        m_lastSearchNs = nowNs;
+    }
+    return m_repetitions;
+}
+
+void LaunchStepCounter::reset() {
+    {
+        std::lock_guard lock(m_pendingMutex);
+        m_pending.clear();
+    }
+    m_pending.reserve(kPendingReserve);
+    m_taken.clear();
+    m_taken.reserve(kPendingReserve);
+    m_ids.clear();
+    m_sequence.clear();
+    m_searchedAt = 0;
+    m_lastSearchNs = 0;
+    m_repetitions = 0;
+    m_period = 0;
+    m_anchor = 0;
+    m_full = false;
+}
+
+}  // namespace chokepoint::collectors
