@@ -16,6 +16,7 @@
 
 #include "core/analysis/metrics/TraceMetrics.h"
 #include "core/import/TraceLoader.h"
+#include "core/names/NameRules.h"
 
 using namespace chokepoint;
 
@@ -114,7 +115,7 @@ core::TraceModel makeSynthetic(int steps) {
         core::RangeRow step;
         step.startNs = stepStart;
         step.thread = main;
-        step.name = m.intern("ProfilerStep#" + std::to_string(s));
+        step.name = m.intern(std::string(names::kProfilerStepPrefix) + std::to_string(s));
         core::RangeRow loader{stepStart,
                               stepStart + 200'000 + (s % 7) * 10'000,
                               core::RangeSource::UserAnnotation,

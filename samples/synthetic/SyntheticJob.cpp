@@ -6,6 +6,8 @@
 #include <string>
 #include <unordered_set>
 
+#include "core/names/NameRules.h"
+
 namespace chokepoint::samples {
 
 namespace {
@@ -527,7 +529,8 @@ public:
 
     void startStep() { m_stepStart = m_mainCpu; }
     void endStep(int stepNumber) {
-        addRange("ProfilerStep#" + std::to_string(stepNumber), m_stepStart, m_mainCpu);
+        addRange(std::string(names::kProfilerStepPrefix) + std::to_string(stepNumber), m_stepStart,
+                 m_mainCpu);
         m_mainCpu += 30'000;
     }
 

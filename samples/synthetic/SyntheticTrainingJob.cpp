@@ -5,6 +5,8 @@
 #include <random>
 #include <string>
 
+#include "core/names/NameRules.h"
+
 namespace chokepoint::samples {
 
 namespace {
@@ -474,7 +476,8 @@ core::TraceModel makeSyntheticTrainingTrace(const SyntheticOptions& options) {
         cpu += 5'000;
         job.lossItem(cpu);
         cpu += 30'000;
-        job.addRange(main, "ProfilerStep#" + std::to_string(100 + step), stepStart, cpu);
+        job.addRange(main, std::string(names::kProfilerStepPrefix) + std::to_string(100 + step), stepStart,
+                     cpu);
 
         // DataLoader workers decode and transform the next batches while the GPU trains.
         for (std::size_t w = 0; w < workers.size(); ++w) {
