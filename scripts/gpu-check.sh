@@ -21,8 +21,8 @@ What it runs, in order (CHECKS names for --only, comma-separated):
   gpt_attach_allowlist  the same with the old per-call runtime enables (CHOKEPOINT_RUNTIME_API=allowlist)
   gpt_kineto            the GPT job under torch.profiler: its verdict, for comparison
   gpt_nohelper          run --delay 10 --duration 3 without the helper: steps from repeating kernels
-  gpt_nomarkers_after_steps  run --after-steps 20 --duration 3 without the helper: the agent
-                        counts the steps from repeating kernel launches (note after_steps_from)
+  gpt_nomarkers_after_steps  run --after-steps 20 --steps 10 without the helper: the agent
+                        finds the steps in the repeating kernel launches (note after_steps_from)
   gpt_profiler_during   torch.profiler started during a capture: what each side records
   rn50                  data-bound ResNet-50: run --after-steps 2 --steps 6, and its torch.profiler twin
   graphs                torch.compile(mode="reduce-overhead"): attach without --graphs, with --graphs,

@@ -39,10 +39,10 @@ void printAttachUsage(std::FILE* out) {
         "                             [--graphs] [--kinds LIST] -o FILE [--socket-dir DIR]\n\n"
         "Records a window from process PID, which must run with the Chokepoint agent\n"
         "(`chokepoint-cli launch -- COMMAND`). Without --steps/--duration it records until Ctrl-C.\n"
-        "Steps are counted from NVTX ranges or marks (ProfilerStep#N, chokepoint:step, step).\n"
+        "Steps are counted from NVTX ranges or marks (ProfilerStep#N, chokepoint:step, step) or, in a\n"
+        "job without them, from its repeating sequence of kernel launches.\n"
         "--delay S and --after-steps N wait that long, or that many steps, before recording (the agent\n"
-        "stays dormant meanwhile; in a job without step markers --after-steps counts the repetitions of\n"
-        "its kernel launch sequence); --kinds takes kernels,memory,api,sync,nvtx,host,overhead,graphs,\n"
+        "stays dormant meanwhile); --kinds takes kernels,memory,api,sync,nvtx,host,overhead,graphs,\n"
         "gpu-metrics.\n");
 }
 

@@ -11,8 +11,8 @@
 //                  GPU counter access (else the trace says why they are missing)
 //   --delay S      stay dormant (CUPTI off) for S seconds first: skips start-up, compilation and
 //                  autotuning at full speed
-//   --after-steps N  stay dormant until N step markers have passed, then start at the next one (in a
-//                    job without markers: until its kernel launch sequence repeated N times)
+//   --after-steps N  stay dormant until N steps have passed, then start at the next one (steps are
+//                    step markers, or in a job without them the repetitions of its kernel launches)
 //   --kinds LIST   exactly these record kinds, comma-separated: kernels, memory, api, sync, nvtx,
 //                  host, overhead, graphs, gpu-metrics (for a leaner capture, or to measure what
 //                  each kind costs)

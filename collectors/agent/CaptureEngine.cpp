@@ -504,18 +504,20 @@ std::optional<wire::Error> CaptureEngine::startCapture(const wire::StartCapture&
         m_completed.reserve(m_config.maxBuffers + 1);
     }
     m_deferredCuptiKinds = deferred ? kinds & kCuptiKinds : 0;
-    // --after-steps counts step markers; a job without them has its steps counted from the
-    // repeating kernel launches, which needs CUPTI's launch callbacks until the window opens.
-    m_launchWatchProblem.clear();
-    if (request.afterSteps > 0 && m_deferredCuptiKinds != 0) {
-        if (auto problem = startLaunchWatch()) {
-            m_launchWatchProblem = *problem;
-            log("steps are counted from step markers only: " + *problem);
-        }
-    }
     if ((kinds & kCuptiKinds) != 0 && !deferred) {
         if (auto refused = enableCupti(kinds & kCuptiKinds)) {
             return refused;
+        }
+    }
+    // Steps (--after-steps, --at-step, --steps) are counted from step markers; a job without them
+    // has its steps found in its repeating kernel launches, which needs CUPTI's launch callbacks
+    // until the job shows a marker or the window no longer needs steps.
+    m_launchWatchProblem.clear();
+    const bool needsSteps = request.steps > 0 || request.startAtNextStep || request.afterSteps > 0;
+    if (needsSteps && (kinds & kCuptiKinds) != 0) {
+        if (auto problem = startLaunchWatch()) {
+            m_launchWatchProblem = *problem;
+            log("steps are counted from step markers only: " + *problem);
         }
     }
     // GPU metrics are best effort, and start on the worker (see startWorkerSideSources).
@@ -550,10 +552,9 @@ std::optional<wire::Error> CaptureEngine::startCapture(const wire::StartCapture&
     m_nvtx.setStepMarkers(markers);
     m_nvtx.resetSteps();
     m_nvtx.clear();
-    bool needSteps = request.steps > 0 || request.startAtNextStep || request.afterSteps > 0;
     if ((kinds & wire::CAPTURE_KIND_NVTX) != 0) {
         m_nvtx.setMode(NvtxMode::Recording);
-    } else if (needSteps) {
+    } else if (needsSteps) {
         m_nvtx.setMode(NvtxMode::Armed);
     }
     m_state.store(request.startAtNextStep || deferred ? wire::AGENT_STATE_ARMED

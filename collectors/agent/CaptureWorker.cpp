@@ -170,7 +170,10 @@ void CaptureEngine::run() {
     const bool deferred = request.delayMs > 0 || request.afterSteps > 0;
     core::TimestampNs windowStart = request.startAtNextStep || deferred ? kNever : startedNs;
     bool waitingToStart = deferred;
-    bool stepsFromLaunches = false;  // --after-steps counted from the kernel launch sequence
+    // The window's steps are the launches of the repeating kernel sequence's anchor (no step marker
+    // seen), not step markers; decided while the window is closed, kept once it opened.
+    bool stepsFromLaunches = false;
+    std::uint64_t launchGeneration = 0;  // the anchor the stamps belong to
     const bool launchWatchUsed = m_launchWatchOn;
     std::uint64_t armBase = 0;  // step markers seen before the window could open
     core::TimestampNs windowEnd = kNever;
@@ -246,19 +249,29 @@ void CaptureEngine::run() {
     m_pendingRows = 0;
     auto batch = std::make_unique<core::TraceModel>();
 
+    auto stepsSeen = [&] {
+        return stepsFromLaunches ? m_launchSteps.anchorLaunchesSeen() : m_nvtx.stepsSeen();
+    };
+    auto stepTimeNs = [&](std::uint64_t n) {
+        return stepsFromLaunches ? m_launchSteps.anchorLaunchTimeNs(n) : m_nvtx.stepTimeNs(n);
+    };
     auto updateWindow = [&] {
-        if (windowStart == kNever && !waitingToStart && m_nvtx.stepsSeen() >= armBase + 1) {
-            windowStart = m_nvtx.stepTimeNs(armBase + 1);
+        if (windowStart == kNever && !waitingToStart && stepsSeen() >= armBase + 1) {
+            windowStart = stepTimeNs(armBase + 1);
             stepBase = armBase + 1;
             m_state.store(wire::AGENT_STATE_CAPTURING);
+        }
+        if (windowStart != kNever && stepsFromLaunches) {
+            m_launchSteps.freezeAnchor();  // the window's edges are this anchor's launches
         }
         if (windowStart != kNever && request.steps > 0 && windowEnd == kNever) {
             // Aligned windows end at the marker that opens step N+1; immediate windows after N markers.
             std::uint64_t endMarker = stepBase + request.steps;
-            core::TimestampNs t = m_nvtx.stepTimeNs(endMarker);
+            core::TimestampNs t = stepTimeNs(endMarker);
             if (t >= 0) {
                 windowEnd = t;
-                endReason = std::to_string(request.steps) + " steps recorded";
+                endReason = std::to_string(request.steps) + " steps recorded" +
+                            (stepsFromLaunches ? " (steps from the repeating kernel launches)" : "");
             }
         }
         if (windowStart != kNever && request.durationMs > 0) {
@@ -323,19 +336,32 @@ void CaptureEngine::run() {
                 m_callbacksLost = true;
             }
         }
-        if (waitingToStart) {
-            // Steps to wait: step markers when the job has any, else the repetitions of its
-            // kernel launch sequence (the window then opens at once, inside the next step).
-            bool stepsDone = m_nvtx.stepsSeen() >= request.afterSteps;
-            if (m_launchWatchOn && m_nvtx.stepsSeen() > 0) {
-                stopLaunchWatch();  // the job marks its steps: markers count
-            } else if (m_launchWatchOn) {
-                const std::uint64_t started = m_launchSteps.repetitionsStarted(now);
-                if (started >= std::uint64_t{request.afterSteps} + 1) {
-                    stepsDone = true;
-                    stepsFromLaunches = true;
-                }
+        // Where steps come from: step markers when the job has any (they win unless a window
+        // already opened on launches), else the anchor launches of its repeating kernel sequence.
+        std::uint64_t launchRepetitions = 0;
+        const bool windowOnLaunches = stepsFromLaunches && windowStart != kNever;
+        if (m_launchWatchOn && m_nvtx.stepsSeen() > 0 && !windowOnLaunches) {
+            if (stepsFromLaunches && !waitingToStart) {
+                armBase = m_nvtx.stepsSeen();  // armed on launches: now the next marker
             }
+            stepsFromLaunches = false;
+            stopLaunchWatch();
+        } else if (m_launchWatchOn) {
+            launchRepetitions = m_launchSteps.repetitionsStarted(now);
+            const std::uint64_t generation = m_launchSteps.anchorGeneration();
+            if (m_launchSteps.period() != 0 && generation != launchGeneration && !windowOnLaunches) {
+                // Stamps start with this anchor: a window waiting for a step waits for its next
+                // launch; an open window counts its steps from it.
+                stepsFromLaunches = true;
+                launchGeneration = generation;
+                armBase = 0;
+            }
+        }
+        if (waitingToStart) {
+            // Steps to wait: step markers, or the repetitions of the kernel launch sequence so far.
+            const bool stepsDone =
+                m_nvtx.stepsSeen() >= request.afterSteps ||
+                (stepsFromLaunches && launchRepetitions >= std::uint64_t{request.afterSteps} + 1);
             const bool due = stepsDone && now >= startedNs + delayNs;
             if (due) {
                 waitingToStart = false;
@@ -354,16 +380,15 @@ void CaptureEngine::run() {
                     takeAnchor();  // CUPTI's clock, now that it is in use
                     callbacksChangedNs = now;
                 }
-                stopLaunchWatch();  // after the kinds: the subscription stays
-                armBase = m_nvtx.stepsSeen();
+                armBase = stepsSeen();
                 if (m_config.onRecording) {
                     m_config.onRecording(true);
                 }
-                if ((request.afterSteps == 0 || stepsFromLaunches) && !request.startAtNextStep) {
-                    windowStart = monotonicNowNs();  // --delay, or steps counted from launches: now
+                if (request.afterSteps == 0 && !request.startAtNextStep) {
+                    windowStart = monotonicNowNs();  // --delay: the window opens now
                     stepBase = armBase;
                     m_state.store(wire::AGENT_STATE_CAPTURING);
-                }  // else at the next step marker (updateWindow)
+                }  // else at the next step (updateWindow)
                 startWorkerSideSources();
             }
         }
@@ -385,6 +410,9 @@ void CaptureEngine::run() {
         }
         if (!backlog) {
             collect(*batch);
+            if (m_launchWatchOn && windowStart != kNever && (request.steps == 0 || windowEnd != kNever)) {
+                stopLaunchWatch();  // the window's steps are all known
+            }
             if (rowCount(*batch) > 200000 ||
                 (rowCount(*batch) > 0 && now - m_lastChunkNs >= m_config.chunkIntervalMs * core::kNsPerMs)) {
                 encodeBatch(*batch, false);
@@ -456,6 +484,15 @@ void CaptureEngine::run() {
         }
     } else if (windowStart == kNever && endReason.rfind("the capture could not start", 0) != 0) {
         endReason = "no step marker was seen, so the window never opened (stopped before the first step)";
+        if (launchWatchUsed && m_nvtx.stepsSeen() == 0) {
+            endReason =
+                m_launchSteps.period() == 0
+                    ? "no step marker was seen and the " + std::to_string(m_launchSteps.launches()) +
+                          " kernel launches did not repeat yet, so no step boundary was found and the "
+                          "window never opened"
+                    : "no step marker was seen, and the stop came before the next step of the "
+                      "repeating kernel launches, so the window never opened";
+        }
     }
     if ((kinds & wire::CAPTURE_KIND_NVTX) == 0) {
         m_nvtx.setMode(NvtxMode::Idle);

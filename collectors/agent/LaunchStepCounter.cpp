@@ -1,5 +1,6 @@
 #include "collectors/agent/LaunchStepCounter.h"
 
+#include "collectors/agent/ClockSync.h"
 #include "core/base/SequencePeriod.h"
 
 namespace chokepoint::collectors {
@@ -24,10 +25,16 @@ std::uint64_t hashName(const char* name) noexcept {
 void LaunchStepCounter::onLaunch(const char* kernelName) noexcept {
     const std::uint64_t h = hashName(kernelName);
     std::lock_guard lock(m_pendingMutex);
-    if (m_pending.size() < kMaxLaunches) {
+    if (m_keepLaunches && m_pending.size() < kMaxLaunches) {
         try {
             m_pending.push_back(h);
         } catch (...) {  // out of memory: the launch is not counted, the job goes on
+        }
+    }
+    if (m_stamping && h == m_anchorHash) {
+        ++m_anchorLaunches;
+        if (m_anchorTimes.size() < kMaxAnchorTimes) {
+            m_anchorTimes.push_back(monotonicNowNs());  // reserved at reset: no allocation
         }
     }
 }
@@ -44,6 +51,9 @@ std::uint64_t LaunchStepCounter::repetitionsStarted(core::TimestampNs nowNs) {
             break;
         }
         auto [it, inserted] = m_ids.try_emplace(h, static_cast<std::uint32_t>(m_ids.size()));
+        if (inserted) {
+            m_hashOfId.push_back(h);
+        }
         m_sequence.push_back(it->second);
     }
     m_taken.clear();
@@ -65,19 +75,64 @@ std::uint64_t LaunchStepCounter::repetitionsStarted(core::TimestampNs nowNs) {
         m_repetitions = found.repetitionStarts.size();
         m_searchedAt = m_sequence.size();
         m_lastSearchNs = nowNs;
+        if (m_period != 0) {
+            const std::uint64_t anchorHash = m_hashOfId[m_anchor];
+            std::lock_guard lock(m_pendingMutex);
+            if (!m_frozen && (!m_stamping || anchorHash != m_anchorHash)) {
+                m_anchorHash = anchorHash;
+                m_stamping = true;
+                m_anchorLaunches = 0;
+                m_anchorTimes.clear();
+                ++m_generation;
+            }
+        }
     }
     return m_repetitions;
+}
+
+std::uint64_t LaunchStepCounter::anchorLaunchesSeen() const {
+    std::lock_guard lock(m_pendingMutex);
+    return m_anchorLaunches;
+}
+
+core::TimestampNs LaunchStepCounter::anchorLaunchTimeNs(std::uint64_t n) const {
+    std::lock_guard lock(m_pendingMutex);
+    if (n == 0 || n > m_anchorTimes.size()) {
+        return -1;
+    }
+    return m_anchorTimes[n - 1];
+}
+
+std::uint64_t LaunchStepCounter::anchorGeneration() const {
+    std::lock_guard lock(m_pendingMutex);
+    return m_generation;
+}
+
+void LaunchStepCounter::freezeAnchor() {
+    std::lock_guard lock(m_pendingMutex);
+    m_frozen = true;
+    m_keepLaunches = false;
+    m_pending.clear();
 }
 
 void LaunchStepCounter::reset() {
     {
         std::lock_guard lock(m_pendingMutex);
         m_pending.clear();
+        m_pending.reserve(kPendingReserve);
+        m_keepLaunches = true;
+        m_stamping = false;
+        m_frozen = false;
+        m_anchorHash = 0;
+        m_anchorLaunches = 0;
+        m_anchorTimes.clear();
+        m_anchorTimes.reserve(kMaxAnchorTimes);
+        ++m_generation;
     }
-    m_pending.reserve(kPendingReserve);
     m_taken.clear();
     m_taken.reserve(kPendingReserve);
     m_ids.clear();
+    m_hashOfId.clear();
     m_sequence.clear();
     m_searchedAt = 0;
     m_lastSearchNs = 0;

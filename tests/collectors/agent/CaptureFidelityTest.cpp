@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <deque>
 #include <mutex>
@@ -443,6 +444,151 @@ TEST(DeferredStartTest, AfterStepsSaysWhyNothingWasRecordedWhenLaunchesNeverRepe
     EXPECT_NE(c.done.message.find("--delay"), std::string::npos) << c.done.message;
     EXPECT_EQ(cupti.count("enable "), 0);
     EXPECT_EQ(cupti.subscribed.load(), 0) << "the subscription made to count launches is released";
+}
+
+// Launches a step of six kernels at every tenth tick (about 50 ms apart) while `more` says so, and
+// keeps when each step's first launch (the anchor) happened: just before and just after it.
+struct LaunchedSteps {
+    std::vector<core::TimestampNs> beforeAnchorNs;
+    std::vector<core::TimestampNs> afterAnchorNs;
+    void tick(FakeCuptiApi& cupti, int i) {
+        if (i % 10 != 0) {
+            return;
+        }
+        static const char* const kStepKernels[] = {"sgemm_fwd", "relu_fwd", "loss",
+                                                   "sgemm_bwd", "relu_bwd", "adam"};
+        beforeAnchorNs.push_back(monotonicNowNs());
+        for (const char* name : kStepKernels) {
+            cupti.launch(name);
+            if (name == kStepKernels[0]) {
+                afterAnchorNs.push_back(monotonicNowNs());
+            }
+        }
+    }
+    // The step whose anchor launch contains t, or -1.
+    int stepAt(core::TimestampNs t) const {
+        for (std::size_t k = 0; k < beforeAnchorNs.size(); ++k) {
+            if (t >= beforeAnchorNs[k] && t <= afterAnchorNs[k]) {
+                return static_cast<int>(k);
+            }
+        }
+        return -1;
+    }
+};
+
+std::pair<core::TimestampNs, core::TimestampNs> windowOf(const core::TraceModel& model) {
+    const std::string window = testutils::noteOf(model, "capture.window_ns");
+    const auto dots = window.find("..");
+    if (dots == std::string::npos) {
+        return {-1, -1};
+    }
+    return {std::stoll(window.substr(0, dots)), std::stoll(window.substr(dots + 2))};
+}
+
+// attach --at-step --steps N on a job without step markers: the window opens and ends at launches
+// of the kernel that starts each repetition of the launch sequence, as it would at step markers.
+TEST(LaunchStepsTest, AtStepWindowOfAJobWithoutMarkersOpensAndEndsOnStepBoundaries) {
+    FakeCuptiApi cupti;
+    cupti.producer = [](SyntheticCupti& s) {
+        const std::uint64_t t = cuptiNow();
+        s.kernel("k", t - 20'000, t - 10'000, 1);
+    };
+    NvtxRecorder& nvtx = NvtxRecorder::instance();
+    CaptureEngine engine(cupti, nvtx, testutils::fastEngineConfig(200, 16));
+    wire::StartCapture request;
+    request.startAtNextStep = true;
+    request.steps = 3;
+    request.kinds = wire::CAPTURE_KIND_KERNELS;
+    ASSERT_FALSE(engine.startCapture(request, 1).has_value());
+    EXPECT_EQ(cupti.count("launchSink on"), 1);
+    LaunchedSteps steps;
+    Captured c = drive(engine, 10000, [&](int i) {
+        if (steps.beforeAnchorNs.size() < 40) {
+            steps.tick(cupti, i);
+        }
+    });
+    EXPECT_TRUE(c.done.ok) << c.done.message;
+    EXPECT_NE(c.done.message.find("3 steps recorded (steps from the repeating kernel launches)"),
+              std::string::npos)
+        << c.done.message;
+    auto model = core::readCptraceFromMemory(c.bytes, "at-step-from-launches");
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    const auto [startNs, endNs] = windowOf(*model);
+    const int first = steps.stepAt(startNs);
+    const int last = steps.stepAt(endNs);
+    ASSERT_GE(first, 2) << "the window opens at a step's first launch, once the period is known";
+    EXPECT_EQ(last, first + 3) << "three whole steps";
+    EXPECT_EQ(cupti.count("launchSink off"), 1) << "the launch callbacks go off once the window is known";
+}
+
+// run --after-steps 3 --steps 2 on a job without step markers: tracing starts after three steps,
+// and the window holds the two whole steps after that, from one step's first launch to another's.
+TEST(LaunchStepsTest, AfterStepsThenStepsOfAJobWithoutMarkersRecordsWholeSteps) {
+    FakeCuptiApi cupti;
+    cupti.producer = [](SyntheticCupti& s) {
+        const std::uint64_t t = cuptiNow();
+        s.kernel("k", t - 20'000, t - 10'000, 1);
+    };
+    NvtxRecorder& nvtx = NvtxRecorder::instance();
+    CaptureEngine engine(cupti, nvtx, testutils::fastEngineConfig(200, 16));
+    wire::StartCapture request;
+    request.afterSteps = 3;
+    request.steps = 2;
+    request.kinds = wire::CAPTURE_KIND_KERNELS;
+    ASSERT_FALSE(engine.startCapture(request, 1).has_value());
+    for (int i = 0; i < 30; ++i) {
+        cupti.launch(("cudnn_autotune_candidate_" + std::to_string(i)).c_str());
+    }
+    LaunchedSteps steps;
+    int tracingAfterStep = -1;
+    Captured c = drive(engine, 10000, [&](int i) {
+        if (tracingAfterStep < 0 && cupti.count("enable ") > 0) {
+            tracingAfterStep = static_cast<int>(steps.beforeAnchorNs.size());  // steps launched untraced
+        }
+        if (steps.beforeAnchorNs.size() < 40) {
+            steps.tick(cupti, i);
+        }
+    });
+    EXPECT_TRUE(c.done.ok) << c.done.message;
+    EXPECT_GE(tracingAfterStep, 4) << "tracing started before 3 steps had passed";
+    auto model = core::readCptraceFromMemory(c.bytes, "after-steps-then-steps");
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    const auto [startNs, endNs] = windowOf(*model);
+    const int first = steps.stepAt(startNs);
+    const int last = steps.stepAt(endNs);
+    ASSERT_GE(first, 3);
+    EXPECT_GE(first, tracingAfterStep) << "the window opens at the first step traced whole";
+    EXPECT_EQ(last, first + 2);
+    EXPECT_NE(c.done.message.find("2 steps recorded"), std::string::npos) << c.done.message;
+}
+
+// A marker in the job wins over launches while the window is closed.
+TEST(LaunchStepsTest, AStepMarkerWinsOverLaunchesBeforeTheWindowOpens) {
+    FakeCuptiApi cupti;
+    NvtxRecorder& nvtx = NvtxRecorder::instance();
+    CaptureEngine engine(cupti, nvtx, testutils::fastEngineConfig(200, 16));
+    wire::StartCapture request;
+    request.startAtNextStep = true;
+    request.steps = 2;
+    request.kinds = wire::CAPTURE_KIND_KERNELS;
+    ASSERT_FALSE(engine.startCapture(request, 1).has_value());
+    std::vector<core::TimestampNs> markers;
+    Captured c = drive(engine, 10000, [&](int i) {
+        if (i % 10 == 0 && markers.size() < 12) {
+            markers.push_back(monotonicNowNs());
+            nvtx.noteStep("chokepoint:step#", markers.back());
+            cupti.launch("a");
+            cupti.launch("b");
+            cupti.launch("c");
+        }
+    });
+    EXPECT_TRUE(c.done.ok) << c.done.message;
+    EXPECT_EQ(c.done.message.find("kernel launches"), std::string::npos) << c.done.message;
+    auto model = core::readCptraceFromMemory(c.bytes, "marker-wins");
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    const auto [startNs, endNs] = windowOf(*model);
+    EXPECT_NE(std::find(markers.begin(), markers.end(), startNs), markers.end()) << "starts at a marker";
+    EXPECT_NE(std::find(markers.begin(), markers.end(), endNs), markers.end()) << "ends at a marker";
 }
 
 }  // namespace

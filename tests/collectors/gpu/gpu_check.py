@@ -258,7 +258,7 @@ class Check:
         trace = os.path.join(self.traces, "gpt-nomarkers-after-steps.cptrace")
         t0 = time.time()
         rc, out = self.run("gpt-nomarkers-after-steps",
-                           self.cli("run", "--after-steps", "20", "--duration", "3", "-o", trace, "--",
+                           self.cli("run", "--after-steps", "20", "--steps", "10", "-o", trace, "--",
                                     sys.executable, self.job("gpt_train.py"), "--steps", "150"), 240)
         steps = steps_of(out)
         return {"run_exit": rc, "capture": self.capture_facts(trace), "analysis": self.analyze(trace),
@@ -388,7 +388,7 @@ def write_summary(check, started, quiet=False):
 
     for key, label in (("gpt", "GPT run --gpu-metrics"), ("gpt_attach", "GPT launch+attach"),
                        ("gpt_attach_allowlist", "GPT attach, old runtime enables"), ("gpt_nohelper", "GPT no helper --delay"),
-                       ("gpt_nomarkers_after_steps", "GPT no markers --after-steps 20"),
+                       ("gpt_nomarkers_after_steps", "GPT no markers --after-steps 20 --steps 10"),
                        ("gpt_profiler_during", "GPT, torch.profiler during capture"), ("rn50", "ResNet nw0 --after-steps")):
         v = r.get(key, {})
         if isinstance(v, dict):
