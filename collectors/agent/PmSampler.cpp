@@ -8,6 +8,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -177,6 +178,13 @@ core::Result<PmConfig> buildPmSamplingConfig(const std::string& chip,
     best.metrics = std::move(kept);
     best.dropped = std::move(dropped);
     return best;
+}
+
+std::int64_t pmSampleMidpointNs(std::uint64_t startNs, std::uint64_t endNs) {
+    if (endNs <= startNs) {
+        return -1;  // both 0, or zero-length
+    }
+    return static_cast<std::int64_t>(startNs / 2 + endNs / 2 + (startNs % 2 + endNs % 2) / 2);
 }
 
 PmSampler::~PmSampler() {
@@ -399,7 +407,7 @@ core::Status PmSampler::start(const Options& options) {
 
 void PmSampler::decodeInto(core::TraceModel& batch, const ClockMap& clock, core::TimestampNs windowStartNs,
                            core::TimestampNs windowEndNs) {
-    if (m_object == nullptr) {
+    if (m_object == nullptr || m_overflowStuck) {
         return;
     }
     const auto& metrics = m_metrics;
@@ -416,7 +424,15 @@ void PmSampler::decodeInto(core::TraceModel& batch, const ClockMap& clock, core:
         if (decode.overflow != 0) {
             ++m_overflows;
         }
-        if (r != CUPTI_SUCCESS && r != CUPTI_ERROR_OUT_OF_MEMORY) {
+        if (r == CUPTI_ERROR_OUT_OF_MEMORY) {
+            // A hardware-buffer overflow: every later decode returns it again, with no samples
+            // (measured on an H100, CUDA 13.3). Stop asking, and say so.
+            m_overflowStuck = true;
+            m_samplesAtOverflow = m_samples;
+            m_lastError = "cuptiPmSamplingDecodeData: " + describeCuptiResult(r);
+            return;
+        }
+        if (r != CUPTI_SUCCESS) {
             ++m_decodeErrors;
             m_lastError = "cuptiPmSamplingDecodeData: " + describeCuptiResult(r);
             return;
@@ -443,7 +459,11 @@ void PmSampler::decodeInto(core::TraceModel& batch, const ClockMap& clock, core:
                 continue;
             }
             ++m_rawSamples;
-            const auto midNs = static_cast<std::int64_t>(sample.startTimestamp / 2 + sample.endTimestamp / 2);
+            const std::int64_t midNs = pmSampleMidpointNs(sample.startTimestamp, sample.endTimestamp);
+            if (midNs < 0) {
+                ++m_untimed;
+                continue;
+            }
             if (!m_firstSampleSeen) {
                 m_firstSampleSeen = true;  // CUPTI: the first sample may be an outlier
                 m_firstRawNs = midNs;
@@ -518,7 +538,14 @@ void PmSampler::stop(core::TraceModel& batch, const ClockMap& clock, core::Times
     stopParams.pPmSamplingObject = m_object;
     cuptiPmSamplingStop(&stopParams);
     decodeInto(batch, clock, windowStartNs, windowEndNs);
-    if (m_overflows > 0) {
+    if (m_overflowStuck) {
+        batch.stats.add("agent.gpu_metrics_overflow", core::Severity::DataLoss,
+                        static_cast<std::int64_t>(std::max<std::uint64_t>(m_overflows, 1)),
+                        "the PM sampling hardware buffer overflowed after " +
+                            std::to_string(m_samplesAtOverflow) +
+                            " samples; CUPTI returns no samples after an overflow, so the rest of the window "
+                            "has no GPU metrics");
+    } else if (m_overflows > 0) {
         batch.stats.add("agent.gpu_metrics_overflow", core::Severity::DataLoss,
                         static_cast<std::int64_t>(m_overflows),
                         "the PM sampling hardware buffer overflowed; the oldest samples were lost");
@@ -532,8 +559,9 @@ void PmSampler::stop(core::TraceModel& batch, const ClockMap& clock, core::Times
     // or samples whose times fell outside the window).
     m_notes.push_back(
         "decoded " + std::to_string(m_rawSamples) + " samples: " + std::to_string(m_samples) + " kept, " +
-        std::to_string(m_outsideWindow) + " outside the window, " + std::to_string(m_evaluateErrors) +
-        " not evaluated, " + std::to_string(m_decodeErrors) + " decode errors" +
+        std::to_string(m_outsideWindow) + " outside the window, " + std::to_string(m_untimed) +
+        " without a time span, " + std::to_string(m_evaluateErrors) + " not evaluated, " +
+        std::to_string(m_decodeErrors) + " decode errors" +
         (m_lastError.empty() ? std::string() : " (last: " + m_lastError + ")") + "; first sample time " +
         std::to_string(m_firstRawNs) + " ns, CUPTI at start " + std::to_string(m_startCuptiNs) + " ns");
     release();

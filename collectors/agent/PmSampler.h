@@ -47,6 +47,12 @@ core::Result<PmConfig> buildPmSamplingConfig(const std::string& chip,
                                              const std::vector<std::uint8_t>& availability,
                                              const std::vector<PmMetric>& metrics);
 
+// The midpoint of a decoded PM sample, or -1 for a sample that covers no time: both timestamps 0
+// (what decodes return after the counter data image once filled up) or end not after start (the
+// one or two samples decoded after cuptiPmSamplingStop, stamped at the start). Measured on an H100
+// with CUDA 13.3 by another project (docs/COLLECTORS.md, "GPU metrics"); not seen by us yet.
+std::int64_t pmSampleMidpointNs(std::uint64_t startNs, std::uint64_t endNs);
+
 class PmSampler {
 public:
     struct Options {
@@ -101,6 +107,9 @@ private:
     std::uint64_t m_overflows = 0;
     std::uint64_t m_nonFinite = 0;
     std::uint64_t m_rawSamples = 0, m_outsideWindow = 0, m_evaluateErrors = 0, m_decodeErrors = 0;
+    std::uint64_t m_untimed = 0;   // samples that cover no time (pmSampleMidpointNs)
+    bool m_overflowStuck = false;  // the hardware buffer overflowed: decodes return nothing
+    std::uint64_t m_samplesAtOverflow = 0;
     std::string m_lastError;
     std::int64_t m_startCuptiNs = 0;   // cuptiGetTimestamp when sampling started
     std::int64_t m_firstRawNs = 0;     // the first sample's time as CUPTI gave it

@@ -92,3 +92,24 @@ TEST(PmSamplingConfigTest, KinetoImportNamesTheAgentsMetricsAsTheAgentDoes) {
 
 }  // namespace
 }  // namespace chokepoint::collectors
+
+namespace chokepoint::collectors {
+namespace {
+
+// Decoded samples that cover no time are not placed on the timeline: both timestamps 0 (decodes
+// after the counter data image once filled up) and the zero-length samples decoded after stop.
+TEST(PmSampleTimesTest, SamplesThatCoverNoTimeHaveNoMidpoint) {
+    EXPECT_EQ(pmSampleMidpointNs(0, 0), -1);
+    EXPECT_EQ(pmSampleMidpointNs(1'700'000'000'000'000'000ull, 1'700'000'000'000'000'000ull), -1);
+    EXPECT_EQ(pmSampleMidpointNs(2'000, 1'000), -1);
+}
+
+TEST(PmSampleTimesTest, ASampleIsPlacedAtItsMidpointWithoutOverflow) {
+    EXPECT_EQ(pmSampleMidpointNs(1'000, 2'000), 1'500);
+    EXPECT_EQ(pmSampleMidpointNs(1'001, 2'002), 1'501);
+    const std::uint64_t start = 1'790'000'000'000'000'001ull;  // a 2026 CLOCK_REALTIME in ns
+    EXPECT_EQ(pmSampleMidpointNs(start, start + 1'000'000), static_cast<std::int64_t>(start + 500'000));
+}
+
+}  // namespace
+}  // namespace chokepoint::collectors
