@@ -69,7 +69,9 @@ std::uint64_t LaunchStepCounter::repetitionsStarted(core::TimestampNs nowNs) {
     const bool searchDue = grown > 0 && nowNs - m_lastSearchNs >= kMinRecountNs &&
                            (m_searchedAt < kShortSequence || grown * 8 >= m_searchedAt);
     if (searchDue) {
-        const core::SequencePeriod found = core::findSequencePeriod(m_sequence);
+        core::SequencePeriodOptions options;
+        options.minPeriod = kMinLaunchesPerStep;
+        const core::SequencePeriod found = core::findSequencePeriod(m_sequence, options);
         m_period = found.period;
         m_anchor = found.anchor;
         m_repetitions = found.repetitionStarts.size();

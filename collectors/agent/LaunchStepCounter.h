@@ -29,6 +29,10 @@ public:
     // Reserved at reset so that launch threads append without allocating.
     static constexpr std::size_t kPendingReserve = std::size_t{1} << 16;
     static constexpr std::size_t kMaxAnchorTimes = 4096;  // as many as NVTX step times
+    // Fewest launches a step is taken to have. Start-up has short loops too (initialising each
+    // layer's weights launches the same two or three kernels again and again); a training step
+    // launches more kernels than that (a forward, a backward and an optimizer step).
+    static constexpr std::size_t kMinLaunchesPerStep = 8;
 
     // Any thread (a launch callback). A null name (a launch CUPTI names none) is one id of its own.
     void onLaunch(const char* kernelName) noexcept;

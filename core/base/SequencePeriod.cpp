@@ -47,7 +47,8 @@ SequencePeriod findSequencePeriod(std::span<const std::uint32_t> seq, const Sequ
             }
         }
         const double regular = static_cast<double>(bestCount) / static_cast<double>(info.count - 1);
-        if (bestDistance >= 2 && regular >= options.minPeriodMatch) {
+        if (bestDistance >= std::max<std::size_t>(2, options.minPeriod) &&
+            regular >= options.minPeriodMatch) {
             anchors.push_back({id, bestDistance, info.first});
         }
     }

@@ -22,6 +22,7 @@ struct SequencePeriodOptions {
     int minRepeats = 2;           // fewest repetitions accepted
     double minPeriodMatch = 0.9;  // fraction of ids that must repeat one period later
     int maxPeriodsTried = 16;     // distinct candidate periods verified, smallest first
+    std::size_t minPeriod = 2;    // fewest ids per repetition
 };
 
 struct SequencePeriod {

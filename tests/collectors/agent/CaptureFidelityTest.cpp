@@ -395,7 +395,8 @@ TEST(DeferredStartTest, AfterStepsCountsRepeatingKernelLaunchesInAJobWithoutMark
     EXPECT_EQ(engine.state(), wire::AGENT_STATE_ARMED);
     EXPECT_EQ(cupti.count("launchSink on"), 1);
     EXPECT_EQ(cupti.count("enable "), 0) << "no tracing while the steps are counted";
-    const char* stepKernels[] = {"sgemm_fwd", "relu_fwd", "loss", "sgemm_bwd", "relu_bwd", "adam"};
+    const char* stepKernels[] = {"sgemm_fwd", "relu_fwd",  "sgemm_fwd2", "loss",
+                                 "loss_bwd",  "sgemm_bwd", "relu_bwd",   "adam"};
     for (int i = 0; i < 30; ++i) {
         cupti.launch(("cudnn_autotune_candidate_" + std::to_string(i)).c_str());
     }
@@ -420,7 +421,7 @@ TEST(DeferredStartTest, AfterStepsCountsRepeatingKernelLaunchesInAJobWithoutMark
     EXPECT_FALSE(cupti.launch("sgemm_fwd")) << "the launch callbacks stay off once the window opened";
     auto model = core::readCptraceFromMemory(c.bytes, "after-steps-from-launches");
     ASSERT_TRUE(model.ok()) << model.error().message;
-    EXPECT_NE(testutils::noteOf(*model, "capture.after_steps_from").find("3 steps of 6 launches"),
+    EXPECT_NE(testutils::noteOf(*model, "capture.after_steps_from").find("3 steps of 8 launches"),
               std::string::npos)
         << testutils::noteOf(*model, "capture.after_steps_from");
     EXPECT_GT(model->kernels.size(), 0u);
@@ -446,7 +447,7 @@ TEST(DeferredStartTest, AfterStepsSaysWhyNothingWasRecordedWhenLaunchesNeverRepe
     EXPECT_EQ(cupti.subscribed.load(), 0) << "the subscription made to count launches is released";
 }
 
-// Launches a step of six kernels at every tenth tick (about 50 ms apart) while `more` says so, and
+// Launches a step of eight kernels at every tenth tick (about 50 ms apart) while `more` says so, and
 // keeps when each step's first launch (the anchor) happened: just before and just after it.
 struct LaunchedSteps {
     std::vector<core::TimestampNs> beforeAnchorNs;
@@ -455,8 +456,8 @@ struct LaunchedSteps {
         if (i % 10 != 0) {
             return;
         }
-        static const char* const kStepKernels[] = {"sgemm_fwd", "relu_fwd", "loss",
-                                                   "sgemm_bwd", "relu_bwd", "adam"};
+        static const char* const kStepKernels[] = {"sgemm_fwd", "relu_fwd",  "sgemm_fwd2", "loss",
+                                                   "loss_bwd",  "sgemm_bwd", "relu_bwd",   "adam"};
         beforeAnchorNs.push_back(monotonicNowNs());
         for (const char* name : kStepKernels) {
             cupti.launch(name);
@@ -577,9 +578,9 @@ TEST(LaunchStepsTest, AStepMarkerWinsOverLaunchesBeforeTheWindowOpens) {
         if (i % 10 == 0 && markers.size() < 12) {
             markers.push_back(monotonicNowNs());
             nvtx.noteStep("chokepoint:step#", markers.back());
-            cupti.launch("a");
-            cupti.launch("b");
-            cupti.launch("c");
+            for (const char* name : {"a", "b", "c", "d", "e", "f", "g", "h"}) {
+                cupti.launch(name);
+            }
         }
     });
     EXPECT_TRUE(c.done.ok) << c.done.message;

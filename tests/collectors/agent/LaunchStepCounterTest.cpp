@@ -6,14 +6,18 @@
 #include <thread>
 #include <vector>
 
+#include "collectors/agent/ClockSync.h"
+
 namespace chokepoint::collectors {
 namespace {
 
 constexpr core::TimestampNs kLater = LaunchStepCounter::kMinRecountNs;
 
-const std::vector<std::string> kStep = {"ampere_sgemm_128x64_tn", "vectorized_elementwise_kernel",
-                                        "cunn_SoftMaxForward",    "ampere_sgemm_64x64_nn",
-                                        "reduce_kernel",          "multi_tensor_apply_kernel"};
+// One training step's kernels (at least LaunchStepCounter::kMinLaunchesPerStep of them).
+const std::vector<std::string> kStep = {
+    "ampere_sgemm_128x64_tn",   "vectorized_elementwise_kernel", "cunn_SoftMaxForward",   "nll_loss_forward",
+    "nll_loss_backward",        "cunn_SoftMaxBackward",          "ampere_sgemm_64x64_nn", "reduce_kernel",
+    "multi_tensor_apply_kernel"};
 
 void launchSteps(LaunchStepCounter& counter, int steps) {
     for (int k = 0; k < steps; ++k) {
@@ -63,12 +67,47 @@ TEST(LaunchStepCounterTest, ALaunchWithoutANameIsOneIdOfItsOwn) {
     LaunchStepCounter counter;
     counter.reset();
     for (int k = 0; k < 4; ++k) {
-        counter.onLaunch("a");
+        for (const std::string& name : kStep) {
+            counter.onLaunch(name.c_str());
+        }
         counter.onLaunch(nullptr);  // a launch CUPTI names none
         counter.onLaunch("b");
     }
     EXPECT_EQ(counter.repetitionsStarted(kLater), 4u);
-    EXPECT_EQ(counter.period(), 3u);
+    EXPECT_EQ(counter.period(), kStep.size() + 2);
+}
+
+TEST(LaunchStepCounterTest, AShortLoopOfTheStartUpIsNotAStep) {
+    LaunchStepCounter counter;
+    counter.reset();
+    for (int layer = 0; layer < 200; ++layer) {  // initialising each layer's weights
+        counter.onLaunch("normal_kernel");
+        counter.onLaunch("fill_kernel");
+    }
+    EXPECT_EQ(counter.repetitionsStarted(kLater), 0u);
+    EXPECT_EQ(counter.period(), 0u);
+    EXPECT_EQ(counter.anchorLaunchesSeen(), 0u);
+}
+
+TEST(LaunchStepCounterTest, TheAnchorsLaunchesAreStampedAsTheyHappenOnceItIsKnown) {
+    LaunchStepCounter counter;
+    counter.reset();
+    launchSteps(counter, 3);
+    EXPECT_EQ(counter.repetitionsStarted(kLater), 3u);
+    EXPECT_EQ(counter.anchorLaunchesSeen(), 0u) << "launches before the anchor was known are not stamped";
+    const auto before = monotonicNowNs();
+    launchSteps(counter, 2);
+    const auto after = monotonicNowNs();
+    EXPECT_EQ(counter.anchorLaunchesSeen(), 2u);
+    EXPECT_GE(counter.anchorLaunchTimeNs(1), before);
+    EXPECT_LE(counter.anchorLaunchTimeNs(2), after);
+    EXPECT_LE(counter.anchorLaunchTimeNs(1), counter.anchorLaunchTimeNs(2));
+    EXPECT_EQ(counter.anchorLaunchTimeNs(3), -1);
+    EXPECT_EQ(counter.repetitionsStarted(2 * kLater), 5u);
+    counter.freezeAnchor();
+    launchSteps(counter, 1);
+    EXPECT_EQ(counter.anchorLaunchesSeen(), 3u) << "a frozen anchor is still stamped";
+    EXPECT_EQ(counter.repetitionsStarted(3 * kLater), 5u) << "but launches are no longer kept for the search";
 }
 
 TEST(LaunchStepCounterTest, ResetForgetsTheLastCapture) {

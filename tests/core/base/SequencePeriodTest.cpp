@@ -76,6 +76,26 @@ TEST(SequencePeriodTest, AStartUpLongerThanTheStepsHidesThePeriodUntilTheStepsAr
     EXPECT_EQ(findSequencePeriod(job(static_cast<int>(launchesPerStep * 5), 6, 4)).period, launchesPerStep);
 }
 
+TEST(SequencePeriodTest, AMinimumPeriodIgnoresTheShortLoopsOfAStartUp) {
+    // Weight initialisation: the same two kernels for each of 150 layers. Seen on its own (what a
+    // capture sees before the first step) it repeats; a minimum period says it is no step.
+    std::vector<std::uint32_t> seq;
+    for (int layer = 0; layer < 150; ++layer) {
+        seq.insert(seq.end(), {500, 501});
+    }
+    SequencePeriodOptions options;
+    options.minPeriod = 8;
+    EXPECT_EQ(findSequencePeriod(seq).period, 2u);
+    EXPECT_EQ(findSequencePeriod(seq, options).period, 0u);
+    // Once the steps have come, they are the period either way.
+    const std::vector<std::uint32_t> steps = job(0, 20, 4);
+    seq.insert(seq.end(), steps.begin(), steps.end());
+    const SequencePeriod found = findSequencePeriod(seq, options);
+    EXPECT_EQ(found.period, step(4).size());
+    ASSERT_FALSE(found.repetitionStarts.empty());
+    EXPECT_GE(found.repetitionStarts.front(), 300u);
+}
+
 TEST(SequencePeriodTest, ToleratesAFewLaunchesThatDifferBetweenSteps) {
     std::vector<std::uint32_t> seq = job(0, 10, 6);
     const std::size_t launchesPerStep = step(6).size();
