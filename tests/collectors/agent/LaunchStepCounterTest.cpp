@@ -2,11 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "collectors/agent/ClockSync.h"
+#include "core/base/SequencePeriod.h"
+#include "core/format/CptraceReader.h"
 
 namespace chokepoint::collectors {
 namespace {
@@ -119,6 +123,113 @@ TEST(LaunchStepCounterTest, ResetForgetsTheLastCapture) {
     EXPECT_EQ(counter.repetitionsStarted(2 * kLater), 0u);
     EXPECT_EQ(counter.launches(), 0u);
     EXPECT_EQ(counter.period(), 0u);
+}
+
+}  // namespace
+}  // namespace chokepoint::collectors
+
+// --- On real launch sequences: the agent's H100 captures in tests/data/h100-agent-2026-11-26 ------
+// These jobs marked their steps (the helper's chokepoint:step ranges), so the steps the launches
+// give can be checked against the markers: the kernels' names in launch (correlation id) order are
+// what the launch callbacks would have seen.
+
+namespace chokepoint::collectors {
+namespace {
+
+struct RealLaunches {
+    std::vector<std::string> names;            // kernel names in launch order
+    std::vector<core::TimestampNs> launchNs;   // their launch calls' start
+    std::vector<core::TimeRange> markerSteps;  // chokepoint:step ranges
+};
+
+RealLaunches realLaunches(const std::string& file) {
+    RealLaunches out;
+    const std::string path = std::string(CHOKEPOINT_SOURCE_DIR) + "/tests/data/h100-agent-2026-11-26/" + file;
+    core::Result<core::TraceModel> loaded = core::readCptrace(path);
+    EXPECT_TRUE(loaded.ok()) << path << ": " << (loaded.ok() ? "" : loaded.error().message);
+    if (!loaded.ok()) {
+        return out;
+    }
+    const core::TraceModel& m = *loaded;
+    std::vector<std::size_t> rows;
+    for (std::size_t i = 0; i < m.kernels.size(); ++i) {
+        if (m.kernels.launchCall[i].valid()) {
+            rows.push_back(i);
+        }
+    }
+    std::sort(rows.begin(), rows.end(), [&](std::size_t a, std::size_t b) {
+        return m.kernels.correlationId[a] < m.kernels.correlationId[b];
+    });
+    for (std::size_t i : rows) {
+        out.names.emplace_back(m.text(m.kernels.name[i]));
+        out.launchNs.push_back(m.apiCalls.startNs[m.kernels.launchCall[i].index]);
+    }
+    for (std::size_t r = 0; r < m.ranges.size(); ++r) {
+        if (m.text(m.ranges.name[r]).starts_with("chokepoint:step")) {
+            out.markerSteps.push_back({m.ranges.startNs[r], m.ranges.endNs[r]});
+        }
+    }
+    std::sort(out.markerSteps.begin(), out.markerSteps.end(),
+              [](const core::TimeRange& a, const core::TimeRange& b) { return a.startNs < b.startNs; });
+    return out;
+}
+
+// Feeds the launches as the callbacks would, folding them in every 100 launches with the clock
+// moved on by a search interval, and returns the repetitions counted.
+std::uint64_t replay(LaunchStepCounter& counter, const RealLaunches& launches) {
+    counter.reset();
+    core::TimestampNs now = 0;
+    for (std::size_t i = 0; i < launches.names.size(); ++i) {
+        counter.onLaunch(launches.names[i].c_str());
+        if (i % 100 == 99) {
+            now += LaunchStepCounter::kMinRecountNs;
+            counter.repetitionsStarted(now);
+        }
+    }
+    return counter.repetitionsStarted(now + LaunchStepCounter::kMinRecountNs);
+}
+
+void expectLaunchStepsMatchTheMarkers(const std::string& file) {
+    const RealLaunches launches = realLaunches(file);
+    ASSERT_GT(launches.markerSteps.size(), 3u) << file;
+    // The counter's own rule on the whole sequence: one repetition start inside each marker step.
+    std::vector<std::uint32_t> ids;
+    std::unordered_map<std::string, std::uint32_t> idOf;
+    for (const std::string& name : launches.names) {
+        ids.push_back(idOf.try_emplace(name, static_cast<std::uint32_t>(idOf.size())).first->second);
+    }
+    core::SequencePeriodOptions options;
+    options.minPeriod = LaunchStepCounter::kMinLaunchesPerStep;
+    const core::SequencePeriod found = core::findSequencePeriod(ids, options);
+    ASSERT_GT(found.period, 0u) << file;
+    std::vector<int> startsPerStep(launches.markerSteps.size(), 0);
+    for (std::size_t position : found.repetitionStarts) {
+        const core::TimestampNs t = launches.launchNs[position];
+        for (std::size_t s = 0; s < launches.markerSteps.size(); ++s) {
+            if (t >= launches.markerSteps[s].startNs && t < launches.markerSteps[s].endNs) {
+                ++startsPerStep[s];
+            }
+        }
+    }
+    // The first marker step may begin before the anchor's first launch in the window.
+    for (std::size_t s = 1; s < startsPerStep.size(); ++s) {
+        EXPECT_EQ(startsPerStep[s], 1) << file << ": marker step " << s << " of " << startsPerStep.size();
+    }
+    // Counted incrementally, as the agent counts while it waits: the same steps.
+    LaunchStepCounter counter;
+    const std::uint64_t repetitions = replay(counter, launches);
+    EXPECT_EQ(counter.period(), found.period) << file;
+    // On both captures every marker step is one repetition (GPT: 30 of 734 launches, ResNet: 6 of
+    // 910).
+    EXPECT_EQ(repetitions, launches.markerSteps.size()) << file;
+}
+
+TEST(LaunchStepsOnH100CapturesTest, GptLaunchesGiveTheStepsItsMarkersGive) {
+    expectLaunchStepsMatchTheMarkers("gpt-attach.cptrace");
+}
+
+TEST(LaunchStepsOnH100CapturesTest, ResNetLaunchesGiveTheStepsItsMarkersGive) {
+    expectLaunchStepsMatchTheMarkers("rn50-nw0-after-steps.cptrace");
 }
 
 }  // namespace
