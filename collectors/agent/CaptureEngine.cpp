@@ -184,12 +184,11 @@ wire::Status CaptureEngine::status() {
 }
 
 std::optional<wire::Error> CaptureEngine::acquireCupti() {
-    auto fail = [&](wire::ErrorCode code, const std::string& text) {
+    auto fail = [&](wire::ErrorCode code, const std::string& text) {  // the caller logs
         disableCupti();
         wire::Error e;
         e.code = code;
         e.text = text;
-        log("capture refused: " + text);
         return std::optional<wire::Error>(e);
     };
     std::string notLoaded;
@@ -259,6 +258,7 @@ std::optional<wire::Error> CaptureEngine::enableCupti(std::uint32_t kinds) {
     };
     if (!m_subscribed) {
         if (auto refused = acquireCupti()) {
+            log("capture refused: " + refused->text);
             return refused;
         }
     }
