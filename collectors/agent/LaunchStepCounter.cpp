@@ -1,5 +1,8 @@
 #include "collectors/agent/LaunchStepCounter.h"
 
+#include <functional>
+#include <string_view>
+
 #include "collectors/agent/ClockSync.h"
 #include "core/base/SequencePeriod.h"
 
@@ -7,17 +10,13 @@ namespace chokepoint::collectors {
 
 namespace {
 
-// FNV-1a: kernel names are short enough that hashing them costs less than the callback itself.
+// Kernel names run to hundreds of bytes (mangled templates); libstdc++'s string hash takes them
+// eight bytes at a time, after a vectorised strlen.
 std::uint64_t hashName(const char* name) noexcept {
-    std::uint64_t h = 14695981039346656037ull;
     if (name == nullptr) {
-        return h;
+        return 0;
     }
-    for (const char* p = name; *p != '\0'; ++p) {
-        h ^= static_cast<unsigned char>(*p);
-        h *= 1099511628211ull;
-    }
-    return h;
+    return std::hash<std::string_view>{}(std::string_view(name));
 }
 
 }  // namespace
