@@ -376,15 +376,16 @@ def write_summary(check, started, quiet=False):
                                                                              time.time() - started), ""]
     env = r.get("env", {})
     lines += ["GPU: %s; torch %s" % (env.get("gpu", "?"), env.get("torch", "?")), ""]
-    lines += ["| capture | joined % | dropped | still running | steps | PM samples | verdict | MFU |", "|---|---|---|---|---|---|---|---|"]
+    lines += ["| capture | joined % | dropped | still running | steps | PM samples | verdict | MFU | window end |",
+              "|---|---|---|---|---|---|---|---|---|"]
 
     def row(name, facts, analysis):
         if not isinstance(facts, dict):
             return
         a = analysis if isinstance(analysis, dict) else {}
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             name, facts.get("joined_pct"), facts.get("dropped"), facts.get("still_running_at_stop"), facts.get("steps"),
-            facts.get("pm_samples"), a.get("verdict", ""), a.get("mfu", "")))
+            facts.get("pm_samples"), a.get("verdict", ""), a.get("mfu", ""), (facts.get("end_reason") or "")[:90]))
 
     for key, label in (("gpt", "GPT run --gpu-metrics"), ("gpt_attach", "GPT launch+attach"),
                        ("gpt_attach_allowlist", "GPT attach, old runtime enables"), ("gpt_nohelper", "GPT no helper --delay"),
