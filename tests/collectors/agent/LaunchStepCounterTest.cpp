@@ -232,5 +232,23 @@ TEST(LaunchStepsOnH100CapturesTest, ResNetLaunchesGiveTheStepsItsMarkersGive) {
     expectLaunchStepsMatchTheMarkers("rn50-nw0-after-steps.cptrace");
 }
 
+// A job without markers (the GPT job without the helper): the counter, which takes a step to have
+// at least kMinLaunchesPerStep launches, finds the period the analyzer finds in the trace.
+TEST(LaunchStepsOnH100CapturesTest, WithoutMarkersTheCounterFindsTheAnalyzersPeriod) {
+    const RealLaunches launches = realLaunches("gpt-nohelper-delay.cptrace");
+    ASSERT_TRUE(launches.markerSteps.empty());
+    std::vector<std::uint32_t> ids;
+    std::unordered_map<std::string, std::uint32_t> idOf;
+    for (const std::string& name : launches.names) {
+        ids.push_back(idOf.try_emplace(name, static_cast<std::uint32_t>(idOf.size())).first->second);
+    }
+    const core::SequencePeriod analyzers = core::findSequencePeriod(ids);  // the analyzer's options
+    ASSERT_GT(analyzers.period, LaunchStepCounter::kMinLaunchesPerStep);
+    LaunchStepCounter counter;
+    const std::uint64_t repetitions = replay(counter, launches);
+    EXPECT_EQ(counter.period(), analyzers.period);
+    EXPECT_EQ(repetitions, analyzers.repetitionStarts.size());
+}
+
 }  // namespace
 }  // namespace chokepoint::collectors
