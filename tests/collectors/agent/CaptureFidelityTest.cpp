@@ -294,12 +294,17 @@ TEST(GpuMetricsFidelityTest, AJobThatNeverCreatesAContextIsSaid) {
 
 // --- run --delay / --after-steps: dormant first, so start-up runs at full speed -------------------
 
-TEST(DeferredStartTest, ADelayedCaptureTouchesCuptiOnlyAfterTheDelay) {
-    FakeCuptiApi cupti;
+// Each flush hands the engine one kernel that ended just before it.
+void produceOneKernelPerFlush(FakeCuptiApi& cupti) {
     cupti.producer = [](SyntheticCupti& s) {
         const std::uint64_t t = cuptiNow();
         s.kernel("k", t - 20'000, t - 10'000, 1);
     };
+}
+
+TEST(DeferredStartTest, ADelayedCaptureTouchesCuptiOnlyAfterTheDelay) {
+    FakeCuptiApi cupti;
+    produceOneKernelPerFlush(cupti);
     NvtxRecorder& nvtx = NvtxRecorder::instance();
     CaptureEngine engine(cupti, nvtx, testutils::fastEngineConfig(200, 16));
     wire::StartCapture request;
@@ -327,10 +332,7 @@ TEST(DeferredStartTest, ADelayedCaptureTouchesCuptiOnlyAfterTheDelay) {
 
 TEST(DeferredStartTest, AfterStepsStartsAtTheMarkerThatFollowsTheFirstN) {
     FakeCuptiApi cupti;
-    cupti.producer = [](SyntheticCupti& s) {
-        const std::uint64_t t = cuptiNow();
-        s.kernel("k", t - 20'000, t - 10'000, 1);
-    };
+    produceOneKernelPerFlush(cupti);
     NvtxRecorder& nvtx = NvtxRecorder::instance();
     CaptureEngine engine(cupti, nvtx, testutils::fastEngineConfig(200, 16));
     wire::StartCapture request;
@@ -381,10 +383,7 @@ TEST(DeferredStartTest, AfterStepsStartsAtTheMarkerThatFollowsTheFirstN) {
 // (CUPTI's launch callbacks while the agent waits); tracing starts only after them.
 TEST(DeferredStartTest, AfterStepsCountsRepeatingKernelLaunchesInAJobWithoutMarkers) {
     FakeCuptiApi cupti;
-    cupti.producer = [](SyntheticCupti& s) {
-        const std::uint64_t t = cuptiNow();
-        s.kernel("k", t - 20'000, t - 10'000, 1);
-    };
+    produceOneKernelPerFlush(cupti);
     NvtxRecorder& nvtx = NvtxRecorder::instance();
     CaptureEngine engine(cupti, nvtx, testutils::fastEngineConfig(200, 16));
     wire::StartCapture request;
@@ -490,10 +489,7 @@ std::pair<core::TimestampNs, core::TimestampNs> windowOf(const core::TraceModel&
 // of the kernel that starts each repetition of the launch sequence, as it would at step markers.
 TEST(LaunchStepsTest, AtStepWindowOfAJobWithoutMarkersOpensAndEndsOnStepBoundaries) {
     FakeCuptiApi cupti;
-    cupti.producer = [](SyntheticCupti& s) {
-        const std::uint64_t t = cuptiNow();
-        s.kernel("k", t - 20'000, t - 10'000, 1);
-    };
+    produceOneKernelPerFlush(cupti);
     NvtxRecorder& nvtx = NvtxRecorder::instance();
     CaptureEngine engine(cupti, nvtx, testutils::fastEngineConfig(200, 16));
     wire::StartCapture request;
@@ -526,10 +522,7 @@ TEST(LaunchStepsTest, AtStepWindowOfAJobWithoutMarkersOpensAndEndsOnStepBoundari
 // and the window holds the two whole steps after that, from one step's first launch to another's.
 TEST(LaunchStepsTest, AfterStepsThenStepsOfAJobWithoutMarkersRecordsWholeSteps) {
     FakeCuptiApi cupti;
-    cupti.producer = [](SyntheticCupti& s) {
-        const std::uint64_t t = cuptiNow();
-        s.kernel("k", t - 20'000, t - 10'000, 1);
-    };
+    produceOneKernelPerFlush(cupti);
     NvtxRecorder& nvtx = NvtxRecorder::instance();
     CaptureEngine engine(cupti, nvtx, testutils::fastEngineConfig(200, 16));
     wire::StartCapture request;
