@@ -93,6 +93,26 @@ std::vector<TrackGroupView> applyTrackLayout(const TrackSet& set, const TrackLay
     return groups;
 }
 
+TrackLayout defaultTrackLayout(const TrackSet& tracks, const core::TraceModel& model) {
+    TrackLayout layout;
+    for (const Track& track : tracks.tracks) {
+        if (track.kind != TrackKind::Counter || track.counterIndex < 0 ||
+            static_cast<std::size_t>(track.counterIndex) >= model.counters.size()) {
+            continue;
+        }
+        const core::CounterTrack& counter = model.counters[static_cast<std::size_t>(track.counterIndex)];
+        const bool perThreadCpu = counter.deviceIndex < 0 && counter.tid != 0 && counter.unit == "%";
+        if (!perThreadCpu || counter.values.empty()) {
+            continue;
+        }
+        const double peak = *std::max_element(counter.values.begin(), counter.values.end());
+        if (peak < kIdleThreadCpuPercent) {
+            setTrackHidden(layout, track.key, true);
+        }
+    }
+    return layout;
+}
+
 bool isTrackHidden(const TrackLayout& layout, std::string_view trackKey) {
     return contains(layout.hiddenTracks, trackKey);
 }

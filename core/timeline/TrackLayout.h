@@ -41,6 +41,13 @@ struct TrackGroupView {
     std::vector<std::size_t> tracks;
 };
 
+// The layout of a trace the user has not arranged: per-thread CPU counters of threads that never
+// used more than kIdleThreadCpuPercent of a core are hidden (the agent samples every thread of the
+// job, and a PyTorch process has a dozen that never run; on an H100 capture ten such rows pushed
+// the training threads' counters off the screen). They stay one "Show all hidden tracks" away.
+inline constexpr double kIdleThreadCpuPercent = 1.0;
+TrackLayout defaultTrackLayout(const TrackSet& tracks, const core::TraceModel& model);
+
 // The groups of `tracks` in display order with their visible tracks. Unknown keys are ignored.
 std::vector<TrackGroupView> applyTrackLayout(const TrackSet& tracks, const TrackLayout& layout);
 

@@ -117,5 +117,51 @@ TEST(TrackLayoutTest, BuiltTracksHaveStableUniqueKeys) {
     EXPECT_EQ(keys, (std::vector<std::string>{"gpu/0/7", "gpu/0/13", "gpu/1/7"}));
 }
 
+// The agent samples every thread of the job; threads that never ran are hidden until the user
+// arranges the tracks. Device counters and busy threads stay.
+TEST(TrackLayoutTest, TheDefaultLayoutHidesTheCpuCountersOfIdleThreads) {
+    testutils::TraceBuilder b;
+    b.kernel("k", 0, 10, 0, 7);
+    core::TraceModel model = b.build();
+    auto counter = [&](std::string name, std::string unit, std::int16_t device, std::int64_t tid,
+                       std::vector<double> values) {
+        core::CounterTrack c;
+        c.name = std::move(name);
+        c.unit = std::move(unit);
+        c.deviceIndex = device;
+        c.pid = 42;
+        c.tid = tid;
+        for (std::size_t i = 0; i < values.size(); ++i) {
+            c.timesNs.push_back(static_cast<core::TimestampNs>(i) * 1000);
+        }
+        c.values = std::move(values);
+        model.counters.push_back(std::move(c));
+    };
+    counter("CPU %", "%", -1, 100, {12.0, 98.5, 40.0});  // the training thread
+    counter("CPU %", "%", -1, 101, {0.0, 0.0, 0.0});     // never ran
+    counter("CPU %", "%", -1, 102, {0.0, 0.4, 0.0});     // woke up once, briefly
+    counter("CPU %", "%", -1, 103, {0.0, 1.5, 0.0});     // did a little work
+    counter("SM active", "%", 0, 0, {0.0, 0.0});         // a device counter, even at 0
+    const TrackSet tracks = buildTracks(model);
+    const TrackLayout layout = defaultTrackLayout(tracks, model);
+    std::vector<std::string> hiddenTids;
+    for (const Track& track : tracks.tracks) {
+        if (isTrackHidden(layout, track.key)) {
+            hiddenTids.push_back(
+                std::to_string(model.counters[static_cast<std::size_t>(track.counterIndex)].tid));
+        }
+    }
+    EXPECT_EQ(hiddenTids, (std::vector<std::string>{"101", "102"}));
+    // Hidden, not gone: the group says how many, and showing all brings them back.
+    std::size_t hiddenInGroups = 0;
+    for (const TrackGroupView& group : applyTrackLayout(tracks, layout)) {
+        hiddenInGroups += group.hiddenCount;
+    }
+    EXPECT_EQ(hiddenInGroups, 2u);
+    TrackLayout shown = layout;
+    showAllTracks(shown);
+    EXPECT_TRUE(shown.hiddenTracks.empty());
+}
+
 }  // namespace
 }  // namespace chokepoint::timeline

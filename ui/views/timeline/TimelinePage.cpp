@@ -457,15 +457,21 @@ QString TimelinePage::trackLayoutNotice() const {
 void TimelinePage::loadTrackLayout() {
     m_layoutNotice->setVisible(false);
     m_layoutNotice->clear();
+    // Until the user arranges the tracks, idle threads' CPU counters are hidden (TrackLayout.h).
+    auto defaultLayout = [this] {
+        const timeline::TrackSet* tracks = m_timeline->tracks();
+        const core::TraceModel* model = m_timeline->model();
+        return tracks && model ? timeline::defaultTrackLayout(*tracks, *model) : timeline::TrackLayout{};
+    };
     const QString path = m_document && m_timeline->model() ? m_document->filePath() : QString();
     if (path.isEmpty()) {
-        m_timeline->setTrackLayout({});
+        m_timeline->setTrackLayout(defaultLayout());
         return;
     }
     auto loaded = core::loadReviewForTrace(path.toStdString());
     if (!loaded) {
         // The review page reports an unreadable sidecar; the timeline keeps the default layout.
-        m_timeline->setTrackLayout({});
+        m_timeline->setTrackLayout(defaultLayout());
         return;
     }
     QStringList warnings;
@@ -477,6 +483,10 @@ void TimelinePage::loadTrackLayout() {
     if (!warnings.isEmpty()) {
         m_layoutNotice->setText(warnings.join(QStringLiteral("\n")));
         m_layoutNotice->setVisible(true);
+    }
+    if (loaded->notes.trackLayout.empty()) {
+        m_timeline->setTrackLayout(defaultLayout());
+        return;
     }
     m_timeline->setTrackLayout(std::move(loaded->notes.trackLayout));
 }
