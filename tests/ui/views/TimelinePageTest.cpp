@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <QAbstractItemModelTester>
+#include <QFile>
 #include <QLineEdit>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include "core/base/Format.h"
@@ -167,6 +169,40 @@ TEST(TimelinePageTest, NavigationRequestsMoveTheTimeline) {
     const QImage image = testutils::renderWidget(f.page, {1400, 800});
     testutils::saveIfRequested(image, QStringLiteral("timeline-page"));
     EXPECT_GT(testutils::distinctColours(image), 30);
+}
+
+// An agent capture samples every thread of the job; the threads that never ran are hidden until
+// the user arranges the tracks, and "show all" is remembered for the trace like any arrangement.
+TEST(TimelinePageTest, IdleThreadsAreHiddenUntilTheUserShowsThemAndThatIsRemembered) {
+    testutils::guiApp();
+    QTemporaryDir dir;
+    ASSERT_TRUE(dir.isValid());
+    const QString trace = dir.filePath(QStringLiteral("gpt-nohelper-delay.cptrace"));
+    ASSERT_TRUE(QFile::copy(
+        QStringLiteral(CHOKEPOINT_SOURCE_DIR "/tests/data/h100-agent-2026-11-26/gpt-nohelper-delay.cptrace"),
+        trace));
+    auto openInPage = [&](TraceDocument& document, TimelinePage& page) {
+        page.setDocument(&document);
+        QSignalSpy model(&document, &TraceDocument::modelAvailable);
+        document.open(trace);
+        for (int i = 0; i < 400 && model.isEmpty(); ++i) {
+            QTest::qWait(25);
+        }
+        return !model.isEmpty();
+    };
+    {
+        TraceDocument document;
+        TimelinePage page;
+        ASSERT_TRUE(openInPage(document, page));
+        // 24 threads were sampled; 19 of them never used 1 % of a core.
+        EXPECT_EQ(page.timeline()->trackLayout().hiddenTracks.size(), 19u);
+        page.timeline()->showAllTracks();
+        EXPECT_TRUE(page.timeline()->trackLayout().hiddenTracks.empty());
+    }
+    TraceDocument document;
+    TimelinePage page;
+    ASSERT_TRUE(openInPage(document, page));
+    EXPECT_TRUE(page.timeline()->trackLayout().hiddenTracks.empty()) << "showing them all was remembered";
 }
 
 }  // namespace

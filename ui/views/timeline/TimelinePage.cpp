@@ -496,7 +496,18 @@ void TimelinePage::saveTrackLayout() {
     if (path.isEmpty()) {
         return;
     }
-    const core::Status status = core::saveTrackLayoutForTrace(path.toStdString(), m_timeline->trackLayout());
+    timeline::TrackLayout layout = m_timeline->trackLayout();
+    const timeline::TrackSet* tracks = m_timeline->tracks();
+    const core::TraceModel* model = m_timeline->model();
+    if (layout.empty() && tracks && model && !timeline::defaultTrackLayout(*tracks, *model).empty()) {
+        // Showing what the default layout hides is an arrangement too: an empty layout is not
+        // saved, and the default would hide those tracks again at the next open. The tracks'
+        // order as they are drawn makes the layout the user's own without changing anything.
+        for (const timeline::Track& track : tracks->tracks) {
+            layout.trackOrder.push_back(track.key);
+        }
+    }
+    const core::Status status = core::saveTrackLayoutForTrace(path.toStdString(), layout);
     if (!status) {
         m_layoutNotice->setText(
             tr("The track layout was not saved: %1").arg(QString::fromStdString(status.error().message)));
