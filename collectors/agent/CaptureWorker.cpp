@@ -451,7 +451,7 @@ void CaptureEngine::run() {
 
     // --- Draining ---
     m_state.store(wire::AGENT_STATE_DRAINING);
-    stopLaunchWatch();
+    stopLaunchWatch();  // also releases a subscription made only to count launches
     if (m_config.onRecording) {
         m_config.onRecording(false);
     }
@@ -555,8 +555,6 @@ void CaptureEngine::run() {
             m_cuptiDropped.fetch_add(lastDropped);
         }
         disableCupti(decoder.graphLaunchSeen());
-    } else if (m_subscribed) {
-        disableCupti();  // subscribed only to count launches: the window never opened
     }
     // PM sampling last: disabling it may finalise CUPTI (XLA's notes), so the activity side is torn
     // down first.

@@ -174,6 +174,16 @@ RealLaunches realLaunches(const std::string& file) {
     return out;
 }
 
+// The names as ids, the way the counter folds them in.
+std::vector<std::uint32_t> idsOf(const std::vector<std::string>& names) {
+    std::vector<std::uint32_t> ids;
+    std::unordered_map<std::string, std::uint32_t> idOf;
+    for (const std::string& name : names) {
+        ids.push_back(idOf.try_emplace(name, static_cast<std::uint32_t>(idOf.size())).first->second);
+    }
+    return ids;
+}
+
 // Feeds the launches as the callbacks would, folding them in every 100 launches with the clock
 // moved on by a search interval, and returns the repetitions counted.
 std::uint64_t replay(LaunchStepCounter& counter, const RealLaunches& launches) {
@@ -193,11 +203,7 @@ void expectLaunchStepsMatchTheMarkers(const std::string& file) {
     const RealLaunches launches = realLaunches(file);
     ASSERT_GT(launches.markerSteps.size(), 3u) << file;
     // The counter's own rule on the whole sequence: one repetition start inside each marker step.
-    std::vector<std::uint32_t> ids;
-    std::unordered_map<std::string, std::uint32_t> idOf;
-    for (const std::string& name : launches.names) {
-        ids.push_back(idOf.try_emplace(name, static_cast<std::uint32_t>(idOf.size())).first->second);
-    }
+    const std::vector<std::uint32_t> ids = idsOf(launches.names);
     core::SequencePeriodOptions options;
     options.minPeriod = LaunchStepCounter::kMinLaunchesPerStep;
     const core::SequencePeriod found = core::findSequencePeriod(ids, options);
@@ -237,11 +243,7 @@ TEST(LaunchStepsOnH100CapturesTest, ResNetLaunchesGiveTheStepsItsMarkersGive) {
 TEST(LaunchStepsOnH100CapturesTest, WithoutMarkersTheCounterFindsTheAnalyzersPeriod) {
     const RealLaunches launches = realLaunches("gpt-nohelper-delay.cptrace");
     ASSERT_TRUE(launches.markerSteps.empty());
-    std::vector<std::uint32_t> ids;
-    std::unordered_map<std::string, std::uint32_t> idOf;
-    for (const std::string& name : launches.names) {
-        ids.push_back(idOf.try_emplace(name, static_cast<std::uint32_t>(idOf.size())).first->second);
-    }
+    const std::vector<std::uint32_t> ids = idsOf(launches.names);
     const core::SequencePeriod analyzers = core::findSequencePeriod(ids);  // the analyzer's options
     ASSERT_GT(analyzers.period, LaunchStepCounter::kMinLaunchesPerStep);
     LaunchStepCounter counter;
