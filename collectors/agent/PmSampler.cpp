@@ -1,11 +1,5 @@
 #include "collectors/agent/PmSampler.h"
 
-#include <cupti.h>
-#include <cupti_pmsampling.h>
-#include <cupti_profiler_host.h>
-#include <cupti_profiler_target.h>
-#include <cupti_target.h>
-
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -14,6 +8,7 @@
 #include <map>
 
 #include "collectors/agent/CuptiApi.h"
+#include "collectors/agent/PmSamplingCalls.h"
 #include "core/model/PmMetricNames.h"
 
 namespace chokepoint::collectors {
@@ -187,6 +182,10 @@ std::int64_t pmSampleMidpointNs(std::uint64_t startNs, std::uint64_t endNs) {
     return static_cast<std::int64_t>(startNs / 2 + endNs / 2 + (startNs % 2 + endNs % 2) / 2);
 }
 
+PmSampler::PmSampler() : m_calls(realPmSamplingCalls()) {}
+
+PmSampler::PmSampler(PmSamplingCalls& calls) : m_calls(calls) {}
+
 PmSampler::~PmSampler() {
     release();
 }
@@ -195,9 +194,10 @@ void PmSampler::release() {
     if (m_object != nullptr) {
         auto d = params<CUpti_PmSampling_Disable_Params>(CUpti_PmSampling_Disable_Params_STRUCT_SIZE);
         d.pPmSamplingObject = m_object;
-        cuptiPmSamplingDisable(&d);
+        m_calls.disable(&d);
         m_object = nullptr;
     }
+    m_configImage.clear();  // CUPTI read it until the disable
     if (m_host != nullptr) {
         auto p = params<CUpti_Profiler_Host_Deinitialize_Params>(
             CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
@@ -208,52 +208,10 @@ void PmSampler::release() {
     if (m_profilerInitialized) {
         // Paired with cuptiProfilerInitialize in start(), so captures do not stack initialisations.
         auto p = params<CUpti_Profiler_DeInitialize_Params>(CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE);
-        cuptiProfilerDeInitialize(&p);
+        m_calls.profilerDeInitialize(&p);
         m_profilerInitialized = false;
     }
 }
-
-namespace {
-
-// Why PM sampling cannot work on this device (MIG, vGPU without profiling, confidential computing,
-// SLI, a mining processor, WSL), or "" when it can or the check is unavailable.
-std::string pmSamplingUnsupportedReason(int deviceIndex) {
-    void* cuda = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);  // loaded already: it loaded us
-    if (cuda == nullptr) {
-        return {};
-    }
-    using GetDevice = int (*)(CUdevice*, int);
-    auto getDevice = reinterpret_cast<GetDevice>(::dlsym(cuda, "cuDeviceGet"));
-    CUdevice device = 0;
-    bool haveDevice = getDevice != nullptr && getDevice(&device, deviceIndex) == 0;
-    ::dlclose(cuda);
-    if (!haveDevice) {
-        return {};
-    }
-    auto p = params<CUpti_Profiler_DeviceSupported_Params>(CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
-    p.cuDevice = device;
-    p.api = CUPTI_PROFILER_PM_SAMPLING;
-    if (cuptiProfilerDeviceSupported(&p) != CUPTI_SUCCESS ||
-        p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
-        return {};
-    }
-    std::string why;
-    auto note = [&why](CUpti_Profiler_Support_Level level, const char* what) {
-        if (level != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) {
-            why += (why.empty() ? "" : ", ") + std::string(what);
-        }
-    };
-    note(p.architecture, "the GPU architecture (compute capability below 7.0)");
-    note(p.sli, "SLI is enabled");
-    note(p.vGpu, "a vGPU without profiling enabled");
-    note(p.confidentialCompute, "confidential computing is on");
-    note(p.cmp, "a mining processor (CMP)");
-    note(p.wsl, "WSL");
-    return "PM sampling is not supported on GPU " + std::to_string(deviceIndex) + ": " +
-           (why.empty() ? std::string("the device or its configuration (for example a MIG instance)") : why);
-}
-
-}  // namespace
 
 bool PmSampler::deviceHasContext(int deviceIndex) {
     void* cuda = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);  // loaded already: it loaded us
@@ -276,28 +234,28 @@ bool PmSampler::deviceHasContext(int deviceIndex) {
 core::Status PmSampler::start(const Options& options) {
     m_options = options;
     auto init = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-    if (CUptiResult r = cuptiProfilerInitialize(&init); r != CUPTI_SUCCESS) {
+    if (CUptiResult r = m_calls.profilerInitialize(&init); r != CUPTI_SUCCESS) {
         return core::makeError(describe("cuptiProfilerInitialize", r));
     }
     m_profilerInitialized = true;
-    if (std::string why = pmSamplingUnsupportedReason(options.deviceIndex); !why.empty()) {
+    if (std::string why = m_calls.unsupportedReason(options.deviceIndex); !why.empty()) {
         release();
         return core::makeError(why);
     }
     auto chip = params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
     chip.deviceIndex = static_cast<std::size_t>(options.deviceIndex);
-    if (CUptiResult r = cuptiDeviceGetChipName(&chip); r != CUPTI_SUCCESS) {
+    if (CUptiResult r = m_calls.chipName(&chip); r != CUPTI_SUCCESS) {
+        release();
         return core::makeError(describe("cuptiDeviceGetChipName", r));
     }
     auto avail = params<CUpti_PmSampling_GetCounterAvailability_Params>(
         CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE);
     avail.deviceIndex = static_cast<std::size_t>(options.deviceIndex);
     std::vector<std::uint8_t> availability;
-    if (cuptiPmSamplingGetCounterAvailability(&avail) == CUPTI_SUCCESS &&
-        avail.counterAvailabilityImageSize > 0) {
+    if (m_calls.counterAvailability(&avail) == CUPTI_SUCCESS && avail.counterAvailabilityImageSize > 0) {
         availability.resize(avail.counterAvailabilityImageSize);
         avail.pCounterAvailabilityImage = availability.data();
-        if (cuptiPmSamplingGetCounterAvailability(&avail) != CUPTI_SUCCESS) {
+        if (m_calls.counterAvailability(&avail) != CUPTI_SUCCESS) {
             availability.clear();
         }
     }
@@ -334,7 +292,7 @@ core::Status PmSampler::start(const Options& options) {
     }
     auto enable = params<CUpti_PmSampling_Enable_Params>(CUpti_PmSampling_Enable_Params_STRUCT_SIZE);
     enable.deviceIndex = static_cast<std::size_t>(options.deviceIndex);
-    CUptiResult r = cuptiPmSamplingEnable(&enable);
+    CUptiResult r = m_calls.enable(&enable);
     if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) {
         release();
         return core::makeError(
@@ -356,15 +314,18 @@ core::Status PmSampler::start(const Options& options) {
         return core::makeError(describe("cuptiPmSamplingEnable", r));
     }
     m_object = enable.pPmSamplingObject;
+    // CUPTI keeps the pointer to the configuration image and reads it while sampling (Kineto found
+    // hangs and crashes when it was freed early, pytorch/kineto#1532): it lives until release().
+    m_configImage = std::move(config->image);
     auto set = params<CUpti_PmSampling_SetConfig_Params>(CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE);
     set.pPmSamplingObject = m_object;
-    set.configSize = config->image.size();
-    set.pConfig = config->image.data();
+    set.configSize = m_configImage.size();
+    set.pConfig = m_configImage.data();
     set.hardwareBufferSize = options.hardwareBufferBytes;
     set.samplingInterval = options.intervalNs;
     set.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
     set.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_LATEST;
-    if ((r = cuptiPmSamplingSetConfig(&set)) != CUPTI_SUCCESS) {
+    if ((r = m_calls.setConfig(&set)) != CUPTI_SUCCESS) {
         release();
         return core::makeError(describe("cuptiPmSamplingSetConfig", r));
     }
@@ -378,7 +339,7 @@ core::Status PmSampler::start(const Options& options) {
     size.pMetricNames = m_metricNames.data();
     size.numMetrics = m_metricNames.size();
     size.maxSamples = options.maxSamplesPerDecode;
-    if ((r = cuptiPmSamplingGetCounterDataSize(&size)) != CUPTI_SUCCESS) {
+    if ((r = m_calls.counterDataSize(&size)) != CUPTI_SUCCESS) {
         release();
         return core::makeError(describe("cuptiPmSamplingGetCounterDataSize", r));
     }
@@ -388,20 +349,20 @@ core::Status PmSampler::start(const Options& options) {
     image.pPmSamplingObject = m_object;
     image.counterDataSize = m_counterData.size();
     image.pCounterData = m_counterData.data();
-    if ((r = cuptiPmSamplingCounterDataImageInitialize(&image)) != CUPTI_SUCCESS) {
+    if ((r = m_calls.initializeCounterData(&image)) != CUPTI_SUCCESS) {
         release();
         return core::makeError(describe("cuptiPmSamplingCounterDataImageInitialize", r));
     }
     auto startParams = params<CUpti_PmSampling_Start_Params>(CUpti_PmSampling_Start_Params_STRUCT_SIZE);
     startParams.pPmSamplingObject = m_object;
-    if ((r = cuptiPmSamplingStart(&startParams)) != CUPTI_SUCCESS) {
+    if ((r = m_calls.start(&startParams)) != CUPTI_SUCCESS) {
         release();
         return core::makeError(describe("cuptiPmSamplingStart", r));
     }
     m_firstSampleSeen = false;
     m_clockOffsetNs = 0;
     std::uint64_t now = 0;
-    m_startCuptiNs = cuptiGetTimestamp(&now) == CUPTI_SUCCESS ? static_cast<std::int64_t>(now) : 0;
+    m_startCuptiNs = m_calls.timestamp(&now) == CUPTI_SUCCESS ? static_cast<std::int64_t>(now) : 0;
     return core::Ok{};
 }
 
@@ -420,7 +381,7 @@ void PmSampler::decodeInto(core::TraceModel& batch, const ClockMap& clock, core:
         decode.pPmSamplingObject = m_object;
         decode.pCounterDataImage = m_counterData.data();
         decode.counterDataImageSize = m_counterData.size();
-        CUptiResult r = cuptiPmSamplingDecodeData(&decode);
+        CUptiResult r = m_calls.decode(&decode);
         if (decode.overflow != 0) {
             ++m_overflows;
         }
@@ -441,7 +402,7 @@ void PmSampler::decodeInto(core::TraceModel& batch, const ClockMap& clock, core:
             CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE);
         info.pCounterDataImage = m_counterData.data();
         info.counterDataImageSize = m_counterData.size();
-        if (CUptiResult ri = cuptiPmSamplingGetCounterDataInfo(&info); ri != CUPTI_SUCCESS) {
+        if (CUptiResult ri = m_calls.counterDataInfo(&info); ri != CUPTI_SUCCESS) {
             ++m_decodeErrors;
             m_lastError = "cuptiPmSamplingGetCounterDataInfo: " + describeCuptiResult(ri);
             return;
@@ -453,7 +414,7 @@ void PmSampler::decodeInto(core::TraceModel& batch, const ClockMap& clock, core:
             sample.pCounterDataImage = m_counterData.data();
             sample.counterDataImageSize = m_counterData.size();
             sample.sampleIndex = i;
-            if (CUptiResult rs = cuptiPmSamplingCounterDataGetSampleInfo(&sample); rs != CUPTI_SUCCESS) {
+            if (CUptiResult rs = m_calls.sampleInfo(&sample); rs != CUPTI_SUCCESS) {
                 ++m_decodeErrors;
                 m_lastError = "cuptiPmSamplingCounterDataGetSampleInfo: " + describeCuptiResult(rs);
                 continue;
@@ -493,7 +454,7 @@ void PmSampler::decodeInto(core::TraceModel& batch, const ClockMap& clock, core:
             eval.ppMetricNames = m_metricNames.data();
             eval.numMetrics = m_metricNames.size();
             eval.pMetricValues = values.data();
-            if (CUptiResult re = cuptiProfilerHostEvaluateToGpuValues(&eval); re != CUPTI_SUCCESS) {
+            if (CUptiResult re = m_calls.evaluate(&eval); re != CUPTI_SUCCESS) {
                 ++m_evaluateErrors;
                 m_lastError = "cuptiProfilerHostEvaluateToGpuValues: " + describeCuptiResult(re);
                 continue;
@@ -522,8 +483,14 @@ void PmSampler::decodeInto(core::TraceModel& batch, const ClockMap& clock, core:
         reset.pPmSamplingObject = m_object;
         reset.counterDataSize = m_counterData.size();
         reset.pCounterData = m_counterData.data();
-        cuptiPmSamplingCounterDataImageInitialize(&reset);
-        if (decode.decodeStopReason != CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL) {
+        m_calls.initializeCounterData(&reset);
+        // END_OF_RECORDS: the hardware buffer is empty. COUNTER_DATA_FULL: more is waiting. OTHER
+        // (undocumented) came with completed samples in Kineto's runs (pytorch/kineto#1532), so
+        // decoding goes on while it still yields samples.
+        const bool more = decode.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL ||
+                          (decode.decodeStopReason == CUPTI_PM_SAMPLING_DECODE_STOP_REASON_OTHER &&
+                           info.numCompletedSamples > 0);
+        if (!more) {
             break;
         }
     }
@@ -536,7 +503,7 @@ void PmSampler::stop(core::TraceModel& batch, const ClockMap& clock, core::Times
     }
     auto stopParams = params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
     stopParams.pPmSamplingObject = m_object;
-    cuptiPmSamplingStop(&stopParams);
+    m_calls.stop(&stopParams);
     decodeInto(batch, clock, windowStartNs, windowEndNs);
     if (m_overflowStuck) {
         batch.stats.add("agent.gpu_metrics_overflow", core::Severity::DataLoss,

@@ -8,7 +8,8 @@
 // itself needs a GPU and permission to read its counters: without it cuptiPmSamplingEnable
 // returns CUPTI_ERROR_INSUFFICIENT_PRIVILEGES and start() explains ERR_NVGPUCTRPERM and the fix.
 // One PM sampling user per device: a second one (another rank, DCGM profiling) is reported.
-// Not thread-safe: start/decode/stop from one thread.
+// Not thread-safe: start/decode/stop from one thread. The device-side calls go through
+// PmSamplingCalls, which tests replace.
 
 #include <cstdint>
 #include <string>
@@ -22,6 +23,8 @@ struct CUpti_Profiler_Host_Object;
 struct CUpti_PmSampling_Object;
 
 namespace chokepoint::collectors {
+
+class PmSamplingCalls;
 
 struct PmMetric {
     const char* name;   // CUPTI metric
@@ -68,7 +71,8 @@ public:
     // availability and the profiler calls have no context to work on.
     static bool deviceHasContext(int deviceIndex);
 
-    PmSampler() = default;
+    PmSampler();                                 // calls libcupti
+    explicit PmSampler(PmSamplingCalls& calls);  // tests: a stand-in for the GPU
     ~PmSampler();
     PmSampler(const PmSampler&) = delete;
     PmSampler& operator=(const PmSampler&) = delete;
@@ -93,8 +97,10 @@ public:
 private:
     void release();
 
+    PmSamplingCalls& m_calls;
     Options m_options;
     CUpti_PmSampling_Object* m_object = nullptr;
+    std::vector<std::uint8_t> m_configImage;  // CUPTI holds a pointer to it until the disable
     CUpti_Profiler_Host_Object* m_host = nullptr;
     bool m_profilerInitialized = false;
     std::vector<std::uint8_t> m_counterData;
