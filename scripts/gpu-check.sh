@@ -27,6 +27,8 @@ What it runs, in order (CHECKS names for --only, comma-separated):
   rn50                  data-bound ResNet-50: run --after-steps 2 --steps 6, and its torch.profiler twin
   graphs                torch.compile(mode="reduce-overhead"): attach without --graphs, with --graphs,
                         and again, detaching CUPTI after each (CHOKEPOINT_CUPTI_DETACH=1)
+  pm_graphs             the same compiled job, attached twice with --gpu-metrics (CUPTI kept): PM
+                        samples in attach; the job and the second capture after cuptiPmSamplingDisable
   overhead              tests/collectors/gpu/measure_overhead.py on the 53-kernel loop
                         (baseline, dormant, capturing, after capture, kernels per step)
   breakdown             capture overhead of the same loop per set of record kinds, and torch.profiler's

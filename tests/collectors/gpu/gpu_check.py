@@ -24,7 +24,7 @@ import time
 
 STEP = re.compile(r"^step (\d+) ([0-9.]+) ms ([0-9.]+)$")
 CHECKS = ("env", "doctor", "calibrate", "gpt", "gpt_attach", "gpt_attach_allowlist", "gpt_kineto", "gpt_nohelper",
-          "gpt_nomarkers_after_steps", "gpt_profiler_during", "rn50", "graphs", "overhead", "breakdown")
+          "gpt_nomarkers_after_steps", "gpt_profiler_during", "rn50", "graphs", "pm_graphs", "overhead", "breakdown")
 
 
 class Check:
@@ -313,6 +313,23 @@ class Check:
         res["after_detach_pct"] = pct(res["after_detach_median_ms"], res["dormant_median_ms"])
         return res
 
+    def check_pm_graphs(self):
+        """Two --gpu-metrics attaches to the compiled (CUDA graph) job, CUPTI left attached: PM samples
+        in attach, and whether the job and a second capture survive cuptiPmSamplingDisable (XLA's
+        PM sampler skips that call because, in its authors' words, it "finalizes all of CUPTI",
+        which crashed graph replays after our detach)."""
+        lines, windows = self.launch_and_attach(
+            "pm-graphs", [sys.executable, self.job("compiled_graphs.py"), "--steps", "0", "--helper"], 40,
+            [["--at-step", "--steps", "20", "--gpu-metrics"], ["--at-step", "--steps", "20", "--gpu-metrics"]],
+            timeout=200, stop_job=True)
+        steps = steps_of(lines)
+        res = {"job_steps_printed": len(steps),
+               "steps_after_last_capture": len([s for s in steps if windows and s[2] > windows[-1][1] + 1.0]),
+               "job_exit_lines": [l for l in lines if not STEP.match(l.strip())][-5:]}
+        for i, (t0, t1, out, trace, rc) in enumerate(windows):
+            res["capture%d" % (i + 1)] = {"attach_exit": rc, "facts": self.capture_facts(trace)}
+        return res
+
     def check_overhead(self):
         summary = os.path.join(self.traces, "measure_overhead.json")
         # train_loop.py's DataLoader makes each iteration ~80 ms of wall time around a ~3.3 ms step
@@ -398,6 +415,10 @@ def write_summary(check, started, quiet=False):
         v = r.get("graphs", {}).get("capture%d" % i) if isinstance(r.get("graphs"), dict) else None
         if v:
             row("compiled graphs attach %d%s" % (i, " --graphs" if i == 2 else ""), v.get("facts"), None)
+    for i in (1, 2):
+        v = r.get("pm_graphs", {}).get("capture%d" % i) if isinstance(r.get("pm_graphs"), dict) else None
+        if v:
+            row("compiled graphs attach --gpu-metrics %d" % i, v.get("facts"), None)
     lines += ["", "torch.profiler traces: GPT %s; ResNet %s" % (
         (r.get("gpt_kineto") or {}).get("analysis") if isinstance(r.get("gpt_kineto"), dict) else r.get("gpt_kineto"),
         (r.get("rn50") or {}).get("kineto_analysis") if isinstance(r.get("rn50"), dict) else None), ""]
