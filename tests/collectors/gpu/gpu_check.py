@@ -314,13 +314,14 @@ class Check:
         return res
 
     def check_pm_graphs(self):
-        """Two --gpu-metrics attaches to the compiled (CUDA graph) job, CUPTI left attached: PM samples
+        """Two --gpu-metrics attaches of 300 steps (about 0.5 s on an H100) to the compiled (CUDA graph)
+        job, CUPTI left attached: PM samples
         in attach, and whether the job and a second capture survive cuptiPmSamplingDisable (XLA's
         PM sampler skips that call because, in its authors' words, it "finalizes all of CUPTI",
         which crashed graph replays after our detach)."""
         lines, windows = self.launch_and_attach(
             "pm-graphs", [sys.executable, self.job("compiled_graphs.py"), "--steps", "0", "--helper"], 40,
-            [["--at-step", "--steps", "20", "--gpu-metrics"], ["--at-step", "--steps", "20", "--gpu-metrics"]],
+            [["--at-step", "--steps", "300", "--gpu-metrics"], ["--at-step", "--steps", "300", "--gpu-metrics"]],
             timeout=200, stop_job=True)
         steps = steps_of(lines)
         res = {"job_steps_printed": len(steps),
