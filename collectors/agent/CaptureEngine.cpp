@@ -656,7 +656,20 @@ void CaptureEngine::startWorkerSideSources() {
         }
         m_wantPm = false;
         m_pmProblem.clear();
-        auto pm = std::make_unique<PmSampler>();
+        if (m_pausedPm) {
+            // The session an earlier capture left enabled (this process launches CUDA graphs).
+            if (core::Status resumed = m_pausedPm->resume(); resumed.ok()) {
+                m_pm = std::move(m_pausedPm);
+                log("GPU metrics: resumed the PM sampling session of an earlier capture");
+            } else {
+                m_pmProblem = "the PM sampling session kept from an earlier capture did not restart: " +
+                              resumed.error().message;
+                log("GPU metrics unavailable: " + m_pmProblem);
+            }
+            return;
+        }
+        auto pm = m_config.pmCalls != nullptr ? std::make_unique<PmSampler>(*m_config.pmCalls)
+                                              : std::make_unique<PmSampler>();
         core::Status started = pm->start(pmOptions);
         if (started.ok()) {
             for (const std::string& dropped : pm->droppedMetrics()) {
@@ -695,7 +708,9 @@ void CaptureEngine::abandonAfterFork() {
     new (&m_enabledKinds) std::vector<CUpti_ActivityKind>();
     new (&m_sink) std::function<bool(std::string_view)>();
     new (&m_sinkEnded) std::function<void()>();
-    new (&m_pm) std::unique_ptr<PmSampler>();  // the parent's sampler: never touched here
+    new (&m_pm) std::unique_ptr<PmSampler>();  // the parent's samplers: never touched here
+    new (&m_pausedPm) std::unique_ptr<PmSampler>();
+    m_processLaunchesGraphs = false;
     m_wantPm = false;
     m_wantDeviceDump = false;
     m_subscribed = false;  // the child must never touch the parent's CUPTI state

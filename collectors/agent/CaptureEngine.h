@@ -99,6 +99,7 @@ struct CaptureEngineConfig {
     int pmDeviceIndex = -1;      // device for GPU metrics; -1: LOCAL_RANK (or 0) of this process
     // Whether PM sampling can start on a device now (it has a CUDA context); tests replace it.
     std::function<bool(int)> pmReady = [](int device) { return PmSampler::deviceHasContext(device); };
+    PmSamplingCalls* pmCalls = nullptr;  // PM sampling's device calls; null: libcupti (tests: a fake)
     std::int64_t pid = 0;
     std::vector<std::string> commandLine;
     std::string hostName;
@@ -245,6 +246,11 @@ private:
     std::unique_ptr<core::CptraceChunkEncoder> m_encoder;
     core::CaptureMetadata m_metadata;
     std::unique_ptr<PmSampler> m_pm;
+    // A PM sampling session stopped but never disabled, for the next capture (CUDA graphs).
+    std::unique_ptr<PmSampler> m_pausedPm;
+    // Some capture of this process saw a CUDA graph launch: CUPTI is never finalised from then on
+    // (no detach, no cuptiPmSamplingDisable), whether or not the current window launches graphs.
+    bool m_processLaunchesGraphs = false;
     std::string m_pmProblem;  // why GPU metrics could not be sampled
     core::TimestampNs m_lastChunkNs = 0;
     std::int64_t m_pendingRows = 0;

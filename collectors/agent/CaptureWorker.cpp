@@ -554,12 +554,17 @@ void CaptureEngine::run() {
         if (m_cupti.droppedRecords(nullptr, 0, &lastDropped) == CUPTI_SUCCESS) {
             m_cuptiDropped.fetch_add(lastDropped);
         }
-        disableCupti(decoder.graphLaunchSeen());
+        m_processLaunchesGraphs = m_processLaunchesGraphs || decoder.graphLaunchSeen();
+        disableCupti(m_processLaunchesGraphs);
     }
     // PM sampling last: disabling it may finalise CUPTI (XLA's notes), so the activity side is torn
-    // down first.
+    // down first, and a process that launches CUDA graphs keeps the session for the next capture.
     if (m_pm) {
-        m_pm->stop(*batch, m_clock, windowStart, windowEnd);
+        if (m_processLaunchesGraphs) {
+            m_pm->pause(*batch, m_clock, windowStart, windowEnd);
+        } else {
+            m_pm->stop(*batch, m_clock, windowStart, windowEnd);
+        }
         m_metadata.notes.emplace_back("capture.gpu_metrics_samples", std::to_string(m_pm->samples()));
         m_metadata.notes.emplace_back("capture.gpu_metrics_count", std::to_string(m_pm->metricCount()));
         if (!m_pm->droppedMetrics().empty()) {
@@ -573,6 +578,9 @@ void CaptureEngine::run() {
         }
         for (const std::string& note : m_pm->notes()) {
             m_metadata.notes.emplace_back("capture.gpu_metrics_note", note);
+        }
+        if (m_pm->paused()) {
+            m_pausedPm = std::move(m_pm);
         }
         m_pm.reset();
     }

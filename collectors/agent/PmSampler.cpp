@@ -198,6 +198,7 @@ void PmSampler::release() {
         m_object = nullptr;
     }
     m_configImage.clear();  // CUPTI read it until the disable
+    m_paused = false;
     if (m_host != nullptr) {
         auto p = params<CUpti_Profiler_Host_Deinitialize_Params>(
             CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
@@ -344,31 +345,45 @@ core::Status PmSampler::start(const Options& options) {
         return core::makeError(describe("cuptiPmSamplingGetCounterDataSize", r));
     }
     m_counterData.assign(size.counterDataSize, 0);
+    if (core::Status started = startSampling(); !started.ok()) {
+        release();
+        return started;
+    }
+    return core::Ok{};
+}
+
+core::Status PmSampler::startSampling() {
     auto image = params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(
         CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
     image.pPmSamplingObject = m_object;
     image.counterDataSize = m_counterData.size();
     image.pCounterData = m_counterData.data();
-    if ((r = m_calls.initializeCounterData(&image)) != CUPTI_SUCCESS) {
-        release();
+    if (CUptiResult r = m_calls.initializeCounterData(&image); r != CUPTI_SUCCESS) {
         return core::makeError(describe("cuptiPmSamplingCounterDataImageInitialize", r));
     }
     auto startParams = params<CUpti_PmSampling_Start_Params>(CUpti_PmSampling_Start_Params_STRUCT_SIZE);
     startParams.pPmSamplingObject = m_object;
-    if ((r = m_calls.start(&startParams)) != CUPTI_SUCCESS) {
-        release();
+    if (CUptiResult r = m_calls.start(&startParams); r != CUPTI_SUCCESS) {
         return core::makeError(describe("cuptiPmSamplingStart", r));
     }
-    m_firstSampleSeen = false;
-    m_clockOffsetNs = 0;
+    m_paused = false;
+    m_tally = {};
     std::uint64_t now = 0;
     m_startCuptiNs = m_calls.timestamp(&now) == CUPTI_SUCCESS ? static_cast<std::int64_t>(now) : 0;
     return core::Ok{};
 }
 
+core::Status PmSampler::resume() {
+    if (m_object == nullptr || !m_paused) {
+        return core::makeError("no paused PM sampling session to resume");
+    }
+    m_notes.clear();  // the notes of the capture that paused it went into its trace
+    return startSampling();
+}
+
 void PmSampler::decodeInto(core::TraceModel& batch, const ClockMap& clock, core::TimestampNs windowStartNs,
                            core::TimestampNs windowEndNs) {
-    if (m_object == nullptr || m_overflowStuck) {
+    if (m_object == nullptr || m_paused || m_tally.overflowStuck) {
         return;
     }
     const auto& metrics = m_metrics;
@@ -383,19 +398,19 @@ void PmSampler::decodeInto(core::TraceModel& batch, const ClockMap& clock, core:
         decode.counterDataImageSize = m_counterData.size();
         CUptiResult r = m_calls.decode(&decode);
         if (decode.overflow != 0) {
-            ++m_overflows;
+            ++m_tally.overflows;
         }
         if (r == CUPTI_ERROR_OUT_OF_MEMORY) {
             // A hardware-buffer overflow: every later decode returns it again, with no samples
             // (measured on an H100, CUDA 13.3). Stop asking, and say so.
-            m_overflowStuck = true;
-            m_samplesAtOverflow = m_samples;
-            m_lastError = "cuptiPmSamplingDecodeData: " + describeCuptiResult(r);
+            m_tally.overflowStuck = true;
+            m_tally.samplesAtOverflow = m_tally.samples;
+            m_tally.lastError = "cuptiPmSamplingDecodeData: " + describeCuptiResult(r);
             return;
         }
         if (r != CUPTI_SUCCESS) {
-            ++m_decodeErrors;
-            m_lastError = "cuptiPmSamplingDecodeData: " + describeCuptiResult(r);
+            ++m_tally.decodeErrors;
+            m_tally.lastError = "cuptiPmSamplingDecodeData: " + describeCuptiResult(r);
             return;
         }
         auto info = params<CUpti_PmSampling_GetCounterDataInfo_Params>(
@@ -403,8 +418,8 @@ void PmSampler::decodeInto(core::TraceModel& batch, const ClockMap& clock, core:
         info.pCounterDataImage = m_counterData.data();
         info.counterDataImageSize = m_counterData.size();
         if (CUptiResult ri = m_calls.counterDataInfo(&info); ri != CUPTI_SUCCESS) {
-            ++m_decodeErrors;
-            m_lastError = "cuptiPmSamplingGetCounterDataInfo: " + describeCuptiResult(ri);
+            ++m_tally.decodeErrors;
+            m_tally.lastError = "cuptiPmSamplingGetCounterDataInfo: " + describeCuptiResult(ri);
             return;
         }
         for (std::size_t i = 0; i < info.numCompletedSamples; ++i) {
@@ -415,24 +430,24 @@ void PmSampler::decodeInto(core::TraceModel& batch, const ClockMap& clock, core:
             sample.counterDataImageSize = m_counterData.size();
             sample.sampleIndex = i;
             if (CUptiResult rs = m_calls.sampleInfo(&sample); rs != CUPTI_SUCCESS) {
-                ++m_decodeErrors;
-                m_lastError = "cuptiPmSamplingCounterDataGetSampleInfo: " + describeCuptiResult(rs);
+                ++m_tally.decodeErrors;
+                m_tally.lastError = "cuptiPmSamplingCounterDataGetSampleInfo: " + describeCuptiResult(rs);
                 continue;
             }
-            ++m_rawSamples;
+            ++m_tally.raw;
             const std::int64_t midNs = pmSampleMidpointNs(sample.startTimestamp, sample.endTimestamp);
             if (midNs < 0) {
-                ++m_untimed;
+                ++m_tally.untimed;
                 continue;
             }
-            if (!m_firstSampleSeen) {
-                m_firstSampleSeen = true;  // CUPTI: the first sample may be an outlier
-                m_firstRawNs = midNs;
+            if (!m_tally.firstSampleSeen) {
+                m_tally.firstSampleSeen = true;  // CUPTI: the first sample may be an outlier
+                m_tally.firstRawNs = midNs;
                 // Sample times are expected on CUPTI's clock (guide §4.1). When the first one is far
                 // from CUPTI's time at start, they are on another (the GPU's own timer): place them
                 // by the first sample, which began right after cuptiPmSamplingStart.
                 if (m_startCuptiNs != 0 && std::llabs(midNs - m_startCuptiNs) > 10 * core::kNsPerSecond) {
-                    m_clockOffsetNs = m_startCuptiNs - midNs;
+                    m_tally.clockOffsetNs = m_startCuptiNs - midNs;
                     m_notes.push_back("sample times are not on CUPTI's clock (first sample " +
                                       std::to_string(midNs) + " ns, CUPTI at start " +
                                       std::to_string(m_startCuptiNs) +
@@ -440,9 +455,10 @@ void PmSampler::decodeInto(core::TraceModel& batch, const ClockMap& clock, core:
                 }
                 continue;
             }
-            core::TimestampNs t = clock.toMonotonic(static_cast<std::uint64_t>(midNs + m_clockOffsetNs));
+            core::TimestampNs t =
+                clock.toMonotonic(static_cast<std::uint64_t>(midNs + m_tally.clockOffsetNs));
             if (t < windowStartNs || t >= windowEndNs) {
-                ++m_outsideWindow;
+                ++m_tally.outsideWindow;
                 continue;
             }
             auto eval = params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(
@@ -455,14 +471,14 @@ void PmSampler::decodeInto(core::TraceModel& batch, const ClockMap& clock, core:
             eval.numMetrics = m_metricNames.size();
             eval.pMetricValues = values.data();
             if (CUptiResult re = m_calls.evaluate(&eval); re != CUPTI_SUCCESS) {
-                ++m_evaluateErrors;
-                m_lastError = "cuptiProfilerHostEvaluateToGpuValues: " + describeCuptiResult(re);
+                ++m_tally.evaluateErrors;
+                m_tally.lastError = "cuptiProfilerHostEvaluateToGpuValues: " + describeCuptiResult(re);
                 continue;
             }
-            ++m_samples;
+            ++m_tally.samples;
             for (std::size_t m = 0; m < metrics.size(); ++m) {
                 if (!std::isfinite(values[m])) {
-                    ++m_nonFinite;
+                    ++m_tally.nonFinite;
                     continue;
                 }
                 auto it = trackOf.find(m);
@@ -498,40 +514,57 @@ void PmSampler::decodeInto(core::TraceModel& batch, const ClockMap& clock, core:
 
 void PmSampler::stop(core::TraceModel& batch, const ClockMap& clock, core::TimestampNs windowStartNs,
                      core::TimestampNs windowEndNs) {
-    if (m_object == nullptr) {
+    finishCapture(batch, clock, windowStartNs, windowEndNs);
+    release();
+}
+
+void PmSampler::pause(core::TraceModel& batch, const ClockMap& clock, core::TimestampNs windowStartNs,
+                      core::TimestampNs windowEndNs) {
+    finishCapture(batch, clock, windowStartNs, windowEndNs);
+    if (m_object != nullptr) {
+        m_paused = true;
+        m_notes.push_back(
+            "PM sampling stopped but left enabled: this process launches CUDA graphs, and "
+            "cuptiPmSamplingDisable may finalize CUPTI; the next capture with GPU metrics resumes it");
+    }
+}
+
+void PmSampler::finishCapture(core::TraceModel& batch, const ClockMap& clock, core::TimestampNs windowStartNs,
+                              core::TimestampNs windowEndNs) {
+    if (m_object == nullptr || m_paused) {
         return;
     }
     auto stopParams = params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
     stopParams.pPmSamplingObject = m_object;
     m_calls.stop(&stopParams);
     decodeInto(batch, clock, windowStartNs, windowEndNs);
-    if (m_overflowStuck) {
+    if (m_tally.overflowStuck) {
         batch.stats.add("agent.gpu_metrics_overflow", core::Severity::DataLoss,
-                        static_cast<std::int64_t>(std::max<std::uint64_t>(m_overflows, 1)),
+                        static_cast<std::int64_t>(std::max<std::uint64_t>(m_tally.overflows, 1)),
                         "the PM sampling hardware buffer overflowed after " +
-                            std::to_string(m_samplesAtOverflow) +
+                            std::to_string(m_tally.samplesAtOverflow) +
                             " samples; CUPTI returns no samples after an overflow, so the rest of the window "
                             "has no GPU metrics");
-    } else if (m_overflows > 0) {
+    } else if (m_tally.overflows > 0) {
         batch.stats.add("agent.gpu_metrics_overflow", core::Severity::DataLoss,
-                        static_cast<std::int64_t>(m_overflows),
+                        static_cast<std::int64_t>(m_tally.overflows),
                         "the PM sampling hardware buffer overflowed; the oldest samples were lost");
     }
-    if (m_nonFinite > 0) {
+    if (m_tally.nonFinite > 0) {
         batch.stats.add("agent.gpu_metrics_non_finite", core::Severity::Warning,
-                        static_cast<std::int64_t>(m_nonFinite),
+                        static_cast<std::int64_t>(m_tally.nonFinite),
                         "PM sampling metric values that were not finite were left out");
     }
     // What the decoder saw, so a capture with no samples says why (decode or evaluation errors,
     // or samples whose times fell outside the window).
     m_notes.push_back(
-        "decoded " + std::to_string(m_rawSamples) + " samples: " + std::to_string(m_samples) + " kept, " +
-        std::to_string(m_outsideWindow) + " outside the window, " + std::to_string(m_untimed) +
-        " without a time span, " + std::to_string(m_evaluateErrors) + " not evaluated, " +
-        std::to_string(m_decodeErrors) + " decode errors" +
-        (m_lastError.empty() ? std::string() : " (last: " + m_lastError + ")") + "; first sample time " +
-        std::to_string(m_firstRawNs) + " ns, CUPTI at start " + std::to_string(m_startCuptiNs) + " ns");
-    release();
+        "decoded " + std::to_string(m_tally.raw) + " samples: " + std::to_string(m_tally.samples) +
+        " kept, " + std::to_string(m_tally.outsideWindow) + " outside the window, " +
+        std::to_string(m_tally.untimed) + " without a time span, " + std::to_string(m_tally.evaluateErrors) +
+        " not evaluated, " + std::to_string(m_tally.decodeErrors) + " decode errors" +
+        (m_tally.lastError.empty() ? std::string() : " (last: " + m_tally.lastError + ")") +
+        "; first sample time " + std::to_string(m_tally.firstRawNs) + " ns, CUPTI at start " +
+        std::to_string(m_startCuptiNs) + " ns");
 }
 
 }  // namespace chokepoint::collectors

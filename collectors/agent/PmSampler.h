@@ -86,15 +86,40 @@ public:
     // Stops, decodes the rest, disables. Safe to call when not started.
     void stop(core::TraceModel& batch, const ClockMap& clock, core::TimestampNs windowStartNs,
               core::TimestampNs windowEndNs);
-    bool running() const { return m_object != nullptr; }
-    std::uint64_t samples() const { return m_samples; }
-    std::uint64_t overflows() const { return m_overflows; }
+    // Stops and decodes the rest like stop(), but keeps the session enabled for resume(): in a
+    // process that launches CUDA graphs cuptiPmSamplingDisable is never called, because it may
+    // finalize CUPTI (XLA's PM sampler) and finalizing crashed such a job on an H100.
+    void pause(core::TraceModel& batch, const ClockMap& clock, core::TimestampNs windowStartNs,
+               core::TimestampNs windowEndNs);
+    // Starts a paused session again for the next capture, with the same metrics.
+    core::Status resume();
+    bool paused() const { return m_paused; }
+    std::uint64_t samples() const { return m_tally.samples; }
+    std::uint64_t overflows() const { return m_tally.overflows; }
     // Metrics left out of the set ("metric: why") and other remarks for the trace notes.
     const std::vector<std::string>& droppedMetrics() const { return m_dropped; }
     const std::vector<std::string>& notes() const { return m_notes; }
     std::size_t metricCount() const { return m_metrics.size(); }
 
 private:
+    // What one capture's decodes saw; reset when a paused session resumes.
+    struct DecodeTally {
+        std::uint64_t samples = 0;
+        std::uint64_t overflows = 0;
+        std::uint64_t nonFinite = 0;
+        std::uint64_t raw = 0, outsideWindow = 0, evaluateErrors = 0, decodeErrors = 0;
+        std::uint64_t untimed = 0;   // samples that cover no time (pmSampleMidpointNs)
+        bool overflowStuck = false;  // the hardware buffer overflowed: decodes return nothing
+        std::uint64_t samplesAtOverflow = 0;
+        std::string lastError;
+        bool firstSampleSeen = false;
+        std::int64_t firstRawNs = 0;     // the first sample's time as CUPTI gave it
+        std::int64_t clockOffsetNs = 0;  // added to sample times when they are not on CUPTI's clock
+    };
+
+    core::Status startSampling();  // initialises the counter data image and starts
+    void finishCapture(core::TraceModel& batch, const ClockMap& clock, core::TimestampNs windowStartNs,
+                       core::TimestampNs windowEndNs);
     void release();
 
     PmSamplingCalls& m_calls;
@@ -108,18 +133,9 @@ private:
     std::vector<std::string> m_dropped;
     std::vector<std::string> m_notes;
     std::vector<const char*> m_metricNames;
-    bool m_firstSampleSeen = false;
-    std::uint64_t m_samples = 0;
-    std::uint64_t m_overflows = 0;
-    std::uint64_t m_nonFinite = 0;
-    std::uint64_t m_rawSamples = 0, m_outsideWindow = 0, m_evaluateErrors = 0, m_decodeErrors = 0;
-    std::uint64_t m_untimed = 0;   // samples that cover no time (pmSampleMidpointNs)
-    bool m_overflowStuck = false;  // the hardware buffer overflowed: decodes return nothing
-    std::uint64_t m_samplesAtOverflow = 0;
-    std::string m_lastError;
-    std::int64_t m_startCuptiNs = 0;   // cuptiGetTimestamp when sampling started
-    std::int64_t m_firstRawNs = 0;     // the first sample's time as CUPTI gave it
-    std::int64_t m_clockOffsetNs = 0;  // added to sample times when they are not on CUPTI's clock
+    bool m_paused = false;
+    DecodeTally m_tally;
+    std::int64_t m_startCuptiNs = 0;  // cuptiGetTimestamp when sampling started
 };
 
 }  // namespace chokepoint::collectors

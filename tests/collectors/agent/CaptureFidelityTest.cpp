@@ -21,6 +21,7 @@
 #include "core/format/CptraceReader.h"
 #include "tests/collectors/agent/EngineTestSupport.h"
 #include "tests/collectors/agent/FakeCuptiApi.h"
+#include "tests/collectors/agent/FakePmSampling.h"
 
 namespace chokepoint::collectors {
 namespace {
@@ -249,6 +250,66 @@ TEST(DetachFidelityTest, AProcessThatLaunchesCudaGraphsIsNeverDetached) {
     };
     EXPECT_EQ(graphsCapture(true), 0);
     EXPECT_EQ(graphsCapture(false), 1);
+}
+
+// Two captures of one process; the first launches CUDA graphs when `graphsInFirst`, the second
+// when `graphsInSecond`. Counted while the engine (the process) is still alive.
+struct TwoCaptures {
+    int detaches = 0;
+    int pmDisables = 0;
+};
+
+TwoCaptures twoCapturesOfOneProcess(bool graphsInFirst, bool graphsInSecond, testing::FakePmSampling& gpu) {
+    FakeCuptiApi cupti;
+    std::atomic<bool> graphs{graphsInFirst};
+    cupti.producer = [&graphs](SyntheticCupti& s) {
+        const std::uint64_t t = cuptiNow();
+        const auto pid = static_cast<std::uint32_t>(::getpid());
+        s.api(CUPTI_ACTIVITY_KIND_RUNTIME,
+              graphs ? CUpti_CallbackId{CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000} : kLaunch, t - 3000,
+              t - 2000, 7, pid, pid);
+        s.kernel("node", t - 1500, t - 1000, 7);
+    };
+    CaptureEngineConfig config = testutils::fastEngineConfig(200, 16);
+    config.detachAfterCapture = true;
+    config.pmReady = [](int) { return true; };
+    config.pmCalls = &gpu;
+    CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
+    for (std::uint64_t id = 1; id <= 2; ++id) {
+        graphs = id == 1 ? graphsInFirst : graphsInSecond;
+        wire::StartCapture request;
+        request.durationMs = 30;
+        request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_API | wire::CAPTURE_KIND_GPU_METRICS;
+        EXPECT_FALSE(engine.startCapture(request, id).has_value());
+        drive(engine);
+    }
+    return {cupti.count("detach"), gpu.disables};
+}
+
+TEST(GpuMetricsFidelityTest, AProcessThatLaunchesCudaGraphsNeverDisablesPmSamplingAndResumesIt) {
+    // cuptiPmSamplingDisable may finalize CUPTI (XLA's PM sampler never calls it), and finalizing
+    // crashed a CUDA-graph job on the H100. Such a process keeps its session, stopped, for the next
+    // capture.
+    testing::FakePmSampling graphJob;
+    EXPECT_EQ(twoCapturesOfOneProcess(true, true, graphJob).pmDisables, 0);
+    EXPECT_EQ(graphJob.enables, 1);
+    EXPECT_EQ(graphJob.starts, 2);
+    EXPECT_EQ(graphJob.stops, 2);
+    EXPECT_EQ(graphJob.configBroken, 0);
+
+    testing::FakePmSampling plainJob;
+    EXPECT_EQ(twoCapturesOfOneProcess(false, false, plainJob).pmDisables, 2);
+    EXPECT_EQ(plainJob.enables, 2);
+}
+
+TEST(DetachFidelityTest, OnceAProcessLaunchedCudaGraphsNoLaterCaptureDetaches) {
+    // A later window may launch no graph, but the graphs instantiated earlier are still replayed.
+    testing::FakePmSampling gpu;
+    const TwoCaptures graphsFirst = twoCapturesOfOneProcess(true, false, gpu);
+    EXPECT_EQ(graphsFirst.detaches, 0);
+    EXPECT_EQ(graphsFirst.pmDisables, 0);
+    testing::FakePmSampling gpu2;
+    EXPECT_EQ(twoCapturesOfOneProcess(false, false, gpu2).detaches, 2);
 }
 
 TEST(GpuMetricsFidelityTest, PmSamplingWaitsForTheJobsCudaContext) {

@@ -32,7 +32,7 @@ public:
     int configChecks = 0;
     int configBroken = 0;  // checks that found the image gone or changed
     bool disabled = false;
-    int decodes = 0;
+    int enables = 0, starts = 0, stops = 0, disables = 0, decodes = 0;
 
     CUptiResult profilerInitialize(CUpti_Profiler_Initialize_Params*) override { return CUPTI_SUCCESS; }
     CUptiResult profilerDeInitialize(CUpti_Profiler_DeInitialize_Params*) override { return CUPTI_SUCCESS; }
@@ -46,6 +46,7 @@ public:
         return CUPTI_SUCCESS;
     }
     CUptiResult enable(CUpti_PmSampling_Enable_Params* p) override {
+        ++enables;
         p->pPmSamplingObject = reinterpret_cast<CUpti_PmSampling_Object*>(&m_objectTag);
         return CUPTI_SUCCESS;
     }
@@ -65,14 +66,17 @@ public:
         return CUPTI_SUCCESS;
     }
     CUptiResult start(CUpti_PmSampling_Start_Params*) override {
+        ++starts;
         checkConfig();
         return CUPTI_SUCCESS;
     }
     CUptiResult stop(CUpti_PmSampling_Stop_Params*) override {
+        ++stops;
         checkConfig();
         return CUPTI_SUCCESS;
     }
     CUptiResult disable(CUpti_PmSampling_Disable_Params*) override {
+        ++disables;
         checkConfig();
         disabled = true;
         m_config = nullptr;

@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "FakePmSampling.h"
 #include "collectors/agent/PmSampler.h"
+#include "tests/collectors/agent/FakePmSampling.h"
 
 namespace chokepoint::collectors {
 namespace {
@@ -167,6 +167,38 @@ TEST(PmSamplerTest, SamplesOffCuptisClockArePlacedByTheFirstOne) {
     // The first sample's midpoint is taken to be CUPTI's time at start; the next is 1 ms later.
     EXPECT_EQ(read->timesNs[0], static_cast<core::TimestampNs>(gpu.cuptiNowNs + kMsNs));
     EXPECT_NE(joinedNotes(sampler).find("not on CUPTI's clock"), std::string::npos);
+}
+
+TEST(PmSamplerTest, APausedSessionStaysEnabledAndResumesWithItsOwnCounts) {
+    // In a process that launches CUDA graphs the session is never disabled (the disable may
+    // finalize CUPTI); the next capture resumes it.
+    FakePmSampling gpu;
+    PmSampler sampler(gpu);
+    ASSERT_TRUE(sampler.start(twoMetrics()).ok());
+    record(gpu, gpu.cuptiNowNs, 5);
+    core::TraceModel first;
+    ClockMap clock;
+    sampler.pause(first, clock, kAlways, kNever);
+    EXPECT_TRUE(sampler.paused());
+    EXPECT_EQ(gpu.stops, 1);
+    EXPECT_EQ(gpu.disables, 0);
+    EXPECT_EQ(sampler.samples(), 4u);
+    EXPECT_NE(joinedNotes(sampler).find("left enabled"), std::string::npos);
+
+    record(gpu, gpu.cuptiNowNs + 10 * kMsNs, 3);  // recorded while paused: not this capture's
+    gpu.hardware.clear();
+    ASSERT_TRUE(sampler.resume().ok());
+    EXPECT_FALSE(sampler.paused());
+    EXPECT_EQ(gpu.enables, 1);
+    EXPECT_EQ(gpu.starts, 2);
+    EXPECT_EQ(joinedNotes(sampler), "");
+    record(gpu, gpu.cuptiNowNs + 20 * kMsNs, 3);
+    core::TraceModel second;
+    sampler.stop(second, clock, kAlways, kNever);
+    EXPECT_EQ(sampler.samples(), 2u);  // its own first sample left out again
+    EXPECT_EQ(gpu.disables, 1);
+    EXPECT_EQ(gpu.configBroken, 0);
+    EXPECT_FALSE(sampler.resume().ok());  // nothing left to resume
 }
 
 }  // namespace
