@@ -15,6 +15,7 @@
 #include <deque>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "collectors/agent/ActivityDecoder.h"
 #include "collectors/agent/CaptureEngine.h"
@@ -225,43 +226,18 @@ TEST(WindowEndFidelityTest, AGraphLaunchKeepsTheDrainWaitingUntilLaterWorkHasRun
     EXPECT_EQ(batch.kernels.size(), 2u);
 }
 
-TEST(DetachFidelityTest, AProcessThatLaunchesCudaGraphsIsNeverDetached) {
-    // On the H100, CHOKEPOINT_CUPTI_DETACH=1 in a torch.compile(mode="reduce-overhead") job ended
-    // with "CUDA error: unspecified launch failure" at the next graph replay after the capture.
-    auto graphsCapture = [](bool launchesGraphs) {
-        FakeCuptiApi cupti;
-        cupti.producer = [launchesGraphs](SyntheticCupti& s) {
-            const std::uint64_t t = cuptiNow();
-            const auto pid = static_cast<std::uint32_t>(::getpid());
-            s.api(
-                CUPTI_ACTIVITY_KIND_RUNTIME,
-                launchesGraphs ? CUpti_CallbackId{CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000} : kLaunch,
-                t - 3000, t - 2000, 7, pid, pid);
-            s.kernel("node", t - 1500, t - 1000, 7);
-        };
-        CaptureEngineConfig config = testutils::fastEngineConfig(200, 16);
-        config.detachAfterCapture = true;
-        CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
-        wire::StartCapture request;
-        request.durationMs = 30;
-        EXPECT_FALSE(engine.startCapture(request, 1).has_value());
-        drive(engine);
-        return cupti.count("detach");
-    };
-    EXPECT_EQ(graphsCapture(true), 0);
-    EXPECT_EQ(graphsCapture(false), 1);
-}
-
-// Two captures of one process; the first launches CUDA graphs when `graphsInFirst`, the second
-// when `graphsInSecond`. Counted while the engine (the process) is still alive.
-struct TwoCaptures {
+// Captures of one process with detach on (CHOKEPOINT_CUPTI_DETACH=1) and GPU metrics from `gpu`;
+// capture i launches CUDA graphs when graphsPerCapture[i], else plain kernels. Counted while the
+// engine (the process) is still alive.
+struct ProcessCaptures {
     int detaches = 0;
     int pmDisables = 0;
 };
 
-TwoCaptures twoCapturesOfOneProcess(bool graphsInFirst, bool graphsInSecond, testing::FakePmSampling& gpu) {
+ProcessCaptures capturesOfOneProcess(const std::vector<bool>& graphsPerCapture,
+                                     testing::FakePmSampling& gpu) {
     FakeCuptiApi cupti;
-    std::atomic<bool> graphs{graphsInFirst};
+    std::atomic<bool> graphs{false};
     cupti.producer = [&graphs](SyntheticCupti& s) {
         const std::uint64_t t = cuptiNow();
         const auto pid = static_cast<std::uint32_t>(::getpid());
@@ -275,15 +251,33 @@ TwoCaptures twoCapturesOfOneProcess(bool graphsInFirst, bool graphsInSecond, tes
     config.pmReady = [](int) { return true; };
     config.pmCalls = &gpu;
     CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
-    for (std::uint64_t id = 1; id <= 2; ++id) {
-        graphs = id == 1 ? graphsInFirst : graphsInSecond;
+    std::uint64_t id = 0;
+    for (bool launchesGraphs : graphsPerCapture) {
+        graphs = launchesGraphs;
         wire::StartCapture request;
         request.durationMs = 30;
         request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_API | wire::CAPTURE_KIND_GPU_METRICS;
-        EXPECT_FALSE(engine.startCapture(request, id).has_value());
+        EXPECT_FALSE(engine.startCapture(request, ++id).has_value());
         drive(engine);
     }
     return {cupti.count("detach"), gpu.disables};
+}
+
+TEST(DetachFidelityTest, AProcessThatLaunchesCudaGraphsIsNeverDetached) {
+    // On the H100, CHOKEPOINT_CUPTI_DETACH=1 in a torch.compile(mode="reduce-overhead") job ended
+    // with "CUDA error: unspecified launch failure" at the next graph replay after the capture.
+    testing::FakePmSampling graphJob, plainJob;
+    EXPECT_EQ(capturesOfOneProcess({true}, graphJob).detaches, 0);
+    EXPECT_EQ(capturesOfOneProcess({false}, plainJob).detaches, 1);
+}
+
+TEST(DetachFidelityTest, OnceAProcessLaunchedCudaGraphsNoLaterCaptureDetaches) {
+    // A later window may launch no graph, but the graphs instantiated earlier are still replayed.
+    testing::FakePmSampling graphsFirst, plain;
+    const ProcessCaptures captures = capturesOfOneProcess({true, false}, graphsFirst);
+    EXPECT_EQ(captures.detaches, 0);
+    EXPECT_EQ(captures.pmDisables, 0);
+    EXPECT_EQ(capturesOfOneProcess({false, false}, plain).detaches, 2);
 }
 
 TEST(GpuMetricsFidelityTest, AProcessThatLaunchesCudaGraphsNeverDisablesPmSamplingAndResumesIt) {
@@ -291,25 +285,15 @@ TEST(GpuMetricsFidelityTest, AProcessThatLaunchesCudaGraphsNeverDisablesPmSampli
     // crashed a CUDA-graph job on the H100. Such a process keeps its session, stopped, for the next
     // capture.
     testing::FakePmSampling graphJob;
-    EXPECT_EQ(twoCapturesOfOneProcess(true, true, graphJob).pmDisables, 0);
+    EXPECT_EQ(capturesOfOneProcess({true, true}, graphJob).pmDisables, 0);
     EXPECT_EQ(graphJob.enables, 1);
     EXPECT_EQ(graphJob.starts, 2);
     EXPECT_EQ(graphJob.stops, 2);
     EXPECT_EQ(graphJob.configBroken, 0);
 
     testing::FakePmSampling plainJob;
-    EXPECT_EQ(twoCapturesOfOneProcess(false, false, plainJob).pmDisables, 2);
+    EXPECT_EQ(capturesOfOneProcess({false, false}, plainJob).pmDisables, 2);
     EXPECT_EQ(plainJob.enables, 2);
-}
-
-TEST(DetachFidelityTest, OnceAProcessLaunchedCudaGraphsNoLaterCaptureDetaches) {
-    // A later window may launch no graph, but the graphs instantiated earlier are still replayed.
-    testing::FakePmSampling gpu;
-    const TwoCaptures graphsFirst = twoCapturesOfOneProcess(true, false, gpu);
-    EXPECT_EQ(graphsFirst.detaches, 0);
-    EXPECT_EQ(graphsFirst.pmDisables, 0);
-    testing::FakePmSampling gpu2;
-    EXPECT_EQ(twoCapturesOfOneProcess(false, false, gpu2).detaches, 2);
 }
 
 TEST(GpuMetricsFidelityTest, PmSamplingWaitsForTheJobsCudaContext) {
