@@ -558,10 +558,24 @@ void CaptureEngine::run() {
         disableCupti(m_processLaunchesGraphs);
     }
     // PM sampling last: disabling it may finalise CUPTI (XLA's notes), so the activity side is torn
-    // down first, and a process that launches CUDA graphs keeps the session for the next capture.
+    // down first. It is not disabled at all in a process that launches CUDA graphs (the session is
+    // kept for the next capture), nor at process exit: the CUDA runtime's exit handlers may have
+    // torn down the profiler's objects already, and another CUPTI tool saw a double free inside
+    // libnvperf_host.so when it disabled PM sampling then.
     if (m_pm) {
-        if (m_processLaunchesGraphs) {
+        bool atExit = false;
+        {
+            std::lock_guard lock(m_mutex);
+            atExit = m_exitDrain;
+        }
+        if (m_processLaunchesGraphs || atExit) {
             m_pm->pause(*batch, m_clock, windowStart, windowEnd);
+            m_metadata.notes.emplace_back(
+                "capture.gpu_metrics_note",
+                atExit
+                    ? std::string("PM sampling stopped but not disabled: the process was exiting")
+                    : std::string("PM sampling stopped but left enabled for the next capture: this process "
+                                  "launches CUDA graphs, and cuptiPmSamplingDisable may finalize CUPTI"));
         } else {
             m_pm->stop(*batch, m_clock, windowStart, windowEnd);
         }

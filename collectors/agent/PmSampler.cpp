@@ -523,9 +523,6 @@ void PmSampler::pause(core::TraceModel& batch, const ClockMap& clock, core::Time
     finishCapture(batch, clock, windowStartNs, windowEndNs);
     if (m_object != nullptr) {
         m_paused = true;
-        m_notes.push_back(
-            "PM sampling stopped but left enabled: this process launches CUDA graphs, and "
-            "cuptiPmSamplingDisable may finalize CUPTI; the next capture with GPU metrics resumes it");
     }
 }
 

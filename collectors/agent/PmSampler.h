@@ -86,9 +86,9 @@ public:
     // Stops, decodes the rest, disables. Safe to call when not started.
     void stop(core::TraceModel& batch, const ClockMap& clock, core::TimestampNs windowStartNs,
               core::TimestampNs windowEndNs);
-    // Stops and decodes the rest like stop(), but keeps the session enabled for resume(): in a
-    // process that launches CUDA graphs cuptiPmSamplingDisable is never called, because it may
-    // finalize CUPTI (XLA's PM sampler) and finalizing crashed such a job on an H100.
+    // Stops and decodes the rest like stop(), but keeps the session enabled for resume(), for when
+    // cuptiPmSamplingDisable must not be called: it may finalize CUPTI (XLA's PM sampler), which
+    // crashed a CUDA-graph job on an H100, and at process exit the profiler's objects may be gone.
     void pause(core::TraceModel& batch, const ClockMap& clock, core::TimestampNs windowStartNs,
                core::TimestampNs windowEndNs);
     // Starts a paused session again for the next capture, with the same metrics.

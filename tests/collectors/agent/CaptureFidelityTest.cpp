@@ -296,6 +296,36 @@ TEST(GpuMetricsFidelityTest, AProcessThatLaunchesCudaGraphsNeverDisablesPmSampli
     EXPECT_EQ(plainJob.enables, 2);
 }
 
+TEST(GpuMetricsFidelityTest, AtProcessExitPmSamplingIsStoppedButNotDisabled) {
+    // The CUDA runtime's exit handlers may run before ours and tear down the profiler's objects;
+    // another CUPTI tool saw a double free inside libnvperf_host.so when it disabled PM sampling
+    // then. The samples are still decoded and kept.
+    FakeCuptiApi cupti;
+    testing::FakePmSampling gpu;
+    CaptureEngineConfig config = testutils::fastEngineConfig(200, 16);
+    config.pmReady = [](int) { return true; };
+    config.pmCalls = &gpu;
+    CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
+    wire::StartCapture request;
+    request.durationMs = 60'000;
+    request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_GPU_METRICS;
+    ASSERT_FALSE(engine.startCapture(request, 1).has_value());
+    auto model = core::readCptraceFromMemory(drive(engine, 5000,
+                                                   [&engine](int tick) {
+                                                       if (tick == 10) {
+                                                           engine.requestStopForExit();
+                                                       }
+                                                   })
+                                                 .bytes,
+                                             "exit");
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    EXPECT_EQ(gpu.starts, 1);
+    EXPECT_EQ(gpu.stops, 1);
+    EXPECT_EQ(gpu.disables, 0);
+    EXPECT_NE(testutils::noteOf(*model, "capture.gpu_metrics_note").find("the process was exiting"),
+              std::string::npos);
+}
+
 TEST(GpuMetricsFidelityTest, PmSamplingWaitsForTheJobsCudaContext) {
     FakeCuptiApi cupti;
     std::atomic<int> asked{0};

@@ -183,7 +183,6 @@ TEST(PmSamplerTest, APausedSessionStaysEnabledAndResumesWithItsOwnCounts) {
     EXPECT_EQ(gpu.stops, 1);
     EXPECT_EQ(gpu.disables, 0);
     EXPECT_EQ(sampler.samples(), 4u);
-    EXPECT_NE(joinedNotes(sampler).find("left enabled"), std::string::npos);
 
     record(gpu, gpu.cuptiNowNs + 10 * kMsNs, 3);  // recorded while paused: not this capture's
     gpu.hardware.clear();
