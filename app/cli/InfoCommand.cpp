@@ -161,6 +161,15 @@ void printText(const std::string& path, std::string_view format, const TraceMode
         std::printf("\nNo GPU activity: this trace has no kernels, memcpys or memsets.\n");
     }
 
+    // What the recorder and the helper said about the window (Chokepoint captures: where the steps
+    // came from, why the capture ended, what the GPU metrics decoder saw), or the trace's header.
+    if (!m.metadata.notes.empty()) {
+        std::printf("\nNotes:\n");
+        for (const auto& [key, value] : m.metadata.notes) {
+            std::printf("  %-28s %s\n", key.c_str(), value.c_str());
+        }
+    }
+
     std::printf("\nWarnings:\n");
     if (m.stats.empty()) {
         std::printf("  none\n");

@@ -86,6 +86,27 @@ TEST_F(CliTest, InfoPrintsDevicesRanksStepsAndCounts) {
     EXPECT_EQ(r.out.find("No GPU activity"), std::string::npos);
 }
 
+TEST_F(CliTest, InfoPrintsWhatTheRecorderNoted) {
+    // A capture's notes say why it ended and what the GPU metrics decoder saw: the first thing to
+    // read when a trace has no GPU metrics.
+    core::TraceModel model = stepTrace();
+    model.metadata.notes.emplace_back("capture.end_reason", "30 steps recorded");
+    model.metadata.notes.emplace_back("capture.gpu_metrics_note",
+                                      "decoded 12 samples: 0 kept, 12 outside the window");
+    const std::string file = path("noted.cptrace");
+    ASSERT_TRUE(writeCptrace(model, file).ok());
+    CliRun r = run("info " + file);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const std::size_t notes = r.out.find("\nNotes:\n");
+    ASSERT_NE(notes, std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("capture.end_reason           30 steps recorded", notes), std::string::npos)
+        << r.out;
+    EXPECT_NE(
+        r.out.find("capture.gpu_metrics_note     decoded 12 samples: 0 kept, 12 outside the window", notes),
+        std::string::npos)
+        << r.out;
+}
+
 TEST_F(CliTest, InfoJsonIsValidAndComplete) {
     const std::string file = path("steps.cptrace");
     ASSERT_TRUE(writeCptrace(stepTrace(), file).ok());
