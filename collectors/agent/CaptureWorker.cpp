@@ -562,7 +562,14 @@ void CaptureEngine::run() {
     // kept for the next capture), nor at process exit: the CUDA runtime's exit handlers may have
     // torn down the profiler's objects already, and another CUPTI tool saw a double free inside
     // libnvperf_host.so when it disabled PM sampling then.
+    // For the end message, when GPU metrics were asked for: the user learns it at once, not from
+    // an empty track later.
+    std::string gpuMetricsOutcome;
+    if ((kinds & wire::CAPTURE_KIND_GPU_METRICS) != 0 && !m_pmProblem.empty()) {
+        gpuMetricsOutcome = "no GPU metrics: " + m_pmProblem;
+    }
     if (m_pm) {
+        gpuMetricsOutcome.clear();
         bool atExit = false;
         {
             std::lock_guard lock(m_mutex);
@@ -593,6 +600,12 @@ void CaptureEngine::run() {
         for (const std::string& note : m_pm->notes()) {
             m_metadata.notes.emplace_back("capture.gpu_metrics_note", note);
         }
+        gpuMetricsOutcome = m_pm->samples() > 0
+                                ? std::to_string(m_pm->samples()) + " GPU metrics samples of " +
+                                      std::to_string(m_pm->metricCount()) + " metrics"
+                                : std::string(
+                                      "no GPU metrics sample was kept (chokepoint-cli info on the trace "
+                                      "shows what the decoder saw)");
         if (m_pm->paused()) {
             m_pausedPm = std::move(m_pm);
         }
@@ -660,7 +673,7 @@ void CaptureEngine::run() {
     wire::CaptureDone done;
     done.captureId = captureId;
     done.ok = windowStart != kNever;
-    done.message = endReason;
+    done.message = gpuMetricsOutcome.empty() ? endReason : endReason + "; " + gpuMetricsOutcome;
     const core::CptraceRowCounts& rows = m_encoder->rowsEncoded();
     done.kernels = static_cast<std::int64_t>(rows.kernels);
     done.apiCalls = static_cast<std::int64_t>(rows.apiCalls);

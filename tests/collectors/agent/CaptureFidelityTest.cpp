@@ -296,6 +296,44 @@ TEST(GpuMetricsFidelityTest, AProcessThatLaunchesCudaGraphsNeverDisablesPmSampli
     EXPECT_EQ(plainJob.enables, 2);
 }
 
+TEST(GpuMetricsFidelityTest, TheEndMessageSaysHowManyGpuMetricsSamplesWereKept) {
+    FakeCuptiApi cupti;
+    testing::FakePmSampling gpu;
+    gpu.live = true;  // 1 kHz on CUPTI's clock
+    CaptureEngineConfig config = testutils::fastEngineConfig(200, 16);
+    config.pmReady = [](int) { return true; };
+    config.pmCalls = &gpu;
+    CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
+    wire::StartCapture request;
+    request.durationMs = 150;
+    request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_GPU_METRICS;
+    ASSERT_FALSE(engine.startCapture(request, 1).has_value());
+    Captured c = drive(engine);
+    auto model = core::readCptraceFromMemory(c.bytes, "pm-live");
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    ASSERT_FALSE(model->counters.empty());
+    const std::size_t kept = model->counters.front().timesNs.size();
+    EXPECT_GT(kept, 50u);  // about 150 at 1 kHz, less what a loaded machine delays
+    EXPECT_NE(c.done.message.find(std::to_string(kept) + " GPU metrics samples of " +
+                                  std::to_string(model->counters.size()) + " metrics"),
+              std::string::npos)
+        << c.done.message;
+}
+
+TEST(GpuMetricsFidelityTest, TheEndMessageSaysWhyThereAreNoGpuMetrics) {
+    FakeCuptiApi cupti;
+    CaptureEngineConfig config = testutils::fastEngineConfig(200, 16);
+    config.pmReady = [](int) { return false; };  // the job never creates its CUDA context
+    CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
+    wire::StartCapture request;
+    request.durationMs = 40;
+    request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_GPU_METRICS;
+    ASSERT_FALSE(engine.startCapture(request, 1).has_value());
+    Captured c = drive(engine);
+    EXPECT_NE(c.done.message.find("no GPU metrics: the job created no CUDA context"), std::string::npos)
+        << c.done.message;
+}
+
 TEST(GpuMetricsFidelityTest, AtProcessExitPmSamplingIsStoppedButNotDisabled) {
     // The CUDA runtime's exit handlers may run before ours and tear down the profiler's objects;
     // another CUPTI tool saw a double free inside libnvperf_host.so when it disabled PM sampling

@@ -6,6 +6,7 @@
 // or rewritten early shows up as `configBroken` (pytorch/kineto#1532 saw hangs and crashes).
 
 #include <cstring>
+#include <ctime>
 #include <deque>
 #include <string>
 #include <vector>
@@ -27,6 +28,9 @@ public:
     std::deque<CUpti_PmSampling_DecodeStopReason> forcedStopReasons;  // for the next decodes
     bool overflowed = false;  // decodes fail with OUT_OF_MEMORY from now on
     std::uint64_t cuptiNowNs = 5'000'000'000;
+    // Live: CUPTI's clock is CLOCK_REALTIME (as FakeCuptiApi's), and every decode finds the 1 ms
+    // samples recorded since the previous one, as a GPU sampling at 1 kHz would leave them.
+    bool live = false;
 
     // --- seen by the fake ---
     int configChecks = 0;
@@ -68,6 +72,7 @@ public:
     CUptiResult start(CUpti_PmSampling_Start_Params*) override {
         ++starts;
         checkConfig();
+        m_liveNextNs = realtimeNs();
         return CUPTI_SUCCESS;
     }
     CUptiResult stop(CUpti_PmSampling_Stop_Params*) override {
@@ -88,6 +93,10 @@ public:
         if (overflowed) {
             p->overflow = 1;
             return CUPTI_ERROR_OUT_OF_MEMORY;
+        }
+        for (const std::uint64_t now = realtimeNs(); live && m_liveNextNs + kLiveIntervalNs <= now;
+             m_liveNextNs += kLiveIntervalNs) {
+            hardware.push_back({m_liveNextNs, m_liveNextNs + kLiveIntervalNs, 1.0});
         }
         while (!hardware.empty() && m_image.size() < m_capacity) {
             m_image.push_back(hardware.front());
@@ -125,11 +134,19 @@ public:
         return CUPTI_SUCCESS;
     }
     CUptiResult timestamp(std::uint64_t* ns) override {
-        *ns = cuptiNowNs;
+        *ns = live ? realtimeNs() : cuptiNowNs;
         return CUPTI_SUCCESS;
     }
 
 private:
+    static constexpr std::uint64_t kLiveIntervalNs = 1'000'000;
+    static std::uint64_t realtimeNs() {
+        timespec ts{};
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ull +
+               static_cast<std::uint64_t>(ts.tv_nsec);
+    }
+
     void checkConfig() {
         ++configChecks;
         if (m_config == nullptr || std::memcmp(m_config, m_configCopy.data(), m_configCopy.size()) != 0) {
@@ -137,6 +154,7 @@ private:
         }
     }
 
+    std::uint64_t m_liveNextNs = 0;
     int m_objectTag = 0;
     const std::uint8_t* m_config = nullptr;
     std::vector<std::uint8_t> m_configCopy;
