@@ -170,6 +170,8 @@ class Check:
             "steps": info["steps"]["count"], "step_rule": info["steps"]["rule"],
             "pm_samples": int(notes.get("capture.gpu_metrics_samples", "0") or 0),
             "pm_metrics": notes.get("capture.gpu_metrics_count", ""),
+            # what the decoder saw: kept, outside the window, untimed, errors, first sample time
+            "pm_notes": [n["value"][:400] for n in info.get("notes", []) if n["key"] == "capture.gpu_metrics_note"],
             "runtime_api_tracing": notes.get("capture.runtime_api_tracing", ""),
             "end_reason": notes.get("capture.end_reason", ""),
             "after_steps_from": notes.get("capture.after_steps_from", ""),
