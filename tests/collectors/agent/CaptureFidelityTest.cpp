@@ -226,6 +226,14 @@ TEST(WindowEndFidelityTest, AGraphLaunchKeepsTheDrainWaitingUntilLaterWorkHasRun
     EXPECT_EQ(batch.kernels.size(), 2u);
 }
 
+// An engine configuration whose PM sampling runs on `gpu`, a device that has its CUDA context.
+CaptureEngineConfig configWithFakeGpu(testing::FakePmSampling& gpu) {
+    CaptureEngineConfig config = testutils::fastEngineConfig(200, 16);
+    config.pmReady = [](int) { return true; };
+    config.pmCalls = &gpu;
+    return config;
+}
+
 // Captures of one process with detach on (CHOKEPOINT_CUPTI_DETACH=1) and GPU metrics from `gpu`;
 // capture i launches CUDA graphs when graphsPerCapture[i], else plain kernels. Counted while the
 // engine (the process) is still alive.
@@ -246,10 +254,8 @@ ProcessCaptures capturesOfOneProcess(const std::vector<bool>& graphsPerCapture,
               t - 2000, 7, pid, pid);
         s.kernel("node", t - 1500, t - 1000, 7);
     };
-    CaptureEngineConfig config = testutils::fastEngineConfig(200, 16);
+    CaptureEngineConfig config = configWithFakeGpu(gpu);
     config.detachAfterCapture = true;
-    config.pmReady = [](int) { return true; };
-    config.pmCalls = &gpu;
     CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
     std::uint64_t id = 0;
     for (bool launchesGraphs : graphsPerCapture) {
@@ -300,10 +306,7 @@ TEST(GpuMetricsFidelityTest, TheEndMessageSaysHowManyGpuMetricsSamplesWereKept) 
     FakeCuptiApi cupti;
     testing::FakePmSampling gpu;
     gpu.live = true;  // 1 kHz on CUPTI's clock
-    CaptureEngineConfig config = testutils::fastEngineConfig(200, 16);
-    config.pmReady = [](int) { return true; };
-    config.pmCalls = &gpu;
-    CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
+    CaptureEngine engine(cupti, NvtxRecorder::instance(), configWithFakeGpu(gpu));
     wire::StartCapture request;
     request.durationMs = 150;
     request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_GPU_METRICS;
@@ -340,10 +343,7 @@ TEST(GpuMetricsFidelityTest, AtProcessExitPmSamplingIsStoppedButNotDisabled) {
     // then. The samples are still decoded and kept.
     FakeCuptiApi cupti;
     testing::FakePmSampling gpu;
-    CaptureEngineConfig config = testutils::fastEngineConfig(200, 16);
-    config.pmReady = [](int) { return true; };
-    config.pmCalls = &gpu;
-    CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
+    CaptureEngine engine(cupti, NvtxRecorder::instance(), configWithFakeGpu(gpu));
     wire::StartCapture request;
     request.durationMs = 60'000;
     request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_GPU_METRICS;
