@@ -557,19 +557,15 @@ void CaptureEngine::run() {
         m_processLaunchesGraphs = m_processLaunchesGraphs || decoder.graphLaunchSeen();
         disableCupti(m_processLaunchesGraphs);
     }
+    // What became of the GPU metrics, for the end message: the user learns it at once, not from an
+    // empty track later.
+    std::string gpuMetricsOutcome;
     // PM sampling last: disabling it may finalise CUPTI (XLA's notes), so the activity side is torn
     // down first. It is not disabled at all in a process that launches CUDA graphs (the session is
     // kept for the next capture), nor at process exit: the CUDA runtime's exit handlers may have
     // torn down the profiler's objects already, and another CUPTI tool saw a double free inside
     // libnvperf_host.so when it disabled PM sampling then.
-    // For the end message, when GPU metrics were asked for: the user learns it at once, not from
-    // an empty track later.
-    std::string gpuMetricsOutcome;
-    if ((kinds & wire::CAPTURE_KIND_GPU_METRICS) != 0 && !m_pmProblem.empty()) {
-        gpuMetricsOutcome = "no GPU metrics: " + m_pmProblem;
-    }
     if (m_pm) {
-        gpuMetricsOutcome.clear();
         bool atExit = false;
         {
             std::lock_guard lock(m_mutex);
@@ -610,6 +606,8 @@ void CaptureEngine::run() {
             m_pausedPm = std::move(m_pm);
         }
         m_pm.reset();
+    } else if ((kinds & wire::CAPTURE_KIND_GPU_METRICS) != 0 && !m_pmProblem.empty()) {
+        gpuMetricsOutcome = "no GPU metrics: " + m_pmProblem;
     }
     if (missingGpuRecords > 0) {
         batch->stats.add("agent.gpu_records_missing", core::Severity::DataLoss, missingGpuRecords,
