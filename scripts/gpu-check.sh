@@ -11,28 +11,31 @@ Runs the agent against real PyTorch jobs on this node's GPU and writes one summa
 ./gpu-check-out. From a source tree it uses build/bin/chokepoint-cli; from a node bundle
 (chokepoint-node-*.tar.gz) the bundle's own CLI, agent, helper and jobs, nothing installed.
 
-What it runs, in order (CHECKS names for --only, comma-separated):
+What it runs, in order of what is least known (CHECKS names for --only, comma-separated):
   env                   nvidia-smi and torch versions
   doctor                chokepoint-cli doctor
-  calibrate             chokepoint-cli calibrate (GEMM and copy ceilings)
   gpt                   GPT job: baseline step time, then run --at-step --steps 10 --gpu-metrics
                         (PM samples, joined launches, still-running records, verdict, MFU)
-  gpt_attach            launch + attach --at-step --steps 30: joined %, overhead against dormant
-  gpt_attach_allowlist  the same with the old per-call runtime enables (CHOKEPOINT_RUNTIME_API=allowlist)
-  gpt_kineto            the GPT job under torch.profiler: its verdict, for comparison
-  gpt_nohelper          run --delay 10 --duration 3 without the helper: steps from repeating kernels
-  gpt_nomarkers_after_steps  run --after-steps 20 --steps 10 without the helper: the agent
-                        finds the steps in the repeating kernel launches (note after_steps_from)
-  gpt_profiler_during   torch.profiler started during a capture: what each side records
-  rn50                  data-bound ResNet-50: run --after-steps 2 --steps 6, and its torch.profiler twin
-  graphs                torch.compile(mode="reduce-overhead"): attach without --graphs, with --graphs,
-                        and again, detaching CUPTI after each (CHOKEPOINT_CUPTI_DETACH=1)
-  pm_graphs             the same compiled job, attached twice with --gpu-metrics (CUPTI kept): PM
-                        samples in attach; the job and the second capture after cuptiPmSamplingDisable
   overhead              tests/collectors/gpu/measure_overhead.py on the 53-kernel loop
                         (baseline, dormant, capturing, after capture, kernels per step)
   breakdown             capture overhead of the same loop per set of record kinds, and torch.profiler's
-  --quick               skips the ResNet torch.profiler trace
+  pm_graphs             torch.compile(mode="reduce-overhead") job attached twice with --gpu-metrics
+                        (CUPTI kept): PM samples in attach; the job and its second capture
+  gpt_nomarkers_after_steps  run --after-steps 20 --steps 10 without the helper: the agent
+                        finds the steps in the repeating kernel launches (note after_steps_from)
+  graphs                the compiled job: attach without --graphs, with --graphs, and again,
+                        detaching CUPTI after each (CHOKEPOINT_CUPTI_DETACH=1; refused with graphs)
+  gpt_attach            launch + attach --at-step --steps 30: joined %, overhead against dormant
+  rn50                  data-bound ResNet-50: run --after-steps 2 --steps 6, and its torch.profiler twin
+  gpt_nohelper          run --delay 10 --duration 3 without the helper: steps from repeating kernels
+  gpt_profiler_during   torch.profiler started during a capture: what each side records
+  gpt_kineto            the GPT job under torch.profiler: its verdict, for comparison
+  gpt_attach_allowlist  attach with the old per-call runtime enables (CHOKEPOINT_RUNTIME_API=allowlist)
+  calibrate             chokepoint-cli calibrate (GEMM and copy ceilings)
+  --quick               skips what the H100 check of 2026-11-26 settled (gpt_nohelper,
+                        gpt_profiler_during, gpt_kineto, gpt_attach_allowlist, calibrate) and the
+                        ResNet torch.profiler trace
+The summary is rewritten after every check, so a run cut short still says what it saw.
 Needs: an NVIDIA GPU, python3 with PyTorch (CUDA) and torchvision.
 TXT
 }
