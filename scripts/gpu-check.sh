@@ -64,4 +64,9 @@ if [ ! -x "$cli" ]; then
   echo "gpu-check.sh: no chokepoint-cli at $cli (build first, or pass --cli)" >&2
   exit 2
 fi
+# Every check runs PyTorch on the GPU: say so at once rather than fail each check in turn.
+if ! why=$(python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else "torch sees no CUDA GPU")' 2>&1); then
+  echo "gpu-check.sh: this node cannot run the checks: ${why##*$'\n'}" >&2
+  exit 2
+fi
 exec python3 "$jobs/gpu_check.py" --cli "$cli" --jobs "$jobs" --helper-dir "$helper" "${args[@]}"

@@ -100,8 +100,14 @@ class Check:
         windows = []
         deadline = time.time() + timeout
         try:
-            if not reached.wait(max(1, deadline - time.time())):
-                raise RuntimeError("the job never reached step %d" % attach_at_step)
+            # A job that dies early (no torch, a compile error) must not cost the whole timeout.
+            while not reached.wait(0.5):
+                if proc.poll() is not None:
+                    t.join(5)
+                    raise RuntimeError("the job exited (status %s) before step %d: %s" % (
+                        proc.returncode, attach_at_step, " | ".join(lines[-3:])))
+                if time.time() > deadline:
+                    raise RuntimeError("the job never reached step %d" % attach_at_step)
             pid = str(proc.pid)
             sock = None
             for _ in range(100):  # the CUDA process is the python child of launch
