@@ -1,20 +1,24 @@
 // chokepoint-bench-agent-paths: the agent's own work per event while a capture runs, for the
 // capture-overhead question (docs/COLLECTORS.md, "The H100 check"): the work an NVTX push/pop
 // handler does on the job's thread in Recording mode (the step-marker check and the ring write,
-// collectors/nvtx/NvtxRecorder), and what the worker thread spends decoding CUPTI activity records
-// (a kernel and its launch record, collectors/agent/ActivityDecoder). CUPTI's own cost per kernel
-// and per call is not in it: that needs a GPU. Not a test: run by hand.
+// collectors/nvtx/NvtxRecorder), what the worker thread spends decoding CUPTI activity records
+// (a kernel and its launch record, collectors/agent/ActivityDecoder), and one /proc scan of the
+// host sampler's own thread over a process of 48 threads, as a PyTorch job has (collectors/host).
+// CUPTI's own cost per kernel and per call is not in it: that needs a GPU. Not a test: run by hand.
 //
 //   chokepoint-bench-agent-paths [PAIRS]   (default 2,000,000 push/pop pairs and kernel launches)
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <thread>
 #include <vector>
 
 #include "collectors/agent/ActivityDecoder.h"
 #include "collectors/agent/ClockSync.h"
+#include "collectors/host/HostSampler.h"
 #include "collectors/nvtx/NvtxRecorder.h"
 #include "core/names/NameRules.h"
 #include "tests/collectors/agent/SyntheticCupti.h"
@@ -95,6 +99,34 @@ double decodeNsPerLaunch(std::size_t launches) {
     return timedNs / static_cast<double>(decoded);
 }
 
+// One host sampler scan (every thread's schedstat; a rescan of /proc every 250 ms of sample time)
+// while `threads` idle threads exist besides this one, averaged over `scans` at 50 Hz sample time.
+double hostScanUs(int threads, int scans) {
+    std::atomic<bool> done{false};
+    std::vector<std::thread> idle;
+    for (int i = 0; i < threads - 1; ++i) {
+        idle.emplace_back([&done] {
+            while (!done.load()) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(5));
+            }
+        });
+    }
+    chokepoint::collectors::HostSampler sampler(chokepoint::collectors::HostSampler::Options{});
+    chokepoint::core::TimestampNs nowNs = chokepoint::collectors::monotonicNowNs();
+    sampler.sampleOnce(nowNs);  // opens the descriptors
+    const auto start = Clock::now();
+    for (int i = 0; i < scans; ++i) {
+        nowNs += 20'000'000;
+        sampler.sampleOnce(nowNs);
+    }
+    const double us = nsSince(start) / 1000.0 / scans;
+    done = true;
+    for (std::thread& t : idle) {
+        t.join();
+    }
+    return us;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -104,5 +136,8 @@ int main(int argc, char** argv) {
     std::printf("NVTX push+pop handler work (job thread):    %7.1f ns per pair\n", nvtxNs);
     const double decodeNs = decodeNsPerLaunch(pairs);
     std::printf("decode launch + kernel record (worker):     %7.1f ns per launch\n", decodeNs);
+    const double scanUs = hostScanUs(48, 500);
+    std::printf("host sampler scan, 48 threads (own thread): %7.1f us per scan, %.2f %% of a core at 50 Hz\n",
+                scanUs, scanUs * 50 / 1e4);
     return 0;
 }
