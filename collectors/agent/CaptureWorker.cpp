@@ -596,12 +596,19 @@ void CaptureEngine::run() {
         for (const std::string& note : m_pm->notes()) {
             m_metadata.notes.emplace_back("capture.gpu_metrics_note", note);
         }
-        gpuMetricsOutcome = m_pm->samples() > 0
-                                ? std::to_string(m_pm->samples()) + " GPU metrics samples of " +
-                                      std::to_string(m_pm->metricCount()) + " metrics"
-                                : std::string(
-                                      "no GPU metrics sample was kept (chokepoint-cli info on the trace "
-                                      "shows what the decoder saw)");
+        if (m_pm->samples() > 0) {
+            gpuMetricsOutcome = std::to_string(m_pm->samples()) + " GPU metrics samples of " +
+                                std::to_string(m_pm->metricCount()) + " metrics";
+        } else {
+            // Sampling ran but left nothing: a warning every view shows, with what the decoder saw
+            // (its last note), not only a note that --json or info print.
+            gpuMetricsOutcome =
+                "no GPU metrics sample was kept (chokepoint-cli info on the trace shows what "
+                "the decoder saw)";
+            batch->stats.add("agent.gpu_metrics_empty", core::Severity::Warning, 1,
+                             "GPU metrics were sampled but no sample was kept" +
+                                 (m_pm->notes().empty() ? std::string() : ": " + m_pm->notes().back()));
+        }
         if (m_pm->paused()) {
             m_pausedPm = std::move(m_pm);
         }

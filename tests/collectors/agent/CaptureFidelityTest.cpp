@@ -326,6 +326,25 @@ TEST(GpuMetricsFidelityTest, TheEndMessageSaysHowManyGpuMetricsSamplesWereKept) 
         << c.done.message;
 }
 
+TEST(GpuMetricsFidelityTest, SamplingThatKeptNothingIsAWarningWithWhatTheDecoderSaw) {
+    // The H100 capture with --gpu-metrics kept 0 samples and said so only in a note.
+    FakeCuptiApi cupti;
+    testing::FakePmSampling gpu;  // not live: its hardware buffer stays empty
+    CaptureEngine engine(cupti, NvtxRecorder::instance(), configWithFakeGpu(gpu));
+    wire::StartCapture request;
+    request.durationMs = 40;
+    request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_GPU_METRICS;
+    ASSERT_FALSE(engine.startCapture(request, 1).has_value());
+    Captured c = drive(engine);
+    auto model = core::readCptraceFromMemory(c.bytes, "pm-empty");
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    const core::TraceStat* empty = model->stats.find("agent.gpu_metrics_empty");
+    ASSERT_NE(empty, nullptr);
+    EXPECT_EQ(empty->severity, core::Severity::Warning);
+    EXPECT_NE(empty->detail.find("decoded 0 samples: 0 kept"), std::string::npos) << empty->detail;
+    EXPECT_NE(c.done.message.find("no GPU metrics sample was kept"), std::string::npos) << c.done.message;
+}
+
 TEST(GpuMetricsFidelityTest, TheEndMessageSaysWhyThereAreNoGpuMetrics) {
     FakeCuptiApi cupti;
     CaptureEngineConfig config = testutils::fastEngineConfig(200, 16);

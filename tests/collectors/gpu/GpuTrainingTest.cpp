@@ -155,7 +155,9 @@ TEST(GpuTrainingTest, RunWithGpuMetricsSamplesOrSaysWhy) {
         }
     }
     const chokepoint::core::TraceStat* why = model->stats.find("agent.gpu_metrics_unavailable");
-    EXPECT_TRUE(samples > 0 || why != nullptr) << "neither samples nor a reason";
+    const chokepoint::core::TraceStat* empty = model->stats.find("agent.gpu_metrics_empty");
+    EXPECT_TRUE(samples > 0 || why != nullptr)
+        << "neither samples nor a reason" << (empty != nullptr ? ": " + empty->detail : std::string());
     if (why != nullptr) {
         std::printf("GPU metrics unavailable: %s\n", why->detail.c_str());
     }

@@ -188,7 +188,8 @@ class Check:
             "end_reason": notes.get("capture.end_reason", ""),
             "after_steps_from": notes.get("capture.after_steps_from", ""),
         }
-        for name in ("agent.gpu_metrics_unavailable", "agent.gpu_metrics_dropped", "agent.cupti_clock_changed",
+        for name in ("agent.gpu_metrics_unavailable", "agent.gpu_metrics_dropped", "agent.gpu_metrics_empty",
+                     "agent.cupti_clock_changed",
                      "agent.cupti_callbacks_lost"):
             if name in stats:
                 facts[name] = stats[name]["detail"][:600]
