@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -234,6 +235,15 @@ CaptureEngineConfig configWithFakeGpu(testing::FakePmSampling& gpu) {
     return config;
 }
 
+// One capture of kernels and GPU metrics for `durationMs`, driven to its end (`tick` as in drive).
+Captured gpuMetricsCapture(CaptureEngine& engine, int durationMs, const std::function<void(int)>& tick = {}) {
+    wire::StartCapture request;
+    request.durationMs = durationMs;
+    request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_GPU_METRICS;
+    EXPECT_FALSE(engine.startCapture(request, 1).has_value());
+    return drive(engine, 5000, tick);
+}
+
 // Captures of one process with detach on (CHOKEPOINT_CUPTI_DETACH=1) and GPU metrics from `gpu`;
 // capture i launches CUDA graphs when graphsPerCapture[i], else plain kernels. Counted while the
 // engine (the process) is still alive.
@@ -310,11 +320,7 @@ TEST(GpuMetricsFidelityTest, TheEndMessageSaysHowManyGpuMetricsSamplesWereKept) 
     // the capture, so that sampling starts well inside its window.
     ASSERT_TRUE(buildPmSamplingConfig("GH100", {}, defaultPmMetrics()).ok());
     CaptureEngine engine(cupti, NvtxRecorder::instance(), configWithFakeGpu(gpu));
-    wire::StartCapture request;
-    request.durationMs = 200;
-    request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_GPU_METRICS;
-    ASSERT_FALSE(engine.startCapture(request, 1).has_value());
-    Captured c = drive(engine);
+    Captured c = gpuMetricsCapture(engine, 200);
     auto model = core::readCptraceFromMemory(c.bytes, "pm-live");
     ASSERT_TRUE(model.ok()) << model.error().message;
     ASSERT_FALSE(model->counters.empty());
@@ -331,11 +337,7 @@ TEST(GpuMetricsFidelityTest, SamplingThatKeptNothingIsAWarningWithWhatTheDecoder
     FakeCuptiApi cupti;
     testing::FakePmSampling gpu;  // not live: its hardware buffer stays empty
     CaptureEngine engine(cupti, NvtxRecorder::instance(), configWithFakeGpu(gpu));
-    wire::StartCapture request;
-    request.durationMs = 40;
-    request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_GPU_METRICS;
-    ASSERT_FALSE(engine.startCapture(request, 1).has_value());
-    Captured c = drive(engine);
+    Captured c = gpuMetricsCapture(engine, 40);
     auto model = core::readCptraceFromMemory(c.bytes, "pm-empty");
     ASSERT_TRUE(model.ok()) << model.error().message;
     const core::TraceStat* empty = model->stats.find("agent.gpu_metrics_empty");
@@ -350,11 +352,7 @@ TEST(GpuMetricsFidelityTest, TheEndMessageSaysWhyThereAreNoGpuMetrics) {
     CaptureEngineConfig config = testutils::fastEngineConfig(200, 16);
     config.pmReady = [](int) { return false; };  // the job never creates its CUDA context
     CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
-    wire::StartCapture request;
-    request.durationMs = 40;
-    request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_GPU_METRICS;
-    ASSERT_FALSE(engine.startCapture(request, 1).has_value());
-    Captured c = drive(engine);
+    Captured c = gpuMetricsCapture(engine, 40);
     EXPECT_NE(c.done.message.find("no GPU metrics: the job created no CUDA context"), std::string::npos)
         << c.done.message;
 }
@@ -366,18 +364,12 @@ TEST(GpuMetricsFidelityTest, AtProcessExitPmSamplingIsStoppedButNotDisabled) {
     FakeCuptiApi cupti;
     testing::FakePmSampling gpu;
     CaptureEngine engine(cupti, NvtxRecorder::instance(), configWithFakeGpu(gpu));
-    wire::StartCapture request;
-    request.durationMs = 60'000;
-    request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_GPU_METRICS;
-    ASSERT_FALSE(engine.startCapture(request, 1).has_value());
-    auto model = core::readCptraceFromMemory(drive(engine, 5000,
-                                                   [&engine](int tick) {
-                                                       if (tick == 10) {
-                                                           engine.requestStopForExit();
-                                                       }
-                                                   })
-                                                 .bytes,
-                                             "exit");
+    const Captured c = gpuMetricsCapture(engine, 60'000, [&engine](int tick) {
+        if (tick == 10) {
+            engine.requestStopForExit();
+        }
+    });
+    auto model = core::readCptraceFromMemory(c.bytes, "exit");
     ASSERT_TRUE(model.ok()) << model.error().message;
     EXPECT_EQ(gpu.starts, 1);
     EXPECT_EQ(gpu.stops, 1);
@@ -397,11 +389,7 @@ TEST(GpuMetricsFidelityTest, PmSamplingWaitsForTheJobsCudaContext) {
         return ++asked > 3;  // the job creates its context a few ticks after cuInit
     };
     CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
-    wire::StartCapture request;
-    request.durationMs = 60;
-    request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_GPU_METRICS;
-    ASSERT_FALSE(engine.startCapture(request, 1).has_value());
-    auto model = core::readCptraceFromMemory(drive(engine).bytes, "pm");
+    auto model = core::readCptraceFromMemory(gpuMetricsCapture(engine, 60).bytes, "pm");
     ASSERT_TRUE(model.ok()) << model.error().message;
     EXPECT_GT(asked.load(), 3);
     EXPECT_FALSE(askedOnCaller.load());
@@ -416,11 +404,7 @@ TEST(GpuMetricsFidelityTest, AJobThatNeverCreatesAContextIsSaid) {
     CaptureEngineConfig config = testutils::fastEngineConfig(200, 16);
     config.pmReady = [](int) { return false; };
     CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
-    wire::StartCapture request;
-    request.durationMs = 30;
-    request.kinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_GPU_METRICS;
-    ASSERT_FALSE(engine.startCapture(request, 1).has_value());
-    auto model = core::readCptraceFromMemory(drive(engine).bytes, "pm");
+    auto model = core::readCptraceFromMemory(gpuMetricsCapture(engine, 30).bytes, "pm");
     ASSERT_TRUE(model.ok()) << model.error().message;
     const auto* entry = model->stats.find("agent.gpu_metrics_unavailable");
     ASSERT_NE(entry, nullptr);
