@@ -47,6 +47,20 @@ void warn(AnalysisReport& r, core::Severity severity, std::string code, std::str
     r.warnings.push_back({severity, std::move(code), std::move(message)});
 }
 
+// The counters the recorder adds while it captures (collectors/agent "agent.*", collectors/nvtx
+// "nvtx.*"): what happened during the capture (GPU metrics refused, work still running at stop),
+// not a repair made when the file was read.
+bool isCaptureStat(std::string_view name) {
+    return name.starts_with("agent.") || name.starts_with("nvtx.");
+}
+
+// "agent.gpu_metrics_unavailable" -> "gpu metrics unavailable".
+std::string captureStatLabel(std::string_view name) {
+    std::string label(name.substr(name.find('.') + 1));
+    std::replace(label.begin(), label.end(), '_', ' ');
+    return label;
+}
+
 // Counted FLOPs per step on the device (from recorded shapes), and the dominant precision by FLOPs.
 struct CountedFlops {
     double perStep = 0;
@@ -752,7 +766,15 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
     }
     std::int64_t repaired = 0;
     for (const core::TraceStat& stat : model.stats.entries()) {
-        if (stat.severity >= core::Severity::Warning) {
+        if (stat.severity < core::Severity::Warning) {
+            continue;
+        }
+        if (isCaptureStat(stat.name)) {
+            // What went wrong while recording, in the recorder's words: not an import repair.
+            warn(r, stat.severity, stat.name,
+                 captureStatLabel(stat.name) + (stat.detail.empty() ? std::string() : ": " + stat.detail) +
+                     (stat.count > 1 ? " (" + std::to_string(stat.count) + ")" : std::string()));
+        } else {
             repaired += stat.count;
         }
     }

@@ -239,6 +239,31 @@ TEST(Analyzer, NoStepsFallsBackAndSaysSo) {
     EXPECT_NE(r->overall.bottleneck, Bottleneck::NoGpuActivity);
 }
 
+TEST(Analyzer, WhatWentWrongWhileRecordingIsSaidAsSuchNotAsAnImportRepair) {
+    // An H100 capture with refused GPU metrics read "1 trace records were repaired or dropped on
+    // import". The recorder's own counters are now warnings of their own, in its words.
+    testutils::TraceBuilder b;
+    b.device(0, "NVIDIA H100 80GB HBM3", 132);
+    b.kernel("a_kernel", 0, 1'000'000);
+    core::TraceModel model = b.build();
+    model.stats.add("agent.gpu_metrics_unavailable", core::Severity::Warning, 1,
+                    "PM sampling metric set rejected: CUPTI_ERROR_UNKNOWN (999)");
+    model.stats.add("agent.still_running_at_stop", core::Severity::DataLoss, 45, "GPU work still running");
+    model.stats.add("import.negative_duration_clamped", core::Severity::Warning, 3, "clamped");
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    auto warning = [&r](const std::string& code) {
+        auto it = std::find_if(r->warnings.begin(), r->warnings.end(),
+                               [&](const auto& w) { return w.code == code; });
+        return it == r->warnings.end() ? std::string() : it->message;
+    };
+    EXPECT_EQ(warning("agent.gpu_metrics_unavailable"),
+              "gpu metrics unavailable: PM sampling metric set rejected: CUPTI_ERROR_UNKNOWN (999)");
+    EXPECT_EQ(warning("agent.still_running_at_stop"), "still running at stop: GPU work still running (45)");
+    EXPECT_EQ(warning("trace.repaired").rfind("3 trace records were repaired", 0), 0u)
+        << warning("trace.repaired");
+}
+
 TEST(Analyzer, OneStepWarnsAboutPeriodicity) {
     // One data-bound step, ProfilerStep#5 (a lone ProfilerStep#0 is start-up: SteadyStateTest).
     SyntheticJob job;
