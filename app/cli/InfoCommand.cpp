@@ -135,12 +135,10 @@ void printText(const std::string& path, std::string_view format, const TraceMode
     if (!steps.found()) {
         std::printf("Steps:       none found (%s)\n", steps.steps.note.c_str());
     } else {
-        std::printf(
-            "Steps:       %zu from %s, %s .. %s; step time %s (min %s, max %s)\n", steps.steps.steps.size(),
-            std::string(chokepoint::analysis::toString(steps.steps.source)).c_str(), steps.firstName.c_str(),
-            steps.lastName.c_str(), chokepoint::analysis::describeStepTimes(steps.times).c_str(),
-            chokepoint::analysis::formatStepDuration(steps.times.minNs).c_str(),
-            chokepoint::analysis::formatStepDuration(steps.times.maxNs).c_str());
+        std::printf("Steps:       %zu from %s, %s .. %s; step time %s\n", steps.steps.steps.size(),
+                    std::string(chokepoint::analysis::toString(steps.steps.source)).c_str(),
+                    steps.firstName.c_str(), steps.lastName.c_str(),
+                    chokepoint::analysis::describeStepTimes(steps.times).c_str());
     }
 
     std::printf("\nEvents:\n");

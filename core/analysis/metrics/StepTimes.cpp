@@ -202,8 +202,14 @@ std::string describeStepTimes(const StepTimeSummary& summary) {
     if (summary.count == 0) {
         return summary.definition;
     }
+    // min and max sit with the figures they bound: the steady steps, never the ones left out.
+    std::string range;
+    if (summary.count > 1) {
+        range =
+            ", min " + formatStepDuration(summary.minNs) + ", max " + formatStepDuration(summary.maxNs) + ",";
+    }
     return "mean " + formatStepDuration(summary.meanNs) + ", median " + formatStepDuration(summary.medianNs) +
-           " (robust to slow steps) " + summary.definition;
+           " (robust to slow steps)" + range + " " + summary.definition;
 }
 
 }  // namespace chokepoint::analysis

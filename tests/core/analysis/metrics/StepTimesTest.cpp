@@ -47,6 +47,21 @@ TEST(StepTimes, ASlowFirstStepIsWarmUpAndLeftOutOfTheMean) {
     EXPECT_NE(text.find("left out"), std::string::npos) << text;
 }
 
+// min and max bound the steady steps, and the sentence says them before the definition, where a
+// reader takes them with the mean and median, not after "mean of all 6 steps" (which once read
+// "mean of all 5 steps 154 ms (min 65.4 ms, max 66.1 ms)" under a 505 ms warm-up step).
+TEST(StepTimes, MinAndMaxAreOfTheSteadyStepsAndStandWithTheMean) {
+    const StepTimeSummary s =
+        summarizeStepTimes(stepsOf({400'000, 100'000, 102'000, 98'000, 101'000, 99'000}));
+    EXPECT_DOUBLE_EQ(s.minNs, 98'000.0);
+    EXPECT_DOUBLE_EQ(s.maxNs, 102'000.0);
+    const std::string text = describeStepTimes(s);
+    const std::size_t range = text.find("min 98.0 µs, max 102 µs");
+    ASSERT_NE(range, std::string::npos) << text;
+    EXPECT_LT(range, text.find("over 5 of 6")) << text;
+    EXPECT_LT(range, text.find("mean of all 6 steps")) << text;
+}
+
 TEST(StepTimes, ASlowStepInTheMiddleCountsAndIsNamed) {
     // resnet50-nw4's shape: a DataLoader batch that comes late makes one step 1.8x the others.
     const StepTimeSummary s = summarizeStepTimes(stepsOf({100, 101, 99, 180, 100, 102}));
