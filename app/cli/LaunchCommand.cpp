@@ -27,6 +27,7 @@ void printLaunchUsage(std::FILE* out) {
                  "control socket per CUDA process. Record a window at any time from another terminal with\n"
                  "  chokepoint-cli list\n"
                  "  chokepoint-cli attach PID --steps 10 -o trace.cptrace\n"
+                 "The window's options (--delay, --after-steps, --steps, --gpu-metrics...) go to attach.\n"
                  "While a window is recorded, every Python process of the job samples its threads' stacks\n"
                  "(100 per second by default; none while dormant). launch returns when COMMAND exits, with\n"
                  "its exit status.\n");
@@ -58,6 +59,23 @@ int runLaunch(const Args& args) {
                 return kExitUsage;
             }
             continue;
+        }
+        // A recording's option (--delay, --after-steps, -o...) is a common first try: say where it goes.
+        if (CaptureWindowArgs window; a.rfind("-", 0) == 0) {
+            std::size_t probe = i;
+            std::string ignored;
+            const bool output = a == "-o" || a == "--output";
+            if (output || parseWindowOption(args, probe, window, &ignored) != 0) {
+                const std::string example = output ? a + " trace.cptrace" : a + " ... -o trace.cptrace";
+                std::fprintf(
+                    stderr,
+                    "chokepoint-cli launch: %s is an option of a recording, and launch records nothing "
+                    "itself: start the job with launch, then give it to attach, e.g.\n"
+                    "  chokepoint-cli attach PID %s\n"
+                    "or record from the start with chokepoint-cli run %s -- COMMAND\n",
+                    a.c_str(), example.c_str(), example.c_str());
+                return kExitUsage;
+            }
         }
         std::fprintf(stderr,
                      "chokepoint-cli launch: unexpected argument '%s' (the command goes after --)\n\n",

@@ -319,6 +319,28 @@ TEST(CollectorCliTest, UsageErrors) {
     EXPECT_EQ(cli({"launch"}).exitCode, 2);
 }
 
+// launch records nothing itself, so a window option given to it is answered with where it goes
+// (attach, or run), and the job does not start.
+TEST(CollectorCliTest, LaunchSendsWindowOptionsToAttach) {
+    for (const std::vector<std::string>& options : {std::vector<std::string>{"--delay", "10"},
+                                                    {"--after-steps", "3"},
+                                                    {"--steps", "5"},
+                                                    {"-o", "t.cptrace"}}) {
+        std::vector<std::string> args = {"launch"};
+        args.insert(args.end(), options.begin(), options.end());
+        args.insert(args.end(), {"--", "/bin/echo", "job-started"});
+        Outcome o = cli(args);
+        EXPECT_EQ(o.exitCode, 2) << options[0] << ": " << o.output;
+        EXPECT_NE(o.output.find("chokepoint-cli attach PID " + options[0]), std::string::npos) << o.output;
+        EXPECT_NE(o.output.find("chokepoint-cli run " + options[0]), std::string::npos) << o.output;
+        EXPECT_EQ(o.output.find("job-started"), std::string::npos) << o.output;
+    }
+    // Anything else is still an unexpected argument.
+    Outcome other = cli({"launch", "--colour", "--", "/bin/true"});
+    EXPECT_EQ(other.exitCode, 2);
+    EXPECT_NE(other.output.find("unexpected argument '--colour'"), std::string::npos) << other.output;
+}
+
 TEST(CollectorCliTest, CalibrateFailsClearlyWithoutAGpu) {
     Outcome o = cli({"calibrate", "-o", "/tmp/cp-calibration-never.json"});
     if (o.exitCode == 0) {
