@@ -18,7 +18,8 @@ What it runs, in order of what is least known (CHECKS names for --only, comma-se
                         (PM samples, joined launches, still-running records, verdict, MFU)
   overhead              tests/collectors/gpu/measure_overhead.py on the 53-kernel loop
                         (baseline, dormant, capturing, after capture, kernels per step)
-  breakdown             capture overhead of the same loop per set of record kinds, and torch.profiler's
+  breakdown             capture overhead of the same loop per set of record kinds (Python stack
+                        samples alone and left out among them), and torch.profiler's
   pm_graphs             torch.compile(mode="reduce-overhead") job attached twice with --gpu-metrics
                         (CUPTI kept): PM samples in attach; the job and its second capture
   gpt_nomarkers_after_steps  run --after-steps 20 --steps 10 without the helper: the agent

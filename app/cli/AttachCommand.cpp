@@ -43,7 +43,8 @@ void printAttachUsage(std::FILE* out) {
         "job without them, from its repeating sequence of kernel launches.\n"
         "--delay S and --after-steps N wait that long, or that many steps, before recording (the agent\n"
         "stays dormant meanwhile); --kinds takes kernels,memory,api,sync,nvtx,host,overhead,graphs,\n"
-        "gpu-metrics.\n");
+        "gpu-metrics,python (python: the stacks of the job's Python processes, sampled while the\n"
+        "window records).\n");
 }
 
 // The Python stacks the job's processes sampled during the window (chokepoint-cli launch asks for

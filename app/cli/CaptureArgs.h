@@ -14,8 +14,8 @@
 //   --after-steps N  stay dormant until N steps have passed, then start at the next one (steps are
 //                    step markers, or in a job without them the repetitions of its kernel launches)
 //   --kinds LIST   exactly these record kinds, comma-separated: kernels, memory, api, sync, nvtx,
-//                  host, overhead, graphs, gpu-metrics (for a leaner capture, or to measure what
-//                  each kind costs)
+//                  host, overhead, graphs, gpu-metrics, python (for a leaner capture, or to measure
+//                  what each kind costs; python: the job's Python stack samples)
 
 #include <cstdint>
 #include <cstdlib>
@@ -58,6 +58,8 @@ inline std::uint32_t captureKindBit(const std::string& name) {
         return 128;
     if (name == "overhead")
         return 256;
+    if (name == "python")
+        return 512;
     return 0;
 }
 
@@ -157,7 +159,7 @@ inline int parseWindowOption(const Args& args, std::size_t& i, CaptureWindowArgs
             std::uint32_t bit = captureKindBit(name);
             if (bit == 0) {
                 *error = "--kinds: unknown kind '" + name +
-                         "' (kernels, memory, api, sync, nvtx, host, overhead, graphs, gpu-metrics)";
+                         "' (kernels, memory, api, sync, nvtx, host, overhead, graphs, gpu-metrics, python)";
                 return -1;
             }
             bits |= bit;
@@ -208,7 +210,7 @@ inline int parsePythonStacksOption(const Args& args, std::size_t& i, PythonStack
 
 // CaptureKind bits (control.proto) for the options: 0 = the agent's defaults.
 inline std::uint32_t captureKinds(const CaptureWindowArgs& w) {
-    constexpr std::uint32_t kHostAndNvtx = 16 | 32;  // NVTX | HOST
+    constexpr std::uint32_t kHostAndNvtx = 16 | 32 | 512;  // NVTX | HOST | PYTHON_STACKS
     constexpr std::uint32_t kDefaults =
         1 | 2 | 4 | 8 | kHostAndNvtx | 256;  // + KERNELS MEMORY API SYNC OVERHEAD
     constexpr std::uint32_t kGpuMetrics = 64;
@@ -223,6 +225,13 @@ inline std::uint32_t captureKinds(const CaptureWindowArgs& w) {
         return 0;
     }
     return kDefaults | (w.gpuMetrics ? kGpuMetrics : 0) | (w.graphs ? kGraphs : 0);
+}
+
+// Whether the job's Python processes sample their stacks in this window: by default yes; with
+// --kinds only when the list names python.
+inline bool capturesPythonStacks(const CaptureWindowArgs& w) {
+    const std::uint32_t kinds = captureKinds(w);
+    return kinds == 0 || (kinds & captureKindBit("python")) != 0;
 }
 
 }  // namespace chokepoint::cli

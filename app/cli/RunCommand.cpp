@@ -36,7 +36,7 @@ void printRunUsage(std::FILE* out) {
         "                    agent is dormant (start-up, compilation and autotuning run at full speed)\n"
         "  --after-steps N   start at the step that follows the first N\n"
         "  --kinds LIST      exactly these kinds: kernels,memory,api,sync,nvtx,host,overhead,\n"
-        "                    graphs,gpu-metrics\n"
+        "                    graphs,gpu-metrics,python (python: the job's Python stacks)\n"
         "  --no-python-stacks  do not sample Python stacks (by default every Python process of the\n"
         "                    job, DataLoader workers included, samples its threads' stacks while it\n"
         "                    is recorded, through a sitecustomize hook on PYTHONPATH)\n"
@@ -161,7 +161,7 @@ int runRun(const Args& args) {
     }
     // Python stacks: every Python process of the job samples its own threads (no code change).
     std::string stacksDir;
-    if (python.enabled) {
+    if (python.enabled && capturesPythonStacks(window)) {
         core::Result<std::string> site = collectors::findPythonSiteFolder(collectors::selfExecutablePath());
         std::string tmpl = std::filesystem::temp_directory_path().string() + "/chokepoint-pystacks-XXXXXX";
         if (!site.ok()) {

@@ -56,9 +56,10 @@
 namespace chokepoint::collectors {
 
 // Default kinds when StartCapture.kinds is 0.
-constexpr std::uint32_t kDefaultCaptureKinds =
-    wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_MEMORY | wire::CAPTURE_KIND_API |
-    wire::CAPTURE_KIND_SYNC | wire::CAPTURE_KIND_NVTX | wire::CAPTURE_KIND_HOST | wire::CAPTURE_KIND_OVERHEAD;
+constexpr std::uint32_t kDefaultCaptureKinds = wire::CAPTURE_KIND_KERNELS | wire::CAPTURE_KIND_MEMORY |
+                                               wire::CAPTURE_KIND_API | wire::CAPTURE_KIND_SYNC |
+                                               wire::CAPTURE_KIND_NVTX | wire::CAPTURE_KIND_HOST |
+                                               wire::CAPTURE_KIND_OVERHEAD | wire::CAPTURE_KIND_PYTHON_STACKS;
 
 // How runtime-API records are asked for. AllowListOnly: cuptiActivityEnableRuntimeApi per allowed
 // call (records only when CUPTI started before the CUDA runtime: run mode). KindMinusOthers: the
@@ -109,7 +110,8 @@ struct CaptureEngineConfig {
     std::function<void(const std::string&)> log;         // optional diagnostics
     // Called with true when a capture's window is about to be recorded (after a delay or the
     // steps to wait) and with false when the capture has ended: the agent marks it on disk for
-    // the Python stack sampler (<socket dir>/<pid>.capturing). Optional; on the worker thread.
+    // the Python stack sampler (<socket dir>/<pid>.capturing). Called with true only when the
+    // capture's kinds hold CAPTURE_KIND_PYTHON_STACKS. Optional; on the worker thread.
     std::function<void(bool)> onRecording;
 };
 

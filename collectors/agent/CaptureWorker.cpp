@@ -309,9 +309,11 @@ void CaptureEngine::run() {
         }
     };
 
+    // The Python stack samplers of the job sample while the window records, when asked for.
+    const bool pythonStacks = (kinds & wire::CAPTURE_KIND_PYTHON_STACKS) != 0;
     if (!waitingToStart) {
         startWorkerSideSources();
-        if (m_config.onRecording) {
+        if (m_config.onRecording && pythonStacks) {
             m_config.onRecording(true);
         }
     }
@@ -381,7 +383,7 @@ void CaptureEngine::run() {
                     callbacksChangedNs = now;
                 }
                 armBase = stepsSeen();
-                if (m_config.onRecording) {
+                if (m_config.onRecording && pythonStacks) {
                     m_config.onRecording(true);
                 }
                 if (request.afterSteps == 0 && !request.startAtNextStep) {

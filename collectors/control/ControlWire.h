@@ -41,6 +41,7 @@ enum CaptureKind : std::uint32_t {
     CAPTURE_KIND_GPU_METRICS = 64,
     CAPTURE_KIND_GRAPHS = 128,
     CAPTURE_KIND_OVERHEAD = 256,
+    CAPTURE_KIND_PYTHON_STACKS = 512,
 };
 
 enum ErrorCode : std::uint32_t {

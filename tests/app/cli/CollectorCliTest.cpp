@@ -229,6 +229,17 @@ TEST(CollectorCliTest, APythonJobWithoutCudaGetsACaptureOfItsStacks) {
             {"CHOKEPOINT_SOCKET_DIR=" + dir});
     EXPECT_NE(off.exitCode, 0);
     EXPECT_NE(off.output.find("nothing was recorded"), std::string::npos) << off.output;
+    // --kinds without python: the same (a window measured without the samplers' cost);
+    // --kinds python: the stacks alone.
+    Outcome withoutKind =
+        cli({"run", "--kinds", "nvtx,host", "-o", dir + "/nvtx.cptrace", "--", "python3", job},
+            {"CHOKEPOINT_SOCKET_DIR=" + dir});
+    EXPECT_NE(withoutKind.output.find("nothing was recorded"), std::string::npos) << withoutKind.output;
+    Outcome onlyKind = cli({"run", "--kinds", "python", "-o", dir + "/py.cptrace", "--", "python3", job},
+                           {"CHOKEPOINT_SOCKET_DIR=" + dir});
+    EXPECT_EQ(onlyKind.exitCode, 0) << onlyKind.output;
+    EXPECT_NE(onlyKind.output.find("Python stack samples of 2 processes"), std::string::npos)
+        << onlyKind.output;
     std::filesystem::remove_all(dir);
 }
 

@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <mutex>
 #include <thread>
 
 #include "collectors/agent/CaptureEngine.h"
@@ -304,6 +306,35 @@ TEST(CaptureEngineTest, StopRequestEndsAnOpenEndedCapture) {
     EXPECT_EQ(c.done.message, "stopped by request");
     auto model = core::readCptraceFromMemory(c.bytes, "capture");
     ASSERT_TRUE(model.ok()) << model.error().message;
+}
+
+// The job's Python stack samplers sample while the agent marks the window on disk (onRecording);
+// a capture whose kinds leave out python never marks it, so --kinds can measure a window without
+// them, and the default kinds include them.
+TEST(CaptureEngineTest, PythonStacksAreMarkedOnlyWhenTheKindsAskForThem) {
+    for (const std::uint32_t kinds : {0u, static_cast<std::uint32_t>(wire::CAPTURE_KIND_KERNELS),
+                                      static_cast<std::uint32_t>(wire::CAPTURE_KIND_PYTHON_STACKS)}) {
+        FakeCuptiApi cupti;
+        CaptureEngineConfig config = fastConfig();
+        std::vector<bool> marks;  // on the worker thread; read after the capture's end
+        std::mutex marksMutex;
+        config.onRecording = [&](bool recording) {
+            std::lock_guard lock(marksMutex);
+            marks.push_back(recording);
+        };
+        CaptureEngine engine(cupti, NvtxRecorder::instance(), config);
+        wire::StartCapture request;
+        request.kinds = kinds;
+        request.durationMs = 30;
+        ASSERT_FALSE(engine.startCapture(request, 1).has_value());
+        drive(engine);
+        std::lock_guard lock(marksMutex);
+        const bool wantsStacks = kinds == 0 || (kinds & wire::CAPTURE_KIND_PYTHON_STACKS) != 0;
+        const auto marked = std::count(marks.begin(), marks.end(), true);
+        EXPECT_EQ(marked, wantsStacks ? 1 : 0) << "kinds " << kinds;
+        ASSERT_FALSE(marks.empty()) << "the end of a capture always clears the mark";
+        EXPECT_FALSE(marks.back());
+    }
 }
 
 TEST(CaptureEngineTest, GpuMetricsWithoutCounterAccessAreReportedNotFatal) {

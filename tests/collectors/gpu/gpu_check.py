@@ -357,8 +357,10 @@ class Check:
     def check_breakdown(self):
         """Where capture overhead comes from on the 53-kernel loop: one process, CUPTI detached after
         each window, one attach per set of kinds; plus torch.profiler on the same loop."""
-        variants = [["--kinds", "nvtx,host"], ["--kinds", "kernels"], ["--kinds", "kernels,api"],
-                    ["--kinds", "kernels,memory,api,sync"], []]
+        # python alone, and the defaults without it, split the Python stack samplers' cost (100 Hz,
+        # holding the GIL) from the agent's.
+        variants = [["--kinds", "nvtx,host"], ["--kinds", "python"], ["--kinds", "kernels"], ["--kinds", "kernels,api"],
+                    ["--kinds", "kernels,memory,api,sync"], ["--kinds", "kernels,memory,api,sync,nvtx,host,overhead"], []]
         lines, windows = self.launch_and_attach(
             "breakdown", [sys.executable, self.job("train_loop.py"), "0"], 30,
             [["--steps", "40"] + v for v in variants], extra_env={"CHOKEPOINT_CUPTI_DETACH": "1"}, timeout=200,
