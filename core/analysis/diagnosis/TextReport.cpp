@@ -231,13 +231,19 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
         }
         out += tbPluginLines(r.metrics.tbPlugin, "  ");
         if (!r.steps.empty()) {
-            out += "\nSTEPS\n  " + pad("step", 26) + pad("duration", 11) + pad("busy", 9) +
-                   pad("data wait", 11) + "verdict\n";
             const std::size_t limit =
                 options.showAllSteps ? r.steps.size() : std::min<std::size_t>(10, r.steps.size());
+            // Wide enough for the longest name shown ("iteration 12 (kernel period)"), so the
+            // name never runs into the duration.
+            std::size_t nameWidth = 26;
+            for (std::size_t i = 0; i < limit; ++i) {
+                nameWidth = std::max(nameWidth, std::min<std::size_t>(r.steps[i].name.size() + 2, 64));
+            }
+            out += "\nSTEPS\n  " + pad("step", nameWidth) + pad("duration", 11) + pad("busy", 9) +
+                   pad("data wait", 11) + "verdict\n";
             for (std::size_t i = 0; i < limit; ++i) {
                 const StepDiagnosis& s = r.steps[i];
-                out += "  " + pad(s.name, 26) + pad(dur(s.signals.stepTimeNs), 11) +
+                out += "  " + pad(s.name, nameWidth) + pad(dur(s.signals.stepTimeNs), 11) +
                        pad(pct(s.signals.busyFraction), 9) + pad(pct(s.signals.idleDataWaitFraction), 11) +
                        std::string(toString(s.verdict.bottleneck)) +
                        (s.excluded ? "  (left out of the overall figures: " + s.excludedReason + ")" : "") +

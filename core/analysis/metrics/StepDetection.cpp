@@ -293,7 +293,18 @@ std::vector<Candidate> repeatingKernelSteps(const core::TraceModel& model,
         return out;
     }
     const std::size_t period = found.period;
-    const std::vector<std::size_t>& positions = found.repetitionStarts;
+    std::vector<std::size_t> positions = found.repetitionStarts;
+    // A last repetition with clearly fewer kernels than a period was cut by the trace's end (a
+    // capture window that closed mid-step): its duration is not a step time, so it is no step.
+    std::string cutNote;
+    if (positions.size() > 1) {
+        const std::size_t lastKernels = n - positions.back();
+        if (static_cast<double>(lastKernels) < options.minPeriodMatch * static_cast<double>(period)) {
+            cutNote = "; the last repetition, cut by the trace's end after " + std::to_string(lastKernels) +
+                      " of " + std::to_string(period) + " kernels, is not a step";
+            positions.pop_back();
+        }
+    }
     const std::size_t anchorFirst = positions.front();
     for (std::size_t j = 0; j < positions.size(); ++j) {
         std::size_t begin = positions[j];
@@ -316,7 +327,8 @@ std::vector<Candidate> repeatingKernelSteps(const core::TraceModel& model,
     leadingNs = anchorFirst > 0 ? kt.startNs[rows[anchorFirst]] - kt.startNs[rows[0]] : 0;
     note = "steps from the repeating kernel sequence on device " + std::to_string(device) + ": period " +
            std::to_string(period) + " kernels, " + std::to_string(positions.size()) +
-           " repetitions starting at '" + std::string(model.text(core::StringId{found.anchor})) + "'";
+           " repetitions starting at '" + std::string(model.text(core::StringId{found.anchor})) + "'" +
+           cutNote;
     return out;
 }
 

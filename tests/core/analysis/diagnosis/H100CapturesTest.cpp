@@ -14,6 +14,7 @@
 #include <map>
 
 #include "core/analysis/diagnosis/Analyzer.h"
+#include "core/analysis/diagnosis/ReportWriters.h"
 #include "core/import/TraceLoader.h"
 #include "tests/testutils/SharedTraces.h"
 
@@ -94,6 +95,16 @@ TEST(H100Captures, GptStepsFromRepeatingKernelsAfterStartUp) {
     EXPECT_GT(m.steps.leadingKernels, 0);
     EXPECT_NEAR(m.stepTimes.medianNs / 1e6, 65.7, 65.7 * 0.05);
     EXPECT_FALSE(r->startUpOnly);
+    // The window closed 486 kernels into a 734-kernel iteration: that part is no step (it read as
+    // a 50.8 ms step, far from the median, and pulled the mean below every whole step).
+    EXPECT_EQ(m.steps.steps.size(), 15u);
+    EXPECT_NE(m.steps.note.find("cut by the trace's end after 486 of 734 kernels"), std::string::npos)
+        << m.steps.note;
+    EXPECT_GT(m.stepTimes.minNs / 1e6, 65.7 * 0.95);
+    EXPECT_TRUE(m.stepTimes.keptFar.empty());
+    // The step table's names ("iteration 14 (kernel period)") stand apart from their durations.
+    const std::string text = writeTextReport(*r);
+    EXPECT_NE(text.find("iteration 1 (kernel period)  66."), std::string::npos) << text.substr(0, 3000);
 }
 
 // One job, one story: the capture and the torch.profiler trace of the same job get one verdict class.

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "tests/testutils/TraceBuilder.h"
 
 namespace chokepoint::analysis {
@@ -126,6 +129,34 @@ TEST(StepDetection, RepeatingKernelSequenceAfterWarmup) {
     EXPECT_EQ(steps.steps[3].range.endNs, 240 + 5);  // last kernel's end
     EXPECT_EQ(steps.steps[1].kernelCount, 6);
     EXPECT_NE(steps.note.find("period 6"), std::string::npos) << steps.note;
+}
+
+// A capture window that closed mid-step ends the trace with part of a repetition: on the H100
+// (gpt-nohelper.cptrace) a 50.8 ms "step" among 66.5 ms ones. It is no step; a whole last
+// repetition is.
+TEST(StepDetection, ARepetitionCutByTheTracesEndIsNoStep) {
+    const std::vector<std::string> iteration = {"embed", "gemm",  "gelu", "gemm", "softmax",
+                                                "gemm",  "adamw", "norm", "gemm", "sgd_update"};
+    for (const std::size_t lastKernels : {std::size_t{10}, std::size_t{9}, std::size_t{6}}) {
+        TraceBuilder b;
+        core::TimestampNs t = 0;
+        for (int rep = 0; rep < 4; ++rep) {
+            for (std::size_t k = 0; k < iteration.size() && (rep < 3 || k < lastKernels); ++k) {
+                b.kernel(iteration[k], t, t + 5);
+                t += 10;
+            }
+        }
+        core::TraceModel model = b.build();
+        StepsResult steps = detectSteps(model);
+        ASSERT_EQ(steps.source, StepSource::RepeatingKernels) << lastKernels;
+        const bool whole = lastKernels >= 9;  // 90 % of the period, the rule's own tolerance
+        EXPECT_EQ(steps.steps.size(), whole ? 4u : 3u) << lastKernels;
+        EXPECT_EQ(steps.note.find("cut by the trace's end") != std::string::npos, !whole) << steps.note;
+        if (!whole) {
+            EXPECT_NE(steps.note.find("after 6 of 10 kernels"), std::string::npos) << steps.note;
+            EXPECT_EQ(steps.steps.back().range.endNs, 290 + 5);  // the third repetition's last kernel
+        }
+    }
 }
 
 // Steps found on the GPU clock take their GPU work by GPU start, not by launch time: with the host a
