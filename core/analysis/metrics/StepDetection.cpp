@@ -114,6 +114,41 @@ std::vector<std::string> stepMarkerPrefixes(const core::TraceModel& model,
     return names::defaultStepMarkerPrefixes();
 }
 
+// The end of the agent's capture window when it closed NVTX ranges still open at its stop there
+// (stat nvtx.open_at_stop, note capture.window_ns "start..end"); -1 otherwise.
+TimestampNs rangesClosedAtStopNs(const core::TraceModel& model) {
+    if (model.stats.count("nvtx.open_at_stop") <= 0) {
+        return -1;
+    }
+    for (const auto& [key, value] : model.metadata.notes) {
+        if (key != "capture.window_ns") {
+            continue;
+        }
+        const std::size_t dots = value.find("..");
+        TimestampNs endNs = -1;
+        if (dots == std::string::npos ||
+            std::from_chars(value.data() + dots + 2, value.data() + value.size(), endNs).ec != std::errc{}) {
+            return -1;
+        }
+        return endNs;
+    }
+    return -1;
+}
+
+// A step marker still open when the capture stopped (Ctrl-C, --duration) was closed at the
+// window's end by the agent: that part-step is no step. Returns what the note says, or "".
+std::string dropStepCutByCaptureStop(const core::TraceModel& model, std::vector<Candidate>& steps) {
+    const TimestampNs stopNs = rangesClosedAtStopNs(model);
+    if (stopNs < 0 || steps.size() < 2 || steps.back().cpuRange.endNs != stopNs) {
+        return {};
+    }
+    const std::string name = steps.back().name;
+    const DurationNs partNs = steps.back().cpuRange.durationNs();
+    steps.pop_back();
+    return "; " + name + " was still open when the capture stopped (" + core::formatDuration(partNs) +
+           " of it recorded): cut by the window's end, it is no step";
+}
+
 // Extends each marker step's host range back over the input waits (NameRules' data-loading role:
 // chokepoint:data, DataLoader ranges) on its thread that end at or before its start and begin
 // after the previous step's end: the wait for a step's batch belongs to the step.
@@ -525,6 +560,10 @@ StepsResult detectSteps(const core::TraceModel& model, const StepDetectionOption
         }
     }
 
+    if (result.source == StepSource::ProfilerStep || result.source == StepSource::StepMarker ||
+        result.source == StepSource::NamedRange) {
+        result.note += dropStepCutByCaptureStop(model, candidates);
+    }
     std::vector<TimeRange> dataWaits(candidates.size());
     if (result.source == StepSource::ProfilerStep || result.source == StepSource::StepMarker ||
         result.source == StepSource::NamedRange) {

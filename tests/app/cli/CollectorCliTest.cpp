@@ -123,6 +123,26 @@ TEST(CollectorCliTest, RunRecordsAStandInTrainingProcessFromTheStart) {
     std::filesystem::remove_all(dir);
 }
 
+// --duration (or Ctrl-C) stops the capture mid-step: the agent closes the open step marker at the
+// window's end, and the analysis leaves that part-step out instead of counting a short step.
+TEST(CollectorCliTest, AStepCutByTheEndOfADurationWindowIsNoStep) {
+    std::string dir = tempDir("cp-cut");
+    std::string trace = dir + "/cut.cptrace";
+    Outcome o = cli({"run", "--host-only", "--duration", "0.5", "-o", trace, "--", FAKE_CUDA_APP, "6", "200"},
+                    {"CHOKEPOINT_SOCKET_DIR=" + dir});
+    ASSERT_EQ(o.exitCode, 0) << o.output;
+    Outcome analysis = cli({"analyze", "--format", "json", trace});
+    EXPECT_NE(analysis.output.find("was still open when the capture stopped"), std::string::npos)
+        << analysis.output.substr(0, 4000);
+    Outcome info = cli({"info", "--json", trace});
+    const std::string key = "\"minDurationNs\":";
+    const std::size_t at = info.output.find(key);
+    ASSERT_NE(at, std::string::npos) << info.output;
+    const long long minNs = std::atoll(info.output.c_str() + at + key.size());
+    EXPECT_GT(minNs, 190'000'000LL) << "every step kept is a whole 200 ms step: " << info.output;
+    std::filesystem::remove_all(dir);
+}
+
 // The step ranges a capture holds, by start time.
 std::vector<std::int64_t> stepRangeStarts(const chokepoint::core::TraceModel& model) {
     std::vector<std::int64_t> starts;

@@ -159,6 +159,34 @@ TEST(StepDetection, ARepetitionCutByTheTracesEndIsNoStep) {
     }
 }
 
+// Ctrl-C or --duration stops a capture mid-step: the agent closes the open step marker at the
+// window's end (nvtx.open_at_stop, capture.window_ns). That part-step is no step; a step that
+// really ended there, in a trace where nothing was left open, still is.
+TEST(StepDetection, AStepMarkerClosedAtTheCapturesStopIsNoStep) {
+    for (const bool closedByTheAgent : {true, false}) {
+        TraceBuilder b;
+        b.range("chokepoint:step#0", 0, 1000);
+        b.range("chokepoint:step#1", 1000, 2000);
+        b.range("chokepoint:step#2", 2000, 2300);  // ends at the window's end
+        b.kernel("gemm", 100, 900);
+        b.kernel("gemm", 1100, 1900);
+        b.kernel("gemm", 2100, 2250);
+        core::TraceModel model = b.build();
+        model.metadata.notes.emplace_back("capture.window_ns", "0..2300");
+        if (closedByTheAgent) {
+            model.stats.add("nvtx.open_at_stop", core::Severity::Warning, 1,
+                            "NVTX ranges still open when the capture stopped were closed at the stop time");
+        }
+        StepsResult steps = detectSteps(model);
+        ASSERT_EQ(steps.source, StepSource::StepMarker);
+        EXPECT_EQ(steps.steps.size(), closedByTheAgent ? 2u : 3u);
+        EXPECT_EQ(
+            steps.note.find("chokepoint:step#2 was still open when the capture stopped") != std::string::npos,
+            closedByTheAgent)
+            << steps.note;
+    }
+}
+
 // Steps found on the GPU clock take their GPU work by GPU start, not by launch time: with the host a
 // whole iteration ahead, assigning by launch time would put each iteration's kernels in the step
 // before. The host range is the launch calls' span, kept apart from the GPU range.
