@@ -17,6 +17,8 @@ constexpr double kEstimatedPenalty = 0.1;
 constexpr double kWeakPenalty = 0.15;
 constexpr double kMarginPenalty = 0.1;
 constexpr double kSmallMargin = 0.05;
+// Fewer host samples than this in the steps' span cannot say what the host did between launches.
+constexpr std::int64_t kFewHostSamples = 10;
 
 std::string pct(double fraction) {
     return core::formatPercent(fraction);
@@ -622,6 +624,15 @@ Verdict classifyWindow(const DiagnosisSignals& s, const DiagnosisConfig& c) {
                                           "unexplained idle " + pct(s.idleUnexplainedFraction)));
         v.missingSignals.push_back(
             "host activity during GPU idle (record CPU ops / Python / DataLoader ranges)");
+        if (s.hostSamplesInSteps >= 0 && s.hostSamplesInSteps < kFewHostSamples) {
+            // The samplers ran, but the window is a few of their periods long: more steps fix it.
+            v.missingSignals.push_back(
+                "host samples inside the steps: they span " +
+                core::formatDuration(static_cast<core::DurationNs>(s.stepsSpanNs)) + " and hold " +
+                std::to_string(s.hostSamplesInSteps) +
+                " of any host thread (CPU %, Python stacks); record a longer window (more --steps, or "
+                "--duration 2) so the host's work between launches shows");
+        }
     }
     finish(v, s, c);
     return v;

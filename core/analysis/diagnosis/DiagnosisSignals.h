@@ -101,6 +101,11 @@ struct DiagnosisSignals {
     double exposedCommunicationShare() const { return exposedCommunicationFraction + idleCollectiveFraction; }
     double streamWaitFraction = 0;  // busiest stream waiting on another stream (not device idle)
     std::int64_t idleIntervalCount = 0;
+    // Overall scope: the most host samples (CPU % from /proc, Python stack samples) any one thread
+    // has inside the steady steps' span, and that span. -1: the trace has no host sampling. A span
+    // of a few sampling periods (20 steps of a 1.7 ms CUDA-graph job) cannot show the host's work.
+    std::int64_t hostSamplesInSteps = -1;
+    double stepsSpanNs = 0;
     // Host work on the launch path (GpuTimeBreakdown::hostWorkNs): launch threads in framework ops,
     // Python or runtime calls, outside data loading and blocking waits. Empty when no host activity
     // is recorded. The step cannot get shorter than this by fixing the GPU's idle.

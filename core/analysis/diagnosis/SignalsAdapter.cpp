@@ -559,6 +559,47 @@ private:
 
     // The sampled stacks that filled this device's idle (StackIdleProfile): the largest stacks and
     // frames over all sampled threads, and the main thread's split by activity.
+    // hostSamplesInSteps and stepsSpanNs (DiagnosisSignals.h).
+    void fillHostSampleDensity(DiagnosisSignals& s) const {
+        core::TimeRange span;
+        const std::vector<Step>& steps = m_metrics.steps.steps;
+        for (std::size_t i = 0; i < steps.size(); ++i) {
+            if (m_metrics.stepTimes.isSteady(i)) {
+                span = span.empty() ? steps[i].range
+                                    : core::TimeRange{std::min(span.startNs, steps[i].range.startNs),
+                                                      std::max(span.endNs, steps[i].range.endNs)};
+            }
+        }
+        if (span.empty()) {
+            return;
+        }
+        s.stepsSpanNs = static_cast<double>(span.durationNs());
+        bool sampled = m_model.stackSamples.size() > 0;
+        std::unordered_map<std::int64_t, std::int64_t> perThread;  // (pid << 32 | tid) or stack thread
+        for (const core::CounterTrack& track : m_model.counters) {
+            if (track.deviceIndex >= 0 || track.tid == 0 || track.name != "CPU %") {
+                continue;
+            }
+            sampled = true;
+            const auto n = std::count_if(track.timesNs.begin(), track.timesNs.end(),
+                                         [&](core::TimestampNs t) { return span.contains(t); });
+            std::int64_t& count = perThread[(track.pid << 32) ^ track.tid];
+            count = std::max<std::int64_t>(count, n);
+        }
+        for (std::size_t i = 0; i < m_model.stackSamples.size(); ++i) {
+            if (span.contains(m_model.stackSamples.timeNs[i])) {
+                ++perThread[-1 - static_cast<std::int64_t>(m_model.stackSamples.thread[i])];
+            }
+        }
+        if (!sampled) {
+            return;
+        }
+        s.hostSamplesInSteps = 0;
+        for (const auto& [thread, count] : perThread) {
+            s.hostSamplesInSteps = std::max(s.hostSamplesInSteps, count);
+        }
+    }
+
     void fillSampledStacks(DiagnosisSignals& s) const {
         const DeviceStackIdle* d = m_metrics.stackIdle.device(m_c.deviceIndex);
         if (d == nullptr || d->idleNs <= 0) {
@@ -768,6 +809,7 @@ private:
             ratio(s.excludedStepCount > 0 ? dataLoading : dataLoadingNs(-1), s.windowNs);
         fillHostWorkFrames(s);
         fillSampledStacks(s);
+        fillHostSampleDensity(s);
         // Bandwidth: time-weighted mean of the steady steps' fractions of one source.
         double weighted = 0, weight = 0;
         bool measured = true;

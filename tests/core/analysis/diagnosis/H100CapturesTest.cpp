@@ -330,5 +330,28 @@ TEST(AgentCapturesOnH100, AfterStepsLeavesTheAutotunedStartOutOfADataBoundJob) {
     }
 }
 
+// 20 steps of a 1.7 ms CUDA-graph job: the GPU idles two thirds of each step, and the 33 ms the
+// steps span hold no host CPU sample (50 Hz). The verdict stays Undetermined and says that a longer
+// window, not another tool, gives the host's side.
+TEST(AgentCapturesOnH100, AWindowTooShortForTheHostSamplersSaysToRecordLonger) {
+    auto r = analyzeFile(agentCapture("compiled-graphs-attach.cptrace"));
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::Undetermined) << r->headline;
+    EXPECT_GE(r->overallSignals.hostSamplesInSteps, 0);
+    EXPECT_LT(r->overallSignals.hostSamplesInSteps, 10);
+    EXPECT_LT(r->overallSignals.stepsSpanNs, 50e6);
+    const auto& missing = r->overall.missingSignals;
+    EXPECT_TRUE(std::any_of(missing.begin(), missing.end(), [](const std::string& m) {
+        return m.find("record a longer window") != std::string::npos;
+    }));
+}
+
+// A window of seconds holds hundreds of host samples.
+TEST(AgentCapturesOnH100, ADelayedWindowOfSecondsHoldsManyHostSamples) {
+    auto r = analyzeFile(agentCapture("gpt-nohelper-delay.cptrace"));
+    ASSERT_TRUE(r);
+    EXPECT_GT(r->overallSignals.hostSamplesInSteps, 100);  // 3 s at 50 Hz
+}
+
 }  // namespace
 }  // namespace chokepoint::analysis

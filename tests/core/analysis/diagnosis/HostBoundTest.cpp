@@ -6,9 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 
 #include "core/analysis/diagnosis/Analyzer.h"
+#include "core/analysis/diagnosis/DamClassifier.h"
 #include "tests/testutils/TraceBuilder.h"
 
 namespace chokepoint::analysis {
@@ -151,6 +153,40 @@ TEST(HostBound, FixesDoNotSuggestWhatIsInUse) {
         ASSERT_NE(d, nullptr);
         EXPECT_NE(d->reason.find("already in use"), std::string::npos);
     }
+}
+
+// An idle GPU with no idea what the host did: when the host samplers ran but the steps span only a
+// few of their periods, the verdict says to record a longer window; with enough samples, or with
+// no host sampling at all, it does not.
+TEST(HostBound, UndeterminedIdleAsksForALongerWindowOnlyWhenTheSamplesAreTooFew) {
+    DiagnosisSignals s;
+    s.scope = "overall";
+    s.windowNs = 35e6;
+    s.stepTimeNs = 1.7e6;
+    s.hasGpuActivity = true;
+    s.busyFraction = s.computeFraction = 0.3;
+    s.idleFraction = 0.7;
+    s.idleCausesKnown = true;
+    s.idleUnexplainedFraction = 0.6;
+    s.idleLaunchOverheadFraction = 0.1;
+    s.stepsSpanNs = 33.4e6;
+    const auto asksForLonger = [](const Verdict& v) {
+        return std::any_of(v.missingSignals.begin(), v.missingSignals.end(), [](const std::string& m) {
+            return m.find("record a longer window") != std::string::npos;
+        });
+    };
+    for (const std::int64_t samples :
+         {std::int64_t{0}, std::int64_t{9}, std::int64_t{10}, std::int64_t{-1}}) {
+        s.hostSamplesInSteps = samples;
+        const Verdict v = classifyWindow(s);
+        ASSERT_EQ(v.bottleneck, Bottleneck::Undetermined) << samples;
+        EXPECT_EQ(asksForLonger(v), samples >= 0 && samples < 10) << samples;
+    }
+    s.hostSamplesInSteps = 2;
+    const Verdict few = classifyWindow(s);
+    EXPECT_TRUE(std::any_of(few.missingSignals.begin(), few.missingSignals.end(), [](const std::string& m) {
+        return m.find("span 33.4 ms and hold 2 of any host thread") != std::string::npos;
+    }));
 }
 
 }  // namespace
