@@ -103,9 +103,20 @@ IntervalSet IntervalSet::subtract(const IntervalSet& other) const {
     std::size_t j = 0;
     for (const TimeRange& mine : m_intervals) {
         core::TimestampNs cursor = mine.startNs;
-        while (j < other.m_intervals.size() && other.m_intervals[j].endNs <= cursor) {
-            ++j;
+        // Skip what ends before this interval by galloping, then a binary search: a short set
+        // (one step's window) subtracted from a long one costs O(log n), not a walk from its start.
+        const auto endsBefore = [cursor](const TimeRange& r) { return r.endNs <= cursor; };
+        std::size_t bound = j;
+        for (std::size_t stride = 1; bound < other.m_intervals.size() && endsBefore(other.m_intervals[bound]);
+             stride *= 2) {
+            j = bound + 1;
+            bound += stride;
         }
+        const auto first = other.m_intervals.begin() + static_cast<std::ptrdiff_t>(j);
+        const auto last = other.m_intervals.begin() +
+                          static_cast<std::ptrdiff_t>(std::min(bound, other.m_intervals.size()));
+        j = static_cast<std::size_t>(std::partition_point(first, last, endsBefore) -
+                                     other.m_intervals.begin());
         std::size_t k = j;
         while (k < other.m_intervals.size() && other.m_intervals[k].startNs < mine.endNs) {
             if (other.m_intervals[k].startNs > cursor) {
