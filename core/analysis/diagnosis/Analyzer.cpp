@@ -656,9 +656,12 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
         d.occurrences = p.occurrences;
         d.cpuTimeNs = p.cpuTimeNs;
         d.gpuTimeNs = p.gpuTimeNs;
+        // Of the steps the phase figures cover: the steady ones (SignalsAdapter), else all.
         double stepsNs = 0;
-        for (const Step& s : m.steps.steps) {
-            stepsNs += static_cast<double>(s.durationNs());
+        for (std::size_t i = 0; i < m.steps.steps.size(); ++i) {
+            if (m.stepTimes.count == 0 || m.stepTimes.isSteady(i)) {
+                stepsNs += static_cast<double>(m.steps.steps[i].durationNs());
+            }
         }
         d.shareOfStepTime = stepsNs > 0 ? p.cpuTimeNs / stepsNs : 0;
         d.signals = std::move(p.signals);

@@ -181,7 +181,7 @@ private:
             }
             const std::int8_t phase =
                 i < m_metrics.phases.kernelPhase.size() ? m_metrics.phases.kernelPhase[i] : std::int8_t{-1};
-            if (phase >= 0 && static_cast<std::size_t>(phase) < kPhaseKindCount) {
+            if (phase >= 0 && static_cast<std::size_t>(phase) < kPhaseKindCount && inPhaseFigures(step)) {
                 m_phaseMix[static_cast<std::size_t>(phase)].add(one);
             }
         }
@@ -830,6 +830,14 @@ private:
         return s;
     }
 
+    // Phases are figures of the steady steps, as the overall ones are (StepTimes.h): a warm-up
+    // step's forward (compilation, autotuning) must not make the forward phase host-bound. Work
+    // outside every step, or a trace whose steps are all left out, counts as before.
+    bool inPhaseFigures(std::int32_t stepIndex) const {
+        return stepIndex < 0 || m_metrics.stepTimes.count == 0 ||
+               m_metrics.stepTimes.isSteady(static_cast<std::size_t>(stepIndex));
+    }
+
     std::vector<PhaseSignals> phases() const {
         std::vector<PhaseSignals> out;
         for (std::size_t k = 0; k < kPhaseKindCount; ++k) {
@@ -844,7 +852,7 @@ private:
             double window = 0, idle = 0, covered = 0;
             std::array<double, kIdleCauseCount> byCause{};
             for (const Phase& ph : m_metrics.phases.phases) {
-                if (ph.kind != p.kind) {
+                if (ph.kind != p.kind || !inPhaseFigures(ph.stepIndex)) {
                     continue;
                 }
                 ++p.occurrences;
@@ -908,6 +916,9 @@ private:
             fillMix(s, mix, busy);
             if (p.kind == PhaseKind::DataLoading) {
                 s.dataLoadingHostFraction = ratio(p.cpuTimeNs, window);
+            }
+            if (p.occurrences == 0) {
+                continue;  // seen only in steps left out (a warm-up step's compilation, say)
             }
             out.push_back(std::move(p));
         }

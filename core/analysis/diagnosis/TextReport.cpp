@@ -254,7 +254,10 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
             }
         }
         if (!r.phases.empty()) {
-            out += "\nPHASES (all steps)\n";
+            const std::size_t leftOut = r.metrics.stepTimes.excluded.size();
+            out += leftOut == 0 ? "\nPHASES (all steps)\n"
+                                : "\nPHASES (the " + std::to_string(r.metrics.stepTimes.count) +
+                                      " steps in the figures; those left out above are not in them)\n";
             for (const PhaseDiagnosis& p : r.phases) {
                 out += "  " + pad(std::string(toString(p.kind)), 15) + "host " +
                        pad(pct(p.shareOfStepTime), 9) + "GPU " + pad(dur(p.gpuTimeNs), 11) +
