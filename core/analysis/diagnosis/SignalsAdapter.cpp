@@ -253,6 +253,7 @@ private:
 
     void collectIdle(std::size_t stepCount) {
         m_stepIdle.assign(stepCount, {});
+        m_deviceIdle.clear();
         m_stepCovered.assign(stepCount, 0);
         m_stepIdleTotal.assign(stepCount, 0);
         m_stepStreamWait.assign(stepCount, 0);
@@ -272,6 +273,7 @@ private:
                 continue;
             }
             m_stepIdle[s].push_back(i);
+            m_deviceIdle.push_back(i);
             m_stepIdleTotal[s] += ns;
             m_stepLaunches[s] += v.launchCount;
             if (v.queued) {
@@ -281,6 +283,11 @@ private:
                 m_stepCovered[s] += ns * std::clamp(v.coverage, 0.0, 1.0);
             }
         }
+        // The device's gaps never overlap one another: sorted by start, they are sorted by end too.
+        std::sort(m_deviceIdle.begin(), m_deviceIdle.end(), [this](std::size_t a, std::size_t b) {
+            return m_metrics.accounting.idleIntervals[a].range.startNs <
+                   m_metrics.accounting.idleIntervals[b].range.startNs;
+        });
     }
 
     // Per-step lookups built once, so the per-step pass stays linear.
@@ -862,8 +869,14 @@ private:
                 if (ph.stepIndex < 0 || static_cast<std::size_t>(ph.stepIndex) >= m_stepIdle.size()) {
                     continue;
                 }
-                for (std::size_t i : m_stepIdle[static_cast<std::size_t>(ph.stepIndex)]) {
-                    const IdleInterval& v = m_metrics.accounting.idleIntervals[i];
+                // Every device gap inside the phase's span, whichever step it starts in: the wait
+                // for a step's batch starts before that step's marker, in the step before.
+                const auto& intervals = m_metrics.accounting.idleIntervals;
+                auto it = std::partition_point(m_deviceIdle.begin(), m_deviceIdle.end(), [&](std::size_t i) {
+                    return intervals[i].range.endNs <= ph.span.startNs;
+                });
+                for (; it != m_deviceIdle.end() && intervals[*it].range.startNs < ph.span.endNs; ++it) {
+                    const IdleInterval& v = intervals[*it];
                     const double overlap = static_cast<double>(v.range.intersect(ph.span).durationNs());
                     if (overlap <= 0) {
                         continue;
@@ -932,6 +945,7 @@ private:
     KernelMix m_overallMix;
     std::array<KernelMix, kPhaseKindCount> m_phaseMix{};
     std::vector<std::vector<std::size_t>> m_stepIdle;  // device-level idle intervals per step
+    std::vector<std::size_t> m_deviceIdle;             // the same, all steps, by start
     std::vector<double> m_stepCovered, m_stepIdleTotal, m_stepStreamWait;
     std::vector<std::int64_t> m_stepLaunches;
     std::vector<double> m_stepQueued, m_stepQueuedCollective;

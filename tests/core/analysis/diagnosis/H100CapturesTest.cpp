@@ -328,6 +328,17 @@ TEST(AgentCapturesOnH100, AfterStepsLeavesTheAutotunedStartOutOfADataBoundJob) {
     for (const auto& step : r->metrics.steps.steps) {
         EXPECT_NE(step.name, "chokepoint:step#0");  // the 14 s cudnn benchmark step is not in it
     }
+    // The data-loading phase is the wait itself: the GPU idles through it. Each wait starts just
+    // before its step's marker, so its device gap is counted from the step before; the phase
+    // once missed it and read as 100 % busy, compute-bound.
+    const PhaseDiagnosis* data = nullptr;
+    for (const PhaseDiagnosis& p : r->phases) {
+        data = p.kind == PhaseKind::DataLoading ? &p : data;
+    }
+    ASSERT_NE(data, nullptr);
+    EXPECT_GT(data->shareOfStepTime, 0.5);
+    EXPECT_GT(data->signals.idleDataWaitFraction, 0.5);
+    EXPECT_EQ(data->verdict.bottleneck, Bottleneck::Data) << data->verdict.rationale;
 }
 
 // 20 steps of a 1.7 ms CUDA-graph job: the GPU idles two thirds of each step, and the 33 ms the
