@@ -149,6 +149,36 @@ std::string dropStepCutByCaptureStop(const core::TraceModel& model, std::vector<
            " of it recorded): cut by the window's end, it is no step";
 }
 
+// A last marker step with no GPU work that is a sliver of the others (under a tenth of their
+// median) is the profiler stopping just after it opened the step (torch.profiler's context exit
+// right after prof.step(): a 49 us ProfilerStep#2 after a 9.3 ms ProfilerStep#1 on the HTA MI250
+// trace), not a step. Only in a trace whose other steps have GPU work; no GPU row refers to it, so
+// the per-row step indices stay valid. Returns what the note says, or "".
+std::string dropProfilerStopStub(std::vector<Step>& steps) {
+    if (steps.size() < 2) {
+        return {};
+    }
+    const Step& last = steps.back();
+    const auto gpuRows = [](const Step& s) { return s.kernelCount + s.memcpyCount + s.memsetCount; };
+    std::vector<DurationNs> others;
+    std::int64_t othersGpuRows = 0;
+    for (std::size_t i = 0; i + 1 < steps.size(); ++i) {
+        others.push_back(steps[i].durationNs());
+        othersGpuRows += gpuRows(steps[i]);
+    }
+    std::nth_element(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(others.size() / 2),
+                     others.end());
+    const DurationNs median = others[others.size() / 2];
+    if (gpuRows(last) > 0 || othersGpuRows == 0 || last.durationNs() * 10 >= median) {
+        return {};
+    }
+    const std::string note = "; the last step, " + last.name + " (" +
+                             core::formatDuration(last.durationNs()) +
+                             ", no GPU work), is where the profiler stopped, not a step";
+    steps.pop_back();
+    return note;
+}
+
 // Extends each marker step's host range back over the input waits (NameRules' data-loading role:
 // chokepoint:data, DataLoader ranges) on its thread that end at or before its start and begin
 // after the previous step's end: the wait for a step's batch belongs to the step.
@@ -621,6 +651,10 @@ StepsResult detectSteps(const core::TraceModel& model, const StepDetectionOption
                 step.cpuRange = step.launchRange;
             }
         }
+    }
+    if (result.source == StepSource::ProfilerStep || result.source == StepSource::StepMarker ||
+        result.source == StepSource::NamedRange) {
+        result.note += dropProfilerStopStub(result.steps);
     }
     for (std::size_t i = 1; i < result.steps.size(); ++i) {
         if (result.steps[i - 1].range.endNs > result.steps[i].range.startNs) {

@@ -104,6 +104,25 @@ TEST(SharedTraceMetrics, CpuOnlyTraceReportsNoGpuActivity) {
     EXPECT_EQ(metrics->steps.source, StepSource::ProfilerStep);
     ASSERT_FALSE(metrics->notes.empty());
     EXPECT_NE(metrics->notes.front().find("no GPU activity"), std::string::npos);
+    // A CPU-only trace keeps its steps: with no GPU work anywhere, no step can be told a stub by it.
+    EXPECT_EQ(metrics->steps.steps.size(), 1u);
+}
+
+// HTA's MI250 test trace ends with ProfilerStep#2 of 49 us and no GPU work after a 9.3 ms
+// ProfilerStep#1: the profiler stopping, not a step (it halved the step time).
+TEST(SharedTraceSteps, AProfilerStepOpenedAsTheProfilerStoppedIsNoStep) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "hta-amd-mi250__mi250_minitoy_train_ROCm6_2_kineto.json.gz");
+    core::Result<core::TraceModel> model = core::loadTrace(path);
+    ASSERT_TRUE(model.ok()) << model.error().message;
+    core::Result<TraceMetrics> metrics = computeTraceMetrics(*model, {}, nullptr);
+    ASSERT_TRUE(metrics.ok());
+    ASSERT_EQ(metrics->steps.steps.size(), 1u);
+    EXPECT_EQ(metrics->steps.steps[0].name, "ProfilerStep#1");
+    EXPECT_NE(
+        metrics->steps.note.find("ProfilerStep#2 (49.1 µs, no GPU work), is where the profiler stopped"),
+        std::string::npos)
+        << metrics->steps.note;
+    EXPECT_NEAR(metrics->stepTimes.meanNs / 1e6, 9.29, 0.01);
 }
 
 }  // namespace

@@ -187,6 +187,38 @@ TEST(StepDetection, AStepMarkerClosedAtTheCapturesStopIsNoStep) {
     }
 }
 
+// torch.profiler stopped right after prof.step() opened the next step: a sliver with no GPU work at
+// the end. Left out; a short last step with GPU work, a last step without GPU work that is not a
+// sliver, and steps of a trace without GPU work are kept.
+TEST(StepDetection, AProfilerStepOpenedAsTheProfilerStoppedIsNoStep) {
+    struct Case {
+        const char* what;
+        core::TimestampNs lastNs;
+        bool lastHasKernel;
+        bool anyKernel;
+        std::size_t steps;
+    };
+    for (const Case& c : {Case{"stub", 50, false, true, 3u}, Case{"short with GPU work", 50, true, true, 4u},
+                          Case{"no GPU work, not a sliver", 300, false, true, 4u},
+                          Case{"no GPU work anywhere", 50, false, false, 4u}}) {
+        TraceBuilder b;
+        core::TimestampNs t = 0;
+        for (int s = 0; s < 4; ++s) {
+            const core::TimestampNs length = s == 3 ? c.lastNs : 1000;
+            b.range("ProfilerStep#" + std::to_string(s + 1), t, t + length);
+            if (c.anyKernel && (s < 3 || c.lastHasKernel)) {
+                b.apiCall("cudaLaunchKernel", t + 1, t + 5, s + 1);
+                b.kernel("gemm", t + 10, t + 20, 0, 7, s + 1);
+            }
+            t += length;
+        }
+        StepsResult steps = detectSteps(b.build());
+        EXPECT_EQ(steps.steps.size(), c.steps) << c.what << ": " << steps.note;
+        EXPECT_EQ(steps.note.find("is where the profiler stopped") != std::string::npos, c.steps == 3u)
+            << c.what << ": " << steps.note;
+    }
+}
+
 // Steps found on the GPU clock take their GPU work by GPU start, not by launch time: with the host a
 // whole iteration ahead, assigning by launch time would put each iteration's kernels in the step
 // before. The host range is the launch calls' span, kept apart from the GPU range.
