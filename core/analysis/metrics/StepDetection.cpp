@@ -114,6 +114,12 @@ std::vector<std::string> stepMarkerPrefixes(const core::TraceModel& model,
     return names::defaultStepMarkerPrefixes();
 }
 
+// Steps read from ranges the job marked (not found in the kernels, nor the whole trace).
+bool fromMarkers(StepSource source) {
+    return source == StepSource::ProfilerStep || source == StepSource::StepMarker ||
+           source == StepSource::NamedRange;
+}
+
 // The end of the agent's capture window when it closed NVTX ranges still open at its stop there
 // (stat nvtx.open_at_stop, note capture.window_ns "start..end"); -1 otherwise.
 TimestampNs rangesClosedAtStopNs(const core::TraceModel& model) {
@@ -590,13 +596,11 @@ StepsResult detectSteps(const core::TraceModel& model, const StepDetectionOption
         }
     }
 
-    if (result.source == StepSource::ProfilerStep || result.source == StepSource::StepMarker ||
-        result.source == StepSource::NamedRange) {
+    if (fromMarkers(result.source)) {
         result.note += dropStepCutByCaptureStop(model, candidates);
     }
     std::vector<TimeRange> dataWaits(candidates.size());
-    if (result.source == StepSource::ProfilerStep || result.source == StepSource::StepMarker ||
-        result.source == StepSource::NamedRange) {
+    if (fromMarkers(result.source)) {
         extendOverDataWaits(model, candidates, dataWaits);
         const auto waited =
             std::count_if(dataWaits.begin(), dataWaits.end(), [](const TimeRange& r) { return !r.empty(); });
@@ -630,6 +634,9 @@ StepsResult detectSteps(const core::TraceModel& model, const StepDetectionOption
                   gpuClock);
     assignGpuRows(model, model.memsets, lookup, result.steps, result.memsetStep, &Step::memsetCount, stretch,
                   gpuClock);
+    if (fromMarkers(result.source)) {
+        result.note += dropProfilerStopStub(result.steps);  // before clipping: it clips nothing
+    }
     // Stretched steps tile the time line: GPU work that runs past the next step's start (the GPU
     // lagging the CPU) is clipped there, so the windows never overlap and their durations add up to
     // the wall-clock they cover. Host ranges that already overlap (several threads) are kept.
@@ -651,10 +658,6 @@ StepsResult detectSteps(const core::TraceModel& model, const StepDetectionOption
                 step.cpuRange = step.launchRange;
             }
         }
-    }
-    if (result.source == StepSource::ProfilerStep || result.source == StepSource::StepMarker ||
-        result.source == StepSource::NamedRange) {
-        result.note += dropProfilerStopStub(result.steps);
     }
     for (std::size_t i = 1; i < result.steps.size(); ++i) {
         if (result.steps[i - 1].range.endNs > result.steps[i].range.startNs) {
