@@ -139,6 +139,9 @@ void printText(const std::string& path, std::string_view format, const TraceMode
                     std::string(chokepoint::analysis::toString(steps.steps.source)).c_str(),
                     steps.firstName.c_str(), steps.lastName.c_str(),
                     chokepoint::analysis::describeStepTimes(steps.times).c_str());
+        // How they were found, and what was not counted as a step (a part-step cut by the window's
+        // end, the profiler stopping).
+        std::printf("             found: %s\n", steps.steps.note.c_str());
     }
 
     std::printf("\nEvents:\n");
@@ -222,7 +225,8 @@ void printJson(const std::string& path, std::string_view format, const TraceMode
            ",\"medianDurationNs\":" + ns(stepCount > 0 ? steps.times.medianNs : 0) +
            ",\"minDurationNs\":" + ns(stepCount > 0 ? steps.times.minNs : 0) +
            ",\"maxDurationNs\":" + ns(stepCount > 0 ? steps.times.maxNs : 0) +
-           ",\"definition\":" + jsonString(chokepoint::analysis::describeStepTimes(steps.times)) + "}";
+           ",\"definition\":" + jsonString(chokepoint::analysis::describeStepTimes(steps.times)) +
+           ",\"note\":" + jsonString(steps.steps.note) + "}";
     out += ",\"events\":{\"kernels\":" + std::to_string(m.kernels.size()) +
            ",\"memcpys\":" + std::to_string(m.memcpys.size()) +
            ",\"memsets\":" + std::to_string(m.memsets.size()) +

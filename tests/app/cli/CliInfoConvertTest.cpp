@@ -82,6 +82,8 @@ TEST_F(CliTest, InfoPrintsDevicesRanksStepsAndCounts) {
                    "2.00 ms (robust to slow steps), min 1.00 ms, max 3.00 ms, over all 3 ProfilerStep steps"),
         std::string::npos)
         << r.out;
+    // How the steps were found, on a line of its own.
+    EXPECT_NE(r.out.find("\n             found: 3 ProfilerStep ranges"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("GPU kernels"), std::string::npos);
     EXPECT_EQ(r.out.find("No GPU activity"), std::string::npos);
 }

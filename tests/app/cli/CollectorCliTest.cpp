@@ -140,6 +140,7 @@ TEST(CollectorCliTest, AStepCutByTheEndOfADurationWindowIsNoStep) {
     ASSERT_NE(at, std::string::npos) << info.output;
     const long long minNs = std::atoll(info.output.c_str() + at + key.size());
     EXPECT_GT(minNs, 190'000'000LL) << "every step kept is a whole 200 ms step: " << info.output;
+    EXPECT_NE(info.output.find("was still open when the capture stopped"), std::string::npos) << info.output;
     std::filesystem::remove_all(dir);
 }
 
