@@ -61,7 +61,8 @@ int runLaunch(const Args& args) {
             continue;
         }
         // A recording's option (--delay, --after-steps, -o...) is a common first try: say where it goes.
-        if (CaptureWindowArgs window; a.rfind("-", 0) == 0) {
+        if (a.rfind("-", 0) == 0) {
+            CaptureWindowArgs window;  // parsed only to recognise the option
             std::size_t probe = i;
             std::string ignored;
             const bool output = a == "-o" || a == "--output";
