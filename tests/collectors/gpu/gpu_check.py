@@ -186,6 +186,9 @@ class Check:
             "pm_notes": [n["value"][:400] for n in info.get("notes", []) if n["key"] == "capture.gpu_metrics_note"],
             "runtime_api_tracing": notes.get("capture.runtime_api_tracing", ""),
             "end_reason": notes.get("capture.end_reason", ""),
+            # which CUPTI the job loaded: the versions line of the summary
+            "cupti": " ".join(v for v in (notes.get("capture.cupti_version", ""),
+                                          notes.get("capture.cupti_library", "")) if v),
             "after_steps_from": notes.get("capture.after_steps_from", ""),
         }
         for name in ("agent.gpu_metrics_unavailable", "agent.gpu_metrics_dropped", "agent.gpu_metrics_empty",
@@ -200,7 +203,9 @@ class Check:
         rc, out = self.run("nvidia-smi", ["nvidia-smi", "--query-gpu=name,driver_version,memory.total",
                                           "--format=csv,noheader"], 30)
         rc2, out2 = self.run("torch", [sys.executable, "-c", "import torch;print(torch.__version__, torch.version.cuda)"], 120)
-        return {"gpu": out[0] if out else "?", "torch": out2[0] if out2 else "?"}
+        rc3, out3 = self.run("version", self.cli("--version"), 30)
+        return {"gpu": out[0] if out else "?", "torch": out2[0] if out2 else "?",
+                "chokepoint": out3[0] if out3 else "?"}
 
     def check_doctor(self):
         rc, out = self.run("doctor", self.cli("doctor"), 120)
@@ -405,12 +410,28 @@ def pct(value, ref):
     return round(100.0 * (value - ref) / ref, 2)
 
 
+def _all_facts(results):
+    """Every capture's facts in the results, whatever check they sit under."""
+    for value in results.values():
+        if not isinstance(value, dict):
+            continue
+        for key in ("capture", "facts"):
+            if isinstance(value.get(key), dict):
+                yield value[key]
+        for sub in value.values():
+            if isinstance(sub, dict) and isinstance(sub.get("facts"), dict):
+                yield sub["facts"]
+
+
 def write_summary(check, started, quiet=False):
     r = check.results
     lines = ["# Chokepoint GPU check", "", "Date (UTC): %s, took %.0f s" % (time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
                                                                              time.time() - started), ""]
     env = r.get("env", {})
-    lines += ["GPU: %s; torch %s" % (env.get("gpu", "?"), env.get("torch", "?")), ""]
+    # The first capture that says which CUPTI it used (every capture of one node uses the same).
+    cupti = next((f.get("cupti") for f in _all_facts(r) if f.get("cupti")), "?")
+    lines += ["GPU (name, driver, memory): %s; torch, CUDA: %s; %s; CUPTI %s" % (
+        env.get("gpu", "?"), env.get("torch", "?"), env.get("chokepoint", "chokepoint-cli ?"), cupti), ""]
     lines += ["| capture | joined % | dropped | still running | steps | PM samples | verdict | MFU | window end |",
               "|---|---|---|---|---|---|---|---|---|"]
 

@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -77,10 +78,12 @@ class ReadsRealCaptures(unittest.TestCase):
             "graphs": {"capture1": {"facts": self.facts("compiled-graphs-attach.cptrace")}},
             "overhead": {"failed": "RuntimeError: the job exited (status 1) before step 30"},
         }
-        gpu_check.write_summary(self.check, started=0, quiet=True)
+        gpu_check.write_summary(self.check, started=time.time(), quiet=True)
         with open(os.path.join(self.out, "summary.md")) as f:
             md = f.read()
-        self.assertIn("GPU: NVIDIA H100 80GB HBM3", md)
+        self.assertIn("GPU (name, driver, memory): NVIDIA H100 80GB HBM3", md)
+        # The versions line names the CUPTI the captures say the job loaded.
+        self.assertIn("CUPTI 130001 libcupti.so.13", md)
         self.assertRegex(md, r"\| GPT launch\+attach \| 100\.0 \| 0 \| 0 \| 30 \|")
         self.assertRegex(md, r"\| GPT attach, old runtime enables \| 21\.31 \| 0 \| 409 \|")
         self.assertIn("| compiled graphs attach 1 |", md)
