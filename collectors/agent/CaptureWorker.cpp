@@ -669,7 +669,7 @@ void CaptureEngine::run() {
                          "host CPU samples over the pending bound");
     }
     if (windowStart != kNever) {
-        m_metadata.notes.emplace_back("capture.window_ns",
+        m_metadata.notes.emplace_back(std::string(names::kCaptureWindowNote),
                                       std::to_string(windowStart) + ".." + std::to_string(windowEnd));
     }
     m_metadata.notes.emplace_back("capture.end_reason", endReason);

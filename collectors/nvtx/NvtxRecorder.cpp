@@ -8,6 +8,8 @@
 #include <cwchar>
 #include <new>
 
+#include "core/names/NameRules.h"
+
 namespace chokepoint::collectors {
 
 struct NvtxRecorder::Ring {
@@ -501,7 +503,7 @@ void NvtxRecorder::drainInto(core::TraceModel& batch, core::TimestampNs closeOpe
         m_started.clear();
         m_earlyEnds.clear();
         if (open > 0) {
-            batch.stats.add("nvtx.open_at_stop", core::Severity::Warning, open,
+            batch.stats.add(names::kNvtxOpenAtStopStat, core::Severity::Warning, open,
                             "NVTX ranges still open when the capture stopped were closed at the stop time");
         }
     }

@@ -7,6 +7,7 @@
 
 #include "core/format/CptraceReader.h"
 #include "core/format/CptraceWriter.h"
+#include "core/names/NameRules.h"
 
 namespace chokepoint::collectors {
 
@@ -110,7 +111,7 @@ core::Result<PyStacksMerged> mergePyStacksIntoCapture(const std::string& tracePa
     core::TimestampNs endNs = std::numeric_limits<core::TimestampNs>::max();
     bool windowKnown = false;
     for (const auto& [key, value] : model.metadata.notes) {
-        if (key == "capture.window_ns" && value.find("..") != std::string::npos) {
+        if (key == names::kCaptureWindowNote && value.find("..") != std::string::npos) {
             try {
                 startNs = std::stoll(value.substr(0, value.find("..")));
                 endNs = std::stoll(value.substr(value.find("..") + 2));

@@ -196,6 +196,10 @@ inline constexpr std::string_view kProfilerStepPrefix = "ProfilerStep#";
 inline constexpr std::string_view kHelperStepPrefix = "chokepoint:step";
 inline constexpr std::string_view kPlainStepPrefix = "step";
 inline constexpr std::string_view kStepMarkersNote = "capture.step_markers";
+// The agent's capture window, "START..END" in trace nanoseconds, and the stat it adds when it closed
+// NVTX ranges (a step marker among them) still open at END: the analysis leaves such a step out.
+inline constexpr std::string_view kCaptureWindowNote = "capture.window_ns";
+inline constexpr std::string_view kNvtxOpenAtStopStat = "nvtx.open_at_stop";
 
 // The agent's default step-marker prefixes, in its order.
 std::vector<std::string> defaultStepMarkerPrefixes();

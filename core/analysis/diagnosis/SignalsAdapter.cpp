@@ -252,7 +252,6 @@ private:
     }
 
     void collectIdle(std::size_t stepCount) {
-        m_stepIdle.assign(stepCount, {});
         m_deviceIdle.clear();
         m_stepCovered.assign(stepCount, 0);
         m_stepIdleTotal.assign(stepCount, 0);
@@ -272,7 +271,6 @@ private:
                 m_stepStreamWait[s] += ns;
                 continue;
             }
-            m_stepIdle[s].push_back(i);
             m_deviceIdle.push_back(i);
             m_stepIdleTotal[s] += ns;
             m_stepLaunches[s] += v.launchCount;
@@ -584,7 +582,7 @@ private:
         bool sampled = m_model.stackSamples.size() > 0;
         std::unordered_map<std::int64_t, std::int64_t> perThread;  // (pid << 32 | tid) or stack thread
         for (const core::CounterTrack& track : m_model.counters) {
-            if (track.deviceIndex >= 0 || track.tid == 0 || track.name != "CPU %") {
+            if (!isThreadCpuTrack(track)) {
                 continue;
             }
             sampled = true;
@@ -866,7 +864,7 @@ private:
                 p.cpuTimeNs += static_cast<double>(ph.cpuTimeNs);
                 p.gpuTimeNs += static_cast<double>(ph.gpuTimeNs);
                 window += static_cast<double>(ph.span.durationNs());
-                if (ph.stepIndex < 0 || static_cast<std::size_t>(ph.stepIndex) >= m_stepIdle.size()) {
+                if (ph.stepIndex < 0 || static_cast<std::size_t>(ph.stepIndex) >= m_stepIdleTotal.size()) {
                     continue;
                 }
                 // Every device gap inside the phase's span, whichever step it starts in: the wait
@@ -944,8 +942,7 @@ private:
     std::vector<KernelMix> m_stepMix;
     KernelMix m_overallMix;
     std::array<KernelMix, kPhaseKindCount> m_phaseMix{};
-    std::vector<std::vector<std::size_t>> m_stepIdle;  // device-level idle intervals per step
-    std::vector<std::size_t> m_deviceIdle;             // the same, all steps, by start
+    std::vector<std::size_t> m_deviceIdle;  // the device-level idle intervals in the steps, by start
     std::vector<double> m_stepCovered, m_stepIdleTotal, m_stepStreamWait;
     std::vector<std::int64_t> m_stepLaunches;
     std::vector<double> m_stepQueued, m_stepQueuedCollective;

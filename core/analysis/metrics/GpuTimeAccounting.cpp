@@ -390,6 +390,14 @@ HostActivity buildHostActivity(const core::TraceModel& model,
     return h;
 }
 
+}  // namespace
+
+bool isThreadCpuTrack(const core::CounterTrack& track) {
+    return track.deviceIndex < 0 && track.tid != 0 && track.unit == "%" && track.name == "CPU %";
+}
+
+namespace {
+
 // Per thread of the model: the intervals in which its "CPU %" samples say it was on the CPU (a
 // sample covers the interval since the previous one; the first sample of a track has none).
 std::unordered_map<core::ThreadIndex, std::vector<TimeRange>> onCpuByThread(const core::TraceModel& model,
@@ -400,7 +408,7 @@ std::unordered_map<core::ThreadIndex, std::vector<TimeRange>> onCpuByThread(cons
         index[{model.threads[t].pid, model.threads[t].tid}] = static_cast<core::ThreadIndex>(t);
     }
     for (const core::CounterTrack& track : model.counters) {
-        if (track.deviceIndex >= 0 || track.tid == 0 || track.unit != "%" || track.name != "CPU %") {
+        if (!isThreadCpuTrack(track)) {
             continue;
         }
         const auto it = index.find({track.pid, track.tid});

@@ -123,11 +123,11 @@ bool fromMarkers(StepSource source) {
 // The end of the agent's capture window when it closed NVTX ranges still open at its stop there
 // (stat nvtx.open_at_stop, note capture.window_ns "start..end"); -1 otherwise.
 TimestampNs rangesClosedAtStopNs(const core::TraceModel& model) {
-    if (model.stats.count("nvtx.open_at_stop") <= 0) {
+    if (model.stats.count(names::kNvtxOpenAtStopStat) <= 0) {
         return -1;
     }
     for (const auto& [key, value] : model.metadata.notes) {
-        if (key != "capture.window_ns") {
+        if (key != names::kCaptureWindowNote) {
             continue;
         }
         const std::size_t dots = value.find("..");
