@@ -55,6 +55,16 @@ enum class ModelFlopsSource {
 };
 std::string_view toString(ModelFlopsSource source);
 
+// Why a computed MFU is not shown as a result (MfuReport::impossibleMfu keeps the figure).
+enum class MfuWithheld {
+    No = 0,
+    AtOrAbovePeak,           // 100 % or more of the peak: a wrong precision or FLOPs count
+    SixNtOnAConvolutionNet,  // the helper's 6 · N · T on a convolutional network: far too low
+};
+std::string_view toString(MfuWithheld withheld);  // "", "at-or-above-peak", "6NT-on-a-convnet"
+// A few words for a figure's place ("not shown (≥ 100 % of peak)"); empty for No.
+std::string_view shortLabel(MfuWithheld withheld);
+
 // MFU and friends (§1.2, §9.1, §9.2).
 struct MfuReport {
     ModelFlopsSource source = ModelFlopsSource::None;
@@ -80,9 +90,11 @@ struct MfuReport {
     // "helper-op-dtypes", "helper-autocast", "kernel-names", "helper-default", "tensor-core-share",
     // "default".
     std::string precisionSource;
-    // An MFU of 100 % or more is never a result: `mfu` stays empty, the figure computed is kept
-    // here, and impossibleReason says why it cannot be and what to give instead.
+    // An MFU of 100 % or more is never a result, nor 6 · N · T on a convolutional network: `mfu`
+    // stays empty, the figure computed is kept here, `withheld` says which case, and
+    // impossibleReason says why in full and what to give instead.
     std::optional<double> impossibleMfu;
+    MfuWithheld withheld = MfuWithheld::No;
     std::string impossibleReason;
 };
 

@@ -37,6 +37,30 @@ std::string_view toString(ModelFlopsSource source) {
     return "none";
 }
 
+std::string_view toString(MfuWithheld withheld) {
+    switch (withheld) {
+        case MfuWithheld::No:
+            return "";
+        case MfuWithheld::AtOrAbovePeak:
+            return "at-or-above-peak";
+        case MfuWithheld::SixNtOnAConvolutionNet:
+            return "6NT-on-a-convnet";
+    }
+    return "";
+}
+
+std::string_view shortLabel(MfuWithheld withheld) {
+    switch (withheld) {
+        case MfuWithheld::No:
+            return "";
+        case MfuWithheld::AtOrAbovePeak:
+            return "not shown (≥ 100 % of peak)";
+        case MfuWithheld::SixNtOnAConvolutionNet:
+            return "not shown (6·N·T on a CNN)";
+    }
+    return "";
+}
+
 namespace {
 
 std::string pct(double f) {
@@ -280,6 +304,7 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
     if (mfu.mfu && *mfu.mfu >= 1.0) {
         // Never a result: say why the figure cannot be and what to give instead.
         mfu.impossibleMfu = mfu.mfu;
+        mfu.withheld = MfuWithheld::AtOrAbovePeak;
         mfu.impossibleReason = impossibleMfuReason(mfu, spec, stepSeconds);
         mfu.mfu.reset();
         mfu.band = formulas::MfuBand::Impossible;
@@ -289,9 +314,11 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
         // The helper's 6·N·T with images as tokens (rn50-nw0 on the H100: 0.5 % for a job near
         // 20 %): a figure known to be wrong many times over is not a result. A user's own
         // --params/--tokens-per-step stay, with the warning above.
+        // Two significant digits: the figure is far below 0.1 % (0.0072 % for rn50-nw0).
         char wouldRead[32];
-        std::snprintf(wouldRead, sizeof wouldRead, "%.1f %%", *mfu.mfu * 100.0);
+        std::snprintf(wouldRead, sizeof wouldRead, "%.2g %%", *mfu.mfu * 100.0);
         mfu.impossibleMfu = mfu.mfu;
+        mfu.withheld = MfuWithheld::SixNtOnAConvolutionNet;
         mfu.impossibleReason =
             "MFU not shown: the only model FLOPs are 6 · N · T from the helper's parameter count and tokens "
             "per "
@@ -425,12 +452,21 @@ std::string headlineOf(const AnalysisReport& r) {
                 return h + " (the desired end state)";
             }
             if (!r.mfu.mfu) {
-                return h + (r.mfu.impossibleMfu
-                                ? " (MFU not shown: the figure computed is 100 % or more, which is "
-                                  "impossible; see "
-                                  "the MFU notes)"
-                                : " (MFU unknown: give the model's FLOPs per step to judge how much of the "
-                                  "peak is left)");
+                switch (r.mfu.withheld) {
+                    case MfuWithheld::AtOrAbovePeak:
+                        return h +
+                               " (MFU not shown: the figure computed is 100 % or more, which is "
+                               "impossible; see the MFU notes)";
+                    case MfuWithheld::SixNtOnAConvolutionNet:
+                        return h +
+                               " (MFU not shown: 6 · N · T undercounts a convolutional network; see "
+                               "the MFU notes)";
+                    case MfuWithheld::No:
+                        break;
+                }
+                return h +
+                       " (MFU unknown: give the model's FLOPs per step to judge how much of the peak "
+                       "is left)";
             }
             return h + " (" + mfuJudgement(r) + ")";
         }

@@ -367,6 +367,7 @@ std::string writeJsonReport(const AnalysisReport& r) {
     j.key("busy").num(r.mfu.busyFraction);
     j.key("band").str(r.mfu.bandLabel);
     j.key("impossibleMfu").optional(r.mfu.impossibleMfu);
+    j.key("withheld").str(toString(r.mfu.withheld));
     j.key("impossibleReason").str(r.mfu.impossibleReason);
     j.key("warnings").beginArray();
     for (const std::string& w : r.mfu.warnings) {

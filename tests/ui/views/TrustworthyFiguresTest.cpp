@@ -64,6 +64,12 @@ void expectFiguresAgree(const analysis::AnalysisReport& r, const QWidget& diagno
     if (r.mfu.mfu) {
         EXPECT_TRUE(page.contains(percentText(*r.mfu.mfu)));
     }
+    // A withheld MFU says why in the figure's place, as the core names it (a far-too-low 6·N·T on a
+    // CNN is not called "impossible").
+    if (r.mfu.withheld != analysis::MfuWithheld::No) {
+        const QString label = QString::fromStdString(std::string(analysis::shortLabel(r.mfu.withheld)));
+        EXPECT_TRUE(page.contains(label)) << label.toStdString();
+    }
     // The step chart draws each step's verdict figures: bars add up to the step window and the idle
     // series are the verdict's idle by cause.
     const StepBarsData bars = stepBarsFromReport(r);
@@ -139,8 +145,8 @@ TEST(TrustworthyFigures, SyntheticReportShowsTheSameFiguresEverywhere) {
 
 TEST(TrustworthyFigures, SharedTracesShowTheSameFiguresEverywhere) {
     testutils::guiApp();
-    for (const char* name :
-         {"kineto-rn50-nw0__worker0.1623143089861.pt.trace.json.gz", "hta-negative-queue__rank0.json.gz"}) {
+    for (const char* name : {"kineto-rn50-nw0__worker0.1623143089861.pt.trace.json.gz",
+                             "hta-negative-queue__rank0.json.gz", "h100/rn50-nw0.cptrace"}) {
         if (!testutils::sharedTraceExists(name)) {
             GTEST_SKIP() << "shared trace " << name << " not found";
         }

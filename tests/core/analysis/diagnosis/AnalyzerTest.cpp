@@ -199,6 +199,7 @@ TEST(Analyzer, MfuFromParamsAndTokensUsesTheTrainingFactorOnlyWithABackwardPass)
     EXPECT_NEAR(*r->mfu.impossibleMfu, expected, 1e-12);
     EXPECT_GT(r->mfu.peakFlopsPerSecond, 0);
     EXPECT_EQ(r->mfu.band, formulas::MfuBand::Impossible);
+    EXPECT_EQ(r->mfu.withheld, MfuWithheld::AtOrAbovePeak);
     EXPECT_TRUE(hasWarning(*r, "mfu.impossible"));
     // The precision was requested, so the FLOPs per step are what to check.
     EXPECT_NE(r->mfu.impossibleReason.find("--model-flops"), std::string::npos) << r->mfu.impossibleReason;

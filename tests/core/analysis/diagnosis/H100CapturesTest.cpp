@@ -60,9 +60,15 @@ TEST(H100Captures, Rn50IsDataBoundFromTheHelpersMarkers) {
     ASSERT_FALSE(r->fixes.recommendations.empty());
     EXPECT_EQ(r->fixes.recommendations.front().ruleId, "R1");
     EXPECT_FALSE(r->startUpOnly);
-    // The helper's 6·N·T with 128 images as tokens reads 0.0 % for this CNN: not shown as a result.
+    // The helper's 6·N·T with 128 images as tokens reads 0.0072 % for this CNN: not shown as a
+    // result, and not called impossible (the figure is far too low, not too high).
     EXPECT_FALSE(r->mfu.mfu.has_value());
+    EXPECT_EQ(r->mfu.withheld, MfuWithheld::SixNtOnAConvolutionNet);
     EXPECT_NE(r->mfu.impossibleReason.find("convolutional"), std::string::npos) << r->mfu.impossibleReason;
+    // Two significant digits, not "0.0 %".
+    EXPECT_NE(r->mfu.impossibleReason.find("would read 0.0072 %"), std::string::npos)
+        << r->mfu.impossibleReason;
+    EXPECT_EQ(shortLabel(r->mfu.withheld).find("impossible"), std::string_view::npos);
 }
 
 TEST(H100Captures, GptMfuFromTheHelpersFactsWithThePrecisionNamed) {
