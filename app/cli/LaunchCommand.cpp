@@ -1,6 +1,6 @@
 // chokepoint-cli launch: start a command with a dormant agent, to attach to later.
 
-#include <signal.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,8 +11,8 @@
 #include "app/cli/CaptureArgs.h"
 #include "app/cli/Commands.h"
 #include "app/cli/ExitCodes.h"
+#include "app/cli/JobStart.h"
 #include "collectors/control/AgentLauncher.h"
-#include "collectors/control/AgentLoadCheck.h"
 #include "collectors/control/RuntimeDir.h"
 
 namespace chokepoint::cli {
@@ -115,31 +115,8 @@ int runLaunch(const Args& args) {
                          site.error().message.c_str());
         }
     }
-    auto env = collectors::injectionEnvironment(collectors::currentEnvironment(), agent.value(), extra);
-    if (!env.ok()) {
-        std::fprintf(stderr, "chokepoint-cli launch: %s\n", env.error().message.c_str());
-        return kExitFailure;
-    }
-    // The driver's dlopen of the agent fails silently (the job would run unrecorded): ask the
-    // dynamic loader first, in a child with exactly the job's environment.
-    if (collectors::AgentLoadReport load = collectors::checkAgentLoads(agent.value(), env.value());
-        load.checked && !load.loads) {
-        std::fprintf(stderr,
-                     "chokepoint-cli launch: the agent %s would not load in the job's environment:%s\n"
-                     "Run 'chokepoint-cli doctor' for what to fix.\n",
-                     agent.value().c_str(), load.details.c_str());
-        return kExitFailure;
-    }
-    struct sigaction ignore {
-    }, oldInt{}, oldQuit{};
-    ignore.sa_handler = SIG_IGN;
-    ::sigaction(SIGINT, &ignore, &oldInt);
-    ::sigaction(SIGQUIT, &ignore, &oldQuit);
-    core::Result<pid_t> child = collectors::spawnProcess(command, env.value());
-    if (!child.ok()) {
-        ::sigaction(SIGINT, &oldInt, nullptr);
-        ::sigaction(SIGQUIT, &oldQuit, nullptr);
-        std::fprintf(stderr, "chokepoint-cli launch: %s\n", child.error().message.c_str());
+    std::optional<StartedJob> job = startJobWithAgent("launch", agent.value(), extra, command);
+    if (!job) {
         return kExitFailure;
     }
     std::fprintf(stderr,
@@ -147,10 +124,8 @@ int runLaunch(const Args& args) {
                  "  Each process that initialises CUDA opens %s/<pid>.sock.\n"
                  "  From another terminal: chokepoint-cli list; chokepoint-cli attach PID --steps 10 -o "
                  "trace.cptrace\n",
-                 command[0].c_str(), static_cast<int>(child.value()), socketDir.c_str());
-    int status = collectors::waitForExit(child.value());
-    ::sigaction(SIGINT, &oldInt, nullptr);
-    ::sigaction(SIGQUIT, &oldQuit, nullptr);
+                 command[0].c_str(), static_cast<int>(job->pid), socketDir.c_str());
+    int status = waitForJob(*job);
     if (!stacksDir.empty()) {
         std::error_code ec;
         std::filesystem::remove_all(stacksDir, ec);

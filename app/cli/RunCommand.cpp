@@ -1,6 +1,5 @@
 // chokepoint-cli run: start a command with the agent recording from the start.
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,9 +10,9 @@
 #include "app/cli/CaptureArgs.h"
 #include "app/cli/Commands.h"
 #include "app/cli/ExitCodes.h"
+#include "app/cli/JobStart.h"
 #include "chokepoint/Version.h"
 #include "collectors/control/AgentLauncher.h"
-#include "collectors/control/AgentLoadCheck.h"
 #include "collectors/control/RuntimeDir.h"
 #include "collectors/pystacks/PyStacksMerge.h"
 
@@ -178,39 +177,14 @@ int runRun(const Args& args) {
             }
         }
     }
-    auto env = collectors::injectionEnvironment(collectors::currentEnvironment(), agent.value(), extra);
-    if (!env.ok()) {
-        std::fprintf(stderr, "chokepoint-cli run: %s\n", env.error().message.c_str());
-        return kExitFailure;
-    }
-    // The driver's dlopen of the agent fails silently (the job would run unrecorded): ask the
-    // dynamic loader first, in a child with exactly the job's environment.
-    if (collectors::AgentLoadReport load = collectors::checkAgentLoads(agent.value(), env.value());
-        load.checked && !load.loads) {
-        std::fprintf(stderr,
-                     "chokepoint-cli run: the agent %s would not load in the job's environment:%s\n"
-                     "Run 'chokepoint-cli doctor' for what to fix.\n",
-                     agent.value().c_str(), load.details.c_str());
-        return kExitFailure;
-    }
     // Ctrl-C reaches the child (same process group); we wait for it to finish writing.
-    struct sigaction ignore {
-    }, oldInt{}, oldQuit{};
-    ignore.sa_handler = SIG_IGN;
-    ::sigaction(SIGINT, &ignore, &oldInt);
-    ::sigaction(SIGQUIT, &ignore, &oldQuit);
-    core::Result<pid_t> child = collectors::spawnProcess(command, env.value());
-    if (!child.ok()) {
-        ::sigaction(SIGINT, &oldInt, nullptr);
-        ::sigaction(SIGQUIT, &oldQuit, nullptr);
-        std::fprintf(stderr, "chokepoint-cli run: %s\n", child.error().message.c_str());
+    std::optional<StartedJob> job = startJobWithAgent("run", agent.value(), extra, command);
+    if (!job) {
         return kExitFailure;
     }
     std::fprintf(stderr, "chokepoint-cli run: started %s (pid %d) with the agent %s\n", command[0].c_str(),
-                 static_cast<int>(child.value()), agent.value().c_str());
-    int status = collectors::waitForExit(child.value());
-    ::sigaction(SIGINT, &oldInt, nullptr);
-    ::sigaction(SIGQUIT, &oldQuit, nullptr);
+                 static_cast<int>(job->pid), agent.value().c_str());
+    int status = waitForJob(*job);
 
     std::vector<std::string> files = recordedFiles(prefix, ext);
     std::vector<collectors::PyStacksProcess> stacks;
