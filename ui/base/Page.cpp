@@ -25,6 +25,23 @@ void Page::runPendingRefreshes() {
     }
 }
 
+void Page::setDocumentShowingReport(TraceDocument* document, ShowReport showReport) {
+    if (m_document) {
+        disconnect(m_document, nullptr, this, nullptr);
+    }
+    Page::setDocument(document);
+    if (document == nullptr) {
+        showReport(nullptr);
+        return;
+    }
+    connect(document, &TraceDocument::analysisAvailable, this, [this, showReport] {
+        refreshNowOrWhenShown(
+            0, [this, showReport] { showReport(m_document ? m_document->report() : nullptr); });
+    });
+    connect(document, &TraceDocument::loadStarted, this, [showReport] { showReport(nullptr); });
+    showReport(document->report());
+}
+
 void Page::changeEvent(QEvent* event) {
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange) {

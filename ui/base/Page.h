@@ -41,6 +41,11 @@ protected:
     // runPendingRefreshes() first.
     void refreshNowOrWhenShown(int slot, std::function<void()> refresh);
     void runPendingRefreshes();
+    // setDocument for a page that draws the report alone: forgets the old document's signals, then
+    // hands `showReport` the document's report now, each new one (refresh slot 0), and nullptr when
+    // a load starts or there is no document.
+    using ShowReport = std::function<void(std::shared_ptr<const analysis::AnalysisReport>)>;
+    void setDocumentShowingReport(TraceDocument* document, ShowReport showReport);
     void showEvent(QShowEvent* event) override;
     // Calls paletteChanged() on QEvent::PaletteChange (a theme switch).
     void changeEvent(QEvent* event) override;

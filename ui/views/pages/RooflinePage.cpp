@@ -46,19 +46,7 @@ RooflinePage::RooflinePage(QWidget* parent) : Page(parent) {
 }
 
 void RooflinePage::setDocument(TraceDocument* document) {
-    if (m_document) {
-        disconnect(m_document, nullptr, this, nullptr);
-    }
-    Page::setDocument(document);
-    if (document != nullptr) {
-        connect(document, &TraceDocument::analysisAvailable, this, [this] {
-            refreshNowOrWhenShown(0, [this] { setReport(m_document ? m_document->report() : nullptr); });
-        });
-        connect(document, &TraceDocument::loadStarted, this, [this] { setReport(nullptr); });
-        setReport(document->report());
-    } else {
-        setReport(nullptr);
-    }
+    setDocumentShowingReport(document, [this](auto report) { setReport(std::move(report)); });
 }
 
 void RooflinePage::paletteChanged() {
