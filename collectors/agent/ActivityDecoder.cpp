@@ -377,23 +377,32 @@ void ActivityDecoder::decodeRecord(CUpti_Activity* record, bool apiPhase, core::
         }
         return timesValid(start, end);
     };
+    // The fields every GPU record (kernel, copy, memset) fills alike; false when the record is not
+    // kept (invalid times, still running at a forced flush, launched outside the window).
+    auto placeOnGpu = [&](const auto* rec, auto& row) {
+        if (!gpuTimesValid(rec->start, rec->end, rec->correlationId)) {
+            return false;
+        }
+        row.startNs = m_clock.toMonotonic(rec->start);
+        if (!gpuInWindow(rec->correlationId, row.startNs)) {
+            ++m_counts.outsideWindow;
+            return false;
+        }
+        row.endNs = row.startNs + static_cast<core::DurationNs>(rec->end - rec->start);
+        row.deviceIndex = static_cast<std::int16_t>(rec->deviceId);
+        row.streamId = static_cast<std::int32_t>(rec->streamId);
+        row.correlationId = rec->correlationId;
+        return true;
+    };
     switch (record->kind) {
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
         case CUPTI_ACTIVITY_KIND_KERNEL: {
             const auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
             m_contextDevice[k->contextId] = static_cast<int>(k->deviceId);
-            if (!gpuTimesValid(k->start, k->end, k->correlationId)) {
-                break;
-            }
             core::KernelRow row;
-            row.startNs = m_clock.toMonotonic(k->start);
-            if (!gpuInWindow(k->correlationId, row.startNs)) {
-                ++m_counts.outsideWindow;
+            if (!placeOnGpu(k, row)) {
                 break;
             }
-            row.endNs = row.startNs + static_cast<core::DurationNs>(k->end - k->start);
-            row.deviceIndex = static_cast<std::int16_t>(k->deviceId);
-            row.streamId = static_cast<std::int32_t>(k->streamId);
             row.name = batch.intern(kernelName(k->name));
             row.gridX = k->gridX;
             row.gridY = k->gridY;
@@ -404,7 +413,6 @@ void ActivityDecoder::decodeRecord(CUpti_Activity* record, bool apiPhase, core::
             row.registersPerThread = k->registersPerThread;
             row.staticSharedBytes = k->staticSharedMemory;
             row.dynamicSharedBytes = k->dynamicSharedMemory;
-            row.correlationId = k->correlationId;
             batch.kernels.add(row);
             ++m_counts.kernels;
             break;
@@ -412,46 +420,28 @@ void ActivityDecoder::decodeRecord(CUpti_Activity* record, bool apiPhase, core::
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
             const auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
             m_contextDevice[m->contextId] = static_cast<int>(m->deviceId);
-            if (!gpuTimesValid(m->start, m->end, m->correlationId)) {
-                break;
-            }
             core::MemcpyRow row;
-            row.startNs = m_clock.toMonotonic(m->start);
-            if (!gpuInWindow(m->correlationId, row.startNs)) {
-                ++m_counts.outsideWindow;
+            if (!placeOnGpu(m, row)) {
                 break;
             }
-            row.endNs = row.startNs + static_cast<core::DurationNs>(m->end - m->start);
-            row.deviceIndex = static_cast<std::int16_t>(m->deviceId);
-            row.streamId = static_cast<std::int32_t>(m->streamId);
             row.kind = memcpyKind(m->copyKind);
             row.srcKind = memoryKind(m->srcKind);
             row.dstKind = memoryKind(m->dstKind);
             row.sizeBytes = static_cast<std::int64_t>(m->bytes);
-            row.correlationId = m->correlationId;
             batch.memcpys.add(row);
             ++m_counts.memcpys;
             break;
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY2: {
             const auto* m = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4*>(record);
-            if (!gpuTimesValid(m->start, m->end, m->correlationId)) {
-                break;
-            }
             core::MemcpyRow row;
-            row.startNs = m_clock.toMonotonic(m->start);
-            if (!gpuInWindow(m->correlationId, row.startNs)) {
-                ++m_counts.outsideWindow;
+            if (!placeOnGpu(m, row)) {
                 break;
             }
-            row.endNs = row.startNs + static_cast<core::DurationNs>(m->end - m->start);
-            row.deviceIndex = static_cast<std::int16_t>(m->deviceId);
-            row.streamId = static_cast<std::int32_t>(m->streamId);
             row.kind = core::MemcpyKind::PeerToPeer;
             row.srcKind = memoryKind(m->srcKind);
             row.dstKind = memoryKind(m->dstKind);
             row.sizeBytes = static_cast<std::int64_t>(m->bytes);
-            row.correlationId = m->correlationId;
             batch.memcpys.add(row);
             ++m_counts.memcpys;
             break;
@@ -459,21 +449,12 @@ void ActivityDecoder::decodeRecord(CUpti_Activity* record, bool apiPhase, core::
         case CUPTI_ACTIVITY_KIND_MEMSET: {
             const auto* m = reinterpret_cast<const CUpti_ActivityMemset4*>(record);
             m_contextDevice[m->contextId] = static_cast<int>(m->deviceId);
-            if (!gpuTimesValid(m->start, m->end, m->correlationId)) {
-                break;
-            }
             core::MemsetRow row;
-            row.startNs = m_clock.toMonotonic(m->start);
-            if (!gpuInWindow(m->correlationId, row.startNs)) {
-                ++m_counts.outsideWindow;
+            if (!placeOnGpu(m, row)) {
                 break;
             }
-            row.endNs = row.startNs + static_cast<core::DurationNs>(m->end - m->start);
-            row.deviceIndex = static_cast<std::int16_t>(m->deviceId);
-            row.streamId = static_cast<std::int32_t>(m->streamId);
             row.memoryKind = memoryKind(m->memoryKind);
             row.sizeBytes = static_cast<std::int64_t>(m->bytes);
-            row.correlationId = m->correlationId;
             batch.memsets.add(row);
             ++m_counts.memsets;
             break;
