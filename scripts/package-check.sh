@@ -56,8 +56,8 @@ for f in "${executables[@]}"; do
   [ -z "$baked" ] || fail "$(basename "$f") contains a build-tree path: $(echo "$baked" | head -n1)"
 done
 
-"$bin/chokepoint-cli" --version | grep -qx "chokepoint-cli $version" ||
-  fail "chokepoint-cli --version does not print $version"
+"$bin/chokepoint-cli" --version | grep -qxE "chokepoint-cli $version \(build [A-Za-z0-9._+-]+\)" ||
+  fail "chokepoint-cli --version does not print $version and its build id"
 analysis="$work/analysis.txt"
 "$bin/chokepoint-cli" analyze "$sample" >"$analysis" || fail "the unpacked chokepoint-cli analyze failed"
 grep -q "^VERDICT: Data-bound" "$analysis" || fail "the unpacked CLI does not call the num_workers=0 sample data-bound"

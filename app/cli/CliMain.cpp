@@ -6,6 +6,7 @@
 
 #include "app/cli/Commands.h"
 #include "app/cli/ExitCodes.h"
+#include "chokepoint/BuildId.h"
 #include "chokepoint/Version.h"
 
 namespace chokepoint::cli {
@@ -74,7 +75,7 @@ int main(int argc, char** argv) {
         return kExitOk;
     }
     if (name == "--version") {
-        std::printf("chokepoint-cli %s\n", chokepoint::kVersion);
+        std::printf("chokepoint-cli %s (build %s)\n", chokepoint::kVersion, chokepoint::buildId());
         return kExitOk;
     }
     Args args(argv + 2, argv + argc);

@@ -32,6 +32,7 @@
 #include <memory>
 #include <optional>
 
+#include "chokepoint/BuildId.h"
 #include "chokepoint/Version.h"
 #include "core/job/JobInputs.h"
 #include "ui/base/document/AnalysisReportQt.h"
@@ -419,7 +420,9 @@ struct CommandLine {
 void setApplicationNames() {
     QCoreApplication::setOrganizationName(QStringLiteral("Chokepoint"));
     QCoreApplication::setApplicationName(QStringLiteral("Chokepoint"));
-    QCoreApplication::setApplicationVersion(QString::fromLatin1(chokepoint::kVersion));
+    QCoreApplication::setApplicationVersion(
+        QStringLiteral("%1 (build %2)")
+            .arg(QString::fromLatin1(chokepoint::kVersion), QString::fromLatin1(chokepoint::buildId())));
 }
 
 bool hasArgument(int argc, char** argv, std::initializer_list<const char*> names) {

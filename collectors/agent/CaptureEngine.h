@@ -40,6 +40,7 @@
 #include <thread>
 #include <vector>
 
+#include "chokepoint/BuildId.h"
 #include "chokepoint/Version.h"
 #include "collectors/agent/ActivityBufferPool.h"
 #include "collectors/agent/ActivityDecoder.h"
@@ -105,6 +106,7 @@ struct CaptureEngineConfig {
     std::vector<std::string> commandLine;
     std::string hostName;
     std::string agentVersion = chokepoint::kVersion;  // project(VERSION)
+    std::string agentBuild = chokepoint::buildId();   // source commit (BuildId.h)
     bool compressChunks = true;
     std::function<std::vector<std::string>()> gpuNames;  // optional, for Status
     std::function<void(const std::string&)> log;         // optional diagnostics

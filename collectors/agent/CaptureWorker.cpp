@@ -191,6 +191,8 @@ void CaptureEngine::run() {
     m_metadata.notes.emplace_back("capture.id", std::to_string(captureId));
     m_metadata.notes.emplace_back("capture.clock", "CLOCK_MONOTONIC");
     m_metadata.notes.emplace_back("capture.kinds", std::to_string(kinds));
+    // Which build recorded it: what a capture shows depends on the agent's fixes, not its version.
+    m_metadata.notes.emplace_back("capture.agent_build", m_config.agentBuild);
     {
         // The analysis reads steps from the same prefixes the window used (--marker included).
         std::string markers;

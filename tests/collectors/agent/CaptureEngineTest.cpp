@@ -126,6 +126,12 @@ TEST(CaptureEngineTest, CaptureStreamsADecodableTraceAndUnsubscribes) {
     auto model = core::readCptraceFromMemory(c.bytes, "capture");
     ASSERT_TRUE(model.ok()) << model.error().message;
     EXPECT_EQ(model->metadata.producer, "chokepoint-agent 0.1.0");
+    // The build that recorded it (the source commit), beside the version every build shares.
+    const auto build = std::find_if(model->metadata.notes.begin(), model->metadata.notes.end(),
+                                    [](const auto& note) { return note.first == "capture.agent_build"; });
+    ASSERT_NE(build, model->metadata.notes.end());
+    EXPECT_EQ(build->second, chokepoint::buildId());
+    EXPECT_FALSE(build->second.empty());
     EXPECT_EQ(model->metadata.hostName, "testhost");
     ASSERT_GT(model->kernels.size(), 0u);
     EXPECT_EQ(static_cast<std::int64_t>(model->kernels.size()), c.done.kernels);
