@@ -108,8 +108,13 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
                                   sb.idleHousekeepingFraction, true, o));
     c.metrics.push_back(
         makeDelta("idle.garbageCollection", "fraction", sa.idleGcFraction, sb.idleGcFraction, true, o));
-    c.metrics.push_back(makeDelta("kernelCount", "count", static_cast<double>(sa.kernelCount),
-                                  static_cast<double>(sb.kernelCount), true, o));
+    // Per step: the overall signals count the kernels of every steady step, and two captures of
+    // one job rarely hold as many steps (10 against 5 read as half the kernels).
+    const auto kernelsPerStep = [](const AnalysisReport& r) {
+        return static_cast<double>(r.overallSignals.kernelCount) /
+               static_cast<double>(std::max<std::int64_t>(1, r.metrics.stepTimes.count));
+    };
+    c.metrics.push_back(makeDelta("kernelsPerStep", "count", kernelsPerStep(a), kernelsPerStep(b), true, o));
 
     c.overall = {"overall", a.overall.bottleneck, b.overall.bottleneck};
     for (const PhaseDiagnosis& pa : a.phases) {

@@ -295,6 +295,14 @@ TEST_F(AnalysisPagesTest, ComparePageShowsDeltas) {
     ComparePage empty;
     EXPECT_EQ(empty.comparison(), nullptr);
     EXPECT_FALSE(empty.summaryText().isEmpty());
+    // The same trace on both sides: no kernel changed, and the table says so instead of staying blank.
+    ComparePage same;
+    same.setReports(m_report, m_report);
+    ASSERT_NE(same.comparison(), nullptr);
+    ASSERT_EQ(same.kernelsModel()->rowCount(), 1);
+    EXPECT_TRUE(same.kernelsModel()->item(0, 0)->text().startsWith(QStringLiteral("No kernel changed")))
+        << same.kernelsModel()->item(0, 0)->text().toStdString();
+    EXPECT_TRUE(same.kernelsModel()->item(0, 0)->text().contains(QStringLiteral("10 %")));
 }
 
 TEST_F(AnalysisPagesTest, PagesDrawWithoutAReport) {

@@ -1,5 +1,7 @@
 #include "ui/views/pages/ComparePage.h"
 
+#include <cmath>
+
 #include <QAction>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -58,7 +60,7 @@ QString compareMetricLabel(const std::string& name) {
         {"idle.synchronization", QT_TR_NOOP("Idle: synchronization")},
         {"idle.collective", QT_TR_NOOP("Idle: waiting on a collective")},
         {"idle.unexplained", QT_TR_NOOP("Idle: unexplained")},
-        {"kernelCount", QT_TR_NOOP("Kernels")},
+        {"kernelsPerStep", QT_TR_NOOP("Kernels per step")},
     };
     for (const auto& [id, label] : kLabels) {
         if (name == id) {
@@ -404,6 +406,24 @@ void ComparePage::refresh() {
     addKernels(c.faster, QStringLiteral("×"));
     addKernels(c.appeared, tr("new"));
     addKernels(c.vanished, tr("gone"));
+    if (m_kernels->rowCount() == 0) {
+        // An empty table reads as a failure to compare: say what was compared and found unchanged.
+        const analysis::CompareOptions options;
+        auto* none = new QStandardItem(tr("No kernel changed its time per step by %1 % or more")
+                                           .arg(std::lround((options.kernelChangeMinRatio - 1.0) * 100.0)));
+        none->setToolTip(tr("Kernels holding at least %1 % of the kernel time on a side were compared by "
+                            "name; none changed its time per step by that much, appeared or vanished")
+                             .arg(options.kernelMinShareOfTime * 100.0, 0, 'g', 2));
+        none->setFlags(Qt::ItemIsEnabled);
+        none->setForeground(themeColors(palette()).mutedText);
+        QList<QStandardItem*> row = {none};
+        for (int column = 1; column < m_kernels->columnCount(); ++column) {
+            auto* blank = new QStandardItem;
+            blank->setFlags(Qt::ItemIsEnabled);
+            row.append(blank);
+        }
+        m_kernels->appendRow(row);
+    }
     m_metricsView->resizeColumnsToContents();
 }
 

@@ -83,6 +83,21 @@ TEST(Compare, PrefetchFixMaterialisesAndVerdictChanges) {
     // Same kernels, same speed: none slower or faster.
     EXPECT_TRUE(c.slower.empty());
     EXPECT_TRUE(c.faster.empty());
+    EXPECT_EQ(c.metric("kernelCount"), nullptr);
+}
+
+TEST(Compare, KernelsAreCountedPerStepWhateverTheStepsEachSideHolds) {
+    // The same job captured over 8 steps and over 4: as many kernels per step, not twice as many.
+    auto eight = analyze(prefetchedJob(8), "eight");
+    auto four = analyze(prefetchedJob(4), "four");
+    ASSERT_TRUE(eight && four);
+    const ComparisonReport c = compareReports(*eight, *four);
+    const MetricDelta* kernels = c.metric("kernelsPerStep");
+    ASSERT_NE(kernels, nullptr);
+    EXPECT_DOUBLE_EQ(kernels->before, kernels->after);
+    EXPECT_GT(kernels->before, 0);
+    EXPECT_FALSE(kernels->improved);
+    EXPECT_FALSE(kernels->regressed);
 }
 
 TEST(Compare, KernelsMatchedByNameSlowerAndFaster) {
