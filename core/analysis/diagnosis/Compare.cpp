@@ -267,16 +267,32 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
         const double predictedGain = p.stepNsBefore - p.predictedStepNs;
         const double actualGain = p.stepNsBefore - p.actualStepNs;
         p.fractionRealised = predictedGain != 0 ? actualGain / predictedGain : 0;
-        p.verdict = p.fractionRealised >= 0.5   ? "materialised"
+        // Two captures of one unchanged job (before any fix, or two profilers) are no test of it.
+        const bool nothingChanged = c.slower.empty() && c.faster.empty() && c.appeared.empty() &&
+                                    c.vanished.empty() && !c.overall.changed() &&
+                                    std::abs(c.metrics.front().relative) < o.metricNoiseRelative;
+        p.verdict = nothingChanged              ? "not applied"
+                    : p.fractionRealised >= 0.5 ? "materialised"
                     : p.fractionRealised >= 0.2 ? "partly materialised"
                                                 : "did not materialise";
-        p.summary = "if " + p.ruleId + " (" + top.title + ") was applied: predicted step time " +
-                    dur(p.predictedStepNs) + " (range " + dur(p.predictedLowNs) + " - " +
-                    dur(p.predictedHighNs) + "), measured " + dur(p.actualStepNs) + " (the prediction is " +
-                    (p.errorRelative >= 0 ? "+" : "") + core::formatFixed(100.0 * p.errorRelative, 1) +
-                    " % off the measured step, which lies " + (p.withinRange ? "inside" : "outside") +
-                    " the range; " + core::formatFixed(100.0 * p.fractionRealised, 0) +
-                    " % of the predicted gain: " + p.verdict + ")";
+        if (nothingChanged) {
+            p.summary = p.ruleId + " (" + top.title +
+                        ") does not look applied: the same kernels run as long per step, and the step time "
+                        "moved " +
+                        core::formatFixed(100.0 * c.metrics.front().relative, 1) + " % (under the noise of " +
+                        core::formatFixed(100.0 * o.metricNoiseRelative, 0) +
+                        " %); its prediction to check once it is: step time " + dur(p.predictedStepNs) +
+                        " (range " + dur(p.predictedLowNs) + " - " + dur(p.predictedHighNs) + ")";
+        } else {
+            p.summary = "if " + p.ruleId + " (" + top.title + ") was applied: predicted step time " +
+                        dur(p.predictedStepNs) + " (range " + dur(p.predictedLowNs) + " - " +
+                        dur(p.predictedHighNs) + "), measured " + dur(p.actualStepNs) +
+                        " (the prediction is " + (p.errorRelative >= 0 ? "+" : "") +
+                        core::formatFixed(100.0 * p.errorRelative, 1) +
+                        " % off the measured step, which lies " + (p.withinRange ? "inside" : "outside") +
+                        " the range; " + core::formatFixed(100.0 * p.fractionRealised, 0) +
+                        " % of the predicted gain: " + p.verdict + ")";
+        }
     }
 
     const MetricDelta& step = c.metrics.front();

@@ -55,7 +55,9 @@ struct PredictionCheck {
     double errorRelative = 0;     // (predicted - actual) / actual
     bool withinRange = false;     // the measured step falls in the stated range
     double fractionRealised = 0;  // (before − actual) / (before − predicted)
-    std::string verdict;          // "materialised", "partly materialised", "did not materialise"
+    // "materialised", "partly materialised", "did not materialise", or "not applied" when nothing
+    // changed: the same kernels as long per step, the step time within noise, the same verdict.
+    std::string verdict;
     std::string summary;
 };
 

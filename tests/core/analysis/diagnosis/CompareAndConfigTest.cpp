@@ -86,6 +86,28 @@ TEST(Compare, PrefetchFixMaterialisesAndVerdictChanges) {
     EXPECT_EQ(c.metric("kernelCount"), nullptr);
 }
 
+TEST(Compare, TwoCapturesOfAnUnchangedJobAreNoTestOfTheFix) {
+    // The same data-bound job twice (two profilers, or before the fix): the prediction is not
+    // judged "did not materialise", it is said not to be applied yet, with what to check later.
+    auto first = analyze(testutils::dataBoundJob(), "first");
+    auto second = analyze(testutils::dataBoundJob(), "second");
+    ASSERT_TRUE(first && second);
+    const ComparisonReport same = compareReports(*first, *second);
+    ASSERT_TRUE(same.prediction.available);
+    EXPECT_EQ(same.prediction.verdict, "not applied") << same.prediction.summary;
+    EXPECT_NE(same.prediction.summary.find("does not look applied"), std::string::npos);
+    EXPECT_NE(same.prediction.summary.find("R1"), std::string::npos) << same.prediction.summary;
+    // A real change is still judged: the prefetched run materialises R1 (above), and a run whose
+    // kernels changed but whose step did not is a fix that did not materialise.
+    auto slowerGemms = analyze(prefetchedJob(4, 990'000), "slower");
+    auto fasterGemms = analyze(prefetchedJob(4, 600'000), "faster");
+    ASSERT_TRUE(slowerGemms && fasterGemms);
+    const ComparisonReport changed = compareReports(*slowerGemms, *fasterGemms);
+    ASSERT_TRUE(changed.prediction.available);
+    ASSERT_FALSE(changed.faster.empty());
+    EXPECT_NE(changed.prediction.verdict, "not applied") << changed.prediction.summary;
+}
+
 TEST(Compare, KernelsAreCountedPerStepWhateverTheStepsEachSideHolds) {
     // The same job captured over 8 steps and over 4: as many kernels per step, not twice as many.
     auto eight = analyze(prefetchedJob(8), "eight");
