@@ -29,6 +29,18 @@ std::string dur(double ns) {
     return formatStepDuration(ns);
 }
 
+// A kernel's mean time per call, or "—" on the side where it never ran.
+std::string perCall(std::int64_t calls, double meanNs) {
+    return calls > 0 ? dur(meanNs) : "—";
+}
+
+// Calls per step: whole numbers as such ("12"), others with one decimal ("1.5").
+std::string callsText(double callsPerStep) {
+    const double whole = std::round(callsPerStep);
+    return std::abs(callsPerStep - whole) < 0.05 ? core::formatFixed(whole, 0)
+                                                 : core::formatFixed(callsPerStep, 1);
+}
+
 MetricDelta makeDelta(std::string name, std::string unit, double before, double after, bool lowerIsBetter,
                       const CompareOptions& o) {
     MetricDelta d;
@@ -141,6 +153,7 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
         d.name = kb.name;
         d.kernelClass = kb.kernelClass;
         d.countAfter = kb.count;
+        d.callsPerStepAfter = static_cast<double>(kb.count) / stepsB;
         d.totalNsAfter = kb.totalNs / stepsB;
         d.meanNsAfter = kb.meanNs;
         if (it == byName.end()) {
@@ -151,6 +164,7 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
         }
         const TopKernel& ka = *it->second;
         d.countBefore = ka.count;
+        d.callsPerStepBefore = static_cast<double>(ka.count) / stepsA;
         d.totalNsBefore = ka.totalNs / stepsA;
         d.meanNsBefore = ka.meanNs;
         d.meanRatio = ka.meanNs > 0 ? kb.meanNs / ka.meanNs : 1;
@@ -171,6 +185,7 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
             d.name = ka.name;
             d.kernelClass = ka.kernelClass;
             d.countBefore = ka.count;
+            d.callsPerStepBefore = static_cast<double>(ka.count) / stepsA;
             d.totalNsBefore = ka.totalNs / stepsA;
             d.meanNsBefore = ka.meanNs;
             c.vanished.push_back(d);
@@ -341,9 +356,9 @@ std::string writeTextComparison(const ComparisonReport& c) {
         for (const KernelDelta& k : ks) {
             std::string name = k.name.size() > 70 ? k.name.substr(0, 67) + "..." : k.name;
             out += "  " + dur(k.totalNsBefore) + " -> " + dur(k.totalNsAfter) + " per step; " +
-                   dur(k.meanNsBefore) + " -> " + dur(k.meanNsAfter) + " per call (" +
-                   std::to_string(k.countBefore) + " -> " + std::to_string(k.countAfter) + " calls)  " +
-                   name + "\n";
+                   perCall(k.countBefore, k.meanNsBefore) + " -> " + perCall(k.countAfter, k.meanNsAfter) +
+                   " per call (" + callsText(k.callsPerStepBefore) + " -> " + callsText(k.callsPerStepAfter) +
+                   " calls per step)  " + name + "\n";
         }
     };
     list("KERNELS SLOWER (more time per step)", c.slower);
@@ -384,7 +399,8 @@ std::string writeMarkdownComparison(const ComparisonReport& c) {
                "\n\n| kernel | per step A -> B | per call A -> B |\n|---|---|---|\n";
         for (const KernelDelta& k : ks) {
             out += "| `" + k.name + "` | " + dur(k.totalNsBefore) + " -> " + dur(k.totalNsAfter) + " | " +
-                   dur(k.meanNsBefore) + " -> " + dur(k.meanNsAfter) + " |\n";
+                   perCall(k.countBefore, k.meanNsBefore) + " -> " + perCall(k.countAfter, k.meanNsAfter) +
+                   " |\n";
         }
     };
     list("Kernels slower (more time per step)", c.slower);
@@ -436,6 +452,8 @@ std::string writeJsonComparison(const ComparisonReport& c) {
                    ",\"class\":" + core::jsonString(toString(k.kernelClass)) +
                    ",\"countBefore\":" + std::to_string(k.countBefore) +
                    ",\"countAfter\":" + std::to_string(k.countAfter) +
+                   ",\"callsPerStepBefore\":" + num(k.callsPerStepBefore) +
+                   ",\"callsPerStepAfter\":" + num(k.callsPerStepAfter) +
                    ",\"perStepNsBefore\":" + num(k.totalNsBefore) +
                    ",\"perStepNsAfter\":" + num(k.totalNsAfter) + ",\"meanNsBefore\":" + num(k.meanNsBefore) +
                    ",\"meanNsAfter\":" + num(k.meanNsAfter) + ",\"meanRatio\":" + num(k.meanRatio) +

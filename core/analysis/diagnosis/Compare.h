@@ -37,7 +37,8 @@ struct VerdictChange {
 struct KernelDelta {
     std::string name;
     KernelClass kernelClass = KernelClass::Other;
-    std::int64_t countBefore = 0, countAfter = 0;
+    std::int64_t countBefore = 0, countAfter = 0;          // calls in each whole trace
+    double callsPerStepBefore = 0, callsPerStepAfter = 0;  // over each side's steps, like totalNs
     double totalNsBefore = 0, totalNsAfter = 0;
     double meanNsBefore = 0, meanNsAfter = 0;
     double meanRatio = 1;     // meanAfter / meanBefore (per call)

@@ -389,11 +389,11 @@ void ComparePage::refresh() {
                 new QStandardItem(k.countBefore > 0 ? durationText(k.meanNsBefore) : QStringLiteral("—")),
                 new QStandardItem(k.countAfter > 0 ? durationText(k.meanNsAfter) : QStringLiteral("—")),
                 new QStandardItem(durationText(k.totalNsAfter))};
-            row[1]->setToolTip(tr("time per step × %1, mean per call × %2 (%3 → %4 calls)")
+            row[1]->setToolTip(tr("time per step × %1, mean per call × %2 (%3 → %4 calls per step)")
                                    .arg(k.perStepRatio, 0, 'f', 2)
                                    .arg(k.meanRatio, 0, 'f', 2)
-                                   .arg(k.countBefore)
-                                   .arg(k.countAfter));
+                                   .arg(k.callsPerStepBefore, 0, 'g', 3)
+                                   .arg(k.callsPerStepAfter, 0, 'g', 3));
             row[0]->setToolTip(QString::fromStdString(k.name));  // the short name in the cell
             row[1]->setData(k.perStepRatio, SortRole);
             row[2]->setData(k.meanNsBefore, SortRole);

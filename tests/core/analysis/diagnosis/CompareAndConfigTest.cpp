@@ -161,6 +161,10 @@ TEST(Compare, KernelsAreClassifiedByTheTimePerStepTheyPrint) {
     EXPECT_NE(text.find("KERNELS SLOWER (more time per step)"), std::string::npos) << text;
     EXPECT_NE(text.find(" per step; "), std::string::npos) << text;
     EXPECT_NE(text.find(" per call ("), std::string::npos) << text;
+    // Calls are counted per step too, like the time: 6 GEMMs a step before, 12 after.
+    EXPECT_DOUBLE_EQ(c.slower[0].callsPerStepBefore, 6.0);
+    EXPECT_DOUBLE_EQ(c.slower[0].callsPerStepAfter, 12.0);
+    EXPECT_NE(text.find("(6 -> 12 calls per step)"), std::string::npos) << text;
     // Same job: no warning that the traces differ.
     EXPECT_TRUE(c.warnings.empty()) << c.warnings.front();
 }
