@@ -117,13 +117,9 @@ Status Importer::readKernels() {
     constexpr std::int64_t kMax32 = std::numeric_limits<std::int32_t>::max();
     return scan(**q, [&](sqlite3_stmt* st, std::int64_t row) {
         KernelRow k;
-        if (!readSpan(st, 0, 1, table, row, k.startNs, k.endNs) ||
-            !readDevice(st, 2, table, row, k.deviceIndex)) {
+        if (!readGpuPlacement(st, table, row, k)) {
             return;
         }
-        k.streamId = static_cast<std::int32_t>(optionalInt(st, 3, table, row, "streamId", 0, kMax32));
-        k.correlationId =
-            optionalInt(st, 4, table, row, "correlationId", 0, std::numeric_limits<std::uint32_t>::max());
         bool named = false;
         for (int col : {5, 6, 7}) {
             IntCell id = readInt(st, col);
@@ -177,7 +173,6 @@ Status Importer::readMemcpys() {
     if (!q->has_value()) {
         return Ok{};
     }
-    constexpr std::int64_t kMax32 = std::numeric_limits<std::int32_t>::max();
     constexpr std::int64_t kMax64 = std::numeric_limits<std::int64_t>::max();
     auto memKind = [&](sqlite3_stmt* st, int col, std::int64_t row, const char* name) {
         IntCell cell = readInt(st, col);
@@ -194,13 +189,9 @@ Status Importer::readMemcpys() {
     };
     return scan(**q, [&](sqlite3_stmt* st, std::int64_t row) {
         MemcpyRow m;
-        if (!readSpan(st, 0, 1, table, row, m.startNs, m.endNs) ||
-            !readDevice(st, 2, table, row, m.deviceIndex)) {
+        if (!readGpuPlacement(st, table, row, m)) {
             return;
         }
-        m.streamId = static_cast<std::int32_t>(optionalInt(st, 3, table, row, "streamId", 0, kMax32));
-        m.correlationId =
-            optionalInt(st, 4, table, row, "correlationId", 0, std::numeric_limits<std::uint32_t>::max());
         m.sizeBytes = optionalInt(st, 5, table, row, "bytes", 0, kMax64);
         IntCell kind = readInt(st, 6);
         if (kind.ok()) {
@@ -247,14 +238,9 @@ Status Importer::readGraphTraces() {
     std::unordered_map<std::int64_t, StringId> names;
     Status s = scan(**q, [&](sqlite3_stmt* st, std::int64_t row) {
         KernelRow k;
-        if (!readSpan(st, 0, 1, table, row, k.startNs, k.endNs) ||
-            !readDevice(st, 2, table, row, k.deviceIndex)) {
+        if (!readGpuPlacement(st, table, row, k)) {
             return;
         }
-        k.streamId = static_cast<std::int32_t>(
-            optionalInt(st, 3, table, row, "streamId", 0, std::numeric_limits<std::int32_t>::max()));
-        k.correlationId =
-            optionalInt(st, 4, table, row, "correlationId", 0, std::numeric_limits<std::uint32_t>::max());
         std::int64_t graphId =
             optionalInt(st, 5, table, row, "graphId", 0, std::numeric_limits<std::int64_t>::max());
         auto it = names.find(graphId);
@@ -296,16 +282,11 @@ Status Importer::readMemsets() {
     if (!q->has_value()) {
         return Ok{};
     }
-    constexpr std::int64_t kMax32 = std::numeric_limits<std::int32_t>::max();
     return scan(**q, [&](sqlite3_stmt* st, std::int64_t row) {
         MemsetRow m;
-        if (!readSpan(st, 0, 1, table, row, m.startNs, m.endNs) ||
-            !readDevice(st, 2, table, row, m.deviceIndex)) {
+        if (!readGpuPlacement(st, table, row, m)) {
             return;
         }
-        m.streamId = static_cast<std::int32_t>(optionalInt(st, 3, table, row, "streamId", 0, kMax32));
-        m.correlationId =
-            optionalInt(st, 4, table, row, "correlationId", 0, std::numeric_limits<std::uint32_t>::max());
         m.sizeBytes = optionalInt(st, 5, table, row, "bytes", 0, std::numeric_limits<std::int64_t>::max());
         IntCell kind = readInt(st, 6);
         if (kind.ok()) {

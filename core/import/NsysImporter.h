@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <set>
 #include <string>
@@ -83,6 +84,20 @@ private:
                   TimestampNs& startNs, TimestampNs& endNs);
     bool readDevice(sqlite3_stmt* st, int col, const std::string& table, std::int64_t row,
                     std::int16_t& device);
+    // Columns 0-4 of every GPU activity query (start, end, deviceId, streamId, correlationId) into a
+    // kernel, copy or memset row; false (row counted as bad) when its span or device is unusable.
+    template <typename GpuRow>
+    bool readGpuPlacement(sqlite3_stmt* st, const std::string& table, std::int64_t row, GpuRow& out) {
+        if (!readSpan(st, 0, 1, table, row, out.startNs, out.endNs) ||
+            !readDevice(st, 2, table, row, out.deviceIndex)) {
+            return false;
+        }
+        out.streamId = static_cast<std::int32_t>(
+            optionalInt(st, 3, table, row, "streamId", 0, std::numeric_limits<std::int32_t>::max()));
+        out.correlationId =
+            optionalInt(st, 4, table, row, "correlationId", 0, std::numeric_limits<std::uint32_t>::max());
+        return true;
+    }
 
     StringId stringFor(std::int64_t id);
     ThreadIndex threadFor(std::int64_t globalTid);
