@@ -1,5 +1,7 @@
 #include "core/review/ReviewSidecar.h"
 
+#include <unistd.h>
+
 #include <simdjson.h>
 
 #include <algorithm>
@@ -411,8 +413,50 @@ private:
 
 }  // namespace
 
+std::string reviewSidecarPathFor(std::string_view tracePath, bool besideExists, bool folderReadOnly,
+                                 std::string_view userReviewsDir) {
+    std::string beside = std::string(tracePath) + std::string(kReviewSidecarSuffix);
+    if (besideExists || !folderReadOnly || userReviewsDir.empty()) {
+        return beside;
+    }
+    // FNV-1a 64 of the absolute path: stable across runs and builds, unlike std::hash.
+    const std::string absolute = fs::absolute(fs::path(tracePath)).lexically_normal().string();
+    std::uint64_t hash = 14695981039346656037ULL;
+    for (unsigned char c : absolute) {
+        hash = (hash ^ c) * 1099511628211ULL;
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+    return (fs::path(userReviewsDir) /
+            (fs::path(tracePath).filename().string() + "-" + hex + std::string(kReviewSidecarSuffix)))
+        .string();
+}
+
+std::string userReviewsFolder() {
+    if (const char* data = std::getenv("XDG_DATA_HOME"); data != nullptr && data[0] == '/') {
+        return (fs::path(data) / "chokepoint" / "reviews").string();
+    }
+    if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/') {
+        return (fs::path(home) / ".local" / "share" / "chokepoint" / "reviews").string();
+    }
+    return {};
+}
+
 std::string reviewSidecarPath(std::string_view tracePath) {
-    return std::string(tracePath) + std::string(kReviewSidecarSuffix);
+    const std::string beside = std::string(tracePath) + std::string(kReviewSidecarSuffix);
+    std::error_code ec;
+    if (fs::exists(beside, ec)) {
+        return beside;
+    }
+    fs::path folder = fs::path(tracePath).parent_path();
+    if (folder.empty()) {
+        folder = ".";
+    }
+    // Read-only only when the folder is there and refuses writing (EACCES, EROFS): a path that does
+    // not exist yet keeps the plain rule.
+    const bool readOnly = fs::is_directory(folder, ec) && ::access(folder.c_str(), W_OK) != 0 &&
+                          (errno == EACCES || errno == EROFS || errno == EPERM);
+    return reviewSidecarPathFor(tracePath, false, readOnly, userReviewsFolder());
 }
 
 std::string serializeReviewSidecar(const ReviewNotes& notes) {
@@ -575,6 +619,13 @@ Result<ReviewNotes> readReviewSidecar(const std::string& sidecarPath, std::vecto
 Status writeReviewSidecar(const std::string& sidecarPath, const ReviewNotes& notes) {
     const std::string text = serializeReviewSidecar(notes);
     const std::string tempPath = sidecarPath + ".tmp";
+    // The user's reviews folder is made on its first use; any other missing folder is an error
+    // (the trace's own folder has gone).
+    if (const std::string reviews = userReviewsFolder();
+        !reviews.empty() && fs::path(sidecarPath).parent_path() == fs::path(reviews)) {
+        std::error_code ec;
+        fs::create_directories(reviews, ec);
+    }
     {
         std::ofstream out(tempPath, std::ios::binary | std::ios::trunc);
         if (!out) {

@@ -1,7 +1,9 @@
 #pragma once
 // Reads and writes ReviewNotes as a JSON "sidecar" file next to the trace, so a review's
 // bookmarks and notes reopen with the trace: "run.pt.trace.json.gz" →
-// "run.pt.trace.json.gz.chokepoint-review.json".
+// "run.pt.trace.json.gz.chokepoint-review.json". A trace in a folder the user cannot write (a
+// read-only share, a mounted archive) keeps its sidecar in the user's data folder instead
+// (reviewSidecarPath).
 //
 // File layout (version 1, UTF-8 JSON):
 //   { "format": "chokepoint-review", "version": 1,
@@ -40,8 +42,19 @@ inline constexpr std::int64_t kReviewSidecarFormatVersion = 1;
 // Sidecars larger than this are refused (a review holds kilobytes; this guards against a wrong file).
 inline constexpr std::int64_t kMaxReviewSidecarBytes = 64LL * 1024 * 1024;
 
-// Path of the sidecar for `tracePath` (the trace path plus kReviewSidecarSuffix).
+// Path of the sidecar for `tracePath`: beside the trace (the trace path plus kReviewSidecarSuffix)
+// when a sidecar is there or the trace's folder can be written. When the folder exists but cannot
+// be written, userReviewsFolder()/<trace file name>-<16 hex digits>.chokepoint-review.json, the
+// digits a hash of the trace's absolute path (two traces of one name in two folders keep their own
+// review). Every reader and writer goes through this, so they agree.
 std::string reviewSidecarPath(std::string_view tracePath);
+// The rule above with what it looks up given: whether a sidecar is beside the trace, whether the
+// trace's folder exists and cannot be written, and the user's reviews folder ("" when unknown:
+// then the sidecar stays beside the trace, and saving says why it failed).
+std::string reviewSidecarPathFor(std::string_view tracePath, bool besideExists, bool folderReadOnly,
+                                 std::string_view userReviewsDir);
+// $XDG_DATA_HOME/chokepoint/reviews, else $HOME/.local/share/chokepoint/reviews, else "".
+std::string userReviewsFolder();
 
 // JSON text of `notes`. Strings are escaped per RFC 8259; invalid UTF-8 becomes U+FFFD so the
 // output is always valid JSON.

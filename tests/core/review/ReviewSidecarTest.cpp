@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -54,6 +55,46 @@ ReviewNotes sampleNotes() {
 
 TEST_F(ReviewSidecarTest, SidecarPathSitsBesideTheTrace) {
     EXPECT_EQ(reviewSidecarPath("/a/b/run.json.gz"), "/a/b/run.json.gz.chokepoint-review.json");
+}
+
+TEST_F(ReviewSidecarTest, ATraceInAFolderThatCannotBeWrittenKeepsItsReviewInTheUsersFolder) {
+    // A writable folder, or a sidecar already beside the trace: beside it, as always.
+    EXPECT_EQ(reviewSidecarPathFor("/share/a/run.json.gz", false, false, "/home/u/reviews"),
+              "/share/a/run.json.gz.chokepoint-review.json");
+    EXPECT_EQ(reviewSidecarPathFor("/share/a/run.json.gz", true, true, "/home/u/reviews"),
+              "/share/a/run.json.gz.chokepoint-review.json");
+    // A read-only folder (a team share, a mounted archive): the user's reviews folder, named after
+    // the trace and its folder, the same path each time.
+    const std::string a = reviewSidecarPathFor("/share/a/run.json.gz", false, true, "/home/u/reviews");
+    EXPECT_EQ(fs::path(a).parent_path(), fs::path("/home/u/reviews"));
+    EXPECT_TRUE(fs::path(a).filename().string().starts_with("run.json.gz-")) << a;
+    EXPECT_TRUE(a.ends_with(std::string(kReviewSidecarSuffix))) << a;
+    EXPECT_EQ(a, reviewSidecarPathFor("/share/a/run.json.gz", false, true, "/home/u/reviews"));
+    EXPECT_EQ(a, reviewSidecarPathFor("/share/a/../a/run.json.gz", false, true, "/home/u/reviews"));
+    // The same file name in another folder is another trace with its own review.
+    EXPECT_NE(a, reviewSidecarPathFor("/share/b/run.json.gz", false, true, "/home/u/reviews"));
+    // No user folder known: beside the trace, where saving then says why it failed.
+    EXPECT_EQ(reviewSidecarPathFor("/share/a/run.json.gz", false, true, ""),
+              "/share/a/run.json.gz.chokepoint-review.json");
+}
+
+TEST_F(ReviewSidecarTest, TheUsersReviewsFolderIsCreatedOnTheFirstSave) {
+    const char* oldData = std::getenv("XDG_DATA_HOME");
+    const std::string saved = oldData != nullptr ? oldData : "";
+    ::setenv("XDG_DATA_HOME", (m_dir / "data").c_str(), 1);
+    EXPECT_EQ(fs::path(userReviewsFolder()), m_dir / "data" / "chokepoint" / "reviews");
+    const std::string sidecar = (fs::path(userReviewsFolder()) / "run.json").string();
+    ASSERT_FALSE(fs::exists(fs::path(sidecar).parent_path()));
+    const Status written = writeReviewSidecar(sidecar, sampleNotes());
+    if (oldData != nullptr) {
+        ::setenv("XDG_DATA_HOME", saved.c_str(), 1);
+    } else {
+        ::unsetenv("XDG_DATA_HOME");
+    }
+    ASSERT_TRUE(written) << written.error().message;
+    auto back = readReviewSidecar(sidecar);
+    ASSERT_TRUE(back) << back.error().message;
+    EXPECT_EQ(back->size(), 2u);
 }
 
 TEST_F(ReviewSidecarTest, SerializedTextIsValidJsonAndRoundTrips) {

@@ -61,7 +61,7 @@ ReviewPage::ReviewPage(QWidget* parent) : Page(parent) {
     auto* rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(0, 0, 0, 0);
     rightLayout->addWidget(
-        new QLabel(tr("<b>Bookmarks and notes</b> (saved beside the trace; double-click a title or "
+        new QLabel(tr("<b>Bookmarks and notes</b> (saved with the trace, see below; double-click a title or "
                       "note to edit it, a row to show it on the timeline)"),
                    right));
     m_bookmarks = new BookmarksModel(this);
@@ -215,13 +215,16 @@ void ReviewPage::loadSidecar() {
         return;
     }
     m_bookmarks->setNotes(std::move(loaded->notes));
+    const std::string sidecar = core::reviewSidecarPath(m_tracePath.toStdString());
+    const bool besideTrace = sidecar == m_tracePath.toStdString() + std::string(core::kReviewSidecarSuffix);
     QStringList lines;
     lines << (loaded->sidecarFound
                   ? tr("Loaded %1 bookmark(s) from %2")
                         .arg(m_bookmarks->rowCount())
-                        .arg(QString::fromStdString(core::reviewSidecarPath(m_tracePath.toStdString())))
-                  : tr("Bookmarks will be saved to %1")
-                        .arg(QString::fromStdString(core::reviewSidecarPath(m_tracePath.toStdString()))));
+                        .arg(QString::fromStdString(sidecar))
+                  : tr("Bookmarks will be saved to %1%2")
+                        .arg(QString::fromStdString(sidecar),
+                             besideTrace ? QString() : tr(" (the trace's folder cannot be written)")));
     for (const std::string& w : loaded->warnings) {
         lines << QString::fromStdString(w);
         m_status = QString::fromStdString(w);
