@@ -144,6 +144,10 @@ struct TopKernel {
     double totalNs = 0;
     double meanNs = 0;
     double shareOfKernelTime = 0;
+    // The calls and time inside the steady steps (StepTimeSummary::steady: the steps the step time
+    // is over), for figures per step that leave out warm-up autotuning as the step time does.
+    std::int64_t steadyCount = 0;
+    double steadyTotalNs = 0;
 };
 
 // A CPU op that launched GPU work, name resolved (metrics.kernels.ops without the trace model).

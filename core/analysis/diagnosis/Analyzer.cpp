@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <unordered_map>
 #include "core/analysis/diagnosis/AnalysisSettingsOptions.h"
 
 #include "core/analysis/diagnosis/DamClassifier.h"
@@ -630,12 +631,26 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
         }
     }
 
-    // Every kernel and every launching op, names resolved.
+    // Every kernel and every launching op, names resolved; each kernel's calls and time in the
+    // steady steps beside its whole-trace figures.
+    std::unordered_map<std::uint32_t, std::pair<std::int64_t, double>> steadyByName;
+    for (std::size_t k = 0; k < model.kernels.size() && k < m.steps.kernelStep.size(); ++k) {
+        const std::int32_t step = m.steps.kernelStep[k];
+        if (step < 0 || !m.stepTimes.isSteady(static_cast<std::size_t>(step))) {
+            continue;
+        }
+        auto& [calls, ns] = steadyByName[model.kernels.name[k].index];
+        ++calls;
+        ns += static_cast<double>(std::max<core::DurationNs>(0, model.kernels.durationNs(k)));
+    }
     r.kernelsByName.reserve(m.kernels.kernels.size());
     for (const KernelStatsRow& k : m.kernels.kernels) {
+        const auto steady = steadyByName.find(k.name.index);
         r.kernelsByName.push_back({std::string(model.text(k.name)), k.kernelClass, k.tensorCore, k.count,
                                    static_cast<double>(k.totalNs), static_cast<double>(k.meanNs),
-                                   k.shareOfKernelTime});
+                                   k.shareOfKernelTime,
+                                   steady == steadyByName.end() ? 0 : steady->second.first,
+                                   steady == steadyByName.end() ? 0.0 : steady->second.second});
     }
     r.opsByGpuTime.reserve(m.kernels.ops.size());
     for (const OpStatsRow& op : m.kernels.ops) {

@@ -138,39 +138,58 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
         }
     }
 
-    // Kernels matched by name. Per-step totals keep runs with different step counts comparable.
-    const double stepsA = std::max<double>(1, static_cast<double>(a.metrics.steps.steps.size()));
-    const double stepsB = std::max<double>(1, static_cast<double>(b.metrics.steps.steps.size()));
-    std::unordered_map<std::string, const TopKernel*> byName;
-    for (const TopKernel& k : a.kernelsByName) {
-        byName.emplace(k.name, &k);
-    }
-    std::unordered_map<std::string, bool> seenInB;
-    for (const TopKernel& kb : b.kernelsByName) {
-        seenInB.emplace(kb.name, true);
-        const auto it = byName.find(kb.name);
+    // Kernels matched by name, per step of the steady steps (the ones each side's step time is
+    // over): runs with different step counts compare, and warm-up autotuning (cudnn trying kernel
+    // variants in a first step) is neither "per step" work nor a kernel that appeared or vanished.
+    // A side without steady steps is one window.
+    struct PerStep {
+        const TopKernel* kernel = nullptr;
+        double calls = 0, ns = 0, meanNs = 0, share = 0;
+    };
+    const auto perStepOf = [](const AnalysisReport& r) {
+        const bool steady = r.metrics.stepTimes.count > 0;
+        const double steps = steady ? static_cast<double>(r.metrics.stepTimes.count) : 1.0;
+        std::unordered_map<std::string, PerStep> out;
+        double totalNs = 0;
+        for (const TopKernel& k : r.kernelsByName) {
+            const double calls = static_cast<double>(steady ? k.steadyCount : k.count);
+            const double ns = steady ? k.steadyTotalNs : k.totalNs;
+            if (calls <= 0) {
+                continue;  // ran only outside the steady steps
+            }
+            out[k.name] = {&k, calls / steps, ns / steps, ns / calls, 0};
+            totalNs += ns / steps;
+        }
+        for (auto& [name, p] : out) {
+            p.share = totalNs > 0 ? p.ns / totalNs : 0;
+        }
+        return out;
+    };
+    const std::unordered_map<std::string, PerStep> perStepA = perStepOf(a);
+    const std::unordered_map<std::string, PerStep> perStepB = perStepOf(b);
+    const auto fill = [](KernelDelta& d, const PerStep& p, bool after) {
+        d.name = p.kernel->name;
+        d.kernelClass = p.kernel->kernelClass;
+        (after ? d.countAfter : d.countBefore) = p.kernel->count;
+        (after ? d.callsPerStepAfter : d.callsPerStepBefore) = p.calls;
+        (after ? d.totalNsAfter : d.totalNsBefore) = p.ns;
+        (after ? d.meanNsAfter : d.meanNsBefore) = p.meanNs;
+    };
+    for (const auto& [name, pb] : perStepB) {
         KernelDelta d;
-        d.name = kb.name;
-        d.kernelClass = kb.kernelClass;
-        d.countAfter = kb.count;
-        d.callsPerStepAfter = static_cast<double>(kb.count) / stepsB;
-        d.totalNsAfter = kb.totalNs / stepsB;
-        d.meanNsAfter = kb.meanNs;
-        if (it == byName.end()) {
-            if (kb.shareOfKernelTime >= o.kernelMinShareOfTime) {
+        fill(d, pb, true);
+        const auto it = perStepA.find(name);
+        if (it == perStepA.end()) {
+            if (pb.share >= o.kernelMinShareOfTime) {
                 c.appeared.push_back(d);
             }
             continue;
         }
-        const TopKernel& ka = *it->second;
-        d.countBefore = ka.count;
-        d.callsPerStepBefore = static_cast<double>(ka.count) / stepsA;
-        d.totalNsBefore = ka.totalNs / stepsA;
-        d.meanNsBefore = ka.meanNs;
-        d.meanRatio = ka.meanNs > 0 ? kb.meanNs / ka.meanNs : 1;
-        d.perStepRatio = d.totalNsBefore > 0 ? d.totalNsAfter / d.totalNsBefore : 1;
-        const bool relevant = std::max(ka.shareOfKernelTime, kb.shareOfKernelTime) >= o.kernelMinShareOfTime;
-        if (!relevant) {
+        const PerStep& pa = it->second;
+        fill(d, pa, false);
+        d.meanRatio = pa.meanNs > 0 ? pb.meanNs / pa.meanNs : 1;
+        d.perStepRatio = pa.ns > 0 ? pb.ns / pa.ns : 1;
+        if (std::max(pa.share, pb.share) < o.kernelMinShareOfTime) {
             continue;
         }
         if (d.perStepRatio >= o.kernelChangeMinRatio) {
@@ -179,27 +198,29 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
             c.faster.push_back(d);
         }
     }
-    for (const TopKernel& ka : a.kernelsByName) {
-        if (seenInB.count(ka.name) == 0 && ka.shareOfKernelTime >= o.kernelMinShareOfTime) {
+    for (const auto& [name, pa] : perStepA) {
+        if (perStepB.count(name) == 0 && pa.share >= o.kernelMinShareOfTime) {
             KernelDelta d;
-            d.name = ka.name;
-            d.kernelClass = ka.kernelClass;
-            d.countBefore = ka.count;
-            d.callsPerStepBefore = static_cast<double>(ka.count) / stepsA;
-            d.totalNsBefore = ka.totalNs / stepsA;
-            d.meanNsBefore = ka.meanNs;
+            fill(d, pa, false);
             c.vanished.push_back(d);
         }
     }
+    // Ties go by name, so the lists do not depend on the order of the hash maps above.
     const auto byIncrease = [](const KernelDelta& x, const KernelDelta& y) {
-        return (x.totalNsAfter - x.totalNsBefore) > (y.totalNsAfter - y.totalNsBefore);
+        const double dx = x.totalNsAfter - x.totalNsBefore;
+        const double dy = y.totalNsAfter - y.totalNsBefore;
+        return dx != dy ? dx > dy : x.name < y.name;
     };
     std::sort(c.slower.begin(), c.slower.end(), byIncrease);
-    std::sort(c.faster.begin(), c.faster.end(),
-              [&](const KernelDelta& x, const KernelDelta& y) { return byIncrease(y, x); });
+    std::sort(c.faster.begin(), c.faster.end(), [&](const KernelDelta& x, const KernelDelta& y) {
+        const double dx = x.totalNsAfter - x.totalNsBefore;
+        const double dy = y.totalNsAfter - y.totalNsBefore;
+        return dx != dy ? dx < dy : x.name < y.name;
+    });
     std::sort(c.appeared.begin(), c.appeared.end(), byIncrease);
-    std::sort(c.vanished.begin(), c.vanished.end(),
-              [](const KernelDelta& x, const KernelDelta& y) { return x.totalNsBefore > y.totalNsBefore; });
+    std::sort(c.vanished.begin(), c.vanished.end(), [](const KernelDelta& x, const KernelDelta& y) {
+        return x.totalNsBefore != y.totalNsBefore ? x.totalNsBefore > y.totalNsBefore : x.name < y.name;
+    });
     for (auto* list : {&c.slower, &c.faster, &c.appeared, &c.vanished}) {
         if (list->size() > o.maxKernels) {
             list->resize(o.maxKernels);

@@ -108,6 +108,41 @@ TEST(Compare, TwoCapturesOfAnUnchangedJobAreNoTestOfTheFix) {
     EXPECT_NE(changed.prediction.verdict, "not applied") << changed.prediction.summary;
 }
 
+TEST(Compare, KernelsPerStepLeaveOutTheWarmUpStepAsTheStepTimeDoes) {
+    // A first step of autotuning (a kernel variant tried 20 times and never again), then 5 steady
+    // steps of 6 GEMMs; the other run has no such step and slower GEMMs.
+    SyntheticJob tuned;
+    tuned.builder().range("ProfilerStep#0", 0, 30'000'000 - 1);
+    for (int k = 0; k < 20; ++k) {
+        const core::TimestampNs start = 100'000 + k * 1'400'000;
+        tuned.launched("autotune_candidate_kernel", start, start + 1'000'000, 7, 60'000);
+    }
+    for (int s = 1; s <= 5; ++s) {
+        const core::TimestampNs t = 30'000'000 + (s - 1) * 6'000'000;
+        tuned.builder().range("ProfilerStep#" + std::to_string(s), t, t + 6'000'000 - 1);
+        for (int k = 0; k < 6; ++k) {
+            const core::TimestampNs start = t + 100'000 + k * 970'000;
+            tuned.launched(testutils::kFp32Gemm, start, start + 700'000, 7, 60'000);
+        }
+    }
+    auto before = analyze(tuned.build(), "tuned");
+    auto after = analyze(prefetchedJob(5, 900'000), "after");
+    ASSERT_TRUE(before && after);
+    ASSERT_EQ(before->metrics.stepTimes.count, 5);  // the autotuning step is left out of the step time
+    const ComparisonReport c = compareReports(*before, *after);
+    // The autotuning kernel ran in no steady step: not a kernel that vanished.
+    for (const KernelDelta& d : c.vanished) {
+        EXPECT_NE(d.name, "autotune_candidate_kernel");
+    }
+    ASSERT_EQ(c.slower.size(), 1u);
+    EXPECT_EQ(c.slower[0].name, testutils::kFp32Gemm);
+    // 6 calls in each steady step, not 30 calls over 6 steps.
+    EXPECT_DOUBLE_EQ(c.slower[0].callsPerStepBefore, 6.0);
+    EXPECT_DOUBLE_EQ(c.slower[0].callsPerStepAfter, 6.0);
+    EXPECT_NEAR(c.slower[0].totalNsBefore, 6 * 700'000.0, 1.0);
+    EXPECT_NEAR(c.slower[0].perStepRatio, 900.0 / 700.0, 0.01);
+}
+
 TEST(Compare, KernelsAreCountedPerStepWhateverTheStepsEachSideHolds) {
     // The same job captured over 8 steps and over 4: as many kernels per step, not twice as many.
     auto eight = analyze(prefetchedJob(8), "eight");
