@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <QLabel>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -45,7 +47,8 @@ QString allLabelText(const QWidget& widget) {
     for (const QLabel* label : widget.findChildren<QLabel*>()) {
         text += label->text() + QLatin1Char('\n');
     }
-    return text;
+    // What a reader sees: a figure's value keeps its unit on its line with a no-break space.
+    return text.replace(QChar::Nbsp, QLatin1Char(' '));
 }
 
 void expectFiguresAgree(const analysis::AnalysisReport& r, const QWidget& diagnosisPage) {
@@ -158,6 +161,28 @@ TEST(TrustworthyFigures, SharedTracesShowTheSameFiguresEverywhere) {
         SCOPED_TRACE(name);
         expectFiguresAgree(*report, page);
     }
+}
+
+TEST(TrustworthyFigures, LongFiguresWrapInsteadOfWideningThePage) {
+    // The H100 ResNet capture: a withheld MFU's reason and the device's full name are the longest
+    // figures; at 1000 px the page still needs no sideways scrolling.
+    testutils::guiApp();
+    const char* name = "h100/rn50-nw0.cptrace";
+    if (!testutils::sharedTraceExists(name)) {
+        GTEST_SKIP() << "shared trace " << name << " not found";
+    }
+    TraceDocument document;
+    DiagnosisPage page;
+    page.setDocument(&document);
+    auto report = analyzeInto(document, QString::fromStdString(testutils::sharedTracePath(name)));
+    ASSERT_TRUE(report);
+    ASSERT_NE(report->mfu.withheld, analysis::MfuWithheld::No);
+    const QImage image = testutils::renderWidget(page, QSize(1000, 700));
+    testutils::saveIfRequested(image, QStringLiteral("diagnosis-1000"));
+    auto* scroll = page.findChild<QScrollArea*>();
+    ASSERT_NE(scroll, nullptr);
+    EXPECT_EQ(scroll->horizontalScrollBar()->maximum(), 0);
+    EXPECT_LE(scroll->widget()->minimumSizeHint().width(), scroll->viewport()->width());
 }
 
 TEST(TrustworthyFigures, CompareForgetsItsOtherSideWhenTheDocumentGetsAnotherTrace) {

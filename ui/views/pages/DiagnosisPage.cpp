@@ -148,6 +148,7 @@ DiagnosisPage::DiagnosisPage(QWidget* parent) : Page(parent) {
     // Headline figures: a caption over a large value each. Plain labels in a grid, not a rich-text
     // table, because laying out rich text at every width the page is tried at costs milliseconds.
     auto* figures = new QGridLayout;
+    m_figures = figures;
     figures->setHorizontalSpacing(28);
     figures->setVerticalSpacing(0);
     QFont valueFont = font();
@@ -159,10 +160,14 @@ DiagnosisPage::DiagnosisPage(QWidget* parent) : Page(parent) {
         m_figureValues[i] = new QLabel(m_content);
         m_figureValues[i]->setFont(valueFont);
         m_figureValues[i]->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        // A long value (a withheld MFU's reason, a device's full name) wraps in a narrow window
+        // instead of widening the page past it.
+        m_figureValues[i]->setWordWrap(true);
+        m_figureValues[i]->setAlignment(Qt::AlignLeft | Qt::AlignTop);
         figures->addWidget(m_figureCaptions[i], 0, i);
         figures->addWidget(m_figureValues[i], 1, i);
+        figures->setColumnStretch(i, 1);  // then in proportion to the text (showReport)
     }
-    figures->setColumnStretch(kFigureCount, 1);
     layout->addLayout(figures);
     m_stepNote = new QLabel(m_content);
     useMutedText(m_stepNote);
@@ -404,8 +409,18 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
         {tr("Device"), device},
     }};
     for (int i = 0; i < kFigureCount; ++i) {
-        m_figureCaptions[i]->setText(figures[static_cast<std::size_t>(i)].first);
-        m_figureValues[i]->setText(figures[static_cast<std::size_t>(i)].second);
+        const QString& caption = figures[static_cast<std::size_t>(i)].first;
+        QString value = figures[static_cast<std::size_t>(i)].second;
+        if (!value.isEmpty() && value.front().isDigit()) {
+            value.replace(QLatin1Char(' '), QChar::Nbsp);  // "12.7 %" never breaks before its unit
+        }
+        m_figureCaptions[i]->setText(caption);
+        m_figureValues[i]->setText(value);
+        // The room goes to each figure in proportion to its text, so a long value (a withheld MFU's
+        // reason, a device's full name) keeps one line wherever the window allows and wraps where not.
+        const int textWidth = std::max(m_figureCaptions[i]->fontMetrics().horizontalAdvance(caption),
+                                       m_figureValues[i]->fontMetrics().horizontalAdvance(value));
+        m_figures->setColumnStretch(i, std::max(1, textWidth));
     }
     m_stepNote->setText(tr("Step time: %1. Steps: %2.")
                             .arg(QString::fromStdString(analysis::describeStepTimes(r.metrics.stepTimes)),

@@ -12,6 +12,7 @@
 #include "ui/base/document/AnalysisReportQt.h"
 
 class QAbstractItemModel;
+class QGridLayout;
 class QLabel;
 class QTabWidget;
 class QTableView;
@@ -89,6 +90,7 @@ private:
     static constexpr int kFigureCount = 6;  // step time, GPU busy, MFU, HFU, steps, device
     QLabel* m_figureCaptions[kFigureCount] = {};
     QLabel* m_figureValues[kFigureCount] = {};
+    QGridLayout* m_figures = nullptr;
     QLabel* m_stepNote = nullptr;
     QLabel* m_mfuText = nullptr;
     MfuBands* m_mfuBands = nullptr;
