@@ -42,6 +42,17 @@ std::shared_ptr<const analysis::AnalysisReport> analyzeInto(TraceDocument& docum
     return document.report();
 }
 
+// A diagnosis page on a document holding the shared trace `name`, analysed.
+struct SharedTracePage {
+    TraceDocument document;
+    DiagnosisPage page;
+    std::shared_ptr<const analysis::AnalysisReport> report;
+    explicit SharedTracePage(const char* name) {
+        page.setDocument(&document);
+        report = analyzeInto(document, QString::fromStdString(testutils::sharedTracePath(name)));
+    }
+};
+
 QString allLabelText(const QWidget& widget) {
     QString text;
     for (const QLabel* label : widget.findChildren<QLabel*>()) {
@@ -153,13 +164,10 @@ TEST(TrustworthyFigures, SharedTracesShowTheSameFiguresEverywhere) {
         if (!testutils::sharedTraceExists(name)) {
             GTEST_SKIP() << "shared trace " << name << " not found";
         }
-        TraceDocument document;
-        DiagnosisPage page;
-        page.setDocument(&document);
-        auto report = analyzeInto(document, QString::fromStdString(testutils::sharedTracePath(name)));
-        ASSERT_TRUE(report) << name;
+        SharedTracePage opened(name);
+        ASSERT_TRUE(opened.report) << name;
         SCOPED_TRACE(name);
-        expectFiguresAgree(*report, page);
+        expectFiguresAgree(*opened.report, opened.page);
     }
 }
 
@@ -171,15 +179,12 @@ TEST(TrustworthyFigures, LongFiguresWrapInsteadOfWideningThePage) {
     if (!testutils::sharedTraceExists(name)) {
         GTEST_SKIP() << "shared trace " << name << " not found";
     }
-    TraceDocument document;
-    DiagnosisPage page;
-    page.setDocument(&document);
-    auto report = analyzeInto(document, QString::fromStdString(testutils::sharedTracePath(name)));
-    ASSERT_TRUE(report);
-    ASSERT_NE(report->mfu.withheld, analysis::MfuWithheld::No);
-    const QImage image = testutils::renderWidget(page, QSize(1000, 700));
+    SharedTracePage opened(name);
+    ASSERT_TRUE(opened.report);
+    ASSERT_NE(opened.report->mfu.withheld, analysis::MfuWithheld::No);
+    const QImage image = testutils::renderWidget(opened.page, QSize(1000, 700));
     testutils::saveIfRequested(image, QStringLiteral("diagnosis-1000"));
-    auto* scroll = page.findChild<QScrollArea*>();
+    auto* scroll = opened.page.findChild<QScrollArea*>();
     ASSERT_NE(scroll, nullptr);
     EXPECT_EQ(scroll->horizontalScrollBar()->maximum(), 0);
     EXPECT_LE(scroll->widget()->minimumSizeHint().width(), scroll->viewport()->width());
