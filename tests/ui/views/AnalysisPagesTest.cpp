@@ -3,13 +3,17 @@
 // reaches the TraceDocument, and the diagnosis exports to HTML and PDF.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <qcustomplot.h>
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QClipboard>
 #include <QFile>
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
 #include <QStandardItemModel>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -303,6 +307,24 @@ TEST_F(AnalysisPagesTest, ComparePageShowsDeltas) {
     EXPECT_TRUE(same.kernelsModel()->item(0, 0)->text().startsWith(QStringLiteral("No kernel changed")))
         << same.kernelsModel()->item(0, 0)->text().toStdString();
     EXPECT_TRUE(same.kernelsModel()->item(0, 0)->text().contains(QStringLiteral("10 %")));
+    // Read across the whole table, not cut to the kernel column; a real comparison after it has no span.
+    const QList<QTableView*> views = same.findChildren<QTableView*>();
+    const auto spanning = std::find_if(views.begin(), views.end(), [&](QTableView* v) {
+        const auto* proxy = qobject_cast<QSortFilterProxyModel*>(v->model());
+        return proxy != nullptr && proxy->sourceModel() == same.kernelsModel();
+    });
+    ASSERT_NE(spanning, views.end());
+    EXPECT_EQ((*spanning)->columnSpan(0, 0), same.kernelsModel()->columnCount());
+    // The same run with its GEMM taking twice as long per step: kernel rows, and no span left over.
+    auto slower = std::make_shared<analysis::AnalysisReport>(*m_report);
+    for (analysis::TopKernel& k : slower->kernelsByName) {
+        if (k.kernelClass == analysis::KernelClass::Gemm) {
+            k.steadyTotalNs *= 2;
+        }
+    }
+    same.setReports(m_report, slower);
+    ASSERT_EQ(same.comparison()->slower.size(), 1u);
+    EXPECT_EQ((*spanning)->columnSpan(0, 0), 1);
 }
 
 TEST_F(AnalysisPagesTest, PagesDrawWithoutAReport) {

@@ -423,6 +423,7 @@ void ComparePage::refresh() {
             row.append(blank);
         }
         m_kernels->appendRow(row);
+        m_kernelsView->setSpan(0, 0, 1, m_kernels->columnCount());  // the sentence across the table
     }
     m_metricsView->resizeColumnsToContents();
 }
