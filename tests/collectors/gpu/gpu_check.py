@@ -190,6 +190,8 @@ class Check:
             "cupti": " ".join(v for v in (notes.get("capture.cupti_version", ""),
                                           notes.get("capture.cupti_library", "")) if v),
             "after_steps_from": notes.get("capture.after_steps_from", ""),
+            # which build of the agent recorded it (captures made before the note was added lack it)
+            "agent_build": notes.get("capture.agent_build", ""),
         }
         for name in ("agent.gpu_metrics_unavailable", "agent.gpu_metrics_dropped", "agent.gpu_metrics_empty",
                      "agent.cupti_clock_changed",
@@ -430,8 +432,10 @@ def write_summary(check, started, quiet=False):
     env = r.get("env", {})
     # The first capture that says which CUPTI it used (every capture of one node uses the same).
     cupti = next((f.get("cupti") for f in _all_facts(r) if f.get("cupti")), "?")
-    lines += ["GPU (name, driver, memory): %s; torch, CUDA: %s; %s; CUPTI %s" % (
-        env.get("gpu", "?"), env.get("torch", "?"), env.get("chokepoint", "chokepoint-cli ?"), cupti), ""]
+    builds = sorted({f.get("agent_build") for f in _all_facts(r) if f.get("agent_build")})
+    lines += ["GPU (name, driver, memory): %s; torch, CUDA: %s; %s; CUPTI %s; agent build %s" % (
+        env.get("gpu", "?"), env.get("torch", "?"), env.get("chokepoint", "chokepoint-cli ?"), cupti,
+        ", ".join(builds) or "not noted"), ""]
     lines += ["| capture | joined % | dropped | still running | steps | PM samples | verdict | MFU | window end |",
               "|---|---|---|---|---|---|---|---|---|"]
 

@@ -82,8 +82,10 @@ class ReadsRealCaptures(unittest.TestCase):
         with open(os.path.join(self.out, "summary.md")) as f:
             md = f.read()
         self.assertIn("GPU (name, driver, memory): NVIDIA H100 80GB HBM3", md)
-        # The versions line names the CUPTI the captures say the job loaded.
+        # The versions line names the CUPTI the captures say the job loaded, and which agent build
+        # recorded them (the H100 captures predate the note).
         self.assertIn("CUPTI 130001 libcupti.so.13", md)
+        self.assertIn("; agent build not noted", md)
         self.assertRegex(md, r"\| GPT launch\+attach \| 100\.0 \| 0 \| 0 \| 30 \|")
         self.assertRegex(md, r"\| GPT attach, old runtime enables \| 21\.31 \| 0 \| 409 \|")
         self.assertIn("| compiled graphs attach 1 |", md)
@@ -91,6 +93,15 @@ class ReadsRealCaptures(unittest.TestCase):
         self.assertIn('"capturing_overhead_pct_vs_dormant": 1.07', md)
         with open(os.path.join(self.out, "summary.json")) as f:
             self.assertEqual(json.load(f)["gpt_attach"]["capture"]["joined_pct"], 100.0)
+
+    def test_versions_line_names_the_agent_build_the_captures_note(self):
+        facts = self.facts("gpt-attach.cptrace")
+        self.assertEqual(facts["agent_build"], "")
+        facts["agent_build"] = "25d921e0a1b2"
+        self.check.results = {"env": {"gpu": "H100", "torch": "2.11"}, "gpt_attach": {"capture": facts}}
+        gpu_check.write_summary(self.check, started=time.time(), quiet=True)
+        with open(os.path.join(self.out, "summary.md")) as f:
+            self.assertIn("; agent build 25d921e0a1b2", f.read())
 
 
 class StepLines(unittest.TestCase):
