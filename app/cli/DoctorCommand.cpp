@@ -18,6 +18,8 @@
 
 #include "app/cli/Commands.h"
 #include "app/cli/ExitCodes.h"
+#include "chokepoint/BuildId.h"
+#include "chokepoint/Version.h"
 #include "collectors/control/AgentLauncher.h"
 #include "collectors/control/AgentLoadCheck.h"
 #include "collectors/control/CuptiSearch.h"
@@ -357,6 +359,8 @@ int runDoctor(const Args& args) {
     checks.push_back(checkOtherSubscribers());
     checks.push_back(checkSocketDir());
     checks.push_back(checkSpillSpace());
+    // Which build answered: a doctor report pasted into a question says it.
+    std::printf("chokepoint-cli %s (build %s)\n\n", chokepoint::kVersion, chokepoint::buildId());
     int problems = 0;
     for (const Check& c : checks) {
         const char* tag = c.verdict == Verdict::Ok        ? "ok"

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include "chokepoint/Version.h"
 #include "core/format/CptraceReader.h"
 
 extern char** environ;
@@ -417,6 +418,9 @@ TEST(CollectorCliTest, DoctorChecksWhatItCanAndSaysWhatNeedsAGpu) {
         EXPECT_NE(o.output.find(check), std::string::npos) << check << " missing:\n" << o.output;
     }
     EXPECT_NE(o.output.find("ok       agent: " + std::string(CHOKEPOINT_AGENT)), std::string::npos)
+        << o.output;
+    // The report opens with the build that made it, as --version names it.
+    EXPECT_EQ(o.output.rfind("chokepoint-cli " + std::string(chokepoint::kVersion) + " (build ", 0), 0u)
         << o.output;
     EXPECT_NE(o.output.find("ok       socket folder: " + dir + " is yours, mode 0700"), std::string::npos)
         << o.output;
