@@ -210,4 +210,8 @@ struct AnalysisReport {
     std::string startUpReason;
 };
 
+// True when the verdict's rationale says nothing the headline does not (a start-up window: both are
+// "no steady-state verdict: …"), so a page or report shows the sentence once.
+bool rationaleRepeatsHeadline(const AnalysisReport& report);
+
 }  // namespace chokepoint::analysis

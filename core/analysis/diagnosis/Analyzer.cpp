@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -60,6 +61,20 @@ std::string_view shortLabel(MfuWithheld withheld) {
             return "not shown (6·N·T on a CNN)";
     }
     return "";
+}
+
+bool rationaleRepeatsHeadline(const AnalysisReport& report) {
+    const std::string& why = report.overall.rationale;
+    const std::string& headline = report.headline;
+    if (why.empty()) {
+        return true;
+    }
+    if (why.size() != headline.size()) {
+        return false;
+    }
+    // The rationale is a clause, the headline a sentence: they may differ in the first letter only.
+    auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
+    return lower(why[0]) == lower(headline[0]) && why.compare(1, std::string::npos, headline, 1) == 0;
 }
 
 namespace {

@@ -197,7 +197,9 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
            std::string(r.overall.confidenceLabel()) + ", " + core::formatFixed(r.overall.confidence, 2) +
            ")\n";
     out += "  " + r.headline + "\n";
-    out += "  why: " + r.overall.rationale + "\n";
+    if (!rationaleRepeatsHeadline(r)) {
+        out += "  why: " + r.overall.rationale + "\n";
+    }
     for (const Evidence& e : r.overall.evidence) {
         out += "    " + evidenceLine(e) + "\n";
     }
@@ -334,7 +336,8 @@ std::string writeMarkdownReport(const AnalysisReport& r) {
     out += "## Verdict: " + std::string(displayName(r.overall.bottleneck)) + "\n\n";
     out += "> " + r.headline + "\n\n";
     out += "Confidence: " + std::string(r.overall.confidenceLabel()) + " (" +
-           core::formatFixed(r.overall.confidence, 2) + "). " + r.overall.rationale + ".\n\n";
+           core::formatFixed(r.overall.confidence, 2) + ")." +
+           (rationaleRepeatsHeadline(r) ? std::string() : " " + r.overall.rationale + ".") + "\n\n";
     if (!r.overall.evidence.empty()) {
         out += "| evidence | value | test | holds |\n|---|---|---|---|\n";
         for (const Evidence& e : r.overall.evidence) {

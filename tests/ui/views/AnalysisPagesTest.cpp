@@ -79,6 +79,27 @@ TEST_F(AnalysisPagesTest, DiagnosisPageShowsTheReport) {
     }
 }
 
+TEST_F(AnalysisPagesTest, TheRationaleLineDoesNotRepeatTheHeadline) {
+    DiagnosisPage page;
+    page.setReport(m_report, m_report->model);
+    // A verdict's rationale adds to its headline: both are shown.
+    EXPECT_TRUE(page.rationaleText().contains(QStringLiteral("input pipeline")))
+        << page.rationaleText().toStdString();
+    EXPECT_TRUE(page.rationaleText().contains(QStringLiteral("Confidence: high.")))
+        << page.rationaleText().toStdString();
+    // A start-up window's headline is its rationale: the sentence is shown once, at the top.
+    auto startUp = std::make_shared<analysis::AnalysisReport>(*m_report);
+    startUp->overall.rationale = "no steady-state verdict: the window holds start-up";
+    startUp->headline = "No steady-state verdict: the window holds start-up";
+    startUp->overall.confidence = 0.3;
+    page.setReport(startUp, startUp->model);
+    EXPECT_EQ(page.headlineText(), QStringLiteral("No steady-state verdict: the window holds start-up"));
+    EXPECT_FALSE(page.rationaleText().contains(QStringLiteral("steady-state"), Qt::CaseInsensitive))
+        << page.rationaleText().toStdString();
+    EXPECT_TRUE(page.rationaleText().startsWith(QStringLiteral("Confidence: low.")))
+        << page.rationaleText().toStdString();
+}
+
 TEST_F(AnalysisPagesTest, DiagnosisStepClickShowsTheStepOnTheTimeline) {
     TraceDocument document;
     DiagnosisPage page;

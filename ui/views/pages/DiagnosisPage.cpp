@@ -329,6 +329,10 @@ QString DiagnosisPage::headlineText() const {
     return m_headlinePlain.isEmpty() ? m_headline->text() : m_headlinePlain;
 }
 
+QString DiagnosisPage::rationaleText() const {
+    return m_rationale->text();
+}
+
 void DiagnosisPage::paletteChanged() {
     if (m_report) {
         setReport(m_report, m_model);  // the headline's colour
@@ -370,11 +374,14 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
     m_headline->setStyleSheet(
         QStringLiteral("color: %1;")
             .arg(cssColor(themeColors(palette()).ink(bottleneckColor(r.overall.bottleneck)))));
-    QString rationale = QString::fromStdString(r.overall.rationale);
+    // The headline above already says it when the rationale repeats it (a start-up window).
+    QString rationale =
+        analysis::rationaleRepeatsHeadline(r) ? QString() : QString::fromStdString(r.overall.rationale);
     if (!rationale.isEmpty()) {
         rationale[0] = rationale[0].toUpper();  // the report's rationale is a clause; shown as a sentence
+        rationale += QStringLiteral("  ");
     }
-    rationale += tr("  Confidence: %1.").arg(QString::fromUtf8(r.overall.confidenceLabel()));
+    rationale += tr("Confidence: %1.").arg(QString::fromUtf8(r.overall.confidenceLabel()));
     if (!r.overall.missingSignals.empty()) {
         QStringList missing;
         for (const std::string& s : r.overall.missingSignals) {

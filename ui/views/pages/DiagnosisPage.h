@@ -48,6 +48,8 @@ public:
     void showMessage(const QString& message);
 
     QString headlineText() const;
+    // The line under the headline: the rationale (unless the headline says it), confidence, missing.
+    QString rationaleText() const;
     TopKernelsModel* topKernelsModel() const { return m_kernels; }
     TopOpsModel* topOpsModel() const { return m_ops; }
     QTableView* kernelView() const { return m_kernelView; }

@@ -37,9 +37,11 @@ ReportDocument buildDiagnosisReport(const analysis::AnalysisReport& report, cons
         QObject::tr("Chokepoint diagnosis: %1").arg(name.isEmpty() ? QObject::tr("trace") : name));
 
     doc.addParagraph(qs(report.headline), QStringLiteral("verdict"));
-    doc.addParagraph(
-        QObject::tr("%1 Confidence: %2.")
-            .arg(qs(report.overall.rationale), QString::fromUtf8(report.overall.confidenceLabel())));
+    const QString confidence =
+        QObject::tr("Confidence: %1.").arg(QString::fromUtf8(report.overall.confidenceLabel()));
+    doc.addParagraph(analysis::rationaleRepeatsHeadline(report)
+                         ? confidence
+                         : qs(report.overall.rationale) + QStringLiteral(" ") + confidence);
     if (report.synthetic) {
         doc.addParagraph(QObject::tr("This trace is synthetic (generated, not captured from a real job)."),
                          QStringLiteral("warning"));

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/analysis/diagnosis/Analyzer.h"
+#include "core/analysis/diagnosis/ReportWriters.h"
 #include "tests/core/analysis/diagnosis/SyntheticTraces.h"
 
 namespace chokepoint::analysis {
@@ -30,12 +31,24 @@ TEST(SteadyState, OnlyTheFirstStepIsWarmUp) {
     EXPECT_NE(r.value()->headline.find("No steady-state verdict"), std::string::npos) << r.value()->headline;
     EXPECT_NE(r.value()->startUpReason.find("first step"), std::string::npos) << r.value()->startUpReason;
     EXPECT_TRUE(hasWarning(*r.value(), "window.start_up_only"));
+    // The headline says the rationale; the reports say it once.
+    EXPECT_TRUE(rationaleRepeatsHeadline(*r.value()));
+    const std::string text = writeTextReport(*r.value());
+    EXPECT_EQ(text.find("why:"), std::string::npos) << text;
+    const std::string markdown = writeMarkdownReport(*r.value());
+    const std::size_t confidence = markdown.find("Confidence: ");
+    ASSERT_NE(confidence, std::string::npos) << markdown;
+    const std::string confidenceLine =
+        markdown.substr(confidence, markdown.find('\n', confidence) - confidence);
+    EXPECT_EQ(confidenceLine, "Confidence: low (0.30).") << markdown;
     // The steps after it are the steady state: a verdict.
     const core::TraceModel more = testutils::dataBoundJob(4);
     auto steady = analyzeTrace(more);
     ASSERT_TRUE(steady);
     EXPECT_FALSE(steady.value()->startUpOnly);
     EXPECT_EQ(steady.value()->overall.bottleneck, Bottleneck::Data);
+    EXPECT_FALSE(rationaleRepeatsHeadline(*steady.value()));
+    EXPECT_NE(writeTextReport(*steady.value()).find("  why: the GPU waits"), std::string::npos);
 }
 
 // Process start and model build: 3 s with no GPU work, then a few initialisation kernels that do not
