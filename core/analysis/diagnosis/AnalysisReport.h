@@ -106,7 +106,8 @@ struct IronLawReport {
     double computeShare = 0;  // compute: busy time minus exposed copies and exposed communication
     double latencyShare = 0;  // fixed latency: launch/sync/collective/unexplained idle + exposed comm
     // The simplified form T = O / (R_peak·η_hw) holds only when data movement and communication are
-    // overlapped (L97): both exposed shares below 5 %.
+    // overlapped (L97) and launch overhead does not bind (L100): exposed data movement, exposed
+    // communication, launch/sync overhead, host work and unexplained idle each below 5 % of the step.
     bool simplifiedLawValid = false;
     std::string note;
 };
