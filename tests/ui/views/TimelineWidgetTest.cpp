@@ -212,6 +212,41 @@ TEST(TimelineWidgetTest, StepNavigationUsesOverlaySteps) {
     EXPECT_GT(testutils::distinctColours(image), 20);
 }
 
+// The idle strip shows how much of each pixel is idle: gaps of a few microseconds between busy
+// kernels tint it faintly, where painting every pixel a gap touched showed a 96 % busy GPU as a solid
+// idle strip. A long gap is still drawn solid.
+TEST(TimelineWidgetTest, IdleStripTintsPixelsByTheShareOfTheirTimeThatIsIdle) {
+    auto countStrongRed = [](const QImage& image) {
+        int n = 0;
+        for (int y = 0; y < image.height(); ++y) {
+            for (int x = 0; x < image.width(); ++x) {
+                const QColor c = image.pixelColor(x, y);
+                n += c.red() > 200 && c.green() < 90 && c.blue() < 90 ? 1 : 0;
+            }
+        }
+        return n;
+    };
+    const QColor red(0xff, 0x10, 0x10);
+    Fixture f;
+    const core::TimeRange all = f.widget.visibleRange();
+    ASSERT_GT(all.durationNs(), 1'000'000);
+    const core::DurationNs period = all.durationNs() / 2000;  // a few gaps per pixel
+    TimelineOverlays shortGaps;
+    for (core::TimestampNs t = all.startNs; t + period <= all.endNs; t += period) {
+        shortGaps.idleGaps.push_back({{t, t + period / 25}, 0, QStringLiteral("Host launch overhead"), red});
+    }
+    f.widget.setOverlays(shortGaps);
+    const int faint = countStrongRed(testutils::renderWidget(f.widget, {1000, 600}));
+    EXPECT_EQ(faint, 0) << "4 % idle per pixel is drawn as solid idle";
+    TimelineOverlays longGap;
+    longGap.idleGaps.push_back({{all.startNs + all.durationNs() / 4, all.startNs + all.durationNs() / 2},
+                                0,
+                                QStringLiteral("Waiting for data"),
+                                red});
+    f.widget.setOverlays(longGap);
+    EXPECT_GT(countStrongRed(testutils::renderWidget(f.widget, {1000, 600})), 100);
+}
+
 TEST(TimelineWidgetTest, SelectEventWithRevealBringsItIntoView) {
     Fixture f;
     f.widget.show();

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/base/Format.h"
+#include "core/timeline/ColumnCoverage.h"
 #include "core/timeline/LaunchedWork.h"
 #include "core/timeline/TimeAxis.h"
 #include "ui/base/theme/ThemeColors.h"
@@ -414,19 +415,53 @@ void TimelineWidget::paintIdleStrip(QPainter& p, int deviceIndex, const QRect& r
     const ThemeColors colors = themeColors(palette());
     const core::TimeRange v = visibleRange();
     p.fillRect(row, colors.surface);
-    double lastX1 = -1;
+    // Each pixel column shows the cause that idles most of it, as opaque as the share of the
+    // column's time that is idle: microsecond gaps between busy kernels stay faint.
+    std::vector<QColor> causeColors;
+    auto keyOf = [&causeColors](const QColor& color) {
+        const auto it = std::find(causeColors.begin(), causeColors.end(), color);
+        if (it != causeColors.end()) {
+            return static_cast<int>(it - causeColors.begin());
+        }
+        causeColors.push_back(color);
+        return static_cast<int>(causeColors.size()) - 1;
+    };
     for (const IdleGap& gap : m_overlays.idleGaps) {
-        if (gap.deviceIndex != deviceIndex || !gap.range.overlaps(v)) {
-            continue;
+        if (gap.deviceIndex == deviceIndex && gap.range.overlaps(v)) {
+            keyOf(gap.color);
         }
-        double x0 = std::max<double>(plot.left(), xForTime(gap.range.startNs));
-        const double x1 = std::min<double>(plot.right(), xForTime(gap.range.endNs));
-        if (x1 < lastX1 + 0.5 && x1 - x0 < 1) {
-            continue;  // sub-pixel gap in a pixel already painted
+    }
+    if (causeColors.empty() || plot.width() <= 0) {
+        return;
+    }
+    const core::TimeRange columnsSpan{timeForX(plot.left()), timeForX(plot.left() + plot.width())};
+    timeline::ColumnCoverage coverage(columnsSpan, plot.width(), static_cast<int>(causeColors.size()));
+    for (const IdleGap& gap : m_overlays.idleGaps) {
+        if (gap.deviceIndex == deviceIndex && gap.range.overlaps(v)) {
+            coverage.add(gap.range, keyOf(gap.color));
         }
-        x0 = std::min(x0, x1 - 1);
-        p.fillRect(QRectF(x0, row.top(), std::max(1.0, x1 - x0), row.height()), colors.fill(gap.color));
-        lastX1 = x1;
+    }
+    const std::vector<timeline::ColumnCover> columns = coverage.columns();
+    constexpr int kAlphaSteps = 16;  // runs of columns with the same cause and step are one rectangle
+    auto alphaStep = [](float share) {
+        return share <= 0 ? 0 : std::max(1, static_cast<int>(share * kAlphaSteps + 0.5f));
+    };
+    std::size_t i = 0;
+    while (i < columns.size()) {
+        const int key = columns[i].key;
+        const int step = alphaStep(columns[i].share);
+        std::size_t end = i + 1;
+        while (end < columns.size() && columns[end].key == key && alphaStep(columns[end].share) == step) {
+            ++end;
+        }
+        if (key >= 0 && step > 0) {
+            QColor color = colors.fill(causeColors[static_cast<std::size_t>(key)]);
+            color.setAlphaF(color.alphaF() * std::min(1.0f, static_cast<float>(step) / kAlphaSteps));
+            p.fillRect(
+                QRect(plot.left() + static_cast<int>(i), row.top(), static_cast<int>(end - i), row.height()),
+                color);
+        }
+        i = end;
     }
 }
 
