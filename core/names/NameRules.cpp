@@ -631,8 +631,13 @@ bool compilationHostName(const Words& k) {
     // compiled code (Torch-Compiled Region, CompiledFunction, eval_frame) is not compilation.
     // "compile" as a word: compile_fx, _compile, triton's compiler.py: compile, compileFusion, but
     // not torch/compiler/__init__.py: is_compiling or _is_compiled (run-time checks).
-    if (k.hasAny({"compile", "compilation", "codegen", "autotune", "autotuning", "precompile", "nvrtc",
-                  "recompile", "recompilation"})) {
+    if (k.hasAny({"compile", "compilation", "autotune", "autotuning", "precompile", "nvrtc", "recompile",
+                  "recompilation"})) {
+        return true;
+    }
+    // Code generation of a compiler (torch/_inductor/codegen/…, nvfuser::codegen::…), not FBGEMM's
+    // generated training ops that run every step (split_embedding_codegen_lookup_…_function).
+    if (k.has("codegen") && k.hasAny({"inductor", "triton", "dynamo", "nvfuser", "jit"})) {
         return true;
     }
     if (k.has("dynamo") && (k.pair("convert", "frame") || k.pair("symbolic", "convert") ||

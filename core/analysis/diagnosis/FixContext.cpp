@@ -108,19 +108,21 @@ ExpectedGain FixContext::gainOf(Prediction p, bool upperBound, std::string basis
                                 std::string uncertainty) const {
     ExpectedGain g;
     g.computed = m_stepNs > 0;
-    g.upperBound = upperBound;
     g.stepTimeBeforeNs = m_stepNs;
     const double floorNs = m_stepNs * 0.01;
     g.stepTimeAfterNs = std::max(p.afterNs, floorNs);
     g.stepTimeLowNs = std::min(std::max(p.lowNs, floorNs), g.stepTimeAfterNs);
     g.stepTimeHighNs = std::max(std::max(p.highNs, floorNs), g.stepTimeAfterNs);
+    // "At most" is the gain's best case: not when the range reaches below it ("at most: 77.5 ms ->
+    // 70.6 ms (range 63.7 ms - 77.5 ms)" read as a bound the range then broke).
+    g.upperBound = upperBound && g.stepTimeLowNs >= g.stepTimeAfterNs - 1.0;
     g.speedup = g.stepTimeAfterNs > 0 ? g.stepTimeBeforeNs / g.stepTimeAfterNs : 1.0;
     if (m_s.mfu) {
         g.mfuBefore = *m_s.mfu;
         g.mfuAfter = *m_s.mfu * g.speedup;  // same model FLOPs in a shorter step
     }
     const bool mfuImpossible = g.mfuAfter && *g.mfuAfter >= 1.0;
-    g.summary = std::string(upperBound ? "at most: " : "") + "step time " + duration(g.stepTimeBeforeNs) +
+    g.summary = std::string(g.upperBound ? "at most: " : "") + "step time " + duration(g.stepTimeBeforeNs) +
                 " -> " + duration(g.stepTimeAfterNs);
     if (g.stepTimeHighNs - g.stepTimeLowNs >= 1.0) {
         g.summary += " (range " + duration(g.stepTimeLowNs) + " - " + duration(g.stepTimeHighNs) + ")";

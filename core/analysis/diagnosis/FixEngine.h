@@ -38,8 +38,9 @@ enum class IronLawTerm { Utilization, PeakThroughput, TotalOperations, MemoryTra
 std::string_view toString(IronLawTerm term);
 
 struct ExpectedGain {
-    bool computed = false;    // derived from this trace's numbers
-    bool upperBound = false;  // "at most": assumes the targeted time disappears entirely
+    bool computed = false;  // derived from this trace's numbers
+    // "at most": assumes the targeted time disappears entirely, and the range reaches no lower.
+    bool upperBound = false;
     double stepTimeBeforeNs = 0;
     double stepTimeAfterNs = 0;
     // The range the step time after the fix may fall in (stepTimeLowNs <= after <= stepTimeHighNs),

@@ -293,7 +293,7 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
             out += "     expected: " + f.gain.summary + "\n";
             out += "       basis: " + f.gain.basis + "\n";
             if (!f.gain.uncertainty.empty()) {
-                out += " uncertainty: " + f.gain.uncertainty + "\n";
+                out += "       uncertainty: " + f.gain.uncertainty + "\n";
             }
             out += "     costs: " + f.costs + "\n";
             out += "     risks: " + f.risks + "\n";

@@ -37,6 +37,12 @@ void expectStatedRange(const Recommendation& r) {
     EXPECT_FALSE(r.gain.uncertainty.empty()) << r.ruleId;
     EXPECT_LE(r.gain.stepTimeLowNs, r.gain.stepTimeAfterNs) << r.ruleId;
     EXPECT_GE(r.gain.stepTimeHighNs, r.gain.stepTimeAfterNs) << r.ruleId;
+    // "At most" is the best case: its range reaches no lower, and the summary says it exactly then.
+    if (r.gain.upperBound) {
+        EXPECT_GE(r.gain.stepTimeLowNs, r.gain.stepTimeAfterNs - 1.0) << r.ruleId << ": " << r.gain.summary;
+    }
+    EXPECT_EQ(r.gain.summary.rfind("at most: ", 0) == 0, r.gain.upperBound)
+        << r.ruleId << ": " << r.gain.summary;
 }
 
 // Counter-example to a host-bound prediction: the training thread does nothing but load data and
