@@ -454,19 +454,35 @@ std::vector<ConstraintShare> constraintShares(const DiagnosisSignals& s, const D
         c.launchOverheadMinFraction);
     add(Bottleneck::HostBound, s.hostBoundFraction(), c.hostWorkMinFraction);
     add(Bottleneck::CopyBound, s.exposedHostCopyFraction, c.copyBoundMinFraction);
+    // Kernel classes split the time of the non-communication kernels (computeFraction): above the
+    // ridge, below it, or unplaceable. The kernel-time shares are of all kernel time, communication
+    // kernels included, so they are rescaled to the placed kernels. Scaling them by the whole busy
+    // time instead counted host copies twice (once as copy-bound, once as memory-bound).
+    const double placed = s.computeBoundKernelShare + s.memoryBoundKernelShare + s.unclassifiedKernelShare;
+    const auto ofKernels = [&](double kernelShare) {
+        return placed > 0 ? s.computeFraction * std::clamp(kernelShare / placed, 0.0, 1.0) : 0.0;
+    };
     double memoryBound = 0;
+    double unplaceable = 0;
     if (s.memoryBoundBusyShare) {
-        memoryBound = s.busyFraction * std::clamp(*s.memoryBoundBusyShare, 0.0, 1.0);
+        // Device-to-device copies count as memory-bound work too (memoryBoundBusyShare holds them).
+        const double deviceCopies =
+            s.busyFraction * std::max(0.0, *s.memoryBoundBusyShare - s.memoryBoundKernelShare);
+        memoryBound = s.compositionKnown ? ofKernels(s.memoryBoundKernelShare) + deviceCopies
+                                         : s.busyFraction * std::clamp(*s.memoryBoundBusyShare, 0.0, 1.0);
         add(Bottleneck::MemoryBandwidth, memoryBound, c.secondaryMinFraction);
     }
     double compute = std::max(0.0, s.computeFraction - memoryBound);
     if (s.compositionKnown && !s.dramActiveFraction) {
         // Measured composition: only kernels above the ridge count as compute (unplaceable and
         // communication kernel time do not).
-        compute = std::min(compute, s.busyFraction * std::clamp(s.computeBoundKernelShare, 0.0, 1.0));
+        compute = std::min(compute, ofKernels(s.computeBoundKernelShare));
+        unplaceable = ofKernels(s.unclassifiedKernelShare);
     }
     add(Bottleneck::Compute, compute, c.computeBoundMinBusy);
-    add(Bottleneck::Undetermined, s.idleUnexplainedFraction, c.secondaryMinFraction);
+    // What no constraint can claim: idle nothing explains, and kernels that cannot be placed on
+    // either side of the ridge (no class, shapes or counters).
+    add(Bottleneck::Undetermined, s.idleUnexplainedFraction + unplaceable, c.secondaryMinFraction);
     std::stable_sort(shares.begin(), shares.end(), [](const ConstraintShare& a, const ConstraintShare& b) {
         return a.shareOfWindow > b.shareOfWindow;
     });
