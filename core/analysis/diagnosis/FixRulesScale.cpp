@@ -16,11 +16,13 @@ void gradientAccumulation(FixContext& ctx) {
     const DiagnosisConfig& c = ctx.config();
     const double stepNs = ctx.stepNs();
     const bool capacity = ctx.headline(Bottleneck::MemoryCapacity);
-    const double comm = s.exposedCommunicationFraction + s.idleCollectiveFraction;
+    const double comm = s.exposedCommunicationShare();
     const bool communication = ctx.active(Bottleneck::Communication) && comm >= c.secondaryMinFraction;
     if (!capacity && !communication) {
-        ctx.skip("R7", "neither memory capacity nor communication binds (exposed communication " + pct(comm) +
-                           "): accumulation adds complexity without a gain");
+        ctx.skip(
+            "R7",
+            "neither memory capacity nor communication binds (exposed communication and collective waits " +
+                pct(comm) + "): accumulation adds complexity without a gain");
         return;
     }
     Recommendation r;
@@ -40,7 +42,9 @@ void gradientAccumulation(FixContext& ctx) {
     } else {
         r.target = Bottleneck::Communication;
         r.targetShare = comm;
-        r.evidence = "exposed communication " + pct(comm) + " of the step; syncing every k-th micro-batch";
+        r.evidence = "exposed communication " + pct(s.exposedCommunicationFraction) +
+                     " + waiting on collectives " + pct(s.idleCollectiveFraction) +
+                     " of the step; syncing every k-th micro-batch";
         const double savedComm = comm * stepNs * (1.0 - 1.0 / k);
         const double saved = savedComm - c.accumulationOverheadFraction * stepNs;
         r.gain = ctx.gpuGain(savedComm - 0.15 * stepNs, saved, savedComm - 0.02 * stepNs, false,
@@ -192,11 +196,11 @@ void communicationOverlap(FixContext& ctx) {
     const DiagnosisSignals& s = ctx.signals();
     const DiagnosisConfig& c = ctx.config();
     const double stepNs = ctx.stepNs();
-    const double comm = s.exposedCommunicationFraction + s.idleCollectiveFraction;
+    const double comm = s.exposedCommunicationShare();
     if (!ctx.active(Bottleneck::Communication) || comm < c.secondaryMinFraction) {
         ctx.skip("R12",
-                 "exposed communication " + pct(comm) +
-                     " is not a constraint; scale-out is recommended only after mixed precision, "
+                 "exposed communication and collective waits (" + pct(comm) +
+                     ") are not a constraint; scale-out is recommended only after mixed precision, "
                      "accumulation, checkpointing and the data pipeline, and only when memory, wall-clock or "
                      "dataset size binds, which one trace cannot show");
         return;

@@ -188,5 +188,30 @@ TEST(Prediction, EveryComputedGainHasABasisAnUncertaintyAndARange) {
     EXPECT_GE(computed, 6);
 }
 
+// R7 and R12 state the communication they target with the same two figures as the verdict: the
+// exposed communication and the waits on collectives (R7 once gave their sum as "exposed").
+TEST(Prediction, CommunicationFixesQuoteTheSameExposedCommunication) {
+    DiagnosisSignals comm = computeSignals(0.2);
+    comm.busyFraction = 0.85;
+    comm.computeFraction = 0.5;
+    comm.communicationFraction = 0.5;
+    comm.exposedCommunicationFraction = 0.3;
+    comm.idleFraction = 0.15;
+    comm.idleCollectiveFraction = 0.1;
+    comm.collectivesSeen = true;
+    comm.worldSize = 8;
+    const FixPlan plan = recommendFixes(classifyWindow(comm), comm);
+    int quoted = 0;
+    for (const char* id : {"R7", "R12"}) {
+        const Recommendation* fix = plan.find(id);
+        ASSERT_NE(fix, nullptr) << id;
+        EXPECT_NE(fix->evidence.find("exposed communication 30.0 % + waiting on collectives 10.0 %"),
+                  std::string::npos)
+            << id << ": " << fix->evidence;
+        ++quoted;
+    }
+    EXPECT_EQ(quoted, 2);
+}
+
 }  // namespace
 }  // namespace chokepoint::analysis
