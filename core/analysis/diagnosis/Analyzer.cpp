@@ -771,7 +771,7 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
     }
     if (m.steps.source == StepSource::WholeTrace && m.hasGpuWork) {
         warn(r, core::Severity::Warning, "steps.whole_trace",
-             "no training steps found: the whole trace is analysed as one window (" + m.steps.note + ")");
+             "no training steps found: " + m.steps.note);
     } else if (!m.steps.note.empty()) {
         warn(r, core::Severity::Info, "steps.source", m.steps.note);
     }
@@ -787,7 +787,7 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
                  "are still listed): " +
                  list);
     }
-    if (m.steps.steps.size() == 1 && m.hasGpuWork) {
+    if (m.steps.steps.size() == 1 && m.hasGpuWork && m.steps.source != StepSource::WholeTrace) {
         warn(r, core::Severity::Info, "steps.single",
              "only one step: periodicity of gaps cannot be checked; profile several steps");
     }
@@ -802,8 +802,11 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
                  " (" + others + ")");
     }
     for (const std::string& note : m.notes) {
+        // A note says "steps: …" where a warning may say the same after its own words.
+        const std::size_t colon = note.find(": ");
+        const std::string body = colon == std::string::npos ? note : note.substr(colon + 2);
         const bool duplicate = std::any_of(r.warnings.begin(), r.warnings.end(), [&](const ReportWarning& w) {
-            return note.find(w.message) != std::string::npos || w.message.find(note) != std::string::npos;
+            return note.find(w.message) != std::string::npos || w.message.find(body) != std::string::npos;
         });
         if (!duplicate) {
             warn(r, core::Severity::Info, "metrics.note", note);

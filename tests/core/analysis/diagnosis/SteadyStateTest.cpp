@@ -68,6 +68,14 @@ TEST(SteadyState, GpuWorkThatBeginsLateInAStepLessWindowIsStartUp) {
     ASSERT_EQ(r.value()->metrics.steps.source, StepSource::WholeTrace);
     EXPECT_TRUE(r.value()->startUpOnly);
     EXPECT_NE(r.value()->startUpReason.find("start-up"), std::string::npos) << r.value()->startUpReason;
+    // "No steps" is said once, and a whole-trace window is not "only one step".
+    int saysNoSteps = 0;
+    for (const ReportWarning& w : r.value()->warnings) {
+        saysNoSteps += w.message.find("no step markers") != std::string::npos ? 1 : 0;
+        EXPECT_EQ(w.message.find("analysed as one window ("), std::string::npos) << w.message;
+    }
+    EXPECT_EQ(saysNoSteps, 1);
+    EXPECT_FALSE(hasWarning(*r.value(), "steps.single"));
     // The same kernels from the window's start are a whole-trace window with a verdict.
     SyntheticJob early;
     t = 0;
