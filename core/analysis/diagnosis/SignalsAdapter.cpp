@@ -546,6 +546,12 @@ private:
         const core::ThreadLabels labels(m_model);
         auto fill = [&](const std::vector<HostFrameTime>& frames, double causeFraction,
                         std::vector<DiagnosisSignals::HostFrameShare>& out) {
+            // A cause under 1 % of the window names no frames: "data wait 0.0 %" followed by
+            // "cudaMemcpyAsync 100.0 % of the data wait" reads as a finding where there is none.
+            constexpr double kMinCauseFraction = 0.01;
+            if (causeFraction < kMinCauseFraction) {
+                return;
+            }
             constexpr std::size_t kShown = 5;
             for (const HostFrameTime& f : frames) {
                 if (f.deviceIndex != m_c.deviceIndex || out.size() >= kShown) {

@@ -11,6 +11,7 @@
 #include "core/analysis/diagnosis/Analyzer.h"
 #include "core/analysis/diagnosis/DamClassifier.h"
 #include "core/analysis/diagnosis/FixEngine.h"
+#include "core/analysis/diagnosis/ReportWriters.h"
 #include "tests/core/analysis/diagnosis/SyntheticTraces.h"
 
 namespace chokepoint::analysis {
@@ -211,6 +212,30 @@ TEST(Prediction, CommunicationFixesQuoteTheSameExposedCommunication) {
         ++quoted;
     }
     EXPECT_EQ(quoted, 2);
+}
+
+// Frames are named for a cause that takes some of the step: a data wait of 0.5 % lists no "top
+// frames", where "data wait 0.0 %" followed by "100.0 % of the data wait" read as a finding.
+TEST(Prediction, ACauseUnderOnePercentNamesNoFrames) {
+    auto job = [](core::DurationNs waitNs) {
+        SyntheticJob j;
+        for (int s = 0; s < 4; ++s) {
+            const core::TimestampNs t = SyntheticJob::stepStart(s);
+            j.step(s);
+            j.builder().range(kDataLoaderNext, t + 10'000, t + 10'000 + waitNs);
+            j.launched(kFp32Gemm, t + 20'000 + waitNs, t + kStepNs - 100'000, 7, 10'000);
+        }
+        return analyze(j.build());
+    };
+    const auto small = job(50'000);
+    ASSERT_TRUE(small);
+    EXPECT_LT(small->overallSignals.idleDataWaitFraction, 0.01);
+    EXPECT_TRUE(small->overallSignals.dataWaitFrames.empty());
+    EXPECT_EQ(writeTextReport(*small).find("data wait top frames"), std::string::npos);
+    const auto large = job(3'000'000);
+    ASSERT_TRUE(large);
+    EXPECT_GT(large->overallSignals.idleDataWaitFraction, 0.2);
+    EXPECT_FALSE(large->overallSignals.dataWaitFrames.empty());
 }
 
 }  // namespace
