@@ -19,6 +19,7 @@
 
 #include "core/import/TraceLoader.h"
 #include "tests/testutils/SharedTraces.h"
+#include "tests/testutils/TraceBuilder.h"
 #include "tests/ui/PageReportFixture.h"
 #include "tests/ui/PageTestSupport.h"
 #include "ui/base/charts/ReportCharts.h"
@@ -236,6 +237,22 @@ TEST_F(AnalysisPagesTest, FixesPageShowsCopiesAndJumps) {
         testutils::saveIfRequested(image, QStringLiteral("fixes-%1").arg(size.width()));
         EXPECT_GT(testutils::inkFraction(image), 0.03) << size.width();
     }
+}
+
+// A trace with no GPU work: every rule steps aside for the same reason, said once, not 18 times.
+TEST_F(AnalysisPagesTest, FixesPageSaysACommonReasonOnce) {
+    testutils::TraceBuilder b;
+    b.range("ProfilerStep#1", 0, 5'000'000);
+    auto report = analysis::analyzeTrace(std::make_shared<const core::TraceModel>(b.build()), {});
+    ASSERT_TRUE(report.ok());
+    ASSERT_TRUE(report.value()->fixes.recommendations.empty());
+    FixesPage page;
+    page.setReport(report.value());
+    const QString details = page.detailsText();
+    EXPECT_TRUE(details.contains(QStringLiteral("No fix applies to this verdict: no GPU activity")))
+        << details.toStdString();
+    EXPECT_EQ(details.count(QStringLiteral("no GPU activity")), 1) << details.toStdString();
+    EXPECT_FALSE(details.contains(QStringLiteral("Rules considered")));
 }
 
 // A real PyTorch profiler trace through the importer and the analyzer, then every analysis page.

@@ -1,5 +1,7 @@
 #include "ui/views/pages/FixesPage.h"
 
+#include <algorithm>
+
 #include <QApplication>
 #include <QClipboard>
 #include <QFontDatabase>
@@ -81,9 +83,11 @@ void FixesPage::setReport(std::shared_ptr<const analysis::AnalysisReport> report
         return;
     }
     const auto& fixes = m_report->fixes.recommendations;
-    m_summary->setText(tr("<b>%1</b><br/>%2 recommendation(s), best first.%3")
-                           .arg(qs(m_report->headline))
-                           .arg(fixes.size())
+    const QString count = fixes.empty()       ? tr("No recommendation.")
+                          : fixes.size() == 1 ? tr("1 recommendation.")
+                                              : tr("%1 recommendations, best first.").arg(fixes.size());
+    m_summary->setText(tr("<b>%1</b><br/>%2%3")
+                           .arg(qs(m_report->headline), count)
                            .arg(m_report->fixes.nextStep.empty()
                                     ? QString()
                                     : QStringLiteral(" ") + qs(m_report->fixes.nextStep)));
@@ -127,13 +131,26 @@ void FixesPage::showFix(int index) {
     if (!valid) {
         QString html;
         if (m_report) {
-            html = tr("<p>No fix applies to this verdict.</p>");
-            html += QStringLiteral("<h3>%1</h3><ul>").arg(tr("Rules considered"));
-            for (const analysis::RuleDecision& d : m_report->fixes.decisions) {
-                html +=
-                    QStringLiteral("<li><b>%1 %2</b>: %3</li>").arg(qs(d.ruleId), qs(d.title), qs(d.reason));
+            const auto& decisions = m_report->fixes.decisions;
+            const bool oneReason =
+                !decisions.empty() &&
+                std::all_of(decisions.begin(), decisions.end(), [&](const analysis::RuleDecision& d) {
+                    return d.reason == decisions.front().reason;
+                });
+            if (oneReason) {
+                // Every rule stepped aside for the same reason (no GPU work): say it once.
+                html = tr("<p>No fix applies to this verdict: %1 (all %2 rules).</p>")
+                           .arg(qs(decisions.front().reason))
+                           .arg(decisions.size());
+            } else {
+                html = tr("<p>No fix applies to this verdict.</p>");
+                html += QStringLiteral("<h3>%1</h3><ul>").arg(tr("Rules considered"));
+                for (const analysis::RuleDecision& d : decisions) {
+                    html += QStringLiteral("<li><b>%1 %2</b>: %3</li>")
+                                .arg(qs(d.ruleId), qs(d.title), qs(d.reason));
+                }
+                html += QStringLiteral("</ul>");
             }
-            html += QStringLiteral("</ul>");
         }
         m_details->setHtml(html);
         m_code->clear();
