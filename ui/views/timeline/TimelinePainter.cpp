@@ -50,6 +50,9 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     p.save();
     p.setClipRect(QRect(0, plot.top(), width(), plot.height()));
     const int top = plot.top() - m_scrollY;
+    // Group headers run the whole width (a GPU's or a process's name is longer than the label
+    // column): the column's divider is not drawn across them.
+    std::vector<std::pair<int, int>> headerRows;
     for (std::size_t i = 0; i < m_geometry.size(); ++i) {
         const TrackGeometry& g = m_geometry[i];
         if (!g.shown) {
@@ -61,6 +64,10 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
             continue;  // only visible tracks are painted
         }
         paintTrack(p, i, top, plot);
+        if (g.groupHeader) {
+            const int headerBottom = top + headerTop + kGroupHeaderHeight;
+            headerRows.emplace_back(std::max(plot.top(), headerBottom - kGroupHeaderHeight), headerBottom);
+        }
     }
     paintHighlights(p, plot);
     paintSelection(p, plot);
@@ -109,7 +116,15 @@ void TimelineWidget::paintEvent(QPaintEvent*) {
     }
     paintRuler(p, QRect(0, 0, width(), kRulerHeight));
     p.setPen(colors.border);
-    p.drawLine(m_labelWidth - 1, 0, m_labelWidth - 1, height());
+    std::sort(headerRows.begin(), headerRows.end());  // tracks may be shown in another order
+    int dividerFrom = 0;
+    for (const auto& [headerTop, headerBottom] : headerRows) {
+        if (headerTop > dividerFrom) {
+            p.drawLine(m_labelWidth - 1, dividerFrom, m_labelWidth - 1, headerTop - 1);
+        }
+        dividerFrom = std::max(dividerFrom, headerBottom);
+    }
+    p.drawLine(m_labelWidth - 1, dividerFrom, m_labelWidth - 1, height());
 }
 
 void TimelineWidget::paintRuler(QPainter& p, const QRect& rect) {
