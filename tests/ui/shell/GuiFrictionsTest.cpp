@@ -7,6 +7,7 @@
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -163,6 +164,42 @@ TEST(GuiFrictions, TheFirstShiftDragSelectsWhatTheMouseCovered) {
 }
 
 // --- Range statistics in a narrow panel ------------------------------------------------------------
+
+// At 1000 px the toolbar's counts pushed it under its minimum and Qt drew the search buttons over
+// the search box: the counts now give way, and no two toolbar widgets overlap.
+TEST(GuiFrictions, ANarrowTimelineToolbarDrawsNoWidgetOverAnother) {
+    isolateSettings();
+    TraceDocument document;
+    TimelinePage page;
+    page.resize(900, 700);  // a laptop beside the details panel
+    page.setDocument(&document);
+    page.show();
+    QSignalSpy analysed(&document, &TraceDocument::analysisAvailable);
+    document.setModel(testutils::timelineTestModel(), QStringLiteral("test"));
+    ASSERT_TRUE(waitFor(analysed));
+    QApplication::processEvents();
+    const int toolbarY = page.findChild<QLineEdit*>()->mapTo(&page, QPoint(0, 0)).y() + 5;
+    std::vector<QRect> rects;
+    for (QWidget* w : page.findChildren<QWidget*>()) {
+        const QRect r(w->mapTo(&page, QPoint(0, 0)), w->size());
+        const bool leaf = w->findChildren<QWidget*>(Qt::FindDirectChildrenOnly).isEmpty() ||
+                          qobject_cast<QLineEdit*>(w) != nullptr;
+        if (w->isVisible() && leaf && r.top() <= toolbarY && r.bottom() >= toolbarY && r.width() > 0 &&
+            qobject_cast<QLineEdit*>(w->parentWidget()) == nullptr) {
+            rects.push_back(r);
+        }
+    }
+    // The page asks for no more than a 1000 px window gives it (it asked 1150 px, and got less).
+    EXPECT_LE(page.minimumSizeHint().width(), 1000);
+    ASSERT_GE(rects.size(), 8u);  // the search box, its two buttons, six view buttons, the counts
+    for (std::size_t i = 0; i < rects.size(); ++i) {
+        for (std::size_t j = i + 1; j < rects.size(); ++j) {
+            EXPECT_FALSE(rects[i].intersects(rects[j]))
+                << "x " << rects[i].x() << "+" << rects[i].width() << " and x " << rects[j].x() << "+"
+                << rects[j].width();
+        }
+    }
+}
 
 TEST(GuiFrictions, ANarrowRangePanelKeepsItsSectionNamesWhole) {
     testutils::guiApp();

@@ -15,7 +15,7 @@ SearchBar::SearchBar(QWidget* parent) : QWidget(parent) {
     m_edit = new QLineEdit(this);
     m_edit->setPlaceholderText(tr("Search events by name (Ctrl+F)"));
     m_edit->setClearButtonEnabled(true);
-    m_edit->setMinimumWidth(240);
+    m_edit->setMinimumWidth(180);
     m_edit->setAccessibleName(tr("Search events by name"));
     setAccessibleName(tr("Timeline search"));
     m_previous = new QToolButton(this);

@@ -17,6 +17,7 @@
 #include "core/timeline/LaunchedWork.h"
 #include "ui/base/theme/Theme.h"
 #include "ui/base/widgets/DetailsPanel.h"
+#include "ui/base/widgets/ElidedLabel.h"
 #include "ui/base/widgets/SearchBar.h"
 #include "ui/views/timeline/OverviewStrip.h"
 #include "ui/views/timeline/RangeActions.h"
@@ -57,9 +58,12 @@ TimelinePage::TimelinePage(QWidget* parent) : Page(parent) {
     addButton(tr("◀ Step"), tr("Zoom to the previous step ([)"), [this] { m_timeline->zoomToStep(-1); });
     addButton(tr("Step ▶"), tr("Zoom to the next step (])"), [this] { m_timeline->zoomToStep(+1); });
     bar->addStretch(1);
-    m_info = new QLabel(this);
+    // The counts give way in a narrow window: a plain label pushed the toolbar under its minimum
+    // and Qt drew the search buttons over the search box.
+    m_info = new ElidedLabel(this);
+    m_info->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
     useMutedText(m_info);
-    bar->addWidget(m_info);
+    bar->addWidget(m_info, 1);
     layout->addLayout(bar);
 
     m_layoutNotice = new QLabel(this);
@@ -209,7 +213,7 @@ void TimelinePage::setDocument(TraceDocument* document) {
         m_connections[4] = connect(document, &TraceDocument::loadStarted, this, [this] {
             m_timeline->setData(nullptr, nullptr);
             m_details->setEvent(nullptr, {});
-            m_info->clear();
+            m_info->setFullText(QString());
         });
     }
     refreshModel();
@@ -236,17 +240,18 @@ void TimelinePage::refreshModel() {
     }
     if (model) {
         const core::TimeRange span = model->timeSpan();
-        m_info->setText(tr("%1 GPU records · %2 host events · %3")
-                            .arg(QString::fromStdString(
-                                     core::formatCount(static_cast<std::int64_t>(model->gpuEventCount()))),
-                                 QString::fromStdString(core::formatCount(static_cast<std::int64_t>(
-                                     model->cpuOps.size() + model->apiCalls.size() + model->ranges.size()))),
-                                 QString::fromStdString(core::formatDuration(span.durationNs()))));
+        m_info->setFullText(
+            tr("%1 GPU records · %2 host events · %3")
+                .arg(QString::fromStdString(
+                         core::formatCount(static_cast<std::int64_t>(model->gpuEventCount()))),
+                     QString::fromStdString(core::formatCount(static_cast<std::int64_t>(
+                         model->cpuOps.size() + model->apiCalls.size() + model->ranges.size()))),
+                     QString::fromStdString(core::formatDuration(span.durationNs()))));
         if (!m_search->text().isEmpty()) {
             search(m_search->text());
         }
     } else {
-        m_info->clear();
+        m_info->setFullText(QString());
     }
 }
 

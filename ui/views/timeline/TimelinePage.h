@@ -23,6 +23,7 @@ class QTimer;
 namespace chokepoint::ui {
 
 class DetailsPanel;
+class ElidedLabel;
 class OverviewStrip;
 class RangeActions;
 class SearchResultsModel;
@@ -83,7 +84,7 @@ private:
     DetailsPanel* m_details = nullptr;
     SearchBar* m_search = nullptr;
     TimelineLegend* m_legend = nullptr;
-    QLabel* m_info = nullptr;
+    ElidedLabel* m_info = nullptr;
     QSplitter* m_splitter = nullptr;
     QSplitter* m_column = nullptr;  // the timeline over the search results
     RangeActions* m_rangeActions = nullptr;
