@@ -71,6 +71,29 @@ INSTANTIATE_TEST_SUITE_P(Causes, SyntheticStragglerTest,
                                            CauseCase{LateCause::HostPython, StragglerCause::HostWork},
                                            CauseCase{LateCause::BeforeWindow, StragglerCause::BeforeWindow}));
 
+// Two ranks: the late one is compared with the other, not with the median of both (halfway to
+// itself), which halved its lateness and hid it under the noise.
+TEST(SyntheticJobAnalysisTest, OfTwoRanksTheLateOneIsAStraggler) {
+    samples::SyntheticJobOptions options;
+    options.ranks = 2;
+    options.lateRank = 1;
+    options.cause = LateCause::DataWait;
+    samples::SyntheticJobOptions even;
+    even.ranks = 2;
+    const JobReport balanced = analyzeSynthetic(even);
+    ASSERT_EQ(balanced.ranks.size(), 2u);
+    // Late by more than the noise bound per step, but by less than twice it: half of it is not.
+    const core::DurationNs stepNs = balanced.whatIf.measuredStepNs;
+    options.lateByNs = static_cast<std::int64_t>(0.02 * static_cast<double>(stepNs));
+    const JobReport report = analyzeSynthetic(options);
+    ASSERT_EQ(report.ranks.size(), 2u);
+    ASSERT_FALSE(report.stragglers.empty()) << writeJobText(report);
+    const Straggler& late = report.stragglers.front();
+    EXPECT_EQ(late.rank, 1) << writeJobText(report);
+    EXPECT_GT(late.latePerStepNs, report.noiseNs);
+    EXPECT_LT(late.latePerStepNs, 2 * report.noiseNs) << "not the case this test is about";
+}
+
 TEST(SyntheticJobAnalysisTest, BalancedJobNamesNoStraggler) {
     samples::SyntheticJobOptions options;
     options.ranks = 64;
