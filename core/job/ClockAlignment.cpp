@@ -254,7 +254,7 @@ ClockAlignment alignClocks(std::vector<JobRank>& ranks, const std::vector<Matche
 }
 
 std::size_t keepConsistentCalls(const std::vector<JobRank>& ranks, std::vector<MatchedCall>& calls,
-                                const JobOptions& options) {
+                                const JobOptions& options, std::size_t* callsTouched) {
     std::size_t dropped = 0;
     for (MatchedCall& call : calls) {
         if (!endsTogether(call) || call.byCommsId) {
@@ -272,6 +272,9 @@ std::size_t keepConsistentCalls(const std::vector<JobRank>& ranks, std::vector<M
             return std::llabs(end - reference) > options.maxEndSpreadNs;
         });
         dropped += before - call.members.size();
+        if (callsTouched != nullptr && call.members.size() < before) {
+            ++*callsTouched;
+        }
     }
     std::erase_if(calls, [](const MatchedCall& call) { return call.members.size() < 2; });
     return dropped;

@@ -100,10 +100,11 @@ JobReport analyzeJob(std::vector<std::shared_ptr<const RankSummary>> ranks, std:
     const std::size_t matched = calls.size();
     // Wrong pairings disturb the first clock estimate: drop them, estimate again on the rest, and
     // check once more with the better clock.
-    std::size_t dropped = stages::keepConsistentCalls(report.ranks, calls, options);
+    std::size_t callsWithDropped = 0;  // a call may lose entries in both passes: counted once each
+    std::size_t dropped = stages::keepConsistentCalls(report.ranks, calls, options, &callsWithDropped);
     if (dropped > 0) {
         report.clock = stages::alignClocks(report.ranks, calls, options.minClockMatches);
-        dropped += stages::keepConsistentCalls(report.ranks, calls, options);
+        dropped += stages::keepConsistentCalls(report.ranks, calls, options, &callsWithDropped);
     }
     if (dropped > 0) {
         const std::size_t repaired = stages::pairRemainingByEnds(report.ranks, calls, options);
@@ -112,11 +113,12 @@ JobReport analyzeJob(std::vector<std::shared_ptr<const RankSummary>> ranks, std:
             stages::keepConsistentCalls(report.ranks, calls, options);
         }
         report.warnings.push_back(
-            std::to_string(dropped) + " rank pairing(s) in the " + std::to_string(matched) +
-            " collective calls matched by order do not end together once clocks are aligned: those ranks' "
-            "traces hold different calls there (different iterations, sampled or dropped events). They are "
-            "left "
-            "out; " +
+            "in " + std::to_string(std::min(callsWithDropped, matched)) + " of the " +
+            std::to_string(matched) +
+            " collective calls matched by order, ranks do not end together once clocks are aligned (" +
+            std::to_string(dropped) +
+            " rank entries): those ranks' traces hold different calls there (different iterations, sampled "
+            "or dropped events). They are left out; " +
             std::to_string(repaired) + " call(s) were paired again by their end times instead");
     }
     for (const stages::MatchedCall& call : calls) {

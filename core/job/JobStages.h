@@ -38,10 +38,10 @@ ClockAlignment alignClocks(std::vector<JobRank>& ranks, const std::vector<Matche
 // Keeps, in each call, the members that end within options.maxEndSpreadNs of the call's median end
 // once clocks are aligned (a collective ends together on every participant); the others were
 // paired wrongly (traces that cover different iterations, sampled or dropped events); calls paired
-// by Comms Id are kept whole. Calls left
-// with fewer than two members go. Returns the number of member pairings dropped.
+// by Comms Id are kept whole. Calls left with fewer than two members go. Returns the number of
+// ranks' entries dropped, and adds the number of calls that lost any to `callsTouched`.
 std::size_t keepConsistentCalls(const std::vector<JobRank>& ranks, std::vector<MatchedCall>& calls,
-                                const JobOptions& options);
+                                const JobOptions& options, std::size_t* callsTouched = nullptr);
 
 // Pairs the collectives no call holds (their order-based pairing was dropped, or their ranks'
 // traces hold different calls) by end time: within one (process group, kind), collectives of
