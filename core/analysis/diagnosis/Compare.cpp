@@ -286,9 +286,36 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
         }
     }
 
-    // Did the first report's top fix deliver its predicted gain?
-    if (!stepsOnOneSide && !a.fixes.recommendations.empty() &&
+    // A side without GPU work reads zeros everywhere: fewer idle and kernels are no improvement.
+    if (a.metrics.hasGpuWork != b.metrics.hasGpuWork) {
+        c.warnings.push_back(std::string(a.metrics.hasGpuWork ? "B" : "A") +
+                             " has no GPU work (a CPU-only trace?): its GPU figures are zeros, not a change");
+        for (MetricDelta& m : c.metrics) {
+            if (m.name != "stepTimeNs") {
+                m.improved = false;
+                m.regressed = false;
+            }
+        }
+    }
+
+    // Did the first report's top fix deliver its predicted gain? Only two runs of one job can say.
+    if (!stepsOnOneSide && !c.warnings.empty() && !a.fixes.recommendations.empty() &&
         a.fixes.recommendations.front().gain.computed) {
+        const Recommendation& top = a.fixes.recommendations.front();
+        PredictionCheck& p = c.prediction;
+        p.available = true;
+        p.ruleId = top.ruleId;
+        p.stepNsBefore = a.mfu.stepTimeNs;
+        p.predictedStepNs = top.gain.stepTimeAfterNs;
+        p.predictedLowNs = top.gain.stepTimeLowNs;
+        p.predictedHighNs = top.gain.stepTimeHighNs;
+        p.actualStepNs = b.mfu.stepTimeNs;
+        p.verdict = "not checked";
+        p.summary = p.ruleId + " (" + top.title +
+                    "): its prediction is not checked, as these do not look like " + "two runs of one job (" +
+                    c.warnings.front() + ")";
+    } else if (!stepsOnOneSide && !a.fixes.recommendations.empty() &&
+               a.fixes.recommendations.front().gain.computed) {
         const Recommendation& top = a.fixes.recommendations.front();
         PredictionCheck& p = c.prediction;
         p.available = true;

@@ -57,7 +57,8 @@ struct PredictionCheck {
     bool withinRange = false;     // the measured step falls in the stated range
     double fractionRealised = 0;  // (before − actual) / (before − predicted)
     // "materialised", "partly materialised", "did not materialise", or "not applied" when nothing
-    // changed: the same kernels as long per step, the step time within noise, the same verdict.
+    // changed: the same kernels as long per step, the step time within noise, the same verdict;
+    // "not checked" when the traces do not look like two runs of one job (a warning says why).
     std::string verdict;
     std::string summary;
 };

@@ -223,6 +223,39 @@ TEST(Compare, WarnsWhenTheTracesAreNotRunsOfOneJob) {
         kernelWarning = kernelWarning || w.find("different kernels") != std::string::npos;
     }
     EXPECT_TRUE(kernelWarning);
+    // A predicted gain is not checked across jobs (it read "-675 % of the predicted gain" between an
+    // A100 and a V100 job).
+    auto dataBound = analyze(testutils::dataBoundJob(), "v100.json");
+    auto elsewhere = std::make_shared<AnalysisReport>(*analyze(prefetchedJob(), "a100.json"));
+    elsewhere->distributed = core::DistributedInfo{true, 0, 8, "nccl"};
+    ASSERT_TRUE(dataBound && !dataBound->fixes.recommendations.empty());
+    const ComparisonReport across = compareReports(*dataBound, *elsewhere);
+    ASSERT_TRUE(across.prediction.available);
+    EXPECT_EQ(across.prediction.verdict, "not checked") << across.prediction.summary;
+    EXPECT_NE(across.prediction.summary.find("do not look like two runs of one job"), std::string::npos)
+        << across.prediction.summary;
+}
+
+// A CPU-only side reads zeros for every GPU figure: it is said, and no figure is called better.
+TEST(Compare, ASideWithoutGpuWorkIsNoImprovement) {
+    auto gpu = analyze(testutils::dataBoundJob(), "gpu.json");
+    testutils::TraceBuilder b;
+    b.range("ProfilerStep#0", 0, 10'000'000);
+    b.range("ProfilerStep#1", 10'000'000, 20'000'000);
+    auto cpu = analyze(b.build(), "cpu.json");
+    ASSERT_TRUE(gpu && cpu);
+    const ComparisonReport c = compareReports(*gpu, *cpu);
+    bool said = false;
+    for (const std::string& w : c.warnings) {
+        said = said || w.find("B has no GPU work") != std::string::npos;
+    }
+    EXPECT_TRUE(said);
+    for (const MetricDelta& m : c.metrics) {
+        if (m.name != "stepTimeNs") {
+            EXPECT_FALSE(m.improved || m.regressed) << m.name;
+        }
+    }
+    EXPECT_NE(c.prediction.verdict, "materialised");
 }
 
 namespace {
