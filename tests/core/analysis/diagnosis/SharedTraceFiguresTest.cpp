@@ -284,8 +284,15 @@ TEST_P(SharesOfAWhole, LieBetweenZeroAndOneHundredPercent) {
     ASSERT_TRUE(a.report);
     const AnalysisReport& r = *a.report;
     expectSignalShares(r.overallSignals, "overall");
+    double sumOfShares = 0;
     for (const ConstraintShare& share : r.overall.shares) {
         expectShare(share.shareOfWindow, "overall share " + std::string(toString(share.bottleneck)));
+        sumOfShares += share.shareOfWindow;
+    }
+    // The constraint shares split the step: each moment counted once (a saxpy trace summed to
+    // 114 %, an FBGEMM job to 78 %). Exposed device copies and memsets may overlap a few percent.
+    if (r.overallSignals.hasGpuActivity) {
+        EXPECT_NEAR(sumOfShares, 1.0, 0.05) << "shares of the step together";
     }
     for (const StepDiagnosis& step : r.steps) {
         expectSignalShares(step.signals, step.name);
