@@ -315,7 +315,7 @@ KinetoModelBuilder::Kind KinetoModelBuilder::classify(std::string_view c) {
                 return Kind::OtherRuntime;
             }
             if (equalsLower(c, "cuda_profiler_range")) {
-                return Kind::TraceSpan;
+                return Kind::RangeProfilerRecord;
             }
             break;
         default:
@@ -514,6 +514,15 @@ void KinetoModelBuilder::addComplete(const KinetoEvent& e, Kind kind, std::uint6
     }
     if (kind == Kind::CudaEvent) {
         ++m_cudaEvents;
+        return;
+    }
+    if (kind == Kind::RangeProfilerRecord) {
+        // Kineto's counter mode (CUPTI range profiler) serialises kernels and times each under its
+        // own range: counters per kernel, no timeline. Said, so the trace is not taken for CPU-only.
+        count("import.range_profiler_records", Severity::Warning,
+              "CUPTI range-profiler records (cat \"cuda_profiler_range\", per-kernel counters such as "
+              "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum) are not imported: they time kernels one "
+              "at a time, not the job; record without the profiler's counter mode for a timeline");
         return;
     }
     if (kind == Kind::ProfilerOverhead) {
@@ -963,8 +972,14 @@ void KinetoModelBuilder::finish() {
             static_cast<std::int64_t>(m_syncOnVirtualRow));
     }
     if (m_model.gpuEventCount() == 0) {
+        const bool counterMode = std::any_of(m_stats.begin(), m_stats.end(), [](const auto& entry) {
+            return entry.first == "import.range_profiler_records";
+        });
         count("import.no_gpu_events", Severity::Info,
-              "the trace has no GPU kernels, memcpys or memsets (CPU-only capture)");
+              counterMode
+                  ? "the trace has no GPU kernels, memcpys or memsets: the profiler ran in counter mode "
+                    "(CUPTI range profiler), which records counters, not a timeline"
+                  : "the trace has no GPU kernels, memcpys or memsets (CPU-only capture)");
     }
     for (auto& [name, stat] : m_stats) {
         m_model.stats.add(name, stat.severity, stat.count, stat.detail);

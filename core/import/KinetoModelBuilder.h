@@ -116,6 +116,7 @@ private:
         OtherFlow,
         Instant,
         TraceSpan,
+        RangeProfilerRecord,  // "cuda_profiler_range": Kineto's CUPTI range profiler, one per kernel
         ProfilerOverhead,
         OtherRuntime,  // xpu_runtime, mtia_runtime, privateuse1_runtime
         Unknown,

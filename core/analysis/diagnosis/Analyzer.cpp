@@ -457,6 +457,14 @@ std::string headlineOf(const AnalysisReport& r) {
     const std::string name(displayName(v.bottleneck));
     switch (v.bottleneck) {
         case Bottleneck::NoGpuActivity:
+            if (const std::int64_t counterRecords =
+                    r.model ? r.model->stats.count("import.range_profiler_records") : 0;
+                counterRecords > 0) {
+                return "No GPU timeline: the profiler ran in counter mode (CUPTI range profiler), which "
+                       "times kernels one at a time; " +
+                       std::to_string(counterRecords) +
+                       " per-kernel counter records and no kernel events to diagnose";
+            }
             return "No GPU activity: the trace has no kernels, copies or memsets (a CPU-only trace?)";
         case Bottleneck::Data:
             return name + ": the GPU waits " + pct(s.idleDataWaitFraction) +
@@ -770,8 +778,7 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
              "no steady-state verdict: " + r.startUpReason);
     }
     if (m.steps.source == StepSource::WholeTrace && m.hasGpuWork) {
-        warn(r, core::Severity::Warning, "steps.whole_trace",
-             "no training steps found: " + m.steps.note);
+        warn(r, core::Severity::Warning, "steps.whole_trace", "no training steps found: " + m.steps.note);
     } else if (!m.steps.note.empty()) {
         warn(r, core::Severity::Info, "steps.source", m.steps.note);
     }

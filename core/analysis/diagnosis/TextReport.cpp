@@ -187,7 +187,8 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
     }
     if (r.distributed.present) {
         out += "Rank " + std::to_string(r.distributed.rank) + " of " +
-               std::to_string(r.distributed.worldSize) + " (" + r.distributed.backend + ")\n";
+               std::to_string(r.distributed.worldSize) +
+               (r.distributed.backend.empty() ? std::string() : " (" + r.distributed.backend + ")") + "\n";
     }
     out += "Steps: " + std::to_string(r.metrics.steps.steps.size()) + " from " +
            std::string(toString(r.metrics.steps.source)) + "; step time " +

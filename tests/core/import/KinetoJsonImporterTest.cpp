@@ -387,4 +387,11 @@ TEST(KinetoJsonImporter, OtherKinetoCategories) {
     EXPECT_EQ(m.apiCalls.domain[1], ApiDomain::Runtime);  // categories match case-insensitively
     EXPECT_EQ(m.stats.count("import.unknown_category"), 0);
     EXPECT_EQ(m.stats.count("import.unsupported_phase"), 1);
+    // Counter mode (CUPTI range profiler): the records are named, and the trace is not called a
+    // CPU-only capture.
+    EXPECT_EQ(m.stats.count("import.range_profiler_records"), 1);
+    const TraceStat* noGpu = m.stats.find("import.no_gpu_events");
+    ASSERT_NE(noGpu, nullptr);
+    EXPECT_NE(noGpu->detail.find("counter mode"), std::string::npos) << noGpu->detail;
+    EXPECT_EQ(noGpu->detail.find("CPU-only"), std::string::npos) << noGpu->detail;
 }
