@@ -139,6 +139,14 @@ PhasesResult detectPhases(const core::TraceModel& model, const StepsResult& step
                   {model.ranges.startNs[i], model.ranges.endNs[i]});
         }
     }
+    // A capture without CPU ops (ours, Nsight Systems) still shows the autograd thread's launches:
+    // they are backward host time, so backward is found and forward split from it.
+    for (std::size_t i = 0; i < model.apiCalls.size(); ++i) {
+        const core::ThreadIndex thread = model.apiCalls.thread[i];
+        if (thread < autogradThread.size() && autogradThread[thread]) {
+            label(thread, {}, {model.apiCalls.startNs[i], model.apiCalls.endNs[i]});
+        }
+    }
     std::unordered_map<core::ThreadIndex, std::array<IntervalSet, kPhaseKindCount>> sets;
     for (auto& [thread, kinds] : byThread) {
         for (std::size_t k = 0; k < kPhaseKindCount; ++k) {

@@ -8,8 +8,9 @@
 //                 launched inside a data-loading range or before the step's first non-H2D GPU work),
 //   Forward       host time from the end of data loading to the first backward op of the step on
 //                 the launching threads,
-//   Backward      `autograd::engine::evaluate_function`, `*Backward*` ops, ops on autograd threads
-//                 (thread names starting "pt_autograd"),
+//   Backward      `autograd::engine::evaluate_function`, `*Backward*` ops, ops and runtime calls on
+//                 autograd threads (thread names starting "pt_autograd"; the calls matter in
+//                 captures without CPU ops),
 //   Optimizer     `Optimizer.step#`, `Optimizer.zero_grad#`, `optimizer.step`, fused/foreach Adam,
 //   Communication NCCL/RCCL kernels (GPU) and `c10d::` / `nccl:` / `record_param_comms` ops (CPU).
 // Per phase: host ranges (merged), host time = |union of those ranges|, GPU time = |union of the GPU

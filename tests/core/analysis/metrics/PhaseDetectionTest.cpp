@@ -82,6 +82,28 @@ TEST(PhaseDetection, DataLoaderWorkerThreadsAreDataLoading) {
     EXPECT_EQ(data->cpuTimeNs, 300);
 }
 
+// A capture without CPU ops (the agent's, Nsight Systems'): the autograd thread's launches are
+// backward, and forward runs from the step's start to the first of them. Before, backward was
+// found from the launches but "no backward markers" left forward unsplit (and unreported).
+TEST(PhaseDetection, LaunchesOnTheAutogradThreadSplitForwardFromBackward) {
+    TraceBuilder b;
+    b.model().threadIndex(1, 2, "pt_autograd_0");
+    b.range("chokepoint:step#1", 0, 1000);
+    b.apiCall("cudaLaunchKernel", 100, 110, 1);  // forward, main thread
+    b.kernel("ampere_sgemm_128x64_tn", 120, 300, 0, 7, 1);
+    b.apiCall("cudaLaunchKernel", 400, 410, 2, 2);  // backward, autograd thread
+    b.kernel("ampere_sgemm_64x64_nt", 420, 800, 0, 7, 2);
+    core::TraceModel model = b.build();
+    PhasesResult phases = detectPhases(model, detectSteps(model));
+    EXPECT_TRUE(phases.note.empty()) << phases.note;
+    const Phase* forward = find(phases, 0, PhaseKind::Forward);
+    ASSERT_NE(forward, nullptr);
+    EXPECT_EQ(forward->gpuTimeNs, 180);
+    const Phase* backward = find(phases, 0, PhaseKind::Backward);
+    ASSERT_NE(backward, nullptr);
+    EXPECT_EQ(backward->gpuTimeNs, 380);
+}
+
 TEST(PhaseDetection, WithoutBackwardMarkersForwardIsNotSplit) {
     TraceBuilder b;
     b.range("ProfilerStep#1", 0, 100);
