@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "ui/base/charts/PlotTheme.h"
+#include "ui/base/theme/ReportPalette.h"
 
 namespace chokepoint::ui {
 
@@ -110,7 +111,8 @@ void StepBarsChart::rebuild() {
         mark->position->setType(QCPItemPosition::ptPlotCoords);
         mark->position->setCoords(i, offScale ? axisTop : total);
         mark->setPositionAlignment(Qt::AlignHCenter | (offScale ? Qt::AlignTop : Qt::AlignBottom));
-        mark->setText(offScale ? tr("left out\n%1 ms ↑").arg(total, 0, 'f', 0) : tr("left out"));
+        // The same duration text as every other page ("14.6 s", not "14559 ms").
+        mark->setText(offScale ? tr("left out\n%1 ↑").arg(durationText(total * 1e6)) : tr("left out"));
         mark->setColor(offScale ? colors.text : palette().color(QPalette::PlaceholderText));
         if (offScale) {  // drawn over the cut bar: on a plate of the plot's background
             mark->setBrush(colors.background);
