@@ -148,7 +148,7 @@ GapCandidate dataCandidate(const DiagnosisSignals& s, const DiagnosisConfig& c) 
     if (std::abs(g.share - c.dataWaitMinFraction) < kSmallMargin) {
         g.confidence -= kMarginPenalty;
     }
-    g.rationale = "the GPU waits " + pct(g.share) + " of the window for the input pipeline";
+    g.rationale = "the GPU waits " + pct(g.share) + " of each step for the input pipeline";
     return g;
 }
 
@@ -190,7 +190,7 @@ GapCandidate communicationCandidate(const DiagnosisSignals& s, const DiagnosisCo
     if (std::abs(g.share - c.communicationMinFraction) < kSmallMargin && !wall) {
         g.confidence -= kMarginPenalty;
     }
-    g.rationale = "communication that compute does not hide takes " + pct(g.share) + " of the window";
+    g.rationale = "communication that compute does not hide takes " + pct(g.share) + " of each step";
     return g;
 }
 
@@ -217,7 +217,7 @@ GapCandidate overheadCandidate(const DiagnosisSignals& s, const DiagnosisConfig&
     if (std::abs(g.share - c.launchOverheadMinFraction) < kSmallMargin) {
         g.confidence -= kMarginPenalty;
     }
-    g.rationale = "the GPU idles " + pct(g.share) + " of the window while the host launches and synchronizes";
+    g.rationale = "the GPU idles " + pct(g.share) + " of each step while the host launches and synchronizes";
     return g;
 }
 
@@ -244,7 +244,7 @@ GapCandidate hostCandidate(const DiagnosisSignals& s, const DiagnosisConfig& c) 
         g.confidence -= kMarginPenalty;
     }
     const HostCause cause = dominantHostCause(s);
-    g.rationale = "the GPU idles " + pct(g.share) + " of the window while the host " +
+    g.rationale = "the GPU idles " + pct(g.share) + " of each step while the host " +
                   std::string(describe(cause)) + " (" + pct(hostCauseShare(s, cause)) + ")";
     if (cause == HostCause::Code && !frames.empty()) {
         g.rationale += "; " + hostFramesText(s, 1);
@@ -275,7 +275,7 @@ GapCandidate copyCandidate(const DiagnosisSignals& s, const DiagnosisConfig& c) 
     if (std::abs(g.share - c.copyBoundMinFraction) < kSmallMargin) {
         g.confidence -= kMarginPenalty;
     }
-    g.rationale = "host-device copies that no kernel overlaps take " + pct(g.share) + " of the window";
+    g.rationale = "host-device copies that no kernel overlaps take " + pct(g.share) + " of each step";
     if (s.pageableHostCopyShare >= 0.5) {
         g.rationale += ", mostly from pageable host memory";
     }
@@ -307,7 +307,7 @@ void finish(Verdict& v, const DiagnosisSignals& s, const DiagnosisConfig& c) {
 
 void classifyBusy(Verdict& v, const DiagnosisSignals& s, const DiagnosisConfig& c, const HbmReading& hbm) {
     const double busy = s.busyFraction;
-    const std::string busyText = "the GPU is busy " + pct(busy) + " of the window";
+    const std::string busyText = "the GPU is busy " + pct(busy) + " of each step";
     const bool underUsed = busy <= c.upperBandMinBusy;
     if (s.dramActiveFraction) {
         // Measured: DRAM throughput against the same "high" line as HBM bandwidth.
