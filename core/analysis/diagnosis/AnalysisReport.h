@@ -211,8 +211,9 @@ struct AnalysisReport {
     std::string startUpReason;
 };
 
-// True when the verdict's rationale says nothing the headline does not (a start-up window: both are
-// "no steady-state verdict: …"), so a page or report shows the sentence once.
+// True when the verdict's rationale says nothing the headline does not (the headline holds it: a
+// start-up window's "no steady-state verdict: …", "Data-bound: the GPU waits …"), so a page or
+// report shows the sentence once.
 bool rationaleRepeatsHeadline(const AnalysisReport& report);
 
 }  // namespace chokepoint::analysis

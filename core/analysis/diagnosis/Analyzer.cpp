@@ -69,12 +69,16 @@ bool rationaleRepeatsHeadline(const AnalysisReport& report) {
     if (why.empty()) {
         return true;
     }
-    if (why.size() != headline.size()) {
-        return false;
-    }
-    // The rationale is a clause, the headline a sentence: they may differ in the first letter only.
+    // The headline is often "<verdict>: <rationale>" or the rationale as a sentence: the rationale
+    // is a clause and may differ in its first letter only.
     auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
-    return lower(why[0]) == lower(headline[0]) && why.compare(1, std::string::npos, headline, 1) == 0;
+    for (std::size_t at = headline.find(why.substr(1)); at != std::string::npos;
+         at = headline.find(why.substr(1), at + 1)) {
+        if (at >= 1 && lower(headline[at - 1]) == lower(why[0])) {
+            return true;
+        }
+    }
+    return false;
 }
 
 namespace {

@@ -83,10 +83,18 @@ TEST_F(AnalysisPagesTest, DiagnosisPageShowsTheReport) {
 TEST_F(AnalysisPagesTest, TheRationaleLineDoesNotRepeatTheHeadline) {
     DiagnosisPage page;
     page.setReport(m_report, m_report->model);
-    // A verdict's rationale adds to its headline: both are shown.
-    EXPECT_TRUE(page.rationaleText().contains(QStringLiteral("input pipeline")))
+    // The data-bound headline holds its rationale ("Data-bound: the GPU waits …"): shown once.
+    EXPECT_FALSE(page.rationaleText().contains(QStringLiteral("input pipeline")))
         << page.rationaleText().toStdString();
     EXPECT_TRUE(page.rationaleText().contains(QStringLiteral("Confidence: high.")))
+        << page.rationaleText().toStdString();
+    // A rationale that adds to its headline is shown under it.
+    auto adds = std::make_shared<analysis::AnalysisReport>(*m_report);
+    adds->overall.rationale = "the GPU waits 40 % of each step for the input pipeline, in 4 of 4 steps";
+    adds->headline = "Data-bound: the GPU waits 40 % of each step";
+    page.setReport(adds, adds->model);
+    EXPECT_TRUE(
+        page.rationaleText().startsWith(QStringLiteral("The GPU waits 40 % of each step for the input")))
         << page.rationaleText().toStdString();
     // A start-up window's headline is its rationale: the sentence is shown once, at the top.
     auto startUp = std::make_shared<analysis::AnalysisReport>(*m_report);

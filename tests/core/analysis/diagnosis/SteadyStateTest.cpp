@@ -47,8 +47,14 @@ TEST(SteadyState, OnlyTheFirstStepIsWarmUp) {
     ASSERT_TRUE(steady);
     EXPECT_FALSE(steady.value()->startUpOnly);
     EXPECT_EQ(steady.value()->overall.bottleneck, Bottleneck::Data);
-    EXPECT_FALSE(rationaleRepeatsHeadline(*steady.value()));
-    EXPECT_NE(writeTextReport(*steady.value()).find("  why: the GPU waits"), std::string::npos);
+    // Its headline holds the rationale ("Data-bound: the GPU waits …"): said once too. A compute
+    // verdict's rationale adds the kernel mix to its headline: both are said.
+    EXPECT_TRUE(rationaleRepeatsHeadline(*steady.value()));
+    EXPECT_EQ(writeTextReport(*steady.value()).find("  why: the GPU waits"), std::string::npos);
+    auto compute = analyzeTrace(testutils::computeBoundJob());
+    ASSERT_TRUE(compute);
+    EXPECT_FALSE(rationaleRepeatsHeadline(*compute.value())) << compute.value()->headline;
+    EXPECT_NE(writeTextReport(*compute.value()).find("  why: the GPU is busy"), std::string::npos);
 }
 
 // Process start and model build: 3 s with no GPU work, then a few initialisation kernels that do not
