@@ -404,6 +404,17 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
     if (device.isEmpty()) {
         device = tr("unknown");
     }
+    QString deviceCaption = tr("Device");
+    const bool fallback = r.device.matched && r.device.method.find("fallback") != std::string::npos &&
+                          !r.device.traceDeviceName.empty();
+    if (fallback) {
+        // Another model's datasheet stands in: the trace's own name is shown, the stand-in is said
+        // (the timeline names the trace's device; a silent "V100 SXM2" read as a different GPU).
+        device = QString::fromStdString(r.device.traceDeviceName);
+        deviceCaption =
+            tr("Device (peaks of %1: %2)")
+                .arg(QString::fromStdString(r.device.spec.name), QString::fromStdString(r.device.method));
+    }
     const std::array<std::pair<QString, QString>, kFigureCount> figures = {{
         {tr("Step time (mean)"), mfu.stepTimeNs > 0 ? durationText(mfu.stepTimeNs) : tr("n/a")},
         {tr("GPU busy"), percentText(mfu.busyFraction)},
@@ -413,7 +424,7 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
                         : tr("unknown")},
         {tr("HFU"), mfu.hfu ? percentText(*mfu.hfu) : tr("unknown")},
         {tr("Steps"), QString::number(steps.steps.size())},
-        {tr("Device"), device},
+        {deviceCaption, device},
     }};
     for (int i = 0; i < kFigureCount; ++i) {
         const QString& caption = figures[static_cast<std::size_t>(i)].first;
