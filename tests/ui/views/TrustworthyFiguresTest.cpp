@@ -171,6 +171,23 @@ TEST(TrustworthyFigures, SharedTracesShowTheSameFiguresEverywhere) {
     }
 }
 
+// The bundled V100-DGXS trace is matched to the V100 SXM2 datasheet by family: the page names the
+// trace's own device, as the timeline does, and says whose peaks stand in.
+TEST(TrustworthyFigures, AFamilyFallbackDeviceKeepsItsOwnName) {
+    testutils::guiApp();
+    TraceDocument document;
+    DiagnosisPage page;
+    page.setDocument(&document);
+    const auto report = analyzeInto(
+        document, QStringLiteral(CHOKEPOINT_SOURCE_DIR "/samples/real/resnet50-nw0.pt.trace.json.gz"));
+    ASSERT_TRUE(report);
+    ASSERT_EQ(report->device.method, "family fallback");
+    const QString text = allLabelText(page);
+    EXPECT_TRUE(text.contains(QStringLiteral("Tesla V100-DGXS-32GB"))) << text.toStdString();
+    EXPECT_TRUE(text.contains(QStringLiteral("peaks of ") + QString::fromStdString(report->device.spec.name)))
+        << text.toStdString();
+}
+
 TEST(TrustworthyFigures, LongFiguresWrapInsteadOfWideningThePage) {
     // The H100 ResNet capture: a withheld MFU's reason and the device's full name are the longest
     // figures; at 1000 px the page still needs no sideways scrolling.
