@@ -21,7 +21,8 @@ JobReport analyzeJob(std::vector<std::shared_ptr<const RankSummary>> ranks, std:
             report.problems.push_back({summary->sourcePath, summary->rank,
                                        summary->sourcePath + ": rank " + std::to_string(summary->rank) +
                                            " is also given by " + report.ranks.back().summary->sourcePath +
-                                           "; this input is left out"});
+                                           "; this input is left out (two runs of one rank compare with "
+                                           "chokepoint-cli diff A B, or Compare in the GUI)"});
             continue;
         }
         JobRank rank;
