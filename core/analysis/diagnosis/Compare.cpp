@@ -299,10 +299,10 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
     }
 
     // Did the first report's top fix deliver its predicted gain? Only two runs of one job can say.
-    if (!stepsOnOneSide && !c.warnings.empty() && !a.fixes.recommendations.empty() &&
+    PredictionCheck& p = c.prediction;
+    if (!stepsOnOneSide && !a.fixes.recommendations.empty() &&
         a.fixes.recommendations.front().gain.computed) {
         const Recommendation& top = a.fixes.recommendations.front();
-        PredictionCheck& p = c.prediction;
         p.available = true;
         p.ruleId = top.ruleId;
         p.stepNsBefore = a.mfu.stepTimeNs;
@@ -310,21 +310,14 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
         p.predictedLowNs = top.gain.stepTimeLowNs;
         p.predictedHighNs = top.gain.stepTimeHighNs;
         p.actualStepNs = b.mfu.stepTimeNs;
+    }
+    if (p.available && !c.warnings.empty()) {
         p.verdict = "not checked";
-        p.summary = p.ruleId + " (" + top.title +
-                    "): its prediction is not checked, as these do not look like " + "two runs of one job (" +
+        p.summary = p.ruleId + " (" + a.fixes.recommendations.front().title +
+                    "): its prediction is not checked, as these do not look like two runs of one job (" +
                     c.warnings.front() + ")";
-    } else if (!stepsOnOneSide && !a.fixes.recommendations.empty() &&
-               a.fixes.recommendations.front().gain.computed) {
+    } else if (p.available) {
         const Recommendation& top = a.fixes.recommendations.front();
-        PredictionCheck& p = c.prediction;
-        p.available = true;
-        p.ruleId = top.ruleId;
-        p.stepNsBefore = a.mfu.stepTimeNs;
-        p.predictedStepNs = top.gain.stepTimeAfterNs;
-        p.predictedLowNs = top.gain.stepTimeLowNs;
-        p.predictedHighNs = top.gain.stepTimeHighNs;
-        p.actualStepNs = b.mfu.stepTimeNs;
         p.errorRelative = p.actualStepNs > 0 ? (p.predictedStepNs - p.actualStepNs) / p.actualStepNs : 0;
         p.withinRange = p.actualStepNs >= p.predictedLowNs && p.actualStepNs <= p.predictedHighNs;
         const double predictedGain = p.stepNsBefore - p.predictedStepNs;

@@ -433,15 +433,16 @@ TEST(Analyzer, IronLawDecompositionAddsUpAndFlagsExposedDataMovement) {
     EXPECT_GT(c->ironLaw.computeShare, 0.9);
 }
 
-// Launch overhead under the verdict's threshold, or idle nobody can explain, still is no small term:
-// the simplified law is not claimed over it (an 18.7 % launch overhead read "small" before).
-TEST(Analyzer, IronLawDoesNotCallAnyTermOfFivePercentOrMoreSmall) {
-    // GPU-only trace: busy 85 % of each step, the rest idle that nothing in the trace explains.
+// A GPU-only trace (an export without CPU data): four steps, each one tensor-core GEMM of `busyNs`
+// starting 1 ms in; the steps as Kineto projects them onto the GPU stream (not host activity).
+namespace {
+
+core::TraceModel gpuOnlySteps(core::DurationNs busyNs) {
     testutils::TraceBuilder b;
     b.device(0, "NVIDIA A100-SXM4-80GB", 108, 80'000'000'000);
     for (int s = 0; s < 4; ++s) {
         const core::TimestampNs t = s * testutils::kStepNs;
-        b.kernel(testutils::kTensorCoreGemm, t + 1'000'000, t + testutils::kStepNs * 85 / 100 + 1'000'000);
+        b.kernel(testutils::kTensorCoreGemm, t + 1'000'000, t + 1'000'000 + busyNs);
         core::RangeRow step;
         step.startNs = t;
         step.endNs = t + testutils::kStepNs - 1;
@@ -451,7 +452,16 @@ TEST(Analyzer, IronLawDoesNotCallAnyTermOfFivePercentOrMoreSmall) {
         step.name = b.model().intern("ProfilerStep#" + std::to_string(s));
         b.model().ranges.add(step);
     }
-    const core::TraceModel model = b.build();
+    return b.build();
+}
+
+}  // namespace
+
+// Launch overhead under the verdict's threshold, or idle nobody can explain, still is no small term:
+// the simplified law is not claimed over it (an 18.7 % launch overhead read "small" before).
+TEST(Analyzer, IronLawDoesNotCallAnyTermOfFivePercentOrMoreSmall) {
+    // Busy 85 % of each step, the rest idle that nothing in the trace explains.
+    const core::TraceModel model = gpuOnlySteps(testutils::kStepNs * 85 / 100);
     auto r = analyze(model);
     ASSERT_TRUE(r);
     EXPECT_GE(r->overallSignals.idleUnexplainedFraction, 0.10);
@@ -461,22 +471,8 @@ TEST(Analyzer, IronLawDoesNotCallAnyTermOfFivePercentOrMoreSmall) {
 }
 
 TEST(Analyzer, IdleWithoutHostActivityIsUndeterminedAndSaysWhatIsMissing) {
-    // GPU-only trace (e.g. an export without CPU data): 30 % busy, gaps nobody can explain.
-    testutils::TraceBuilder b;
-    b.device(0, "NVIDIA A100-SXM4-80GB", 108, 80'000'000'000);
-    for (int s = 0; s < 4; ++s) {
-        const core::TimestampNs t = s * testutils::kStepNs;
-        b.kernel(testutils::kTensorCoreGemm, t + 1'000'000, t + 4'000'000);
-        core::RangeRow step;  // the step as Kineto projects it onto the GPU stream (not host activity)
-        step.startNs = t;
-        step.endNs = t + testutils::kStepNs - 1;
-        step.source = core::RangeSource::GpuUserAnnotation;
-        step.deviceIndex = 0;
-        step.streamId = 7;
-        step.name = b.model().intern("ProfilerStep#" + std::to_string(s));
-        b.model().ranges.add(step);
-    }
-    const core::TraceModel model = b.build();
+    // 30 % busy, gaps nobody can explain.
+    const core::TraceModel model = gpuOnlySteps(3'000'000);
     auto r = analyze(model);
     ASSERT_TRUE(r);
     EXPECT_EQ(r->overall.bottleneck, Bottleneck::Undetermined) << r->headline;
