@@ -72,8 +72,8 @@ bool rationaleRepeatsHeadline(const AnalysisReport& report) {
     // The headline is often "<verdict>: <rationale>" or the rationale as a sentence: the rationale
     // is a clause and may differ in its first letter only.
     auto lower = [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); };
-    for (std::size_t at = headline.find(why.substr(1)); at != std::string::npos;
-         at = headline.find(why.substr(1), at + 1)) {
+    const std::string_view rest = std::string_view(why).substr(1);
+    for (std::size_t at = headline.find(rest); at != std::string::npos; at = headline.find(rest, at + 1)) {
         if (at >= 1 && lower(headline[at - 1]) == lower(why[0])) {
             return true;
         }

@@ -202,16 +202,13 @@ TEST(Prediction, CommunicationFixesQuoteTheSameExposedCommunication) {
     comm.collectivesSeen = true;
     comm.worldSize = 8;
     const FixPlan plan = recommendFixes(classifyWindow(comm), comm);
-    int quoted = 0;
     for (const char* id : {"R7", "R12"}) {
         const Recommendation* fix = plan.find(id);
         ASSERT_NE(fix, nullptr) << id;
         EXPECT_NE(fix->evidence.find("exposed communication 30.0 % + waiting on collectives 10.0 %"),
                   std::string::npos)
             << id << ": " << fix->evidence;
-        ++quoted;
     }
-    EXPECT_EQ(quoted, 2);
 }
 
 // Frames are named for a cause that takes some of the step: a data wait of 0.5 % lists no "top
