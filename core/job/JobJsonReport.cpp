@@ -191,6 +191,7 @@ std::string writeJobJson(const JobReport& r) {
         j.key("rank").num(s.rank);
         j.key("lateNs").num(s.lateNs);
         j.key("latePerStepNs").num(s.latePerStepNs);
+        j.key("arrivalLatePerStepNs").num(s.arrivalLatePerStepNs);
         j.key("shareLast").real(s.shareLast);
         j.key("cause").str(toString(s.cause));
         j.key("description").str(describe(s.cause));

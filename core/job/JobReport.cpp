@@ -1,6 +1,26 @@
 #include "core/job/JobReport.h"
 
+#include <algorithm>
+
+#include "core/base/Format.h"
+
 namespace chokepoint::job {
+
+std::string stragglerLateness(const Straggler& s) {
+    const std::string own = core::formatDuration(s.latePerStepNs);
+    const std::string all = core::formatDuration(s.arrivalLatePerStepNs);
+    if (own == all || s.arrivalLatePerStepNs <= s.latePerStepNs) {
+        return own + " late per step";
+    }
+    return own + " late per step from its own work (" + all +
+           " in all: the rest it inherits from waiting for others or carries over from an earlier "
+           "collective)";
+}
+
+core::DurationNs JobRank::latePerStepNs() const {
+    const std::size_t steps = summary ? summary->steps.size() : 0;
+    return lateNs / static_cast<core::DurationNs>(std::max<std::size_t>(1, steps));
+}
 
 std::string_view toString(StragglerCause cause) {
     switch (cause) {

@@ -36,6 +36,9 @@ struct JobRank {
     core::DurationNs collectiveTransferNs = 0;  // the shared transfer part, summed
     core::DurationNs lateNs = 0;                // arrival after the median arrival, summed (>= 0)
     std::int32_t timesLast = 0;                 // collectives at which it arrived last
+
+    // lateNs over the rank's own steps (at least one): the rank table's "late/step".
+    [[nodiscard]] core::DurationNs latePerStepNs() const;
 };
 
 struct ClockAlignment {
@@ -112,7 +115,10 @@ struct Straggler {
     std::int32_t rank = -1;
     core::DurationNs lateNs = 0;         // arrival after the median caused by its own work, summed
     core::DurationNs latePerStepNs = 0;  // lateNs / steps
-    double shareLast = 0;                // of the collectives it arrived last at
+    // All its arrival after the median per step, as the rank table's "late/step" gives it: its own
+    // lateness plus what it inherits from waiting for others or carries over from an earlier call.
+    core::DurationNs arrivalLatePerStepNs = 0;
+    double shareLast = 0;  // of the collectives it arrived last at
     StragglerCause cause = StragglerCause::Unknown;
     // The late rank's excess over the median rank in the segments before the collectives it was
     // last at (index = WorkKind; negative when it did less).
@@ -127,6 +133,10 @@ struct Straggler {
     core::TimeRange showRange;            // job clock: the segment before its latest-by-most arrival
     std::vector<std::int64_t> lateSteps;  // step numbers where it was the last arriver
 };
+
+// "13.9 ms late per step from its own work (15.9 ms in all: ...)": its own lateness, and its whole
+// arrival lateness (the rank table's late/step) where the two differ once printed.
+std::string stragglerLateness(const Straggler& s);
 
 // One step across ranks (steps matched by number).
 struct JobStep {

@@ -93,7 +93,7 @@ std::string writeJobText(const JobReport& r) {
                pad(core::formatDuration(rank.meanStepNs), 12) +
                pad(core::formatDuration(rank.medianStepNs), 12) +
                pad(core::formatDuration(rank.collectiveWaitNs / steps), 12) +
-               pad(core::formatDuration(rank.lateNs / steps), 12) + pad(std::to_string(rank.timesLast), 9) +
+               pad(core::formatDuration(rank.latePerStepNs()), 12) + pad(std::to_string(rank.timesLast), 9) +
                pad(core::formatPercent(rank.summary->exposedCommunicationShareOfStep()), 9) +
                rank.summary->verdict + "\n";
         for (const RankDevice& d : rank.summary->devices) {
@@ -114,9 +114,8 @@ std::string writeJobText(const JobReport& r) {
                core::formatDuration(r.noiseNs) + " per step\n";
     }
     for (const Straggler& s : r.stragglers) {
-        out += "  rank " + std::to_string(s.rank) + ": " + core::formatDuration(s.latePerStepNs) +
-               " late per step; it " + std::string(describe(s.cause)) + " [" +
-               std::string(toString(s.cause)) + "]\n";
+        out += "  rank " + std::to_string(s.rank) + ": " + stragglerLateness(s) + "; it " +
+               std::string(describe(s.cause)) + " [" + std::string(toString(s.cause)) + "]\n";
         for (const std::string& line : s.evidence) {
             out += "    - " + line + "\n";
         }

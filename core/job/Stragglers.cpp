@@ -396,6 +396,7 @@ void findStragglers(JobReport& report, const std::vector<MatchedCall>& calls, co
         s.rank = rank.summary->rank;
         s.lateNs = ownLate[r];
         s.latePerStepNs = ownLate[r] / stepCount;
+        s.arrivalLatePerStepNs = rank.latePerStepNs();
         s.shareLast =
             calls.empty() ? 0 : static_cast<double>(rank.timesLast) / static_cast<double>(calls.size());
         explain(s, report, calls, times, r);

@@ -161,13 +161,19 @@ void StragglerPanel::showStraggler(int index) {
     }
     const job::Straggler& s = report->stragglers[static_cast<std::size_t>(index)];
     QString html;
+    // Its own lateness; where its whole arrival lateness (the rank table's) is larger, that too.
+    const QString inAll = jobDuration(s.arrivalLatePerStepNs) != jobDuration(s.latePerStepNs) &&
+                                  s.arrivalLatePerStepNs > s.latePerStepNs
+                              ? tr("; %1 in all, with what it inherits from waiting for others")
+                                    .arg(jobDuration(s.arrivalLatePerStepNs))
+                              : QString();
     html += tr("<p style='margin:0'><span style='font-size:13pt; color:%5'><b>Rank %1 is late</b></span>"
-               "<br/>%2 after the median arrival per step (%3 over the window); last at %4 of the "
-               "collectives.</p>")
+               "<br/>%2 after the median arrival per step from its own work (%3 over the window)%6; "
+               "last at %4 of the collectives.</p>")
                 .arg(s.rank)
                 .arg(jobDuration(s.latePerStepNs), jobDuration(s.lateNs),
                      QString::fromStdString(core::formatPercent(s.shareLast, 0)))
-                .arg(cssColor(themeColors(palette()).error));
+                .arg(cssColor(themeColors(palette()).error), inAll);
     html += tr("<p><b>Cause:</b> %1</p>").arg(stragglerCauseText(s.cause).toHtmlEscaped());
 
     // Excess work over the median rank before the collectives it was last at.
