@@ -1,5 +1,6 @@
 #include "app/cli/AnalysisArgs.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include "app/cli/ExitCodes.h"
 #include "core/analysis/diagnosis/AnalysisSettingsOptions.h"
 #include "core/base/ScaledNumber.h"
+#include "core/model/DeviceSlice.h"
 
 namespace chokepoint::cli {
 
@@ -117,6 +119,25 @@ bool parseAnalysisArgs(const Args& args, std::size_t fileCount, AnalysisArgs& ou
     return true;
 }
 
+int checkDeviceIndex(const core::TraceModel& model, const AnalysisSetup& setup, const std::string& path,
+                     const char* command) {
+    if (!setup.options.deviceIndex) {
+        return kExitOk;
+    }
+    const std::vector<std::int16_t> devices = core::devicesWithGpuWork(model);
+    if (std::find(devices.begin(), devices.end(), *setup.options.deviceIndex) != devices.end()) {
+        return kExitOk;
+    }
+    std::string withWork;
+    for (std::int16_t d : devices) {
+        withWork += (withWork.empty() ? "" : ", ") + std::to_string(d);
+    }
+    std::fprintf(stderr, "chokepoint-cli %s: --device-index %d: %s has no GPU work on GPU %d (%s)\n", command,
+                 *setup.options.deviceIndex, path.c_str(), *setup.options.deviceIndex,
+                 devices.empty() ? "no GPU did any work in it" : ("GPUs with work: " + withWork).c_str());
+    return kExitUsage;
+}
+
 int prepareAnalysis(const AnalysisArgs& args, AnalysisSetup& setup) {
     analysis::AnalysisOptions& o = setup.options;
     o.modelFlopsPerStep = args.modelFlops;
@@ -128,7 +149,7 @@ int prepareAnalysis(const AnalysisArgs& args, AnalysisSetup& setup) {
     if (!args.precision.empty()) {
         o.precision = analysis::precisionFromName(args.precision);
         if (!o.precision) {
-            std::fprintf(stderr, "chokepoint-cli: --precision must be fp32, tf32, bf16, fp16, fp8 or fp64\n");
+            std::fprintf(stderr, "chokepoint-cli: --precision must be fp64, fp32, tf32, bf16, fp16 or fp8\n");
             return kExitUsage;
         }
     }

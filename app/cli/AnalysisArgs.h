@@ -51,6 +51,11 @@ struct AnalysisSetup {
 // the exit code on failure, kExitOk on success.
 int prepareAnalysis(const AnalysisArgs& args, AnalysisSetup& setup);
 
+// --device-index N names a GPU that did work in `model`; otherwise prints which GPUs did and
+// returns kExitUsage (a wrong argument, not a failed analysis). kExitOk when no index is given.
+int checkDeviceIndex(const core::TraceModel& model, const AnalysisSetup& setup, const std::string& path,
+                     const char* command);
+
 // Writes `text` to `path` (stdout when empty). Returns the exit code.
 int writeOutput(const std::string& path, const std::string& text, const char* command);
 

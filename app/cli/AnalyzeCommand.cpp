@@ -35,7 +35,7 @@ constexpr const char* kAnalyzeUsage =
     "  --device-index N         analyse GPU N alone (its work and the threads that launch on it);\n"
     "                           default: the whole trace, verdicts for the busiest GPU, and one\n"
     "                           line per GPU when several did work\n"
-    "  --precision P            peak precision for MFU: fp32, tf32, bf16, fp16, fp8\n"
+    "  --precision P            peak precision for MFU: fp64, fp32, tf32, bf16, fp16, fp8\n"
     "  --peak-memory BYTES      peak device memory the job needs (torch.cuda.max_memory_allocated())\n"
     "  --oom                    the run hit an out-of-memory error (memory-capacity check)\n"
     "  --config FILE            thresholds (JSON object or key = value lines)\n"
@@ -93,6 +93,10 @@ int runAnalyze(const Args& rawArgs) {
     if (!model) {
         std::fprintf(stderr, "chokepoint-cli analyze: %s\n", model.error().message.c_str());
         return model.error().message == core::kCancelledMessage ? kExitCancelled : kExitBadInput;
+    }
+    if (const int code = checkDeviceIndex(model.value(), setup, parsed.files[0], "analyze");
+        code != kExitOk) {
+        return code;
     }
     const bool jobFormat = parsed.format == "text" || parsed.format == "json";
     if (!parsed.deviceIndex && jobFormat && job::holdsSeveralRanks(model.value())) {

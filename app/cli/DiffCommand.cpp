@@ -38,6 +38,9 @@ int analyzeOne(const std::string& path, const AnalysisSetup& setup,
         std::fprintf(stderr, "chokepoint-cli diff: %s\n", model.error().message.c_str());
         return model.error().message == core::kCancelledMessage ? kExitCancelled : kExitBadInput;
     }
+    if (const int code = checkDeviceIndex(model.value(), setup, path, "diff"); code != kExitOk) {
+        return code;
+    }
     auto shared = std::make_shared<const core::TraceModel>(std::move(model.value()));
     analysis::AnalysisOptions options = setup.options;
     options.sourcePath = path;

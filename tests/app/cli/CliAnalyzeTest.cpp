@@ -69,6 +69,15 @@ TEST(CliAnalyze, AnalyzesASharedTraceInEveryFormat) {
     EXPECT_NE(configError.out.find("line 1"), std::string::npos);
     std::remove(badConfig.c_str());
     EXPECT_EQ(runCli("analyze " + path + " --device no-such-device").exitCode, 2);
+    // A GPU the trace has no work on is a wrong argument (2), named with the GPUs that have work,
+    // not a failed analysis (3); the same for diff. fp64 is a precision the help names.
+    for (const std::string& command : {"analyze " + path, "diff " + path + " " + path}) {
+        const CliResult noSuchGpu = runCli(command + " --device-index 5");
+        EXPECT_EQ(noSuchGpu.exitCode, 2) << command << "\n" << noSuchGpu.out;
+        EXPECT_NE(noSuchGpu.out.find("GPUs with work: 2"), std::string::npos) << noSuchGpu.out;
+    }
+    EXPECT_EQ(runCli("analyze " + path + " --precision fp64").exitCode, 0);
+    EXPECT_NE(runCli("analyze --help").out.find("fp64"), std::string::npos);
     CliResult diff = runCli("diff " + path + " " + path + " --format json");
     ASSERT_EQ(diff.exitCode, 0) << diff.out;
     ASSERT_EQ(parser.parse(diff.out).get(doc), simdjson::SUCCESS);

@@ -132,8 +132,9 @@ TEST(PerDeviceTest, CliDeviceIndexAndPerDeviceLines) {
     EXPECT_EQ(one.exitCode, 0) << one.out;
     EXPECT_NE(one.out.find("Scope: GPU 1 alone"), std::string::npos) << one.out;
     const testutils::CliResult absent = testutils::runCli("analyze " + path + " --device-index 7");
-    EXPECT_EQ(absent.exitCode, 3) << absent.out;
-    EXPECT_NE(absent.out.find("GPU 7 has no GPU work"), std::string::npos) << absent.out;
+    EXPECT_EQ(absent.exitCode, 2) << absent.out;  // a wrong argument, not a failed analysis
+    EXPECT_NE(absent.out.find("no GPU work on GPU 7 (GPUs with work: 0, 1)"), std::string::npos)
+        << absent.out;
     EXPECT_EQ(testutils::runCli("analyze " + path + " --device-index first").exitCode, 2);
 }
 
