@@ -82,6 +82,8 @@ bool parseAnalysisArgs(const Args& args, std::size_t fileCount, AnalysisArgs& ou
                 error = "--format must be text, json, markdown, csv-kernels or csv-ops";
                 ok = false;
             }
+        } else if (a == "--json") {
+            out.format = "json";  // as `info --json`
         } else if (a == "--output" || a == "-o") {
             ok = next(out.output);
         } else if (a == "--explain") {

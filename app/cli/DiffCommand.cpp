@@ -26,6 +26,7 @@ constexpr const char* kDiffUsage =
     "  --model-flops F | --params N --tokens-per-step T   model FLOPs per step (for MFU)\n"
     "  --device NAME     datasheet to use        --precision P   peak precision for MFU\n"
     "  --config FILE     thresholds              --format text|json|markdown (default text)\n"
+    "  --json            the same as --format json\n"
     "  --output FILE     write to FILE instead of stdout\n"
     "  --device-index N  compare GPU N of each trace alone\n\n"
     "Exit codes: 0 success, 1 unreadable or invalid trace or config, 2 wrong arguments,\n"

@@ -24,8 +24,8 @@ namespace {
 using namespace chokepoint::core;
 
 constexpr const char* kInfoUsage =
-    "Usage: chokepoint-cli info FILE [--json]\n"
-    "       chokepoint-cli info FILE FILE... | FOLDER | 'GLOB' [--json]   (a job: its ranks)\n\n"
+    "Usage: chokepoint-cli info FILE [--format text|json]\n"
+    "       chokepoint-cli info FILE FILE... | FOLDER | 'GLOB' [--format text|json]   (a job: its ranks)\n\n"
     "Prints what is in a trace: devices (name, SMs, memory, compute capability), ranks, time span,\n"
     "training steps and their time as `analyze` finds them (ProfilerStep#N, the helper's chokepoint:step#N\n"
     "or the capture's --marker, step-named ranges,\n"
@@ -33,7 +33,7 @@ constexpr const char* kInfoUsage =
     "loading.\n"
     "FILE may be PyTorch profiler / Kineto JSON (.json, .json.gz), an Nsight Systems SQLite\n"
     "export or a .cptrace file; the format is detected from the file's first bytes.\n\n"
-    "  --json   machine-readable output on stdout\n\n"
+    "  --format json   machine-readable output on stdout (--json is the same)\n\n"
     "Exit codes: 0 success, 1 unreadable or invalid FILE, 2 wrong arguments, 130 cancelled.\n";
 
 // The steps as `analyze` finds them (core/analysis/metrics/StepDetection.h), with the step time
@@ -261,13 +261,27 @@ int runInfo(const Args& args) {
     std::string path;
     std::vector<std::string> inputs;
     bool json = false;
-    for (const std::string& arg : args) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string& arg = args[i];
         if (arg == "--help" || arg == "-h") {
             std::fputs(kInfoUsage, stdout);
             return kExitOk;
         }
         if (arg == "--json") {
             json = true;
+        } else if (arg == "--format" || arg.rfind("--format=", 0) == 0) {
+            // The same spelling as analyze and diff: --format text|json.
+            std::string value;
+            if (arg != "--format") {
+                value = arg.substr(9);
+            } else if (i + 1 < args.size()) {
+                value = args[++i];
+            }
+            if (value != "text" && value != "json") {
+                std::fprintf(stderr, "chokepoint-cli info: --format must be text or json\n\n%s", kInfoUsage);
+                return kExitUsage;
+            }
+            json = value == "json";
         } else if (!arg.empty() && arg[0] == '-') {
             std::fprintf(stderr, "chokepoint-cli info: unknown option '%s'\n\n%s", arg.c_str(), kInfoUsage);
             return kExitUsage;

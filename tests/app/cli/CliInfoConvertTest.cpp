@@ -125,6 +125,14 @@ TEST_F(CliTest, InfoJsonIsValidAndComplete) {
     EXPECT_EQ(std::int64_t(doc["distributed"]["worldSize"]), 4);
     EXPECT_EQ(std::string_view(doc["format"]), "cptrace");
     EXPECT_TRUE(bool(doc["gpuActivity"]));
+    // One spelling for every command: info takes --format json as analyze does, and analyze takes
+    // --json as info does; a format info cannot write is a wrong argument.
+    EXPECT_EQ(run("info --format json " + file).out, r.out);
+    EXPECT_EQ(run("info --format=json " + file).out, r.out);
+    EXPECT_EQ(run("info --format text " + file).out, run("info " + file).out);
+    EXPECT_EQ(run("info --format markdown " + file).exitCode, 2);
+    EXPECT_EQ(run("info --format").exitCode, 2);
+    EXPECT_EQ(run("analyze --json " + file).out, run("analyze --format json " + file).out);
 }
 
 TEST_F(CliTest, InfoSaysWhenThereIsNoGpuActivity) {
