@@ -57,6 +57,14 @@ struct DiagnosisSignals {
     // The frames that took the data-wait idle: the input pipeline's ranges and what runs inside them
     // (transforms, collate, copies), by exclusive time (overall scope; share of the window).
     std::vector<HostFrameShare> dataWaitFrames;
+    // GPU idle that began while the host was in a synchronizing call (GpuTimeAccounting's
+    // afterSync), whatever its cause: the queue drained because the host waited for it. And the
+    // calls it followed, by that time (shareOfCause: of this idle; shareOfWindow: of the window).
+    double idleAfterSyncFraction = 0;
+    // The launching threads inside synchronizing calls (GpuTimeBreakdown::hostSyncNs), share of
+    // the window: host time blocked on the GPU.
+    double hostSyncFraction = 0;
+    std::vector<HostFrameShare> afterSyncCalls;
     // Sampled call stacks (the Python sampler; overall scope): what the sampled threads ran while the
     // GPU idled. Shares are of the device's idle time in the steady steps (StackIdleProfile.h): each
     // is at most 1; entries of different threads may add up to more than 1.

@@ -253,6 +253,21 @@ std::vector<FixRule> makeTable() {
          "",
          FixRuleStage::Evaluate,
          fixrules::fusedOptimizer});
+    t.push_back(
+        {"R19",
+         "Fewer host synchronizations in the step",
+         "headline class; hostSyncFraction, idleAfterSyncFraction, afterSyncCalls, busyFraction, "
+         "hostWorkFraction",
+         "the host blocked in synchronizing calls and the GPU idle in gaps that begin during one both "
+         "≥ `secondaryMinFraction` (10 %) of the step",
+         "at most min(host time in those calls, the idle after them), bounded by GPU busy and the "
+         "host's launch path (PyTorch docs, CUDA semantics: asynchronous execution)",
+         {"r19_remove_syncs"},
+         {{B::Data, 3}, {B::LaunchOverhead, 3}, {B::HostBound, 2}},
+         {},
+         "",
+         FixRuleStage::Evaluate,
+         fixrules::removeHostSyncs});
     return t;
 }
 

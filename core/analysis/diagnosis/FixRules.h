@@ -70,6 +70,7 @@ void hostWorkOffPath(FixContext& ctx);          // R15
 void fillTheSms(FixContext& ctx);               // R16
 void hostDeviceCopies(FixContext& ctx);         // R17
 void fusedOptimizer(FixContext& ctx);           // R18
+void removeHostSyncs(FixContext& ctx);          // R19
 }  // namespace fixrules
 
 }  // namespace chokepoint::analysis

@@ -1,4 +1,5 @@
-// The host-side fix rules: host work off the critical path (R15) and the optimizer step (R18).
+// The host-side fix rules: host work off the critical path (R15), the optimizer step (R18) and
+// host synchronizations that drain the GPU's queue (R19).
 
 #include <algorithm>
 #include <cmath>
@@ -123,6 +124,73 @@ void fusedOptimizer(FixContext& ctx) {
     r.pytorchChange = FixContext::snippet("r18_fused_optimizer");
     r.references = "PyTorch documentation: torch.optim (foreach and fused implementations, Algorithms)";
     ctx.show(std::move(r), "optimizer step in Python " + pct(stepShare) + " of the step");
+}
+
+// --- R19: host synchronizations that drain the queue -----------------------------------------
+// A synchronizing call (.item(), .cpu(), torch.cuda.synchronize, a blocking copy) holds the host
+// until the GPU has finished everything queued; the GPU then idles until the host, back from the
+// call, has launched again. Without the call the host's next work overlaps the GPU's queued work.
+// Saving: at most the host time blocked in those calls and at most the idle that followed them;
+// the step stays at least the GPU's busy time and the host's launch-path work.
+void removeHostSyncs(FixContext& ctx) {
+    const DiagnosisSignals& s = ctx.signals();
+    const DiagnosisConfig& c = ctx.config();
+    const double stepNs = ctx.stepNs();
+    const double saved = std::min(s.hostSyncFraction, s.idleAfterSyncFraction);
+    if (saved < c.secondaryMinFraction) {
+        ctx.skip("R19", "the host is blocked in synchronizing calls " + pct(s.hostSyncFraction) +
+                            " of the step and the GPU idles " + pct(s.idleAfterSyncFraction) +
+                            " right after them: the smaller is below " + pct(c.secondaryMinFraction));
+        return;
+    }
+    // The idle after the calls must be the host's: launching, working or loading data. Where no
+    // host activity explains it (code the trace does not record), nothing says what would overlap.
+    Bottleneck target = Bottleneck::Undetermined;
+    for (const Bottleneck b : {ctx.verdict().bottleneck, Bottleneck::LaunchOverhead, Bottleneck::HostBound,
+                               Bottleneck::Data}) {
+        const bool hostSide =
+            b == Bottleneck::LaunchOverhead || b == Bottleneck::HostBound || b == Bottleneck::Data;
+        if (hostSide && ctx.active(b) && target == Bottleneck::Undetermined) {
+            target = b;
+        }
+    }
+    if (target == Bottleneck::Undetermined) {
+        ctx.skip("R19", "the GPU idles " + pct(s.idleAfterSyncFraction) +
+                            " after synchronizing calls, but neither launch overhead, host work nor data "
+                            "loading binds the step: the trace does not show what the host does then");
+        return;
+    }
+    Recommendation r;
+    r.ruleId = "R19";
+    r.target = target;
+    r.term = IronLawTerm::Utilization;
+    r.targetShare = saved;
+    r.evidence = "the host waits in synchronizing calls " + pct(s.hostSyncFraction) +
+                 " of the step, and the GPU idles " + pct(s.idleAfterSyncFraction) +
+                 " of the step in gaps that begin while the host is in one";
+    std::string calls;
+    for (std::size_t i = 0; i < s.afterSyncCalls.size() && i < 3; ++i) {
+        const DiagnosisSignals::HostFrameShare& call = s.afterSyncCalls[i];
+        calls += (calls.empty() ? "" : ", ") + call.name + " (" + pct(call.shareOfCause) + ")";
+    }
+    if (!calls.empty()) {
+        r.evidence += ": after " + calls;
+    }
+    const double busyNs = s.busyFraction * stepNs;
+    const double afterNs = std::max({stepNs - saved * stepNs, busyNs, ctx.hostPathNs()});
+    r.gain = ctx.gainOf({afterNs, afterNs, stepNs}, true,
+                        "without the synchronization the host's next work overlaps the GPU's queued work: "
+                        "at most the time it waited there, and at most the idle that followed; the step "
+                        "cannot get shorter than the GPU's busy time or the host's launch-path work",
+                        "high end: no gain, when the value is needed at once on the host (a data-dependent "
+                        "branch, nonzero or a boolean mask that sizes the next tensor)");
+    r.costs = "logged values arrive a few steps late; accumulate them on the GPU";
+    r.risks = "a removed synchronization can hide an asynchronous CUDA error until a later call";
+    r.pytorchChange = FixContext::snippet("r19_remove_syncs");
+    r.references =
+        "PyTorch documentation: torch.cuda.set_sync_debug_mode, CUDA semantics (asynchronous "
+        "execution); PyTorch Performance Tuning Guide (avoid unnecessary CPU-GPU synchronization)";
+    ctx.show(std::move(r), "the GPU idles " + pct(s.idleAfterSyncFraction) + " after host synchronizations");
 }
 
 }  // namespace chokepoint::analysis::fixrules

@@ -164,8 +164,11 @@ void writeSignals(Json& j, const DiagnosisSignals& s) {
     j.key("housekeeping").num(s.idleHousekeepingFraction);
     j.key("garbageCollection").num(s.idleGcFraction);
     j.endObject();
+    j.key("idleAfterSync").num(s.idleAfterSyncFraction);
+    j.key("hostSync").num(s.hostSyncFraction);
     for (const auto& [key, frames] :
-         {std::pair{"hostWorkFrames", &s.hostWorkFrames}, std::pair{"dataWaitFrames", &s.dataWaitFrames}}) {
+         {std::pair{"hostWorkFrames", &s.hostWorkFrames}, std::pair{"dataWaitFrames", &s.dataWaitFrames},
+          std::pair{"afterSyncCalls", &s.afterSyncCalls}}) {
         j.key(key).beginArray();
         for (const DiagnosisSignals::HostFrameShare& f : *frames) {
             j.beginObject();

@@ -367,6 +367,8 @@ private:
             for (std::size_t k = 0; k < sum.idleByCauseNs.size(); ++k) {
                 sum.idleByCauseNs[k] += b->idleByCauseNs[k];
             }
+            sum.idleAfterSyncNs += b->idleAfterSyncNs;
+            sum.hostSyncNs += b->hostSyncNs;
             sum.hostWorkNs += b->hostWorkNs;
             sum.kernelCount += b->kernelCount;
             sum.memcpyCount += b->memcpyCount;
@@ -443,6 +445,8 @@ private:
         s.idleDataWaitFraction = cause(IdleCause::DataWait);
         s.idleLaunchOverheadFraction = cause(IdleCause::LaunchOverhead);
         s.idleSyncFraction = cause(IdleCause::Synchronization);
+        s.idleAfterSyncFraction = b.share(b.idleAfterSyncNs);
+        s.hostSyncFraction = b.share(b.hostSyncNs);
         s.idleCollectiveFraction = cause(IdleCause::Collective);
         s.idleUnexplainedFraction = cause(IdleCause::Unexplained) + cause(IdleCause::OtherStream);
         s.idleHostWorkFraction = cause(IdleCause::HostWork);
@@ -566,6 +570,12 @@ private:
         };
         fill(m_metrics.accounting.hostWorkFrames, s.idleHostWorkFraction, s.hostWorkFrames);
         fill(m_metrics.accounting.dataWaitFrames, s.idleDataWaitFraction, s.dataWaitFrames);
+        fill(m_metrics.accounting.afterSyncCalls, s.idleAfterSyncFraction, s.afterSyncCalls);
+        for (DiagnosisSignals::HostFrameShare& call : s.afterSyncCalls) {
+            if (call.name.empty()) {
+                call.name = "a CUDA synchronization";
+            }
+        }
     }
 
     // The sampled stacks that filled this device's idle (StackIdleProfile): the largest stacks and

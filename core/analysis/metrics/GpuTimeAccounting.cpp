@@ -83,6 +83,41 @@ private:
     std::priority_queue<std::pair<TimestampNs, std::size_t>> m_heap;
 };
 
+// For probe times given in ascending order, the synchronizing call the host was in at the probe
+// time or had left at most `toleranceNs` before it: the outermost framework op among those (the
+// user's aten::item rather than the cudaMemcpyAsync inside it), else the outermost call.
+class SyncCallSweeper {
+public:
+    SyncCallSweeper(std::vector<Item> items, DurationNs toleranceNs)
+        : m_items(std::move(items)), m_toleranceNs(toleranceNs) {
+        std::sort(m_items.begin(), m_items.end(),
+                  [](const Item& a, const Item& b) { return a.range.startNs < b.range.startNs; });
+    }
+    const Item* at(TimestampNs t) {
+        while (m_next < m_items.size() && m_items[m_next].range.startNs < t) {
+            m_active.push_back(m_next++);
+        }
+        std::erase_if(m_active, [&](std::size_t i) { return m_items[i].range.endNs + m_toleranceNs < t; });
+        const Item* best = nullptr;
+        for (std::size_t i : m_active) {
+            const Item& item = m_items[i];
+            const bool op = item.kind == IdleEvidence::Kind::CpuOp;
+            const bool bestOp = best != nullptr && best->kind == IdleEvidence::Kind::CpuOp;
+            if (best == nullptr || (op && !bestOp) ||
+                (op == bestOp && item.range.startNs < best->range.startNs)) {
+                best = &item;
+            }
+        }
+        return best;
+    }
+
+private:
+    std::vector<Item> m_items;
+    DurationNs m_toleranceNs;
+    std::size_t m_next = 0;
+    std::vector<std::size_t> m_active;  // started before the last probe, not yet over (few: nesting)
+};
+
 struct DeviceSets {
     IntervalSet busy, compute, communication, copy, memset;
     std::array<IntervalSet, kCopyKindCount> copyByKind;
@@ -705,6 +740,16 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
             }
             return longest;
         };
+        std::vector<Item> syncItems = host.items[kSync];
+        for (Item& item : syncItems) {  // a sync record is named by the API call that made it
+            if (item.kind == IdleEvidence::Kind::Sync && model.syncs.apiCall[item.row].valid() &&
+                model.syncs.apiCall[item.row].index < model.apiCalls.size()) {
+                item.name = model.apiCalls.name[model.syncs.apiCall[item.row].index];
+            }
+        }
+        SyncCallSweeper syncCalls(std::move(syncItems), options.syncDrainToleranceNs);
+        std::unordered_map<std::uint32_t, DurationNs> afterSyncNs;  // idle after a sync, per call name
+        DurationNs afterSyncWholeNs = 0;
         std::array<InnermostSweeper, kCategoryCount> sweepers{
             InnermostSweeper(std::move(host.items[kData])),
             InnermostSweeper(std::move(host.items[kCollective])),
@@ -744,6 +789,8 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
             auto first = std::lower_bound(host.launchStarts.begin(), host.launchStarts.end(), gap.startNs);
             auto last = std::lower_bound(first, host.launchStarts.end(), gap.endNs);
             idle.launchCount = static_cast<std::int32_t>(last - first);
+            // Before the queued check: a host blocked in a sync has nothing queued behind the drain.
+            const Item* syncCall = syncCalls.at(gap.startNs);
             if (const DeviceSets::Launched* next = queuedOpEnding(d, gap)) {
                 // A queued wait: the op that ends the gap had been launched before the gap began, so
                 // the device was not waiting for the host, whatever the host was doing. Inside the
@@ -768,6 +815,14 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
                 (idle.stepIndex >= 0 && static_cast<std::size_t>(idle.stepIndex) < steadySteps.size() &&
                  steadySteps[static_cast<std::size_t>(idle.stepIndex)]);
             std::unordered_map<std::uint32_t, DurationNs> uncounted;
+            if (syncCall != nullptr) {
+                idle.afterSync = true;
+                idle.afterSyncName = syncCall->name;
+                if (framesCounted) {
+                    afterSyncNs[syncCall->name.index] += gap.durationNs();
+                    afterSyncWholeNs += gap.durationNs();
+                }
+            }
             const double length = static_cast<double>(gap.durationNs());
             double bestCoverage = 0;
             std::size_t winner = kCategoryCount;
@@ -836,6 +891,7 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
         }
         appendTopFrames(frameNs, hostThreadNs, device, hostFramesWholeNs, result.hostWorkFrames);
         appendTopFrames(dataFrameNs, dataThreadNs, device, dataFramesWholeNs, result.dataWaitFrames);
+        appendTopFrames(afterSyncNs, {}, device, afterSyncWholeNs, result.afterSyncCalls);
         const std::size_t endInterval = result.idleIntervals.size();
 
         auto addCauses = [&](GpuTimeBreakdown& b) {
@@ -847,6 +903,7 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
             for (; it != end && it->range.startNs < b.window.endNs; ++it) {
                 DurationNs overlap = it->range.intersect(b.window).durationNs();
                 b.idleByCauseNs[static_cast<std::size_t>(it->cause)] += overlap;
+                b.idleAfterSyncNs += it->afterSync ? overlap : 0;
                 b.idleIntervalCount += overlap > 0 ? 1 : 0;
             }
             // Idle time outside the span (cannot happen for windows inside it) stays unexplained.
@@ -868,6 +925,7 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
             b.memsetCount = c[2];
             b.shortKernelCount = c[3];
             b.hostWorkNs = hostWorkIn(b.window);
+            b.hostSyncNs = host.sets[kSync].coveredNs(b.window);
             addCauses(b);
             result.perStep.push_back(b);
         }
@@ -881,6 +939,7 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
             total.shortKernelCount += perStepCounts[s][3];
         }
         total.hostWorkNs = hostWorkIn(total.window);
+        total.hostSyncNs = host.sets[kSync].coveredNs(total.window);
         addCauses(total);
         result.perDevice.push_back(total);
 

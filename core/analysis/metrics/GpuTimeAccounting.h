@@ -135,6 +135,12 @@ struct IdleInterval {
     // attribution rules above).
     bool queued = false;
     IdleEvidence evidence;
+    // The host was inside a synchronizing call (cudaStreamSynchronize, .item(), a blocking copy) when
+    // the GPU ran out of work: the call waited for the queue to drain, and the GPU idles until the
+    // host, back from it, launches again. Whatever the gap's cause, that wait emptied the queue.
+    // afterSyncName: the outermost framework op among the calls (aten::item), else the call itself.
+    bool afterSync = false;
+    core::StringId afterSyncName;
 };
 
 // Directions for the copy split (index = core::MemcpyKind value).
@@ -157,6 +163,12 @@ struct GpuTimeBreakdown {
     core::DurationNs pageableHostCopyNs = 0;      // H2D/D2H copies whose host side is pageable memory
     core::DurationNs idleNs = 0;                  // windowNs - busyNs
     std::array<core::DurationNs, kIdleCauseCount> idleByCauseNs{};  // device-level idle only
+    // Device-level idle whose gap began while the host was in a synchronizing call (afterSync):
+    // a part of idleNs across causes, the queue the synchronization let drain.
+    core::DurationNs idleAfterSyncNs = 0;
+    // The time the threads that launch this device's work spend inside synchronizing calls in the
+    // window (their union): host time blocked on the GPU, which host work could otherwise overlap.
+    core::DurationNs hostSyncNs = 0;
     // Host work on the launch path: for each thread that launches this device's work, the time in
     // the window during which it runs a framework op, Python function or runtime call, less its data
     // loading (and the batch upload) and blocking waits (synchronizations, blocking copies); the
@@ -188,6 +200,9 @@ struct AccountingOptions {
     // 5-30 us of dispatch and launch, so 100 us without a launch is several ops' worth of time
     // spent on something else.
     core::DurationNs launchSilenceNs = 100'000;
+    // A gap follows a synchronization when a synchronizing call started before the gap and ended
+    // no earlier than this before it: host and GPU timestamps of one trace can differ by a few us.
+    core::DurationNs syncDrainToleranceNs = 10'000;
     int frameSamplesPerGap = 64;  // sampled points per HostWork gap for hostWorkFrames
     // A thread's "CPU %" sample at least this high (100 = one core) puts it on the CPU for the
     // sample's interval: half a core, so a thread that mostly waits (a blocked DataLoader
@@ -216,6 +231,10 @@ struct GpuTimeAccountingResult {
     // descending (at most 20 per device). A data range's own exclusive time is its code that the
     // profiler recorded no frames for (Python without with_stack, or a wait on worker processes).
     std::vector<HostFrameTime> dataWaitFrames;
+    // Per device (ascending): the synchronizing calls the idle after a synchronization followed
+    // (IdleInterval::afterSyncName), by that gap time descending (at most 20 per device); wholeNs is
+    // the device's idle after synchronizations in the gaps counted.
+    std::vector<HostFrameTime> afterSyncCalls;
 };
 
 class SampledStacks;

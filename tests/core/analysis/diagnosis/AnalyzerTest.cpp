@@ -128,7 +128,7 @@ TEST(Analyzer, GuardsHideRulesAndExplainWhy) {
     EXPECT_FALSE(r->fixes.decision("R4")->shown);
     EXPECT_NE(r->fixes.decision("R4")->reason.find("10M"), std::string::npos);
     // Every rule R1..R17 has a decision, and every hidden one a reason.
-    EXPECT_EQ(r->fixes.decisions.size(), 18u);
+    EXPECT_EQ(r->fixes.decisions.size(), 19u);
     for (const RuleDecision& d : r->fixes.decisions) {
         EXPECT_FALSE(d.reason.empty()) << d.ruleId;
     }
@@ -394,7 +394,7 @@ TEST(Analyzer, JsonReportParsesAndHasTheDocumentedFields) {
     EXPECT_TRUE(first["gain"]["stepTimeAfterNs"].is_double());
     EXPECT_TRUE(first["gain"]["mfuAfter"].is_double());
     EXPECT_FALSE(std::string_view(first["pytorch"]).empty());
-    EXPECT_EQ(simdjson::dom::array(doc["ruleDecisions"]).size(), 18u);
+    EXPECT_EQ(simdjson::dom::array(doc["ruleDecisions"]).size(), 19u);
     EXPECT_EQ(simdjson::dom::array(doc["stepVerdicts"]).size(), r->steps.size());
     EXPECT_TRUE(doc["phaseVerdicts"].is_array());
     EXPECT_TRUE(doc["topKernels"].is_array());

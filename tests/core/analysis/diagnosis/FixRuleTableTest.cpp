@@ -65,7 +65,7 @@ TEST(FixRuleTable, EveryRuleIsCompleteAndNamedOnce) {
         }
         EXPECT_EQ(findFixRule(rule.id), &rule);
     }
-    EXPECT_EQ(fixRules().size(), 18u);
+    EXPECT_EQ(fixRules().size(), 19u);
 }
 
 TEST(FixRuleTable, HeadlineOrdersHaveOnePlaceEach) {

@@ -79,6 +79,49 @@ TEST(HostBound, CodeThatLaunchesNothingIsHostBoundAndNamesItsFrames) {
     EXPECT_EQ(r->fixes.find("R6"), nullptr);
 }
 
+// R19: each step the host calls .item() right after launching, so it sits in aten::item (its
+// cudaStreamSynchronize) for the whole 4 ms kernel, and then runs 6 ms of Python that launches
+// nothing while the GPU idles. Without the sync the Python would overlap the kernel: the step
+// could fall from 10 ms to about 6.1 ms (the host's own work), not below.
+TEST(HostBound, ASynchronizationThatDrainsTheQueueIsNamedWithItsCall) {
+    const core::TraceModel model = job([](TraceBuilder& b, core::TimestampNs from, core::TimestampNs to) {
+        b.cpuOp("aten::item", from - 3'900 * kUs, from + 20 * kUs);
+        b.apiCall("cudaStreamSynchronize", from - 3'880 * kUs, from + 10 * kUs);
+        b.cpuOp("train.py(88): training_step", from + 50 * kUs, to);
+    });
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    const DiagnosisSignals& s = r->overallSignals;
+    EXPECT_NEAR(s.idleAfterSyncFraction, 0.6, 0.01);
+    EXPECT_NEAR(s.hostSyncFraction, 0.39, 0.01);
+    ASSERT_FALSE(s.afterSyncCalls.empty());
+    EXPECT_EQ(s.afterSyncCalls.front().name, "aten::item");  // the op, not the runtime call inside it
+    const Recommendation* sync = r->fixes.find("R19");
+    ASSERT_NE(sync, nullptr) << writeTextReport(*r);
+    EXPECT_NE(sync->evidence.find("after aten::item (100.0 %)"), std::string::npos) << sync->evidence;
+    EXPECT_NEAR(sync->gain.stepTimeAfterNs, 6.1e6, 0.1e6) << sync->gain.basis;
+    EXPECT_GE(sync->gain.stepTimeAfterNs, s.busyFraction * 10e6);
+
+    // The same job without the synchronization: nothing to remove.
+    const core::TraceModel unsynced = job([](TraceBuilder& b, core::TimestampNs from, core::TimestampNs to) {
+        b.cpuOp("train.py(88): training_step", from + 50 * kUs, to);
+    });
+    auto plain = analyze(unsynced);
+    ASSERT_TRUE(plain);
+    EXPECT_EQ(plain->overallSignals.idleAfterSyncFraction, 0.0);
+    EXPECT_EQ(plain->fixes.find("R19"), nullptr);
+    // A host that waits in a sync while the GPU stays busy to the end of the step loses nothing.
+    const core::TraceModel busy = job([](TraceBuilder& b, core::TimestampNs from, core::TimestampNs to) {
+        b.cpuOp("aten::item", from - 3'900 * kUs, from - 100 * kUs);
+        b.apiCall("cudaLaunchKernel", from - 3'950 * kUs, from - 3'945 * kUs, 900 + from);
+        b.kernel("ampere_sgemm_128x64_tn", from, to, 0, 7, 900 + from);
+    });
+    auto computeBound = analyze(busy);
+    ASSERT_TRUE(computeBound);
+    EXPECT_LT(computeBound->overallSignals.idleAfterSyncFraction, 0.01);
+    EXPECT_EQ(computeBound->fixes.find("R19"), nullptr);
+}
+
 TEST(HostBound, CompilationIsAWarmUpCostNotLaunchOverhead) {
     const core::TraceModel model = job([](TraceBuilder& b, core::TimestampNs from, core::TimestampNs to) {
         b.cpuOp("torch/_dynamo/convert_frame.py(1045): _compile", from, to);
