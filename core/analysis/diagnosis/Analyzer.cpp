@@ -532,7 +532,7 @@ std::string headlineOf(const AnalysisReport& r) {
                    pct(s.exposedCommunicationShare()) + " of each step";
         case Bottleneck::LaunchOverhead:
             return name + ": the GPU idles " + pct(s.idleLaunchOverheadFraction + s.idleSyncFraction) +
-                   " of each step while the host launches and synchronizes (" +
+                   " of each step while the host " + overheadActivityText(s) + " (" +
                    std::to_string(s.shortKernelCount) + " of " + std::to_string(s.kernelCount) +
                    " kernels are short)";
         case Bottleneck::HostBound: {

@@ -217,7 +217,7 @@ GapCandidate overheadCandidate(const DiagnosisSignals& s, const DiagnosisConfig&
     if (std::abs(g.share - c.launchOverheadMinFraction) < kSmallMargin) {
         g.confidence -= kMarginPenalty;
     }
-    g.rationale = "the GPU idles " + pct(g.share) + " of each step while the host launches and synchronizes";
+    g.rationale = "the GPU idles " + pct(g.share) + " of each step while the host " + overheadActivityText(s);
     return g;
 }
 

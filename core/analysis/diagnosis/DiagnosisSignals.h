@@ -57,8 +57,9 @@ struct DiagnosisSignals {
     // The frames that took the data-wait idle: the input pipeline's ranges and what runs inside them
     // (transforms, collate, copies), by exclusive time (overall scope; share of the window).
     std::vector<HostFrameShare> dataWaitFrames;
-    // GPU idle that began while the host was in a synchronizing call (GpuTimeAccounting's
-    // afterSync), whatever its cause: the queue drained because the host waited for it. And the
+    // GPU idle during a synchronization or that began while the host was in a synchronizing call
+    // (GpuTimeAccounting's afterSync), whatever its cause: the queue drained because the host
+    // waited for it. And the
     // calls it followed, by that time (shareOfCause: of this idle; shareOfWindow: of the window).
     double idleAfterSyncFraction = 0;
     // The launching threads inside synchronizing calls (GpuTimeBreakdown::hostSyncNs), share of

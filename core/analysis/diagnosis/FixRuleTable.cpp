@@ -89,13 +89,14 @@ std::vector<FixRule> makeTable() {
          "Operator/kernel fusion (torch.compile, CUDA graphs)",
          "verdict classes; elementwiseShare, fusableKernelNameCount, compiledCodeSeen, cudaGraphsSeen, "
          "idleLaunchOverheadFraction, idleSyncFraction, shortKernelCount, kernelCount, busyFraction",
-         "launch overhead active, or memory-bw active with elementwise+norm+reduction ≥ "
+         "launch overhead active with its dispatch part ≥ `secondaryMinFraction` (10 %), or memory-bw "
+         "active with elementwise+norm+reduction ≥ "
          "`fusionMinShare` (10 %) from two or more kernel names; not when both compiled code and CUDA "
          "graphs are in the trace, and its code suggests only the one not in use",
          "at most step − launch idle, bounded by GPU busy (PyTorch docs, CUDA Graphs); or at most half "
          "the fusable kernel time (no published figure applies to an arbitrary kernel mix)",
          {"r6_compile_and_graphs", "r6_compile", "r6_cuda_graphs", "r6_keep_on_gpu"},
-         {{B::MemoryBandwidth, 0}, {B::LaunchOverhead, 1}, {B::ComputeMemoryMixed, 0}},
+         {{B::MemoryBandwidth, 0}, {B::LaunchOverhead, 2}, {B::ComputeMemoryMixed, 0}},
          {},
          "",
          FixRuleStage::Evaluate,
@@ -132,7 +133,7 @@ std::vector<FixRule> makeTable() {
          "launch-bound: per-sample time at 2× batch; compute-bound: not computable (batch not recorded; "
          "wave quantization, NVIDIA Deep Learning Performance Guide)",
          {"r9_batch"},
-         {{B::Compute, 2}, {B::LaunchOverhead, 2}, {B::ComputeMemoryMixed, 3}},
+         {{B::Compute, 2}, {B::LaunchOverhead, 3}, {B::ComputeMemoryMixed, 3}},
          {},
          "",
          FixRuleStage::Evaluate,
@@ -258,12 +259,12 @@ std::vector<FixRule> makeTable() {
          "Fewer host synchronizations in the step",
          "headline class; hostSyncFraction, idleAfterSyncFraction, afterSyncCalls, busyFraction, "
          "hostWorkFraction",
-         "the host blocked in synchronizing calls and the GPU idle in gaps that begin during one both "
-         "≥ `secondaryMinFraction` (10 %) of the step",
+         "the host blocked in synchronizing calls and the GPU idle during or right after one both "
+         "≥ `secondaryMinFraction` (10 %) of the step; launch overhead, host work or data loading active",
          "at most min(host time in those calls, the idle after them), bounded by GPU busy and the "
          "host's launch path (PyTorch docs, CUDA semantics: asynchronous execution)",
          {"r19_remove_syncs"},
-         {{B::Data, 3}, {B::LaunchOverhead, 3}, {B::HostBound, 2}},
+         {{B::Data, 3}, {B::LaunchOverhead, 1}, {B::HostBound, 2}},
          {},
          "",
          FixRuleStage::Evaluate,

@@ -146,8 +146,8 @@ void removeHostSyncs(FixContext& ctx) {
     // The idle after the calls must be the host's: launching, working or loading data. Where no
     // host activity explains it (code the trace does not record), nothing says what would overlap.
     Bottleneck target = Bottleneck::Undetermined;
-    for (const Bottleneck b : {ctx.verdict().bottleneck, Bottleneck::LaunchOverhead, Bottleneck::HostBound,
-                               Bottleneck::Data}) {
+    for (const Bottleneck b :
+         {ctx.verdict().bottleneck, Bottleneck::LaunchOverhead, Bottleneck::HostBound, Bottleneck::Data}) {
         const bool hostSide =
             b == Bottleneck::LaunchOverhead || b == Bottleneck::HostBound || b == Bottleneck::Data;
         if (hostSide && ctx.active(b) && target == Bottleneck::Undetermined) {
@@ -167,7 +167,7 @@ void removeHostSyncs(FixContext& ctx) {
     r.targetShare = saved;
     r.evidence = "the host waits in synchronizing calls " + pct(s.hostSyncFraction) +
                  " of the step, and the GPU idles " + pct(s.idleAfterSyncFraction) +
-                 " of the step in gaps that begin while the host is in one";
+                 " of the step while the host is in one or right after it returns";
     std::string calls;
     for (std::size_t i = 0; i < s.afterSyncCalls.size() && i < 3; ++i) {
         const DiagnosisSignals::HostFrameShare& call = s.afterSyncCalls[i];

@@ -154,7 +154,11 @@ void fusion(FixContext& ctx) {
     const DiagnosisSignals& s = ctx.signals();
     const DiagnosisConfig& c = ctx.config();
     const double stepNs = ctx.stepNs();
-    const bool overhead = ctx.headline(Bottleneck::LaunchOverhead) || ctx.active(Bottleneck::LaunchOverhead);
+    // The launch-overhead class holds synchronization idle too; fusion and CUDA graphs remove only
+    // the dispatch part, so that part must matter (the synchronizations are R19's).
+    const bool overhead =
+        (ctx.headline(Bottleneck::LaunchOverhead) || ctx.active(Bottleneck::LaunchOverhead)) &&
+        s.idleLaunchOverheadFraction >= c.secondaryMinFraction;
     const double fusable = s.elementwiseShare;
     const bool oneKernelRepeated = s.fusableKernelNameCount >= 0 && s.fusableKernelNameCount < 2;
     const bool memory =
@@ -171,10 +175,10 @@ void fusion(FixContext& ctx) {
         return;
     }
     if (!overhead && !memory) {
-        ctx.skip("R6",
-                 "neither launch overhead nor memory-bound elementwise work is significant (elementwise/"
-                 "norm/reduction " +
-                     pct(fusable) + " of kernel time); fusion does not help compute-bound matmuls");
+        ctx.skip("R6", "neither launch overhead (dispatch " + pct(s.idleLaunchOverheadFraction) +
+                           " of the step) nor memory-bound elementwise work is significant (elementwise/"
+                           "norm/reduction " +
+                           pct(fusable) + " of kernel time); fusion does not help compute-bound matmuls");
         return;
     }
     Recommendation r;

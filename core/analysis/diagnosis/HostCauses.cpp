@@ -110,6 +110,27 @@ std::string sampledFramesText(const DiagnosisSignals& s, std::size_t maxFrames) 
     return out;
 }
 
+std::string overheadActivityText(const DiagnosisSignals& s) {
+    const double launch = s.idleLaunchOverheadFraction;
+    const double sync = s.idleSyncFraction;
+    constexpr double kMinorPart = 0.1;  // a part under a tenth of the two is not named
+    std::string text;
+    if (sync < kMinorPart * (launch + sync)) {
+        text = "launches work";
+    } else if (launch < kMinorPart * (launch + sync)) {
+        text = "waits in synchronizing calls";
+    } else {
+        text = "launches work (" + core::formatPercent(launch) + ") and waits in synchronizing calls (" +
+               core::formatPercent(sync) + ")";
+    }
+    constexpr double kNamedAfterSync = 0.1;
+    if (s.idleAfterSyncFraction >= kNamedAfterSync && !s.afterSyncCalls.empty()) {
+        text += "; " + core::formatPercent(s.idleAfterSyncFraction) + " of the step idles right after " +
+                s.afterSyncCalls.front().name + " returns";
+    }
+    return text;
+}
+
 std::string hostSplitText(const DiagnosisSignals& s) {
     return "code " + core::formatPercent(s.idleHostWorkFraction) + ", compilation " +
            core::formatPercent(s.idleCompilationFraction) + ", checkpointing/logging/evaluation " +

@@ -35,6 +35,10 @@ bool isNotDataRole(std::string_view role);  // every other role
 // "sampled frames by share of GPU idle: RandomResizedCrop.forward (transforms.py:980) 71.0 %
 // inclusive / 40.0 % exclusive, ..." or "".
 std::string sampledFramesText(const DiagnosisSignals& signals, std::size_t maxFrames = 3);
+// What the host does in the launch-overhead idle, by the larger of its two parts: "launches work",
+// "waits in synchronizing calls", or both with their shares when each holds a tenth or more; and,
+// when a tenth of the step or more idles right after a synchronization, that share and the call.
+std::string overheadActivityText(const DiagnosisSignals& signals);
 // "code 14.0 %, compilation 0.0 %, checkpointing/logging/evaluation 2.0 %, GC 0.0 %".
 std::string hostSplitText(const DiagnosisSignals& signals);
 

@@ -815,14 +815,6 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
                 (idle.stepIndex >= 0 && static_cast<std::size_t>(idle.stepIndex) < steadySteps.size() &&
                  steadySteps[static_cast<std::size_t>(idle.stepIndex)]);
             std::unordered_map<std::uint32_t, DurationNs> uncounted;
-            if (syncCall != nullptr) {
-                idle.afterSync = true;
-                idle.afterSyncName = syncCall->name;
-                if (framesCounted) {
-                    afterSyncNs[syncCall->name.index] += gap.durationNs();
-                    afterSyncWholeNs += gap.durationNs();
-                }
-            }
             const double length = static_cast<double>(gap.durationNs());
             double bestCoverage = 0;
             std::size_t winner = kCategoryCount;
@@ -885,6 +877,21 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
                     idle.evidence.row = item->row;
                     idle.evidence.name = item->name;
                     idle.evidence.overlapNs = item->range.intersect(gap).durationNs();
+                }
+            }
+            // Idle during a synchronization (its cause) or right after one (the queue it drained).
+            if (syncCall != nullptr || idle.cause == IdleCause::Synchronization) {
+                idle.afterSync = true;
+                idle.afterSyncName = syncCall != nullptr ? syncCall->name : idle.evidence.name;
+                if (syncCall == nullptr && idle.evidence.kind == IdleEvidence::Kind::Sync &&
+                    idle.evidence.row < model.syncs.size() &&
+                    model.syncs.apiCall[idle.evidence.row].valid() &&
+                    model.syncs.apiCall[idle.evidence.row].index < model.apiCalls.size()) {
+                    idle.afterSyncName = model.apiCalls.name[model.syncs.apiCall[idle.evidence.row].index];
+                }
+                if (framesCounted) {
+                    afterSyncNs[idle.afterSyncName.index] += gap.durationNs();
+                    afterSyncWholeNs += gap.durationNs();
                 }
             }
             result.idleIntervals.push_back(idle);

@@ -135,10 +135,11 @@ struct IdleInterval {
     // attribution rules above).
     bool queued = false;
     IdleEvidence evidence;
-    // The host was inside a synchronizing call (cudaStreamSynchronize, .item(), a blocking copy) when
-    // the GPU ran out of work: the call waited for the queue to drain, and the GPU idles until the
-    // host, back from it, launches again. Whatever the gap's cause, that wait emptied the queue.
-    // afterSyncName: the outermost framework op among the calls (aten::item), else the call itself.
+    // The gap's cause is Synchronization, or the host was inside a synchronizing call
+    // (cudaStreamSynchronize, .item(), a blocking copy) when the GPU ran out of work: the call waited
+    // for the queue to drain, and the GPU idles until the host, back from it, launches again.
+    // Whatever the gap's cause, that wait emptied the queue. afterSyncName: the outermost framework
+    // op among the calls (aten::item), else the call itself.
     bool afterSync = false;
     core::StringId afterSyncName;
 };
@@ -163,8 +164,8 @@ struct GpuTimeBreakdown {
     core::DurationNs pageableHostCopyNs = 0;      // H2D/D2H copies whose host side is pageable memory
     core::DurationNs idleNs = 0;                  // windowNs - busyNs
     std::array<core::DurationNs, kIdleCauseCount> idleByCauseNs{};  // device-level idle only
-    // Device-level idle whose gap began while the host was in a synchronizing call (afterSync):
-    // a part of idleNs across causes, the queue the synchronization let drain.
+    // Device-level idle during a synchronization or whose gap began while the host was in one
+    // (IdleInterval::afterSync): a part of idleNs across causes.
     core::DurationNs idleAfterSyncNs = 0;
     // The time the threads that launch this device's work spend inside synchronizing calls in the
     // window (their union): host time blocked on the GPU, which host work could otherwise overlap.

@@ -57,6 +57,8 @@ TEST(HostBound, DenseDispatchIsLaunchOverhead) {
     auto r = analyze(model);
     ASSERT_TRUE(r);
     EXPECT_EQ(r->overall.bottleneck, Bottleneck::LaunchOverhead) << r->headline;
+    EXPECT_NE(r->headline.find("while the host launches work ("), std::string::npos) << r->headline;
+    EXPECT_EQ(r->headline.find("synchroniz"), std::string::npos) << r->headline;  // 0.0 % of it
     EXPECT_EQ(firstFix(*r), "R6");
 }
 
@@ -120,6 +122,33 @@ TEST(HostBound, ASynchronizationThatDrainsTheQueueIsNamedWithItsCall) {
     ASSERT_TRUE(computeBound);
     EXPECT_LT(computeBound->overallSignals.idleAfterSyncFraction, 0.01);
     EXPECT_EQ(computeBound->fixes.find("R19"), nullptr);
+}
+
+// The launch-overhead class holds synchronization idle too: when that is all of it, the headline
+// says the host waits, not that it launches, and the fix is to wait less, not to launch faster.
+TEST(HostBound, SynchronizationIdleIsNotCalledLaunching) {
+    const core::TraceModel model = job([](TraceBuilder& b, core::TimestampNs from, core::TimestampNs to) {
+        for (core::TimestampNs t = from; t + 500 * kUs <= to; t += 500 * kUs) {
+            b.apiCall("cudaEventSynchronize", t, t + 490 * kUs);
+        }
+    });
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::LaunchOverhead) << r->headline;
+    EXPECT_GT(r->overallSignals.idleSyncFraction, 0.5);
+    EXPECT_NE(r->headline.find("while the host waits in synchronizing calls"), std::string::npos)
+        << r->headline;
+    EXPECT_EQ(r->headline.find("launches work"), std::string::npos) << r->headline;
+    EXPECT_EQ(r->overall.rationale.find("launches"), std::string::npos) << r->overall.rationale;
+    // Fusion and CUDA graphs remove dispatch, of which there is none: the fix is the waits (R19);
+    // R6 used to lead with "10.0 ms -> 10.00 ms".
+    EXPECT_EQ(firstFix(*r), "R19") << writeTextReport(*r);
+    EXPECT_EQ(r->fixes.find("R6"), nullptr);
+    const Recommendation* sync = r->fixes.find("R19");
+    ASSERT_NE(sync, nullptr);
+    // The host waits 11 x 490 us = 5.39 ms of each step: at most that goes, 10 ms -> 4.61 ms.
+    EXPECT_NEAR(sync->gain.stepTimeAfterNs, 4.61e6, 0.02e6) << sync->evidence << "\n" << sync->gain.summary;
+    EXPECT_NE(sync->evidence.find("cudaEventSynchronize"), std::string::npos) << sync->evidence;
 }
 
 TEST(HostBound, CompilationIsAWarmUpCostNotLaunchOverhead) {
