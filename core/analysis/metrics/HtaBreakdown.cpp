@@ -1,6 +1,7 @@
 #include "core/analysis/metrics/HtaBreakdown.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <string_view>
@@ -70,14 +71,20 @@ HtaBreakdown computeHtaBreakdown(const core::TraceModel& model, const HtaOptions
                                                                   : kUnknown;
     };
     // HTA ends up with whole microseconds: measured against its published figures, an op spans
-    // [ceil(start), floor(start + dur)) in us (identical for traces with integer timestamps).
-    auto floorUs = [](TimestampNs t) {
-        TimestampNs q = t / core::kNsPerUs;
-        return (t < 0 && q * core::kNsPerUs != t ? q - 1 : q) * core::kNsPerUs;
+    // [ceil(start), floor(start + dur)) in us (identical for traces with integer timestamps). HTA
+    // holds ts and dur as float64 microseconds, and start + dur is a float64 sum: at an epoch
+    // timestamp (1.7e15 us) a double's step is 0.25 us, so a 4.928 us kernel ends 5 us after its
+    // start there, not 4.928. The sum is taken the same way here (hta-ns-resolution, whose kernels
+    // have fractional durations, matches HTA's 2.63 % idle only so; exact nanoseconds give 2.94 %).
+    auto asHtaUs = [](TimestampNs t) {  // the double nearest to t in us, as a JSON parser gives it
+        const TimestampNs whole = t / core::kNsPerUs;
+        return static_cast<double>(whole) + static_cast<double>(t - whole * core::kNsPerUs) / 1e3;
     };
-    auto ceilUs = [&](TimestampNs t) {
-        TimestampNs f = floorUs(t);
-        return f == t ? t : f + core::kNsPerUs;
+    auto toNs = [](double us) { return static_cast<TimestampNs>(us) * core::kNsPerUs; };
+    auto ceilUs = [&](TimestampNs t) { return toNs(std::ceil(asHtaUs(t))); };
+    auto floorEndUs = [&](TimestampNs start, TimestampNs end) {
+        const double durationUs = static_cast<double>(end - start) / 1e3;
+        return toNs(std::floor(asHtaUs(start) + durationUs));
     };
     auto add = [&](TimestampNs start, TimestampNs end, core::ApiCallId call, std::int16_t device,
                    std::int32_t stream, HtaType type) {
@@ -91,7 +98,7 @@ HtaBreakdown computeHtaBreakdown(const core::TraceModel& model, const HtaOptions
         TimestampNs qLaunch = launch;
         if (options.truncateToMicroseconds) {
             qStart = ceilUs(start);
-            qEnd = std::max(qStart, floorUs(std::max(start, end)));
+            qEnd = std::max(qStart, floorEndUs(start, std::max(start, end)));
             qLaunch = launch == kUnknown ? kUnknown : ceilUs(launch);
         }
         ops.push_back({{qStart, qEnd}, qLaunch, device, stream, type});

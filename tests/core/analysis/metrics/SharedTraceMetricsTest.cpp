@@ -28,7 +28,7 @@ struct Expected {
 };
 
 constexpr Expected kTraces[] = {
-    {"hta-trace-diff-control__control.json.gz", 383.4, 16.2, 61.23, 22.57, 102.2, 14.2, 32.2, 83.6, 464.6},
+    {"hta-trace-diff-control__control.json.gz", 383.4, 16.20, 61.23, 22.57, 102.2, 14.2, 32.2, 83.6, 464.6},
     {"hta-trace-diff-test__test.json.gz", 628.4, 7.47, 68.31, 24.23, 3.0, 42.4, 41.8, 96.3, 745.2},
     {"hta-ns-resolution__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz", 384.6, 2.63, 96.75, 0.62, 1.7, 8.4,
      0.0, 98.4, 480.0},
@@ -46,7 +46,7 @@ double ms(core::DurationNs ns) {
 
 class SharedTraceHta : public ::testing::TestWithParam<Expected> {};
 
-TEST_P(SharedTraceHta, MatchesHtaWithinHalfAPercentagePoint) {
+TEST_P(SharedTraceHta, MatchesHtasPublishedFigures) {
     const Expected& e = GetParam();
     CHOKEPOINT_REQUIRE_SHARED_TRACE(path, e.file);
     core::Result<core::TraceModel> model = core::loadTrace(path);
@@ -58,16 +58,19 @@ TEST_P(SharedTraceHta, MatchesHtaWithinHalfAPercentagePoint) {
     std::printf("%s: window %.1f ms idle %.2f compute %.2f noncompute %.2f\n", e.file, ms(hta.windowNs),
                 hta.idlePercent(), hta.computePercent(), hta.nonComputePercent());
     EXPECT_NEAR(ms(hta.windowNs), e.windowMs, 0.05 + e.windowMs * 0.001);
-    EXPECT_NEAR(hta.idlePercent(), e.idlePct, 0.5);
-    EXPECT_NEAR(hta.computePercent(), e.computePct, 0.5);
-    EXPECT_NEAR(hta.nonComputePercent(), e.nonComputePct, 0.5);
+    // HTA's own figures, to the digits the README gives (hta-ns-resolution read 2.94 % idle against
+    // HTA's 2.63 % while end times were exact nanoseconds rather than HTA's float64 sums).
+    constexpr double kPrintedDigits = 0.0051;
+    EXPECT_NEAR(hta.idlePercent(), e.idlePct, kPrintedDigits);
+    EXPECT_NEAR(hta.computePercent(), e.computePct, kPrintedDigits);
+    EXPECT_NEAR(hta.nonComputePercent(), e.nonComputePct, kPrintedDigits);
 
     ASSERT_GE(hta.busiestStream, 0);
     const HtaStreamIdle& s = hta.streams[static_cast<std::size_t>(hta.busiestStream)];
     std::printf("  busiest stream %d: host_wait %.1f kernel_wait %.1f other %.1f ms\n", s.streamId,
                 ms(s.hostWaitNs), ms(s.kernelWaitNs), ms(s.otherNs));
-    // The split is in ms; 0.5 pp of the window.
-    const double tolMs = std::max(0.1, e.windowMs * 0.005);
+    // The split is printed in ms with one decimal.
+    const double tolMs = 0.051;
     EXPECT_NEAR(ms(s.hostWaitNs), e.hostWaitMs, tolMs);
     EXPECT_NEAR(ms(s.kernelWaitNs), e.kernelWaitMs, tolMs);
     EXPECT_NEAR(ms(s.otherNs), e.otherMs, tolMs);
