@@ -153,6 +153,40 @@ TEST(BusyComposition, Fp32GemmAtLowMfuIsNotTheEndStateAndKeepsMixedPrecision) {
 // The constraint shares split the step: each moment is counted once. Host copies are copy-bound
 // time, not memory-bound too (a saxpy trace read undetermined 81.5 % + memory 18.4 % + copy 14.1 %),
 // and kernels no class or shape places are named (undetermined), not dropped (FBGEMM jobs lost 22 %).
+// The batch upload at the start of each step (2 ms of H2D copies before any kernel) is the
+// data-loading phase's GPU work; that phase is copy-bound, not compute-bound as it read while
+// copies counted as compute.
+TEST(BusyComposition, TheDataLoadingPhasesBatchUploadIsCopyTimeNotCompute) {
+    testutils::SyntheticJob job;
+    for (int s = 0; s < 4; ++s) {
+        const core::TimestampNs t = testutils::SyntheticJob::stepStart(s);
+        job.step(s);
+        job.builder().apiCall("cudaMemcpyAsync", t + 20'000, t + 30'000, 9000 + s);
+        job.builder().memcpy(core::MemcpyKind::HostToDevice, 64 << 20, t + 50'000, t + 2'050'000, 0, 7,
+                             9000 + s);
+        for (int k = 0; k < 6; ++k) {
+            const core::TimestampNs start = t + 2'100'000 + k * 1'250'000;
+            job.launched(testutils::kFp32Gemm, start, start + 1'240'000, 7, 2'000'000);
+        }
+    }
+    auto r = analyze(job.build());
+    ASSERT_TRUE(r);
+    const PhaseDiagnosis* data = nullptr;
+    for (const PhaseDiagnosis& p : r->phases) {
+        data = p.kind == PhaseKind::DataLoading ? &p : data;
+    }
+    ASSERT_NE(data, nullptr) << writeTextReport(*r);
+    EXPECT_GT(data->signals.exposedHostCopyFraction, 0.9);
+    EXPECT_LT(data->signals.computeFraction, 0.05);
+    EXPECT_EQ(data->verdict.bottleneck, Bottleneck::CopyBound) << data->verdict.rationale;
+    // The forward phase keeps its GEMMs as compute.
+    for (const PhaseDiagnosis& p : r->phases) {
+        if (p.kind == PhaseKind::Forward) {
+            EXPECT_EQ(p.signals.exposedCopyFraction, 0.0);
+        }
+    }
+}
+
 TEST(BusyComposition, ConstraintSharesAddUpToTheStep) {
     SyntheticJob job;
     std::int64_t correlation = 1000;
