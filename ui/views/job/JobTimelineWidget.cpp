@@ -30,8 +30,10 @@ constexpr double kShowRangeMargin = 0.15;
 // Minimum visible span, so zooming in stops at something readable.
 constexpr double kMinSpanNs = 1'000;
 
-// Collectives not matched across ranks (their peers were not loaded) are drawn lighter.
-constexpr int kUnmatchedAlpha = 90;
+// Collectives not matched across ranks (their peers were not loaded) are drawn hollow: a faint
+// fill inside an outline of the kind's colour, which stays visible on a dark step band (a faint
+// fill alone all but vanished there).
+constexpr int kUnmatchedAlpha = 60;
 
 // One colour per collective kind (core's normalised names, SummarizeRank.h's collectiveKind).
 QColor kindColor(const std::string& kind) {
@@ -323,8 +325,13 @@ void JobTimelineWidget::paintLegend(QPainter& p, const job::JobReport& report) {
     const int y = top + (kLegendPx - 10) / 2;
     const ThemeColors colors = themeColors(palette());
     auto item = [&](const QColor& color, Qt::BrushStyle style, const QString& text) {
-        p.fillRect(QRect(x, y, 16, 10), style == Qt::SolidPattern ? color : waitFill(colors, color));
-        if (style != Qt::SolidPattern) {
+        p.fillRect(QRect(x, y, 16, 10),
+                   style == Qt::SolidPattern || style == Qt::NoBrush ? color : waitFill(colors, color));
+        if (style == Qt::NoBrush) {  // hollow: as unmatched collectives are drawn
+            p.setPen(QPen(QColor(color.red(), color.green(), color.blue()), 1.0));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(QRectF(x + 0.5, y + 0.5, 15, 9));
+        } else if (style != Qt::SolidPattern) {
             p.fillRect(QRect(x, y, 16, 10), QBrush(color, style));
         }
         p.setPen(palette().color(QPalette::Text));
@@ -337,7 +344,7 @@ void JobTimelineWidget::paintLegend(QPainter& p, const job::JobReport& report) {
     item(colors.mutedText, Qt::BDiagPattern, tr("waiting for the last arriver"));
     QColor unmatched = colors.mutedText;
     unmatched.setAlpha(kUnmatchedAlpha);
-    item(unmatched, Qt::SolidPattern, tr("not matched across ranks"));
+    item(unmatched, Qt::NoBrush, tr("not matched across ranks"));
     item(stepBandColors(colors).second, Qt::SolidPattern, tr("step"));
     p.setPen(palette().color(QPalette::PlaceholderText));
     p.drawText(QPoint(x, y + 9), tr("click a collective to link its arrivals across ranks"));
@@ -462,6 +469,11 @@ void JobTimelineWidget::paintLane(QPainter& p, const QRect& plot, int rankIndex,
             p.fillRect(QRectF(box.left() + waitPx, box.top(), box.width() - waitPx, box.height()), color);
         } else {
             p.fillRect(box, color);
+        }
+        if (instance < 0 && box.width() >= 3) {
+            p.setPen(QPen(colors.fill(kindColor(it->kind)), 1.0));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(box.adjusted(0.5, 0.5, -0.5, -0.5));
         }
         if (instance >= 0 && instance == selectedInstance) {
             p.setPen(QPen(palette().color(QPalette::Text), 1.5));
