@@ -373,6 +373,50 @@ TEST_F(AnalysisPagesTest, ComparePageShowsDeltas) {
     EXPECT_EQ((*spanning)->columnSpan(0, 0), 1);
 }
 
+// The real pair, side by side at 1000 px: nw4 idles in host work and nw0 does not, so nw0's legend
+// was a row shorter and its bars started higher than nw4's. Both legends now list the same kinds,
+// and the plots' bar areas line up. The kernel column keeps room for a readable name.
+TEST_F(AnalysisPagesTest, ComparedStepBarsShareOneLegendAndLineUp) {
+    std::shared_ptr<const analysis::AnalysisReport> reports[2];
+    const char* files[2] = {"resnet50-nw0.pt.trace.json.gz", "resnet50-nw4.pt.trace.json.gz"};
+    for (int i = 0; i < 2; ++i) {
+        auto model = core::loadTrace(std::string(CHOKEPOINT_SOURCE_DIR "/samples/real/") + files[i]);
+        ASSERT_TRUE(model.ok()) << model.error().message;
+        auto analysed =
+            analysis::analyzeTrace(std::make_shared<const core::TraceModel>(std::move(model).value()), {});
+        ASSERT_TRUE(analysed.ok());
+        reports[i] = analysed.value();
+    }
+    ComparePage page;
+    page.setReports(reports[0], reports[1]);
+    const QImage image = testutils::renderWidget(page, QSize(1000, 700));
+    testutils::saveIfRequested(image, QStringLiteral("compare-real-1000"));
+    QCustomPlot* left = page.stepBars(false)->plot();
+    QCustomPlot* right = page.stepBars(true)->plot();
+    EXPECT_EQ(left->legend->itemCount(), right->legend->itemCount());
+    EXPECT_GE(left->legend->itemCount(), 6);
+    EXPECT_EQ(left->axisRect()->rect().top(), right->axisRect()->rect().top());
+    EXPECT_EQ(left->axisRect()->rect().height(), right->axisRect()->rect().height());
+    const QList<QTableView*> views = page.findChildren<QTableView*>();
+    for (QTableView* view : views) {
+        const auto* proxy = qobject_cast<QSortFilterProxyModel*>(view->model());
+        if (proxy != nullptr && proxy->sourceModel() == page.kernelsModel()) {
+            EXPECT_GE(view->columnWidth(0), 120) << "the kernel column is squeezed";
+        }
+        if (proxy != nullptr && proxy->sourceModel() == page.metricsModel()) {
+            const QStandardItemModel* metrics = page.metricsModel();
+            for (int column = 1; column < metrics->columnCount(); ++column) {
+                int widest = 0;
+                for (int row = 0; row < metrics->rowCount(); ++row) {
+                    widest = std::max(
+                        widest, view->fontMetrics().horizontalAdvance(metrics->item(row, column)->text()));
+                }
+                EXPECT_GE(view->columnWidth(column), widest) << "metrics column " << column << " is cut";
+            }
+        }
+    }
+}
+
 TEST_F(AnalysisPagesTest, PagesDrawWithoutAReport) {
     DiagnosisPage diagnosis;
     RooflinePage roofline;

@@ -77,7 +77,7 @@ void StepBarsChart::rebuild() {
             bars->moveAbove(below);
         }
         below = bars;
-        if (!any) {
+        if (!any && !m_data.alwaysInLegend.contains(series.name)) {
             bars->removeFromLegend();  // keep the legend to what is present
         }
     }

@@ -30,6 +30,9 @@ struct StepBarsData {
     // outlier), or empty when it counts. Excluded bars are marked and their tooltip says why.
     QStringList excludedReasons;
     QString emptyMessage;
+    // Series named here keep their legend entry even with no time in any step: two charts shown
+    // side by side list the same entries, so their legends, and then their plots, are equally tall.
+    QStringList alwaysInLegend;
 };
 
 class StepBarsChart : public QWidget {

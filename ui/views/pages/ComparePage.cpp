@@ -170,19 +170,22 @@ ComparePage::ComparePage(QWidget* parent) : Page(parent) {
     m_metrics = new QStandardItemModel(0, 5, this);
     m_metrics->setHorizontalHeaderLabels(
         {tr("Metric"), tr("This trace"), tr("Other trace"), tr("Change"), tr("Verdict")});
-    m_metricsView = makeSortableTable(m_metrics, split);
+    // The metric's name gives way first: its figures, change and verdict stay whole at 1000 px.
+    m_metricsView = makeSortableTable(m_metrics, split, 0);
     m_metricsView->setAccessibleName(tr("Metrics before and after"));
-    m_kernels = new QStandardItemModel(0, 5, this);
-    // Short headers leave the kernel column its room; the tooltips say them in full.
+    m_kernels = new QStandardItemModel(0, 4, this);
+    // Short headers and one column for both means leave the kernel column its room (at 1000 px
+    // four number columns left it "volt…"); the tooltips say them in full.
     m_kernels->setHorizontalHeaderLabels(
-        {tr("Kernel"), tr("Change"), tr("Mean before"), tr("Mean after"), tr("Per step after")});
-    m_kernels->horizontalHeaderItem(2)->setToolTip(tr("Mean time per call before"));
-    m_kernels->horizontalHeaderItem(3)->setToolTip(tr("Mean time per call after"));
-    m_kernels->horizontalHeaderItem(4)->setToolTip(tr("Time per step after"));
+        {tr("Kernel"), tr("Change"), tr("Mean per call"), tr("Per step after")});
+    m_kernels->horizontalHeaderItem(2)->setToolTip(tr("Mean time per call, before → after"));
+    m_kernels->horizontalHeaderItem(3)->setToolTip(tr("Time per step after"));
     m_kernelsView = makeSortableTable(m_kernels, split, 0);  // the kernel column takes the room
+    m_kernelsView->setTextElideMode(Qt::ElideMiddle);        // a kernel's name ends in what tells it apart
     m_kernelsView->setAccessibleName(tr("Kernels that changed"));
     split->addWidget(m_metricsView);
     split->addWidget(m_kernelsView);
+
     vertical->addWidget(split);
     vertical->setStretchFactor(0, 3);
     vertical->setStretchFactor(1, 2);
@@ -301,8 +304,25 @@ void ComparePage::updateCharts() {
     };
     const QString noTrace = tr("Open a trace first.");
     const QString noOther = tr("Choose File ▸ Compare with… to open a second trace.");
-    m_leftBars->setData(barsOf(m_before, noTrace));
-    m_rightBars->setData(barsOf(m_after, noOther));
+    StepBarsData leftBars = barsOf(m_before, noTrace);
+    StepBarsData rightBars = barsOf(m_after, noOther);
+    // One legend for both sides: a kind of time present on either is listed on both, so the two
+    // legends are equally tall and the bars start at the same height (a fourth legend row on one
+    // side shifted its plot down against the other's).
+    QStringList present;
+    for (const StepBarsData* side : {&leftBars, &rightBars}) {
+        for (const StackedSeries& series : side->series) {
+            const bool any = std::any_of(series.valuesMs.begin(), series.valuesMs.end(),
+                                         [](double v) { return std::isfinite(v) && v > 0; });
+            if (any && !present.contains(series.name)) {
+                present.append(series.name);
+            }
+        }
+    }
+    leftBars.alwaysInLegend = present;
+    rightBars.alwaysInLegend = present;
+    m_leftBars->setData(std::move(leftBars));
+    m_rightBars->setData(std::move(rightBars));
     m_leftRoofline->setData(rooflineOf(m_before, noTrace));
     m_rightRoofline->setData(rooflineOf(m_after, noOther));
     // Charts of one trace next to an empty frame say nothing: they appear with the second trace.
@@ -370,7 +390,9 @@ void ComparePage::refresh() {
         QList<QStandardItem*> row = {
             new QStandardItem(compareMetricLabel(m.name)), new QStandardItem(valueText(m, m.before)),
             new QStandardItem(valueText(m, m.after)), new QStandardItem(change), new QStandardItem(verdict)};
-        row[0]->setToolTip(QString::fromStdString(m.name));  // the id in JSON reports and `diff`
+        // The label in full (the column may elide it) and the id in JSON reports and `diff`.
+        row[0]->setToolTip(
+            QStringLiteral("%1 (%2)").arg(compareMetricLabel(m.name), QString::fromStdString(m.name)));
         row[1]->setData(m.before, SortRole);
         row[2]->setData(m.after, SortRole);
         row[3]->setData(m.relative, SortRole);
@@ -386,8 +408,9 @@ void ComparePage::refresh() {
                 new QStandardItem(QString::fromStdString(core::shortKernelName(k.name))),
                 new QStandardItem(
                     what == QStringLiteral("×") ? tr("× %1 per step").arg(k.perStepRatio, 0, 'f', 2) : what),
-                new QStandardItem(k.countBefore > 0 ? durationText(k.meanNsBefore) : QStringLiteral("—")),
-                new QStandardItem(k.countAfter > 0 ? durationText(k.meanNsAfter) : QStringLiteral("—")),
+                new QStandardItem(
+                    tr("%1 → %2").arg(k.countBefore > 0 ? durationText(k.meanNsBefore) : QStringLiteral("—"),
+                                      k.countAfter > 0 ? durationText(k.meanNsAfter) : QStringLiteral("—"))),
                 new QStandardItem(durationText(k.totalNsAfter))};
             row[1]->setToolTip(tr("time per step × %1, mean per call × %2 (%3 → %4 calls per step)")
                                    .arg(k.perStepRatio, 0, 'f', 2)
@@ -396,9 +419,8 @@ void ComparePage::refresh() {
                                    .arg(k.callsPerStepAfter, 0, 'g', 3));
             row[0]->setToolTip(QString::fromStdString(k.name));  // the short name in the cell
             row[1]->setData(k.perStepRatio, SortRole);
-            row[2]->setData(k.meanNsBefore, SortRole);
-            row[3]->setData(k.meanNsAfter, SortRole);
-            row[4]->setData(k.totalNsAfter, SortRole);
+            row[2]->setData(k.meanNsAfter, SortRole);
+            row[3]->setData(k.totalNsAfter, SortRole);
             m_kernels->appendRow(row);
         }
     };
@@ -425,7 +447,6 @@ void ComparePage::refresh() {
         m_kernels->appendRow(row);
         m_kernelsView->setSpan(0, 0, 1, m_kernels->columnCount());  // the sentence across the table
     }
-    m_metricsView->resizeColumnsToContents();
 }
 
 }  // namespace chokepoint::ui
