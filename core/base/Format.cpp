@@ -124,4 +124,18 @@ std::string formatTimeOffset(DurationNs ns) {
     return buffer;
 }
 
+std::string formatCounterValue(double value, std::string_view unit) {
+    if (unit == "%") {
+        return formatFixed(value, value >= 10 ? 0 : 1) + " %";
+    }
+    if (unit == "bytes" || unit == "B") {
+        return formatBytes(value);
+    }
+    if (unit == "B/s" || unit == "bytes/s") {
+        return formatBandwidth(value);
+    }
+    const std::string number = formatFixed(value, 1);
+    return unit.empty() ? number : number + " " + std::string(unit);
+}
+
 }  // namespace chokepoint::core

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "core/base/Time.h"
 
@@ -27,6 +28,9 @@ std::string formatCount(std::int64_t count);
 std::string formatThreadId(std::int64_t tid);
 // Fixed-point with `decimals` digits, no locale.
 std::string formatFixed(double value, int decimals);
+// A counter's value in its unit: "107 %" (unit "%", 0-100 scale), "1.50 GiB" ("bytes"),
+// "12.0 GB/s" ("B/s"), "3.2 W" (any other unit after the number), "3.2" without a unit.
+std::string formatCounterValue(double value, std::string_view unit);
 // A point in time as an offset (from the trace start), exact to the nanosecond in the unit of its
 // size: "850 ns", "12.345 µs", "4.567890 ms", "14.971209026 s". Integer arithmetic, so a 15 s
 // offset keeps its last nanosecond digit.

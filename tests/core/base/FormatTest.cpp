@@ -47,3 +47,15 @@ TEST(Format, TimeOffsetsInTheUnitOfTheirSize) {
     EXPECT_EQ(formatTimeOffset(9'007'199'254'740'993), "9007199.254740993 s");
     EXPECT_EQ(formatTimeOffset(INT64_MIN), "-9223372036.854775808 s");
 }
+
+// A counter's scale names its unit: "max 107.1" on a CPU % track read as a bare number.
+TEST(Format, CounterValuesCarryTheirUnit) {
+    using chokepoint::core::formatCounterValue;
+    EXPECT_EQ(formatCounterValue(107.1, "%"), "107 %");
+    EXPECT_EQ(formatCounterValue(3.04, "%"), "3.0 %");
+    EXPECT_EQ(formatCounterValue(1.5 * 1024 * 1024 * 1024, "bytes"),
+              chokepoint::core::formatBytes(1.5 * 1024 * 1024 * 1024));
+    EXPECT_EQ(formatCounterValue(12e9, "B/s"), chokepoint::core::formatBandwidth(12e9));
+    EXPECT_EQ(formatCounterValue(312.25, "W"), "312.2 W");
+    EXPECT_EQ(formatCounterValue(2.5, ""), "2.5");
+}

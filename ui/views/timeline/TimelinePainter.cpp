@@ -395,9 +395,18 @@ void TimelineWidget::paintCounter(QPainter& p, const timeline::Track& track, con
         p.fillRect(QRectF(x, yFor(c.maxValue), 1.0, std::max(1.0, yFor(c.minValue) - yFor(c.maxValue))),
                    color);
     }
+    // The scale, in the counter's unit ("max 107 %": a thread over one core), on a backing so the
+    // curve under it does not cross the text.
+    const QString maxText =
+        tr("max %1").arg(QString::fromStdString(core::formatCounterValue(*maxIt, counter.unit)));
+    const QFontMetrics fm = p.fontMetrics();
+    const QRect textRect(row.right() - 4 - fm.horizontalAdvance(maxText) - 4, row.top() + 1,
+                         fm.horizontalAdvance(maxText) + 6, fm.height());
+    QColor backing = palette().color(QPalette::Base);
+    backing.setAlpha(210);
+    p.fillRect(textRect, backing);
     p.setPen(colors.mutedText);
-    p.drawText(row.adjusted(4, 1, -4, 0), Qt::AlignRight | Qt::AlignTop,
-               tr("max %1").arg(core::formatFixed(*maxIt, 1).c_str()));
+    p.drawText(textRect, Qt::AlignCenter, maxText);
 }
 
 void TimelineWidget::paintStreamSyncs(QPainter& p, const std::vector<core::TimeRange>& syncs,
