@@ -479,6 +479,61 @@ void assignGpuRows(const core::TraceModel& model, const Table& table, const Step
     }
 }
 
+// The end of the GPU work in `table` launched before `t` and attributed to no step (work of an
+// earlier step the trace window does not hold), or INT64_MIN.
+template <class Table>
+TimestampNs unattributedEndBefore(const core::TraceModel& model, const Table& table,
+                                  const std::vector<std::int32_t>& rowStep, TimestampNs t) {
+    TimestampNs end = std::numeric_limits<TimestampNs>::min();
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        const core::ApiCallId call = table.launchCall[i];
+        const TimestampNs launchNs = call.valid() && call.index < model.apiCalls.size()
+                                         ? model.apiCalls.startNs[call.index]
+                                         : table.startNs[i];
+        if (rowStep[i] < 0 && launchNs < t) {
+            end = std::max(end, std::max(table.startNs[i], table.endNs[i]));
+        }
+    }
+    return end;
+}
+
+// A host that runs ahead of the GPU starts step N while the GPU still works on earlier steps: the
+// GPU can start N only when that queue is done. A window from the host's start would hold the
+// earlier steps' GPU time (hta-ns-resolution read steps of 35 ms, 72 ms and 185 ms for a job whose
+// GPU period is 96 ms; hta-negative-queue's last step 374 ms against 216 ms), so each step starts at
+// the later of its host start and the end of the GPU work queued before it (never after its own
+// first GPU op, which another stream may run early). Host-bound and data-bound steps, whose GPU is
+// idle at their start, are unchanged. Returns the steps moved.
+std::int32_t startWhenTheGpuIsFree(const core::TraceModel& model, StepsResult& result) {
+    std::vector<Step>& steps = result.steps;
+    for (std::size_t i = 1; i < steps.size(); ++i) {
+        if (steps[i].cpuRange.startNs < steps[i - 1].cpuRange.endNs) {
+            return 0;  // steps of several threads overlap: no one order to queue them in
+        }
+    }
+    if (steps.empty()) {
+        return 0;
+    }
+    const TimestampNs first = steps.front().range.startNs;
+    TimestampNs queuedUntil =
+        std::max({unattributedEndBefore(model, model.kernels, result.kernelStep, first),
+                  unattributedEndBefore(model, model.memcpys, result.memcpyStep, first),
+                  unattributedEndBefore(model, model.memsets, result.memsetStep, first)});
+    std::int32_t moved = 0;
+    for (Step& step : steps) {
+        const bool hasGpuWork = step.kernelCount + step.memcpyCount + step.memsetCount > 0;
+        const TimestampNs start = std::min(std::max(step.range.startNs, queuedUntil), step.range.endNs);
+        if (start > step.range.startNs) {
+            step.range.startNs = start;
+            ++moved;
+        }
+        if (hasGpuWork) {
+            queuedUntil = std::max(queuedUntil, step.gpuRange.endNs);
+        }
+    }
+    return moved;
+}
+
 }  // namespace
 
 std::string_view toString(StepSource source) {
@@ -636,6 +691,14 @@ StepsResult detectSteps(const core::TraceModel& model, const StepDetectionOption
                   gpuClock);
     if (fromMarkers(result.source)) {
         result.note += dropProfilerStopStub(result.steps);  // before clipping: it clips nothing
+    }
+    if (stretch && !gpuClock) {
+        result.queuedSteps = startWhenTheGpuIsFree(model, result);
+        if (result.queuedSteps > 0) {
+            result.note += "; " + std::to_string(result.queuedSteps) +
+                           " steps start when the GPU finished the work queued before them (the host "
+                           "ran ahead of the GPU)";
+        }
     }
     // Stretched steps tile the time line: GPU work that runs past the next step's start (the GPU
     // lagging the CPU) is clipped there, so the windows never overlap and their durations add up to

@@ -95,7 +95,10 @@ struct StepsResult {
     // creates an overlap: a stretched range is clipped at the next step's start.
     bool overlapping = false;
     std::int32_t clippedSteps = 0;  // steps whose GPU work ran past the next step's start
-    bool stretched = false;         // StepDetectionOptions::stretchOverGpuWork was on
+    // Steps whose window starts after their host start, when the GPU finished the work queued
+    // before them (the host ran ahead of the GPU).
+    std::int32_t queuedSteps = 0;
+    bool stretched = false;  // StepDetectionOptions::stretchOverGpuWork was on
     // Step index of every GPU row (same order as the model's tables), -1 when outside all steps.
     std::vector<std::int32_t> kernelStep, memcpyStep, memsetStep;
     // RepeatingKernels: kernels on the detecting device before the periodic part (start-up, model

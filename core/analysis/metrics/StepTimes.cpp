@@ -124,6 +124,7 @@ StepTimeSummary summarizeStepTimes(const StepsResult& steps, const StepTimeOptio
     StepTimeSummary s;
     s.stretched = steps.stretched;
     s.clipped = steps.clippedSteps;
+    s.queued = steps.queuedSteps;
     std::vector<double> durations;
     durations.reserve(steps.steps.size());
     for (const Step& step : steps.steps) {
@@ -167,6 +168,9 @@ StepTimeSummary summarizeStepTimes(const StepsResult& steps, const StepTimeOptio
     }
     if (s.stretched) {
         s.definition += ", each stretched over the GPU work it launched";
+        if (s.queued > 0) {
+            s.definition += ", from when the GPU finished the work queued before it";
+        }
         if (s.clipped > 0) {
             s.definition += " and clipped at the next step's start";
         }

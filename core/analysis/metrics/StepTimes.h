@@ -3,8 +3,9 @@
 // these figures and says what they are with `definition`.
 //
 // Definition: the steps are StepsResult's steps; a step's time is the duration of its window, the
-// host range stretched over the GPU work it launched and clipped at the next step's start, so
-// windows never overlap. Every steady step counts: only a step that is clearly not training is left
+// host range stretched over the GPU work it launched, started no earlier than the GPU finished the
+// work queued before it (a host running ahead) and clipped at the next step's start, so windows
+// never overlap. Every steady step counts: only a step that is clearly not training is left
 // out of the mean, the median and the verdicts, and the summary says which and why:
 //   * warm-up: the first step when it is far slower than the median of all steps, by both tests
 //       - the modified z-score 0.6745 * |d - median| / MAD exceeds StepTimeOptions::outlierModifiedZ
@@ -59,6 +60,7 @@ struct StepTimeSummary {
     double allMeanNs = 0;                // mean over every step, outliers included
     bool stretched = false;              // windows stretched over the GPU work each step launched
     std::int32_t clipped = 0;            // steps whose stretch was clipped at the next step's start
+    std::int32_t queued = 0;             // steps started when the GPU finished the work queued before them
     std::vector<ExcludedStep> excluded;  // steps left out (warm-up, not training), in step order
     std::vector<ExcludedStep>
         keptFar;               // steps far from the median but kept (reason: "1.29x the median step")

@@ -27,9 +27,13 @@ TEST(StepDetection, ProfilerStepRangesWithStretchOverLaunchedGpuWork) {
     EXPECT_EQ(steps.steps[0].number, 7);
     EXPECT_EQ(steps.steps[2].name, "ProfilerStep#9");
     EXPECT_EQ(steps.steps[0].cpuRange, (core::TimeRange{0, 1000}));
-    // Stretched over its kernel, but clipped at step 8's start: steps never overlap.
-    EXPECT_EQ(steps.steps[0].range, (core::TimeRange{0, 1000}));
-    EXPECT_EQ(steps.clippedSteps, 1);
+    // Stretched over its kernel; step 8 starts when the GPU is done with step 7's work (the host
+    // ran ahead), so the steps still never overlap. Step 7 was once clipped at 1000 instead, and
+    // step 8 then held 800 of step 7's GPU time.
+    EXPECT_EQ(steps.steps[0].range, (core::TimeRange{0, 1800}));
+    EXPECT_EQ(steps.steps[1].range, (core::TimeRange{1800, 2000}));
+    EXPECT_EQ(steps.queuedSteps, 1);
+    EXPECT_EQ(steps.clippedSteps, 0);
     EXPECT_EQ(steps.steps[0].gpuRange, (core::TimeRange{1200, 1800}));
     EXPECT_EQ(steps.steps[0].kernelCount, 1);
     EXPECT_EQ(steps.steps[2].kernelCount, 1);
@@ -37,8 +41,45 @@ TEST(StepDetection, ProfilerStepRangesWithStretchOverLaunchedGpuWork) {
     EXPECT_EQ(steps.kernelStep[0], 0);
     EXPECT_EQ(steps.kernelStep[1], 2);
     EXPECT_FALSE(steps.overlapping);
-    EXPECT_NE(steps.note.find("clipped"), std::string::npos) << steps.note;
+    EXPECT_NE(steps.note.find("the host ran ahead of the GPU"), std::string::npos) << steps.note;
     EXPECT_EQ(steps.span(), (core::TimeRange{0, 3000}));
+}
+
+// A GPU-bound loop whose host runs ahead: the host starts steps 10, 40 and 60 ms apart while the
+// GPU needs 100 ms for each. A step is measured from when the GPU is free for it, so every step is
+// the GPU's 100 ms period; from the host's starts they read 10, 40, 60, 100 and 295 ms
+// (hta-ns-resolution: 35, 72, 96, 96 and 185 ms for a 96 ms job). A data-bound loop, whose GPU
+// waits at each step's start, keeps its host starts.
+TEST(StepDetection, AHostRunningAheadDoesNotMoveGpuTimeBetweenSteps) {
+    TraceBuilder b;
+    const core::TimestampNs hostStarts[] = {0, 10, 50, 110, 210, 300};
+    for (int s = 0; s < 5; ++s) {
+        b.range("ProfilerStep#" + std::to_string(s), hostStarts[s], hostStarts[s + 1]);
+        b.apiCall("cudaLaunchKernel", hostStarts[s] + 1, hostStarts[s] + 2, 10 + s);
+        b.kernel("gemm", 5 + s * 100, 5 + (s + 1) * 100, 0, 7, 10 + s);
+    }
+    StepsResult ahead = detectSteps(b.build());
+    ASSERT_EQ(ahead.steps.size(), 5u);
+    EXPECT_EQ(ahead.steps[0].range, (core::TimeRange{0, 105}));
+    for (std::size_t s = 1; s < 5; ++s) {
+        EXPECT_EQ(ahead.steps[s].range.durationNs(), 100) << "step " << s;
+        EXPECT_EQ(ahead.steps[s].range.startNs, ahead.steps[s - 1].range.endNs) << "step " << s;
+    }
+    EXPECT_EQ(ahead.queuedSteps, 4);
+
+    TraceBuilder waits;
+    for (int s = 0; s < 3; ++s) {  // 60 of each 100 on the host first, then 30 of GPU work
+        const core::TimestampNs t = s * 100;
+        waits.range("ProfilerStep#" + std::to_string(s), t, t + 100);
+        waits.apiCall("cudaLaunchKernel", t + 60, t + 61, 20 + s);
+        waits.kernel("gemm", t + 62, t + 92, 0, 7, 20 + s);
+    }
+    StepsResult dataBound = detectSteps(waits.build());
+    ASSERT_EQ(dataBound.steps.size(), 3u);
+    for (std::size_t s = 0; s < 3; ++s) {
+        EXPECT_EQ(dataBound.steps[s].range, dataBound.steps[s].cpuRange) << "step " << s;
+    }
+    EXPECT_EQ(dataBound.queuedSteps, 0);
 }
 
 TEST(StepDetection, TheLastStepStretchesOverItsGpuWork) {
