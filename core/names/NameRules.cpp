@@ -655,7 +655,10 @@ bool compilationHostName(const Words& k) {
     if (k.pair("gpu", "lower")) {  // nvFuser: GpuLower::Lower::...
         return true;
     }
-    if (k.has("jit") && k.hasAny({"script", "trace", "freeze", "optimize"})) {
+    // torch/jit/_trace.py: is_tracing and is_scripting ask whether a trace is under way: checks
+    // that every eager model runs (a TraceLens BERT trace read as "torch.compile in use").
+    if (k.has("jit") && k.hasAny({"script", "trace", "freeze", "optimize"}) &&
+        !(k.has("is") && k.hasAny({"tracing", "scripting"}))) {
         return true;
     }
     return k.has("cudnn") && k.has("find") && k.has("algorithm");  // cudnnFind*Algorithm (benchmark)
