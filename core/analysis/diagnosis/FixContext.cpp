@@ -104,8 +104,8 @@ FixContext::Prediction FixContext::dataFix(std::string& basis, std::string& unce
     return {std::max(gpuPath, host), std::max(busy, host), std::max(gpuPath + hostGaps, host)};
 }
 
-ExpectedGain FixContext::gainOf(Prediction p, bool upperBound, std::string basis,
-                                std::string uncertainty) const {
+ExpectedGain FixContext::gainOf(Prediction p, bool upperBound, std::string basis, std::string uncertainty,
+                                double peakRatio) const {
     ExpectedGain g;
     g.computed = m_stepNs > 0;
     g.stepTimeBeforeNs = m_stepNs;
@@ -119,7 +119,7 @@ ExpectedGain FixContext::gainOf(Prediction p, bool upperBound, std::string basis
     g.speedup = g.stepTimeAfterNs > 0 ? g.stepTimeBeforeNs / g.stepTimeAfterNs : 1.0;
     if (m_s.mfu) {
         g.mfuBefore = *m_s.mfu;
-        g.mfuAfter = *m_s.mfu * g.speedup;  // same model FLOPs in a shorter step
+        g.mfuAfter = *m_s.mfu * g.speedup / peakRatio;  // same model FLOPs in a shorter step
     }
     const bool mfuImpossible = g.mfuAfter && *g.mfuAfter >= 1.0;
     g.summary = std::string(g.upperBound ? "at most: " : "") + "step time " + duration(g.stepTimeBeforeNs) +
@@ -164,9 +164,9 @@ ExpectedGain FixContext::occupancyGain(double savedNs, bool upperBound, const st
 
 // A GPU-side fix saving savedNs (savedLowNs..savedHighNs) of the GPU's path, bounded by the host.
 ExpectedGain FixContext::gpuGain(double savedLowNs, double savedNs, double savedHighNs, bool upperBound,
-                                 const std::string& basis, std::string uncertainty) const {
+                                 const std::string& basis, std::string uncertainty, double peakRatio) const {
     return gainOf(gpuSideFix(savedLowNs, savedNs, savedHighNs), upperBound, basis + hostBoundNote(savedNs),
-                  std::move(uncertainty));
+                  std::move(uncertainty), peakRatio);
 }
 
 // A mixed verdict heads both of its classes.

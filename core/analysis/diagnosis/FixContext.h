@@ -66,7 +66,10 @@ public:
     // the longer of the GPU's path (busy time plus the idle the fix leaves) and the host's (its
     // launch-path work, which stays on the training thread).
     Prediction dataFix(std::string& basis, std::string& uncertainty) const;
-    ExpectedGain gainOf(Prediction p, bool upperBound, std::string basis, std::string uncertainty) const;
+    // peakRatio: the fix moves the job to a part with that many times the peak (R13), so the MFU
+    // after it is over the new peak: the same FLOPs in a shorter step on a larger denominator.
+    ExpectedGain gainOf(Prediction p, bool upperBound, std::string basis, std::string uncertainty,
+                        double peakRatio = 1.0) const;
     // Host work that launches nothing moved off the step (R15): the host's path shortens with it,
     // so only the GPU's busy time bounds the step.
     ExpectedGain hostIdleGain(double savedNs, bool upperBound, const std::string& basis) const;
@@ -76,7 +79,7 @@ public:
     ExpectedGain occupancyGain(double savedNs, bool upperBound, const std::string& basis) const;
     // A GPU-side fix saving savedNs (savedLowNs..savedHighNs) of the GPU's path, bounded by the host.
     ExpectedGain gpuGain(double savedLowNs, double savedNs, double savedHighNs, bool upperBound,
-                         const std::string& basis, std::string uncertainty) const;
+                         const std::string& basis, std::string uncertainty, double peakRatio = 1.0) const;
 
     double share(Bottleneck b) const { return m_v.shareOf(b); }
     // A mixed verdict heads both of its classes.

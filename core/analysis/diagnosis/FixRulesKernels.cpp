@@ -274,7 +274,8 @@ void fasterHardware(FixContext& ctx) {
         "Amdahl over the compute-bound kernel time with a " +
             core::formatFixed(c.hardwareUpgradePeakRatio, 1) + "x peak: only compute-bound time scales",
         "low end: only half of that time scales (kernels near the ridge become memory-bound "
-        "on a faster part)");
+        "on a faster part)",
+        c.hardwareUpgradePeakRatio);
     r.costs = "hardware cost; or reduce O: fewer tokens, pruning, distillation";
     r.risks = "memory-bound kernels do not speed up with peak FLOP/s";
     r.pytorchChange = FixContext::snippet("r13_hardware");

@@ -189,6 +189,31 @@ TEST(Prediction, EveryComputedGainHasABasisAnUncertaintyAndARange) {
     EXPECT_GE(computed, 6);
 }
 
+// MFU after a fix is the same model FLOPs over the shorter step, on the peak of the part it runs on:
+// R13 moves the job to a part with hardwareUpgradePeakRatio times the peak, so its MFU falls when
+// the step shortens by less than that (it read "MFU 32.7 % -> 42.1 %" for a 1.29x faster step on a
+// 2x part; 21.0 % is right).
+TEST(Prediction, MfuAfterFasterHardwareIsOverTheNewPeak) {
+    DiagnosisSignals s = computeSignals(0.3);
+    s.mfu = 0.3;
+    const DiagnosisConfig config;
+    const FixPlan plan = recommendFixes(classifyWindow(s), s);
+    int checked = 0;
+    for (const Recommendation& r : plan.recommendations) {
+        if (!r.gain.mfuAfter || !r.gain.mfuBefore) {
+            continue;
+        }
+        const double peakRatio = r.ruleId == "R13" ? config.hardwareUpgradePeakRatio : 1.0;
+        EXPECT_NEAR(*r.gain.mfuAfter, *r.gain.mfuBefore * r.gain.speedup / peakRatio, 1e-9) << r.ruleId;
+        if (r.ruleId == "R13") {
+            EXPECT_LT(r.gain.speedup, config.hardwareUpgradePeakRatio);
+            EXPECT_LT(*r.gain.mfuAfter, *r.gain.mfuBefore) << r.gain.summary;
+            ++checked;
+        }
+    }
+    EXPECT_EQ(checked, 1) << "R13 is among the compute-bound job's fixes";
+}
+
 // R7 and R12 state the communication they target with the same two figures as the verdict: the
 // exposed communication and the waits on collectives (R7 once gave their sum as "exposed").
 TEST(Prediction, CommunicationFixesQuoteTheSameExposedCommunication) {
