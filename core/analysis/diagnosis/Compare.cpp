@@ -311,7 +311,17 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
         p.predictedHighNs = top.gain.stepTimeHighNs;
         p.actualStepNs = b.mfu.stepTimeNs;
     }
-    if (p.available && !c.warnings.empty()) {
+    // Two ranks of one job side by side are not a before and an after.
+    const bool twoRanks = a.distributed.present && b.distributed.present && a.distributed.rank >= 0 &&
+                          b.distributed.rank >= 0 && a.distributed.rank != b.distributed.rank &&
+                          a.distributed.worldSize == b.distributed.worldSize;
+    if (p.available && twoRanks) {
+        p.verdict = "not checked";
+        p.summary = p.ruleId + " (" + a.fixes.recommendations.front().title +
+                    "): its prediction is not checked, as these are two ranks of one job (ranks " +
+                    std::to_string(a.distributed.rank) + " and " + std::to_string(b.distributed.rank) +
+                    "), not a run before and after a change";
+    } else if (p.available && !c.warnings.empty()) {
         p.verdict = "not checked";
         p.summary = p.ruleId + " (" + a.fixes.recommendations.front().title +
                     "): its prediction is not checked, as these do not look like two runs of one job (" +
@@ -327,11 +337,25 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
         const bool nothingChanged = c.slower.empty() && c.faster.empty() && c.appeared.empty() &&
                                     c.vanished.empty() && !c.overall.changed() &&
                                     std::abs(c.metrics.front().relative) < o.metricNoiseRelative;
-        p.verdict = nothingChanged              ? "not applied"
-                    : p.fractionRealised >= 0.5 ? "materialised"
-                    : p.fractionRealised >= 0.2 ? "partly materialised"
-                                                : "did not materialise";
-        if (nothingChanged) {
+        // The constraint the fix targets holds the same share of the step after: the fix was not
+        // applied (or did nothing), whatever else moved (two captures of one job by two profilers
+        // read "did not materialise" while the data wait stayed at 85 %).
+        const double targetBefore = a.overall.shareOf(top.target);
+        const double targetAfter = b.overall.shareOf(top.target);
+        const bool targetUnmoved =
+            targetBefore > 0 && std::abs(targetAfter - targetBefore) <
+                                    std::max(o.targetUnmovedAbsolute, o.metricNoiseRelative * targetBefore);
+        p.verdict = nothingChanged || targetUnmoved ? "not applied"
+                    : p.fractionRealised >= 0.5     ? "materialised"
+                    : p.fractionRealised >= 0.2     ? "partly materialised"
+                                                    : "did not materialise";
+        if (!nothingChanged && targetUnmoved) {
+            p.summary = p.ruleId + " (" + top.title + ") does not look applied: the constraint it targets (" +
+                        std::string(toString(top.target)) + ") holds " + pct(targetBefore) +
+                        " of the step before and " + pct(targetAfter) +
+                        " after; its prediction to check once it is: step time " + dur(p.predictedStepNs) +
+                        " (range " + dur(p.predictedLowNs) + " - " + dur(p.predictedHighNs) + ")";
+        } else if (nothingChanged) {
             p.summary = p.ruleId + " (" + top.title +
                         ") does not look applied: the same kernels run as long per step, and the step time "
                         "moved " +

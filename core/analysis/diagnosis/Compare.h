@@ -69,7 +69,10 @@ struct CompareOptions {
     double kernelMinShareOfTime = 0.005;  // and the kernel holds ≥ 0.5 % of kernel time on a side
     std::size_t maxKernels = 15;          // per list
     double metricNoiseRelative = 0.02;    // changes under 2 % (relative) are "unchanged"
-    double shareNoiseAbsolute = 0.01;     // and under 1 percentage point for fractions
+    // The top fix's target constraint moved less than this share of the step (or than
+    // metricNoiseRelative of its share): the fix does not look applied.
+    double targetUnmovedAbsolute = 0.02;
+    double shareNoiseAbsolute = 0.01;  // and under 1 percentage point for fractions
 };
 
 struct ComparisonReport {
