@@ -7,6 +7,7 @@
 
 #include "core/analysis/diagnosis/Analyzer.h"
 #include "core/analysis/diagnosis/ReportWriters.h"
+#include "core/base/Format.h"
 #include "core/import/TraceLoader.h"
 #include "tests/testutils/SharedTraces.h"
 
@@ -70,6 +71,18 @@ TEST(RealTraces, TestTraceIsBusyMemoryBoundAndCommCopyHeavy) {
     EXPECT_EQ(r->fixes.recommendations.front().ruleId, "R4");
     EXPECT_EQ(r->fixes.find("R6"), nullptr);
     EXPECT_GT(r->overallSignals.communicationFraction + r->overallSignals.copyFraction, 0.2);
+    // Its shapes cover under a tenth of the kernel time: the MFU from them is no upper estimate, and
+    // the warning says how little it counts (it once said "upper estimate" and nothing more).
+    ASSERT_EQ(r->mfu.source, ModelFlopsSource::ShapeEstimate);
+    EXPECT_LT(r->mfu.countedKernelTimeShare, 0.2);
+    bool coverageSaid = false;
+    for (const std::string& w : r->mfu.warnings) {
+        EXPECT_EQ(w.find("upper estimate"), std::string::npos) << w;
+        coverageSaid =
+            coverageSaid || (w.find("count the ops behind only") != std::string::npos &&
+                             w.find(core::formatPercent(r->mfu.countedKernelTimeShare)) != std::string::npos);
+    }
+    EXPECT_TRUE(coverageSaid);
 }
 
 TEST(RealTraces, NsResolutionIsComputeBound) {
