@@ -44,6 +44,16 @@ void FixContext::skip(const std::string& id, std::string reason) {
 }
 
 void FixContext::show(Recommendation r, std::string reason) {
+    // A fix whose best case leaves the step as it is is no recommendation: "13.4 ms -> 13.4 ms
+    // (range 13.4 ms - 13.4 ms) (1.00x)" (R16 on a 0.4 %-busy trace, the host bounding the step).
+    // Capacity fixes are the exception: they make the job fit and cost time on purpose (R7, R8).
+    constexpr double kNoMeasurableGain = 0.005;
+    if (r.target != Bottleneck::MemoryCapacity && r.gain.computed && r.gain.stepTimeBeforeNs > 0 &&
+        r.gain.stepTimeLowNs >= r.gain.stepTimeBeforeNs * (1.0 - kNoMeasurableGain)) {
+        skip(r.ruleId,
+             reason + ", but even its best case shortens the step by under 0.5 % (" + r.gain.summary + ")");
+        return;
+    }
     r.title = std::string(titleOf(r.ruleId));
     m_plan.decisions.push_back({r.ruleId, r.title, true, std::move(reason)});
     m_plan.recommendations.push_back(std::move(r));

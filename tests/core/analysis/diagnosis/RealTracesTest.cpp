@@ -85,6 +85,21 @@ TEST(RealTraces, TestTraceIsBusyMemoryBoundAndCommCopyHeavy) {
     EXPECT_TRUE(coverageSaid);
 }
 
+// The TensorBoard plugin's fragment idles 99.6 %: spreading its kernels over more SMs (R16) cannot
+// shorten a step the host bounds, so R16 is not recommended with "13.4 ms -> 13.4 ms (1.00x)"; the
+// rule decisions say why.
+TEST(RealTraces, AFixWithNoMeasurableGainIsNotRecommended) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "kineto-tbplugin__gpu_metrics_input.json");
+    auto r = analyzeFile(path);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->fixes.find("R16"), nullptr);
+    bool said = false;
+    for (const RuleDecision& d : r->fixes.decisions) {
+        said = said || (d.ruleId == "R16" && !d.shown && d.reason.find("under 0.5 %") != std::string::npos);
+    }
+    EXPECT_TRUE(said);
+}
+
 TEST(RealTraces, NsResolutionIsComputeBound) {
     CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "hta-ns-resolution__rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz");
     auto r = analyzeFile(path);
