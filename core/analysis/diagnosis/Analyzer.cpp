@@ -520,12 +520,13 @@ std::string headlineOf(const AnalysisReport& r) {
             return h + " (" + mfuJudgement(r) + ")";
         }
         case Bottleneck::ComputeMemoryMixed: {
-            std::string h = name + ": the GPU is busy " + pct(s.busyFraction) + " of each step; " +
-                            pct(s.computeBoundKernelShare) +
-                            " of kernel time above the ridge (GEMM, convolution, "
-                            "attention), " +
-                            pct(s.memoryBoundBusyShare.value_or(s.memoryBoundKernelShare)) +
-                            " of busy time below it (elementwise, normalization, reduction, copies)";
+            std::string h =
+                name + ": the GPU is busy " + pct(s.busyFraction) + " of each step; " +
+                pct(s.computeBoundKernelShare) +
+                " of kernel time above the ridge (GEMM, convolution, "
+                "attention), " +
+                pct(s.memoryBoundBusyShare.value_or(s.memoryBoundKernelShare)) +
+                " of kernel time below it (elementwise, normalization, reduction; device-to-device copies)";
             if (r.mfu.mfu) {
                 h += "; MFU " + pct(*r.mfu.mfu) + (r.mfu.estimate ? " (estimate)" : "") + " (" +
                      mfuJudgement(r) + ")";
@@ -540,7 +541,7 @@ std::string headlineOf(const AnalysisReport& r) {
                         : std::string());
         case Bottleneck::MemoryBandwidth:
             return name + ": the GPU is busy " + pct(s.busyFraction) + " of each step, " +
-                   pct(s.memoryBoundBusyShare.value_or(0)) + " of it in memory-bound kernels";
+                   pct(s.memoryBoundBusyShare.value_or(0)) + " of its kernel time in memory-bound kernels";
         case Bottleneck::MemoryCapacity:
             return name + ": the job does not fit in device memory";
         case Bottleneck::Communication:

@@ -82,8 +82,8 @@ HbmReading readHbm(const DiagnosisSignals& s, const DiagnosisConfig& c) {
         r.level = r.value >= c.memoryBoundKernelShareHigh ? HbmLevel::High : HbmLevel::Low;
         r.evidence = makeEvidence("memoryBoundBusyShare", r.value, ">=", c.memoryBoundKernelShareHigh,
                                   pct(r.value) +
-                                      " of GPU busy time in memory-bound kernels (estimate of HBM "
-                                      "pressure; no bandwidth counter)",
+                                      " of kernel time in memory-bound kernels and device-to-device "
+                                      "copies (estimate of HBM pressure; no bandwidth counter)",
                                   true);
         return r;
     }
@@ -364,7 +364,7 @@ void classifyBusy(Verdict& v, const DiagnosisSignals& s, const DiagnosisConfig& 
                                                      "(GEMM, convolution, attention; above the ridge)",
                                       true));
     v.evidence.push_back(makeEvidence("memoryBoundBusyShare", memory, "", 0,
-                                      pct(memory) + " of busy time in memory-bound work (elementwise, "
+                                      pct(memory) + " of kernel time in memory-bound work (elementwise, "
                                                     "normalization, reduction, copy kernels, DtoD copies; "
                                                     "below the ridge)",
                                       true));

@@ -180,7 +180,10 @@ struct DiagnosisSignals {
     // --- Memory bandwidth ---
     std::optional<double> hbmBandwidthFraction;  // achieved / peak HBM bandwidth
     bool hbmMeasured = false;                    // from a counter (true) or estimated (false)
-    // Share of GPU busy time in memory-bound work (kernels below the ridge or memory-bound classes).
+    // Memory-bound work: the share of kernel time in memory-bound kernels (below the ridge or of the
+    // memory-bound classes), plus device-to-device copies as a share of busy time. A share of kernel
+    // time, not of busy time: host-device copies are copy-bound, not in it (saxpy read "100 % of GPU
+    // busy time in memory-bound kernels" beside copies filling 76 % of its busy time).
     std::optional<double> memoryBoundBusyShare;
 
     // --- Memory capacity ---
