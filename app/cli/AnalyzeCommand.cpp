@@ -42,7 +42,7 @@ constexpr const char* kAnalyzeUsage =
     "  --print-config           print the default thresholds as a config file and exit\n"
     "  --format text|json|markdown|csv-kernels|csv-ops   output format (default text); the CSV\n"
     "                           formats list every kernel / launching op in base units (ns, counts);\n"
-    "                           --json is --format json\n"
+    "                           --json is --format json; a job's report is text or json\n"
     "  --output FILE            write the report to FILE instead of stdout\n"
     "  --explain                text: say why each rule was or was not shown\n"
     "  --all-steps              text: list every step\n"
@@ -66,8 +66,12 @@ int runAnalyze(const Args& rawArgs) {
         return kExitUsage;
     }
     if (!parsed.help && !parsed.printConfig && isJobInvocation(parsed.files)) {
-        if (parsed.format == "markdown") {
-            std::fprintf(stderr, "chokepoint-cli analyze: a job's report is text or json\n");
+        if (parsed.format != "text" && parsed.format != "json") {
+            // csv-kernels and csv-ops were once ignored here, printing the text report.
+            std::fprintf(stderr,
+                         "chokepoint-cli analyze: a job's report is text or json (--format %s is for one "
+                         "trace: analyze a rank's file for it)\n",
+                         parsed.format.c_str());
             return kExitUsage;
         }
         if (parsed.deviceIndex) {

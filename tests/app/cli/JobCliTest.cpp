@@ -69,6 +69,17 @@ TEST_F(JobCliTest, OneFusedFileOfSeveralRanksIsAnalysedAsAJob) {
     EXPECT_NE(one.out.find("Scope: GPU 1 alone"), std::string::npos) << one.out;
 }
 
+// A job's report is text or json; the single-trace formats are refused, not ignored (csv-kernels
+// printed the text report with exit code 0).
+TEST_F(JobCliTest, SingleTraceFormatsAreRefusedForAJob) {
+    for (const char* format : {"markdown", "csv-kernels", "csv-ops"}) {
+        const CliResult r =
+            run("analyze --format " + std::string(format) + " '" + path("traces") + "/rank-*.json'");
+        EXPECT_EQ(r.exitCode, 2) << format << "\n" << r.out;
+        EXPECT_NE(r.out.find("a job's report is text or json"), std::string::npos) << r.out;
+    }
+}
+
 TEST_F(JobCliTest, JsonHasTheJobObject) {
     const CliResult r = run("analyze --format json '" + path("traces") + "/rank-*.json'");
     ASSERT_EQ(r.exitCode, 0) << r.out;
