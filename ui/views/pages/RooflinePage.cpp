@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include "core/base/Format.h"
+#include "core/base/KernelName.h"
 #include "ui/base/charts/ReportCharts.h"
 #include "ui/base/charts/RooflineChart.h"
 #include "ui/base/models/ModelRoles.h"
@@ -98,11 +99,14 @@ void RooflinePage::setReport(std::shared_ptr<const analysis::AnalysisReport> rep
                               "estimates, decide compute- versus memory-bound.")
                                .arg(measured.join(QStringLiteral(", "))));
     } else if (sig.compositionKnown && sig.unclassifiedKernelShare >= m_report->config.secondaryMinFraction) {
-        m_caption->setText(m_caption->text() +
-                           tr(" %1 of kernel time is in kernels with no class, shapes or counters (largest: "
-                              "%2): they cannot be placed here; record shapes or GPU metrics.")
-                               .arg(percentText(sig.unclassifiedKernelShare))
-                               .arg(QString::fromStdString(sig.topUnclassifiedKernel).toHtmlEscaped()));
+        m_caption->setText(
+            m_caption->text() +
+            tr(" %1 of kernel time is in kernels with no class, shapes or counters (largest: "
+               "%2): they cannot be placed here; record shapes or GPU metrics.")
+                .arg(percentText(sig.unclassifiedKernelShare))
+                .arg(QString::fromStdString(
+                         analysis::evidenceName(core::shortKernelName(sig.topUnclassifiedKernel), 60))
+                         .toHtmlEscaped()));  // a whole C++ template filled 8 lines
     }
     const auto above = std::count_if(roofline.points.begin(), roofline.points.end(),
                                      [](const analysis::RooflinePoint& p) { return p.aboveRoof; });
