@@ -65,6 +65,7 @@ RooflineChart::RooflineChart(QWidget* parent) : QWidget(parent), m_plot(new QCus
     m_plot->setMouseTracking(true);
     connect(m_plot, &QCustomPlot::mouseMove, this, &RooflineChart::onMouseMove);
     connect(m_plot, &QCustomPlot::mousePress, this, &RooflineChart::onMousePress);
+    connect(m_plot, &QCustomPlot::afterLayout, this, &RooflineChart::hideOverlappingLabels);
     setMinimumSize(320, 240);
     setAccessibleName(tr("Roofline chart"));
     setAccessibleDescription(
@@ -86,6 +87,7 @@ void RooflineChart::setHighlightedDot(int index) {
 
 void RooflineChart::rebuild() {
     m_plot->clearGraphs();
+    m_roofLabels.clear();  // the items go with clearItems
     m_plot->clearItems();
     m_plot->clearPlottables();
     m_plot->legend->clearItems();
@@ -209,6 +211,7 @@ void RooflineChart::rebuild() {
                 roofs.push_back(roof);
             }
         }
+        std::vector<QCPItemText*> roofLabels, ridgeLabels;
         for (const RooflineRoof& roof : roofs) {
             const double ridge = roof.peakFlopsPerSecond / bw;
             QCPGraph* g = m_plot->addGraph();
@@ -224,6 +227,7 @@ void RooflineChart::rebuild() {
                 QStringLiteral("%1  %2FLOP/s").arg(roof.label, siTickLabel(roof.peakFlopsPerSecond)));
             label->setColor(color);
             label->setPadding(QMargins(2, 0, 4, 2));
+            roofLabels.push_back(label);
             auto* ridgeLabel = new QCPItemText(m_plot);
             ridgeLabel->position->setCoords(ridge, roof.peakFlopsPerSecond);
             ridgeLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
@@ -234,12 +238,15 @@ void RooflineChart::rebuild() {
             f.setPointSizeF(f.pointSizeF() * 0.85);
             ridgeLabel->setFont(f);
             ridgeLabel->setPadding(QMargins(4, 3, 2, 2));
+            ridgeLabels.push_back(ridgeLabel);
             QCPGraph* ridgeDot = m_plot->addGraph();
             ridgeDot->setLineStyle(QCPGraph::lsNone);
             ridgeDot->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, color, color, 8));
             ridgeDot->setData({ridge}, {roof.peakFlopsPerSecond}, true);
             ridgeDot->removeFromLegend();
         }
+        m_roofLabels = roofLabels;
+        m_roofLabels.insert(m_roofLabels.end(), ridgeLabels.begin(), ridgeLabels.end());
     }
 
     // Measured roofs: dashed, thinner, labelled under the line so they do not sit on the datasheet's.
@@ -402,6 +409,37 @@ int RooflineChart::dotAt(const QPoint& pos, double radiusPx) const {
         }
     }
     return best;
+}
+
+void RooflineChart::hideOverlappingLabels() {
+    std::vector<QRectF> kept;
+    const auto rectOf = [](QCPItemText* label) {
+        return QRectF(label->topLeft->pixelPosition(), label->bottomRight->pixelPosition()).normalized();
+    };
+    const auto free = [&](const QRectF& rect) {
+        return std::none_of(kept.begin(), kept.end(), [&](const QRectF& k) { return k.intersects(rect); });
+    };
+    for (QCPItemText* label : m_roofLabels) {
+        // A roof's label sits above its line at the right; where that is taken, below the line, and
+        // where both are, above it all the same: a roof is never left unnamed. A ridge label that
+        // does not fit is left out (the diamond marks the ridge, the table gives the intensities).
+        const bool roofLabel = (label->positionAlignment() & Qt::AlignRight) != 0;
+        if (roofLabel) {
+            label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+            if (!free(rectOf(label))) {
+                label->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+                if (!free(rectOf(label))) {
+                    label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+                }
+            }
+        }
+        const QRectF rect = rectOf(label);
+        const bool fits = roofLabel || free(rect);
+        label->setVisible(fits);
+        if (fits) {
+            kept.push_back(rect);
+        }
+    }
 }
 
 void RooflineChart::onMouseMove(QMouseEvent* event) {
