@@ -182,6 +182,56 @@ TEST_F(AnalysisPagesTest, MeasuredRoofsAreDrawnDashedBesideTheDatasheet) {
     EXPECT_GT(testutils::distinctColours(image), 15);
 }
 
+// An A100's roofs are a factor of two apart: on a small plot "ridge 401" was drawn over
+// "BF16 tensor / FP16 tensor 312 TFLOP/s". No ridge label overlaps any other label once laid out,
+// and every roof keeps its label.
+TEST_F(AnalysisPagesTest, RooflineRidgeLabelsNeverOverlapOtherLabels) {
+    RooflineChartData data;
+    data.bandwidthBytesPerSecond = 1.555e12;
+    data.roofs = {{QStringLiteral("INT8 tensor"), 624e12, QColor(Qt::gray)},
+                  {QStringLiteral("BF16 tensor"), 312e12, QColor(Qt::magenta)},
+                  {QStringLiteral("TF32 tensor"), 156e12, QColor(Qt::red)},
+                  {QStringLiteral("FP32"), 19.5e12, QColor(Qt::darkGray)}};
+    RooflineDot gemm;
+    gemm.label = QStringLiteral("gemm");
+    gemm.group = QStringLiteral("GEMM");
+    gemm.intensityFlopsPerByte = 50.0;
+    gemm.flopsPerSecond = 20e12;
+    gemm.timeShare = 0.5;
+    gemm.color = QColor(Qt::blue);
+    data.dots.push_back(gemm);
+    RooflineChart chart;
+    chart.setData(data);
+    testutils::renderWidget(chart, QSize(700, 420));
+    std::vector<std::pair<QRectF, bool>> visible;  // rect, is a ridge label
+    int roofLabels = 0;
+    for (int i = 0; i < chart.plot()->itemCount(); ++i) {
+        auto* text = qobject_cast<QCPItemText*>(chart.plot()->item(i));
+        if (text == nullptr || (!text->text().contains(QStringLiteral("FLOP/s")) &&
+                                !text->text().startsWith(QStringLiteral("ridge")))) {
+            continue;
+        }
+        const bool ridge = text->text().startsWith(QStringLiteral("ridge"));
+        roofLabels += ridge ? 0 : 1;
+        if (!ridge) {
+            EXPECT_TRUE(text->visible()) << text->text().toStdString();
+        }
+        if (text->visible()) {
+            visible.push_back(
+                {QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition()).normalized(),
+                 ridge});
+        }
+    }
+    EXPECT_EQ(roofLabels, 4);
+    for (std::size_t a = 0; a < visible.size(); ++a) {
+        for (std::size_t b = a + 1; b < visible.size(); ++b) {
+            if (visible[a].second || visible[b].second) {
+                EXPECT_FALSE(visible[a].first.intersects(visible[b].first)) << a << " and " << b;
+            }
+        }
+    }
+}
+
 TEST_F(AnalysisPagesTest, RooflinePagePlotsPointsAndSelectsKernels) {
     TraceDocument document;
     RooflinePage page;
