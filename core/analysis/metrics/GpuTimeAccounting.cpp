@@ -740,12 +740,18 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
             }
             return longest;
         };
-        std::vector<Item> syncItems = host.items[kSync];
-        for (Item& item : syncItems) {  // a sync record is named by the API call that made it
-            if (item.kind == IdleEvidence::Kind::Sync && model.syncs.apiCall[item.row].valid() &&
+        // A sync record has no name of its own: it is named by the API call that made it.
+        const auto syncCallName = [&](const Item& item) {
+            if (item.kind == IdleEvidence::Kind::Sync && item.row < model.syncs.size() &&
+                model.syncs.apiCall[item.row].valid() &&
                 model.syncs.apiCall[item.row].index < model.apiCalls.size()) {
-                item.name = model.apiCalls.name[model.syncs.apiCall[item.row].index];
+                return model.apiCalls.name[model.syncs.apiCall[item.row].index];
             }
+            return item.name;
+        };
+        std::vector<Item> syncItems = host.items[kSync];
+        for (Item& item : syncItems) {
+            item.name = syncCallName(item);
         }
         SyncCallSweeper syncCalls(std::move(syncItems), options.syncDrainToleranceNs);
         std::unordered_map<std::uint32_t, DurationNs> afterSyncNs;  // idle after a sync, per call name
@@ -882,13 +888,10 @@ GpuTimeAccountingResult computeGpuTimeAccounting(const core::TraceModel& model, 
             // Idle during a synchronization (its cause) or right after one (the queue it drained).
             if (syncCall != nullptr || idle.cause == IdleCause::Synchronization) {
                 idle.afterSync = true;
-                idle.afterSyncName = syncCall != nullptr ? syncCall->name : idle.evidence.name;
-                if (syncCall == nullptr && idle.evidence.kind == IdleEvidence::Kind::Sync &&
-                    idle.evidence.row < model.syncs.size() &&
-                    model.syncs.apiCall[idle.evidence.row].valid() &&
-                    model.syncs.apiCall[idle.evidence.row].index < model.apiCalls.size()) {
-                    idle.afterSyncName = model.apiCalls.name[model.syncs.apiCall[idle.evidence.row].index];
-                }
+                idle.afterSyncName =
+                    syncCall != nullptr
+                        ? syncCall->name
+                        : syncCallName({{}, idle.evidence.kind, idle.evidence.row, idle.evidence.name});
                 if (framesCounted) {
                     afterSyncNs[idle.afterSyncName.index] += gap.durationNs();
                     afterSyncWholeNs += gap.durationNs();
