@@ -532,6 +532,9 @@ int main(int argc, char** argv) {
         }
     }
     QSize size;
+    if (parser.isSet(screenshot)) {
+        chokepoint::ui::RecentFiles::setRecording(false);  // rendering a file is not opening it
+    }
     if (parser.isSet(screenshot) && !parseSize(parser.value(sizeOption), size)) {
         std::fprintf(stderr, "chokepoint: --size wants WxH between 200x150 and 10000x10000, not '%s'\n",
                      qPrintable(parser.value(sizeOption)));

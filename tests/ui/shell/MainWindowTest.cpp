@@ -2,6 +2,7 @@
 // executable's --screenshot option end to end.
 #include <gtest/gtest.h>
 
+#include <QDirIterator>
 #include <QFile>
 #include <QLineEdit>
 #include <QListWidget>
@@ -359,10 +360,13 @@ QString guiBinary() {
 
 // Runs the GUI executable; `display` false runs it as on a machine without one (no DISPLAY, no
 // WAYLAND_DISPLAY, no QT_QPA_PLATFORM), where it must not abort.
-int runGui(const QStringList& args, QString* errors = nullptr, bool display = true,
-           QString* output = nullptr) {
+int runGui(const QStringList& args, QString* errors = nullptr, bool display = true, QString* output = nullptr,
+           const QString& configHome = QString()) {
     QProcess process;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    if (!configHome.isEmpty()) {
+        env.insert(QStringLiteral("XDG_CONFIG_HOME"), configHome);
+    }
     if (display) {
         env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
     } else {
@@ -383,6 +387,31 @@ int runGui(const QStringList& args, QString* errors = nullptr, bool display = tr
         *output = QString::fromLocal8Bit(process.readAllStandardOutput());
     }
     return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -2;
+}
+
+// A --screenshot run renders a file without opening it for the user: the user's recent files stay
+// as they were (test runs of it filled the Welcome page with temporary files).
+TEST(MainWindowTest, AScreenshotLeavesTheRecentFilesAlone) {
+    ASSERT_TRUE(QFile::exists(guiBinary()))
+        << "chokepoint executable not built: " << guiBinary().toStdString();
+    testutils::guiApp();
+    QTemporaryDir config;
+    QTemporaryDir dir;
+    const std::string trace = dir.filePath(QStringLiteral("t.cptrace")).toStdString();
+    ASSERT_TRUE(core::writeCptrace(*testutils::timelineTestModel(), trace).ok());
+    const QString out = dir.filePath(QStringLiteral("t.png"));
+    QString errors;
+    ASSERT_EQ(runGui({QStringLiteral("--screenshot"), out, QString::fromStdString(trace)}, &errors, true,
+                     nullptr, config.path()),
+              0)
+        << errors.toStdString();
+    ASSERT_TRUE(QFile::exists(out));
+    QDirIterator files(config.path(), QDir::Files, QDirIterator::Subdirectories);
+    while (files.hasNext()) {
+        QFile f(files.next());
+        ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+        EXPECT_FALSE(f.readAll().contains("t.cptrace")) << f.fileName().toStdString();
+    }
 }
 
 TEST(MainWindowTest, ScreenshotRendersTheTimelineOfASharedTrace) {

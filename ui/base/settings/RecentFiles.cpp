@@ -9,6 +9,7 @@ namespace chokepoint::ui {
 namespace {
 
 const char* const kRecentKey = "recentFiles";
+bool g_recording = true;
 
 }  // namespace
 
@@ -18,7 +19,14 @@ QStringList RecentFiles::files() {
     return files.mid(0, Preferences::recentFileCount());
 }
 
+void RecentFiles::setRecording(bool on) {
+    g_recording = on;
+}
+
 void RecentFiles::add(const QString& path) {
+    if (!g_recording) {
+        return;
+    }
     QStringList files = RecentFiles::files();
     files.removeAll(path);
     files.prepend(path);

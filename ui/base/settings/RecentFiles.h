@@ -14,6 +14,9 @@ public:
     // Puts `path` first (once), dropping the oldest beyond the count.
     static void add(const QString& path);
     static void clear();
+    // Off: add() records nothing (a --screenshot run renders a file; it does not open it for the
+    // user, and test runs of it filled the user's list with temporary files).
+    static void setRecording(bool on);
 };
 
 }  // namespace chokepoint::ui
