@@ -162,6 +162,24 @@ ClockAlignment alignClocks(std::vector<JobRank>& ranks, const std::vector<Matche
     for (std::size_t r = 0; r < ranks.size(); ++r) {
         matches[r] = clockMatches[clockOf[r]];
     }
+    if (clocks == 1 && !result.sameHost && calls.size() >= static_cast<std::size_t>(minMatches)) {
+        // No host names, and every rank's collective ends agree as recorded: the ranks share one
+        // clock (one host, or hosts already in sync), so there is nothing to align.
+        for (JobRank& rank : ranks) {
+            rank.clockOffsetNs = 0;
+            rank.clockMatches = 0;
+        }
+        for (const MatchedCall& call : calls) {
+            for (auto [r, c] : call.members) {
+                ++ranks[r].clockMatches;
+            }
+        }
+        result.estimated = true;
+        result.note = "host names not recorded; every rank's collective ends agree as recorded (within " +
+                      core::formatDuration(kSameClockNs) +
+                      " at nine calls in ten): one clock, no offsets applied";
+        return result;
+    }
     if (clocks == 1 && result.sameHost) {
         // One host, one clock: nothing to align. As a check, each rank's own median difference to
         // the calls' median ends (which should come out near zero) is reported, not applied.

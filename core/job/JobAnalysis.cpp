@@ -39,8 +39,15 @@ JobReport analyzeJob(std::vector<std::shared_ptr<const RankSummary>> ranks, std:
         report.rankIdentityNote += (report.rankIdentityNote.empty() ? "ranks from " : ", ") +
                                    std::string(toString(source)) + " (" + std::to_string(count) + ")";
     }
-    report.worldSize =
-        worldSizes.empty() ? static_cast<std::int32_t>(report.ranks.size()) : *worldSizes.rbegin();
+    // Without a recorded world size, ranks numbered from the inputs' order or names still say how
+    // many there should be: an input that could not be loaded leaves its number unused.
+    std::int32_t highestRank = -1;
+    for (const JobRank& rank : report.ranks) {
+        highestRank = std::max(highestRank, rank.summary->rank);
+    }
+    report.worldSize = worldSizes.empty()
+                           ? std::max(static_cast<std::int32_t>(report.ranks.size()), highestRank + 1)
+                           : *worldSizes.rbegin();
     if (worldSizes.size() > 1) {
         std::string sizes;
         for (std::int32_t w : worldSizes) {
@@ -49,6 +56,7 @@ JobReport analyzeJob(std::vector<std::shared_ptr<const RankSummary>> ranks, std:
         report.warnings.push_back("the inputs record different world sizes (" + sizes +
                                   "): they may come from different jobs");
     }
+    report.notOneJob = stages::notOneJobReason(report.ranks);
     std::set<std::int32_t> present;
     for (const JobRank& rank : report.ranks) {
         present.insert(rank.summary->rank);

@@ -82,6 +82,7 @@ std::string writeJobJson(const JobReport& r) {
     j.key("worldSize").num(r.worldSize);
     j.key("rankCount").num(static_cast<std::int64_t>(r.ranks.size()));
     j.key("rankIdentity").str(r.rankIdentityNote);
+    j.key("notOneJob").str(r.notOneJob);
     j.key("medianRank").num(r.medianRank);
     j.key("missingRanks").open('[');
     for (std::int32_t rank : r.missingRanks) {

@@ -190,6 +190,8 @@ struct JobReport {
     std::vector<RankProblem> problems;
     std::vector<std::string> warnings;
     std::string rankIdentityNote;  // "ranks from distributedInfo (2 files)"
+    // Why the inputs do not look like the ranks of one job, "" when they may be (stages::notOneJobReason).
+    std::string notOneJob;
     ClockAlignment clock;
     CollectiveMatching matching;
     std::vector<CollectiveInstance> collectives;  // by median start

@@ -57,6 +57,11 @@ void measureCollectives(JobReport& report, const std::vector<MatchedCall>& calls
 // Steps across ranks, stragglers with their cause, the what-if of the step time.
 void findStragglers(JobReport& report, const std::vector<MatchedCall>& calls, const JobOptions& options);
 
+// Why the ranks do not look like one job (two captures of one process, traces taken far apart on the
+// wall clock, or separate single-process runs), as one sentence with what to do instead; "" when
+// they may be one job.
+std::string notOneJobReason(const std::vector<JobRank>& ranks);
+
 // The job verdict and its fixes.
 void decideJobVerdict(JobReport& report, const JobOptions& options);
 

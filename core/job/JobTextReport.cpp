@@ -57,6 +57,9 @@ std::string writeJobText(const JobReport& r) {
         out += "; " + r.rankIdentityNote;
     }
     out += "\n";
+    if (!r.notOneJob.empty()) {
+        out += "  NOT ONE JOB? " + r.notOneJob + "\n";
+    }
     if (!r.missingRanks.empty()) {
         out += "  Missing ranks: " + rankList(r.missingRanks) + "\n";
     }

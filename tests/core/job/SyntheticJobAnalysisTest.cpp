@@ -260,5 +260,30 @@ TEST(SyntheticJobAnalysisTest, ClocksWithoutHostNamesAreInferredFromCollectiveEn
     }
 }
 
+TEST(SyntheticJobAnalysisTest, RanksWithoutHostNamesOnOneClockNeedNoOffsets) {
+    // Kineto traces record no host; when every rank's collective ends agree as recorded, the ranks
+    // share one clock. That is an estimate (offsets 0), not "too few collectives matched".
+    samples::SyntheticJobOptions options;
+    options.ranks = 4;
+    options.ranksPerHost = 4;
+    std::vector<core::TraceModel> models = samples::makeSyntheticJob(options);
+    std::vector<std::shared_ptr<const RankSummary>> ranks;
+    for (core::TraceModel& model : models) {
+        model.metadata.hostName.clear();
+        auto shared = std::make_shared<const core::TraceModel>(std::move(model));
+        for (RankSummary& s : summarizeModel(shared, "", static_cast<int>(ranks.size()), {}, nullptr)) {
+            ranks.push_back(std::make_shared<const RankSummary>(std::move(s)));
+        }
+    }
+    const JobReport report = analyzeJob(ranks);
+    EXPECT_TRUE(report.clock.estimated) << report.clock.note;
+    EXPECT_NE(report.clock.note.find("one clock, no offsets applied"), std::string::npos)
+        << report.clock.note;
+    for (const JobRank& rank : report.ranks) {
+        EXPECT_EQ(rank.clockOffsetNs, 0);
+        EXPECT_GT(rank.clockMatches, 0);
+    }
+}
+
 }  // namespace
 }  // namespace chokepoint::job

@@ -182,6 +182,10 @@ void JobPage::refresh() {
                     .arg(bottleneckName.toHtmlEscaped(), cssColor(colors.mutedText));
     }
     html += QStringLiteral("<br/>");
+    if (!r.notOneJob.empty()) {
+        html += QStringLiteral("<span style='color:%2'><b>%1</b></span><br/>")
+                    .arg(tr("Not one job? ") + esc(r.notOneJob), cssColor(colors.error));
+    }
     const int world = std::max<int>(r.worldSize, static_cast<int>(r.ranks.size()));
     html += tr("<b>%1 of %2 ranks</b> loaded").arg(r.ranks.size()).arg(world);
     if (!r.missingRanks.empty()) {
