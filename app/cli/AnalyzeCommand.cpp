@@ -51,7 +51,8 @@ constexpr const char* kAnalyzeUsage =
     "  --network-gbps G         per-direction network bandwidth between hosts, for bus bandwidth\n"
     "  --workers N              ranks read in parallel (default: one per core)\n\n"
     "Numbers accept suffixes k, M, G or B (billion), T: --params 7B --tokens-per-step 1024.\n\n"
-    "Exit codes: 0 success, 1 unreadable or invalid FILE or config, 2 wrong arguments,\n"
+    "Exit codes: 0 success, 1 unreadable or invalid FILE or config (or a FILE cut short before\n"
+    "any GPU work: the report is written, nothing is diagnosed), 2 wrong arguments,\n"
     "3 other failure, 130 cancelled.\n";
 
 }  // namespace
@@ -138,7 +139,19 @@ int runAnalyze(const Args& rawArgs) {
         textOptions.showSnippets = !parsed.noSnippets;
         text = analysis::writeTextReport(*report.value(), textOptions);
     }
-    return writeOutput(parsed.output, text, "analyze");
+    const int written = writeOutput(parsed.output, text, "analyze");
+    if (written == kExitOk && report.value()->overall.bottleneck == analysis::Bottleneck::NoGpuActivity) {
+        // A file cut short before its first GPU event: the report says what was read, but nothing
+        // was diagnosed, so a script must not take it for a CPU-only job.
+        for (const char* name : {"import.truncated", "format.truncated_tail"}) {
+            if (const core::TraceStat* cut = shared->stats.find(name)) {
+                std::fprintf(stderr, "chokepoint-cli analyze: %s: cut short before any GPU work (%s)\n",
+                             parsed.files[0].c_str(), cut->detail.c_str());
+                return kExitBadInput;
+            }
+        }
+    }
+    return written;
 }
 
 }  // namespace chokepoint::cli

@@ -76,6 +76,22 @@ std::string evidenceLine(const Evidence& e) {
     return line;
 }
 
+// Why no fix applies when no GPU work was found, and what to do: a counter-mode trace had kernels
+// but no timeline, a file cut short may have lost them.
+std::string noGpuWorkLine(const AnalysisReport& r) {
+    if (r.model && r.model->stats.count("import.range_profiler_records") > 0) {
+        return "Kernels ran, but the profiler's counter mode recorded counters, not a timeline; no fixes "
+               "apply. Profile again without counter mode (torch.profiler without experimental_config's "
+               "profiler_metrics) to diagnose the job.";
+    }
+    if (r.model &&
+        (r.model->stats.find("import.truncated") || r.model->stats.find("format.truncated_tail"))) {
+        return "No GPU work in the part of the file that was written; no fixes apply. Record again and let "
+               "the profiler finish writing the trace.";
+    }
+    return "Nothing ran on a GPU in this trace; no fixes apply.";
+}
+
 std::string sharesLine(const Verdict& v) {
     std::string out;
     for (const ConstraintShare& s : v.shares) {
@@ -219,7 +235,7 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
                perDeviceLines(r, "  ");
     }
     if (r.overall.bottleneck == Bottleneck::NoGpuActivity) {
-        out += "\nNothing ran on a GPU in this trace; no fixes apply.\n";
+        out += "\n" + noGpuWorkLine(r) + "\n";
     } else {
         out += "\nUTILIZATION\n" + utilizationLines(r, "  ");
         out += "\nTIME PER STEP (share of the window)\n" + accountingLines(r.overallSignals, "  ");

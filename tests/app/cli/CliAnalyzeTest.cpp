@@ -47,6 +47,43 @@ TEST(CliAnalyze, ErrorsHaveTheDocumentedExitCodes) {
     EXPECT_NE(config.out.find("computeBoundMinBusy = 0.9"), std::string::npos);
 }
 
+TEST(CliAnalyze, AFileCutShortBeforeAnyGpuWorkIsBadInput) {
+    ASSERT_TRUE(cliBuilt()) << "chokepoint-cli not built";
+    // Host events were written, the profiler died before the first kernel: the report says what was
+    // read, and the exit status says nothing was diagnosed (it was 0, like a CPU-only trace's).
+    const std::string cut = writeTemp(
+        "chokepoint-cut-before-gpu.json",
+        R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 5},
+                            {"ph": "X", "cat": "kernel", "na)");
+    CliResult result = runCli("analyze " + cut);
+    EXPECT_EQ(result.exitCode, 1) << result.out;
+    EXPECT_NE(result.out.find("No GPU work in the part of the file that was written"), std::string::npos)
+        << result.out;
+    EXPECT_NE(result.out.find(cut + ": cut short before any GPU work"), std::string::npos) << result.out;
+    std::remove(cut.c_str());
+    // Complete and CPU-only: nothing to diagnose, but nothing wrong with the file.
+    const std::string cpuOnly = writeTemp(
+        "chokepoint-cpu-only.json",
+        R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 5}]})");
+    CliResult complete = runCli("analyze " + cpuOnly);
+    EXPECT_EQ(complete.exitCode, 0) << complete.out;
+    EXPECT_NE(complete.out.find("Nothing ran on a GPU in this trace"), std::string::npos) << complete.out;
+    std::remove(cpuOnly.c_str());
+}
+
+TEST(CliAnalyze, ACounterModeTraceSaysKernelsRanWithoutATimeline) {
+    ASSERT_TRUE(cliBuilt()) << "chokepoint-cli not built";
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path,
+                                    "hta-cupti-counters__benchmark_result_924719_1679055439_trace.json.gz");
+    CliResult result = runCli("analyze " + path);
+    EXPECT_EQ(result.exitCode, 0) << result.out;
+    EXPECT_NE(
+        result.out.find("Kernels ran, but the profiler's counter mode recorded counters, not a timeline"),
+        std::string::npos)
+        << result.out;
+    EXPECT_EQ(result.out.find("Nothing ran on a GPU"), std::string::npos) << result.out;
+}
+
 TEST(CliAnalyze, AnalyzesASharedTraceInEveryFormat) {
     ASSERT_TRUE(cliBuilt()) << "chokepoint-cli not built";
     CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "hta-amd-mi250__mi250_minitoy_train_ROCm6_2_kineto.json.gz");
