@@ -5,6 +5,7 @@
 
 #include "core/analysis/diagnosis/FixContext.h"
 #include "core/analysis/diagnosis/FixRules.h"
+#include "core/base/Format.h"
 
 namespace chokepoint::analysis {
 
@@ -42,10 +43,74 @@ const RuleDecision* FixPlan::decision(std::string_view ruleId) const {
 
 namespace {
 
-// The re-profile prompt and the likely next bottleneck (§9.9).
+// What a constraint's share of the step is made of, for the next-bottleneck line.
+std::string_view constraintWhat(Bottleneck b) {
+    switch (b) {
+        case Bottleneck::Data:
+            return "the input pipeline (data wait)";
+        case Bottleneck::Compute:
+            return "compute-bound kernels";
+        case Bottleneck::MemoryBandwidth:
+            return "memory-bandwidth-bound kernels";
+        case Bottleneck::Communication:
+            return "communication";
+        case Bottleneck::LaunchOverhead:
+            return "launch overhead";
+        case Bottleneck::HostBound:
+            return "host work";
+        case Bottleneck::CopyBound:
+            return "copies";
+        default:
+            return toString(b);
+    }
+}
+
+// The next bottleneck from this trace's own shares: the largest constraint the first fix leaves,
+// with its share of today's step and of the step the fix predicts. "" when no other constraint
+// holds a measurable share, or when the fix moves time between the remaining classes (fusing
+// memory-bound kernels changes what compute- and memory-bound kernels hold).
+std::string measuredNextBottleneck(const Verdict& v, const FixPlan& plan) {
+    if (plan.recommendations.empty() || v.bottleneck == Bottleneck::MemoryBandwidth ||
+        v.bottleneck == Bottleneck::ComputeMemoryMixed) {
+        return {};
+    }
+    const Recommendation& first = plan.recommendations.front();
+    constexpr double kMeasurableShare = 0.01;
+    const ConstraintShare* next = nullptr;
+    for (const ConstraintShare& share : v.shares) {
+        if (share.bottleneck == v.bottleneck || share.bottleneck == first.target ||
+            share.bottleneck == Bottleneck::Undetermined || share.bottleneck == Bottleneck::NoGpuActivity ||
+            share.shareOfWindow < kMeasurableShare) {
+            continue;
+        }
+        if (next == nullptr || share.shareOfWindow > next->shareOfWindow) {
+            next = &share;
+        }
+    }
+    if (next == nullptr) {
+        return {};
+    }
+    std::string out = std::string(constraintWhat(next->bottleneck)) + " (" +
+                      core::formatPercent(next->shareOfWindow) + " of the step now";
+    const ExpectedGain& gain = first.gain;
+    if (gain.computed && gain.stepTimeAfterNs > 0 && gain.stepTimeBeforeNs > gain.stepTimeAfterNs) {
+        const double after =
+            std::min(1.0, next->shareOfWindow * gain.stepTimeBeforeNs / gain.stepTimeAfterNs);
+        out += ", about " + core::formatPercent(after) + " of the " +
+               core::formatDuration(static_cast<core::DurationNs>(std::llround(gain.stepTimeAfterNs))) +
+               " step " + first.ruleId + " predicts, if it leaves them as they are";
+    }
+    return out + ")";
+}
+
+// The re-profile prompt and the likely next bottleneck (§9.9): measured from the trace's shares
+// where it can be, else the walkthrough's expectation per class.
 std::string nextStep(const Verdict& v, const FixPlan& plan) {
     std::string first = plan.recommendations.empty() ? std::string("a fix") : plan.recommendations[0].ruleId;
-    std::string next;
+    std::string next = measuredNextBottleneck(v, plan);
+    if (!next.empty() && v.bottleneck != Bottleneck::Undetermined) {
+        return "Apply " + first + ", then re-profile. Likely next bottleneck: " + next + ".";
+    }
     switch (v.bottleneck) {
         case Bottleneck::Data:
             next = "memory-bandwidth-bound kernels or compute";
@@ -121,6 +186,26 @@ void fixrules::orderAndCompose(FixContext& ctx) {
                          }
                          return a.gain.speedup > b.gain.speedup;
                      });
+
+    // Fixes that target the same constraint and predict the same step remove the same time
+    // (prefetching, faster decoding and faster storage all end the one data wait): not additive.
+    constexpr double kSameStepTolerance = 0.005;
+    const auto sameStep = [&](double a, double b) {
+        return std::abs(a - b) <= kSameStepTolerance * std::max(a, b);
+    };
+    for (std::size_t i = 1; i < plan.recommendations.size(); ++i) {
+        Recommendation& later = plan.recommendations[i];
+        for (std::size_t j = 0; j < i && later.gain.computed; ++j) {
+            const Recommendation& earlier = plan.recommendations[j];
+            if (earlier.target == later.target && earlier.gain.computed && earlier.sameGainAs.empty() &&
+                sameStep(earlier.gain.stepTimeAfterNs, later.gain.stepTimeAfterNs) &&
+                sameStep(earlier.gain.stepTimeLowNs, later.gain.stepTimeLowNs) &&
+                sameStep(earlier.gain.stepTimeHighNs, later.gain.stepTimeHighNs)) {
+                later.sameGainAs = earlier.ruleId;
+                break;
+            }
+        }
+    }
 
     std::string order;
     for (const Recommendation& r : plan.recommendations) {

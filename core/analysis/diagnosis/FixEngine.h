@@ -63,6 +63,9 @@ struct Recommendation {
     double targetShare = 0;  // share of the step held by the targeted constraint
     std::string evidence;
     ExpectedGain gain;
+    // An earlier fix that removes the same time with the same predicted step ("R1"), "" when none:
+    // both end the same wait or work, so their gains do not add up.
+    std::string sameGainAs;
     std::string costs;
     std::string risks;
     std::vector<std::string> companions;  // required companions (R14.4 / §9.8)

@@ -495,6 +495,7 @@ std::string writeJsonReport(const AnalysisReport& r) {
         j.key("evidence").str(f.evidence);
         j.key("gain");
         writeGain(j, f.gain);
+        j.key("sameGainAs").str(f.sameGainAs);
         j.key("costs").str(f.costs);
         j.key("risks").str(f.risks);
         j.key("companions").beginArray();

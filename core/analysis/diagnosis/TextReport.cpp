@@ -92,6 +92,13 @@ std::string noGpuWorkLine(const AnalysisReport& r) {
     return "Nothing ran on a GPU in this trace; no fixes apply.";
 }
 
+// After the expected gain of a fix that removes the same time as an earlier one.
+std::string sameGainNote(const Recommendation& f) {
+    return f.sameGainAs.empty()
+               ? std::string()
+               : " (the same time " + f.sameGainAs + " removes: the two gains do not add up)";
+}
+
 std::string sharesLine(const Verdict& v) {
     std::string out;
     for (const ConstraintShare& s : v.shares) {
@@ -307,9 +314,11 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
             out += "  " + std::to_string(++n) + ". [" + f.ruleId + "] " + f.title + "  (targets " +
                    std::string(toString(f.target)) + "; " + std::string(toString(f.term)) + ")\n";
             out += "     evidence: " + f.evidence + "\n";
-            out += "     expected: " + f.gain.summary + "\n";
+            out += "     expected: " + f.gain.summary + sameGainNote(f) + "\n";
             out += "       basis: " + f.gain.basis + "\n";
-            if (!f.gain.uncertainty.empty()) {
+            const Recommendation* alternativeTo = f.sameGainAs.empty() ? nullptr : r.fixes.find(f.sameGainAs);
+            if (!f.gain.uncertainty.empty() &&
+                (alternativeTo == nullptr || alternativeTo->gain.uncertainty != f.gain.uncertainty)) {
                 out += "       uncertainty: " + f.gain.uncertainty + "\n";
             }
             out += "     costs: " + f.costs + "\n";
@@ -393,7 +402,7 @@ std::string writeMarkdownReport(const AnalysisReport& r) {
             out += "- **Targets:** " + std::string(toString(f.target)) + " (" +
                    std::string(toString(f.term)) + ")\n";
             out += "- **Evidence:** " + f.evidence + "\n";
-            out += "- **Expected:** " + f.gain.summary + " — " + f.gain.basis + "\n";
+            out += "- **Expected:** " + f.gain.summary + sameGainNote(f) + " — " + f.gain.basis + "\n";
             if (!f.gain.uncertainty.empty()) {
                 out += "- **Uncertainty:** " + f.gain.uncertainty + "\n";
             }

@@ -97,7 +97,10 @@ void FixesPage::setReport(std::shared_ptr<const analysis::AnalysisReport> report
             QStringLiteral("%1. %2\n%3")
                 .arg(rank++)
                 .arg(QString::fromStdString(fix.title),
-                     QString::fromStdString(fix.gain.summary.empty() ? fix.ruleId : fix.gain.summary)));
+                     fix.sameGainAs.empty()
+                         ? QString::fromStdString(fix.gain.summary.empty() ? fix.ruleId : fix.gain.summary)
+                         : tr("the same time %1 removes: the gains do not add up")
+                               .arg(QString::fromStdString(fix.sameGainAs))));
         item->setToolTip(QString::fromStdString(fix.evidence));
         m_list->addItem(item);
     }
@@ -165,6 +168,11 @@ void FixesPage::showFix(int index) {
                      QString::fromUtf8(analysis::toString(fix.term)).toHtmlEscaped());
     html += tr("<p><b>Expected gain:</b> %1%2</p>")
                 .arg(qs(fix.gain.summary), fix.gain.upperBound ? tr(" (upper bound)") : QString());
+    if (!fix.sameGainAs.empty()) {
+        html += tr("<p><b>The same time %1 removes:</b> both fixes end the same wait or work, so their gains "
+                   "do not add up; apply the one that fits the cause you see, then re-profile.</p>")
+                    .arg(qs(fix.sameGainAs));
+    }
     if (!fix.gain.basis.empty()) {
         html += QStringLiteral("<p style='color:%2'>%1</p>").arg(qs(fix.gain.basis), muted);
     }

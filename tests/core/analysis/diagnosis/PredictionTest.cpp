@@ -12,6 +12,7 @@
 #include "core/analysis/diagnosis/DamClassifier.h"
 #include "core/analysis/diagnosis/FixEngine.h"
 #include "core/analysis/diagnosis/ReportWriters.h"
+#include "core/base/Format.h"
 #include "tests/core/analysis/diagnosis/SyntheticTraces.h"
 
 namespace chokepoint::analysis {
@@ -263,6 +264,64 @@ TEST(Prediction, ACauseUnderOnePercentNamesNoFrames) {
     ASSERT_TRUE(large);
     EXPECT_GT(large->overallSignals.idleDataWaitFraction, 0.2);
     EXPECT_FALSE(large->overallSignals.dataWaitFrames.empty());
+}
+
+// Prefetching, faster decoding and faster storage each end the same data wait: their predictions
+// are the same step, and the later ones say so instead of reading like three gains to add up.
+TEST(Prediction, FixesThatRemoveTheSameTimeSayTheirGainsDoNotAddUp) {
+    DiagnosisSignals s;
+    s.scope = "test";
+    s.windowNs = 100e6;
+    s.stepTimeNs = 100e6;
+    s.stepCount = 1;
+    s.hasGpuActivity = true;
+    s.busyFraction = 0.3;
+    s.computeFraction = 0.3;
+    s.idleFraction = 0.7;
+    s.idleCausesKnown = true;
+    s.kernelCount = 1000;
+    s.idleDataWaitFraction = 0.65;
+    s.cpuBusyDuringIdleFraction = 0.9;
+    s.dataLoadingHostFraction = 0.65;
+    const Verdict v = classifyWindow(s);
+    ASSERT_EQ(v.bottleneck, Bottleneck::Data);
+    const FixPlan plan = recommendFixes(v, s);
+    const Recommendation* r1 = plan.find("R1");
+    const Recommendation* r2 = plan.find("R2");
+    ASSERT_NE(r1, nullptr);
+    ASSERT_NE(r2, nullptr) << explain(plan);
+    EXPECT_EQ(r1->sameGainAs, "");
+    EXPECT_NEAR(r2->gain.stepTimeAfterNs, r1->gain.stepTimeAfterNs, 0.005 * r1->gain.stepTimeAfterNs);
+    EXPECT_EQ(r2->sameGainAs, "R1");
+    // A fix for another constraint is never "the same time", whatever its prediction.
+    for (const Recommendation& r : plan.recommendations) {
+        if (r.target != Bottleneck::Data) {
+            EXPECT_EQ(r.sameGainAs, "") << r.ruleId;
+        }
+    }
+}
+
+// The next bottleneck comes from the trace's own shares once the first fix is applied: the
+// ResNet-style data-bound job's memory-bound kernels, with their share of the predicted step.
+TEST(Prediction, TheNextBottleneckIsTheLargestShareTheFirstFixLeaves) {
+    const auto r = analyze(testutils::dataBoundJob(6));
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->overall.bottleneck, Bottleneck::Data) << r->headline;
+    const Verdict& v = r->overall;
+    const ConstraintShare* largestOther = nullptr;
+    for (const ConstraintShare& share : v.shares) {
+        if (share.bottleneck != Bottleneck::Data && share.bottleneck != Bottleneck::Undetermined &&
+            (largestOther == nullptr || share.shareOfWindow > largestOther->shareOfWindow)) {
+            largestOther = &share;
+        }
+    }
+    ASSERT_NE(largestOther, nullptr);
+    ASSERT_GE(largestOther->shareOfWindow, 0.01);
+    const std::string& next = r->fixes.nextStep;
+    EXPECT_NE(next.find(core::formatPercent(largestOther->shareOfWindow) + " of the step now"),
+              std::string::npos)
+        << next;
+    EXPECT_NE(next.find("step R1 predicts"), std::string::npos) << next;
 }
 
 }  // namespace
