@@ -152,6 +152,24 @@ GapCandidate dataCandidate(const DiagnosisSignals& s, const DiagnosisConfig& c) 
     return g;
 }
 
+// HTA's split of the busiest stream's idle, beside our "next kernel already launched" measure. HTA
+// judges that one stream: its next kernel may be launched late (host_wait) while work queued on
+// other streams, the collectives', holds the GPU. When it reads mostly host_wait, say that the two
+// disagree rather than quote it as support.
+std::string htaHostWaitNote(const DiagnosisSignals& s) {
+    if (!s.hostWaitShareOfStreamIdle) {
+        return {};
+    }
+    const double hostWait = *s.hostWaitShareOfStreamIdle;
+    constexpr double kMostly = 0.5;
+    if (hostWait < kMostly) {
+        return " (HTA's busiest-stream split agrees: host_wait " + pct(hostWait) + " of host_wait + other)";
+    }
+    return " (HTA's busiest-stream split differs: host_wait " + pct(hostWait) +
+           " of host_wait + other, as it judges that stream alone, whose next kernel may be launched late "
+           "while the collectives' stream holds the GPU)";
+}
+
 GapCandidate communicationCandidate(const DiagnosisSignals& s, const DiagnosisConfig& c) {
     GapCandidate g;
     g.bottleneck = Bottleneck::Communication;
@@ -167,10 +185,7 @@ GapCandidate communicationCandidate(const DiagnosisSignals& s, const DiagnosisCo
             "in " + pct(s.queuedCollectiveWaitFraction) +
                 " of the window the GPU idled with its next kernel already launched, inside the span of "
                 "the step's collective kernels: waiting on communication, not on the host" +
-                (s.hostWaitShareOfStreamIdle
-                     ? " (HTA's busiest-stream split: host_wait " + pct(*s.hostWaitShareOfStreamIdle) +
-                           " of host_wait + other)"
-                     : std::string())));
+                htaHostWaitNote(s)));
     }
     // The network wall (L1793): communication takes longer than compute.
     const bool wall =
@@ -397,7 +412,7 @@ void classifyBusy(Verdict& v, const DiagnosisSignals& s, const DiagnosisConfig& 
         v.rationale = busyText + ", and its work sits on both sides of the ridge: " + pct(compute) +
                       " of kernel time in compute-bound kernels (GEMM, convolution, attention), " +
                       pct(memory) +
-                      " of busy time in memory-bound work (elementwise, normalization, reduction, copies); "
+                      " of kernel time in memory-bound work (elementwise, normalization, reduction, copies); "
                       "closer than " +
                       pct(c.mixedBoundMargin) + ", so neither is claimed";
         v.evidence.push_back(makeEvidence("memoryBoundBusyShare-computeBoundKernelShare",
@@ -424,7 +439,10 @@ void classifyBusy(Verdict& v, const DiagnosisSignals& s, const DiagnosisConfig& 
         v.rationale = busyText + " and " + pct(compute) +
                       " of kernel time is in compute-bound kernels (GEMM, convolution, attention)";
         if (underUsed) {
-            v.rationale += "; below 80 % busy, so compute is under-used";
+            // Compute-bound kernels lead the busy time, but the GPU also idles: that idle is the
+            // secondary constraints' share, not a property of the kernels.
+            v.rationale += "; busy below 80 %: the GPU also idles " + pct(1.0 - busy) +
+                           " of the step (its causes are in the shares by constraint)";
         }
     }
     v.confidence -= kEstimatedPenalty;  // classes, not counters
@@ -602,7 +620,8 @@ Verdict classifyWindow(const DiagnosisSignals& s, const DiagnosisConfig& c) {
                     " (80-90 % band: compute-bound unless HBM bandwidth is high, docs/ANALYSIS.md)";
                 v.confidence -= kMarginPenalty;
             } else {
-                v.rationale += "; below the 90 % compute-bound threshold, so compute is under-used";
+                v.rationale += "; below the 90 % compute-bound threshold: the GPU also idles " +
+                               pct(1.0 - busy) + " of the step";
                 v.confidence -= 2 * kWeakPenalty;
             }
             if (hbm.level == HbmLevel::Unknown) {

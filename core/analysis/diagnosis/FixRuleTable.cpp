@@ -93,8 +93,9 @@ std::vector<FixRule> makeTable() {
          "active with elementwise+norm+reduction ≥ "
          "`fusionMinShare` (10 %) from two or more kernel names; not when both compiled code and CUDA "
          "graphs are in the trace, and its code suggests only the one not in use",
-         "at most step − launch idle, bounded by GPU busy (PyTorch docs, CUDA Graphs); or at most half "
-         "the fusable kernel time (no published figure applies to an arbitrary kernel mix)",
+         "at most step − launch idle, bounded by GPU busy (PyTorch docs, CUDA Graphs); or half "
+         "the fusable kernel time, in a range from none to all of it (no published figure applies to an "
+         "arbitrary kernel mix)",
          {"r6_compile_and_graphs", "r6_compile", "r6_cuda_graphs", "r6_keep_on_gpu"},
          {{B::MemoryBandwidth, 0}, {B::LaunchOverhead, 2}, {B::ComputeMemoryMixed, 0}},
          {},

@@ -387,3 +387,26 @@ TEST(Golden, T68_WorkflowProfileIdentifyFixReprofile) {
               0u)
         << plan.nextStep;
 }
+
+// HTA's busiest-stream split is quoted beside our "next kernel already launched" measure: as support
+// when it agrees, and as a disagreement, with the reason, when it reads mostly host_wait (sampled
+// 128-rank job, rank 0: 100 %, where it read like support for "not on the host").
+TEST(Golden, HtaHostWaitIsQuotedAsADisagreementWhenItContradicts) {
+    DiagnosisSignals s = baseSignals(0.5);
+    s.exposedCommunicationFraction = 0.4;
+    s.collectivesSeen = true;
+    s.queuedCollectiveWaitFraction = 0.2;
+    const auto noteOf = [&](double hostWait) {
+        s.hostWaitShareOfStreamIdle = hostWait;
+        const Verdict v = classifyWindow(s);
+        for (const Evidence& e : v.evidence) {
+            if (e.signal == "queuedCollectiveWaitFraction") {
+                return e.note;
+            }
+        }
+        return std::string("no queuedCollectiveWaitFraction evidence in ") +
+               std::string(toString(v.bottleneck));
+    };
+    EXPECT_NE(noteOf(1.0).find("split differs: host_wait 100.0 %"), std::string::npos) << noteOf(1.0);
+    EXPECT_NE(noteOf(0.1).find("split agrees: host_wait 10.0 %"), std::string::npos) << noteOf(0.1);
+}
