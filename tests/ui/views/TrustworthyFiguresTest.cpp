@@ -230,5 +230,33 @@ TEST(TrustworthyFigures, CompareForgetsItsOtherSideWhenTheDocumentGetsAnotherTra
     EXPECT_FALSE(page.summaryText().contains(QStringLiteral("step time")));
 }
 
+// A warm-up step is not what the verdict describes: the timeline's step strip draws it neutral and
+// says it is left out, where it used to wear its own verdict's colour like a steady step (the H100
+// ResNet capture's 14.6 s first step read "Host-bound" across most of the window).
+TEST(TrustworthyFigures, AStepLeftOutOfTheFiguresIsDrawnNeutralOnTheTimeline) {
+    analysis::AnalysisReport report;
+    analysis::StepDiagnosis warmUp;
+    warmUp.name = "chokepoint:step#0";
+    warmUp.range = {0, 14'600'000'000};
+    warmUp.verdict.bottleneck = analysis::Bottleneck::HostBound;
+    warmUp.excluded = true;
+    warmUp.excludedReason = "warm-up: 55.97x the median step (first step: compilation, autotuning)";
+    analysis::StepDiagnosis steady;
+    steady.name = "chokepoint:step#1";
+    steady.range = {14'600'000'000, 14'860'000'000};
+    steady.verdict.bottleneck = analysis::Bottleneck::Data;
+    report.steps = {warmUp, steady};
+    const TimelineOverlays overlays = overlaysFromReport(report);
+    ASSERT_EQ(overlays.steps.size(), 2u);
+    EXPECT_FALSE(overlays.steps[0].color.isValid());
+    EXPECT_TRUE(overlays.steps[0].verdict.startsWith(QStringLiteral("left out of the figures (warm-up)")))
+        << overlays.steps[0].verdict.toStdString();
+    EXPECT_EQ(overlays.steps[1].color, bottleneckColor(analysis::Bottleneck::Data));
+    for (const auto& entry : overlays.legend) {
+        EXPECT_FALSE(entry.label.contains(bottleneckName(analysis::Bottleneck::HostBound)))
+            << entry.label.toStdString();
+    }
+}
+
 }  // namespace
 }  // namespace chokepoint::ui

@@ -31,6 +31,16 @@ TimelineOverlays overlaysFromReport(const analysis::AnalysisReport& report) {
         if (names::isProfilerStepName(step.name)) {
             band.label = QObject::tr("Step %1").arg(band.label.mid(13));
         }
+        if (step.excluded) {
+            // A warm-up or checkpoint step is not what the verdict describes: drawn neutral, with
+            // why it is left out ("warm-up: 56x the median step ..." reads "warm-up").
+            const std::string& reason = step.excludedReason;
+            band.verdict = QObject::tr("left out of the figures (%1); on its own: %2")
+                               .arg(QString::fromStdString(reason.substr(0, reason.find(':'))),
+                                    bottleneckName(step.verdict.bottleneck));
+            overlays.steps.push_back(std::move(band));
+            continue;
+        }
         const std::string_view verdict = analysis::displayName(step.verdict.bottleneck);
         band.verdict = QString::fromUtf8(verdict.data(), static_cast<qsizetype>(verdict.size()));
         band.color = bottleneckColor(step.verdict.bottleneck);
