@@ -728,8 +728,11 @@ StepsResult detectSteps(const core::TraceModel& model, const StepDetectionOption
         }
     }
     if (result.clippedSteps > 0) {
-        result.note += "; " + std::to_string(result.clippedSteps) +
-                       " steps' GPU work ran past the next step's start: each is clipped there";
+        result.note +=
+            result.clippedSteps == 1
+                ? std::string("; 1 step's GPU work ran past the next step's start: it is clipped there")
+                : "; " + std::to_string(result.clippedSteps) +
+                      " steps' GPU work ran past the next step's start: each is clipped there";
     }
     if (result.overlapping) {
         result.note += "; some host step ranges overlap each other";
