@@ -156,6 +156,7 @@ void printText(const std::string& path, std::string_view format, const TraceMode
     row("ranges (NVTX/user)", m.ranges.size());
     row("CPU ops", m.cpuOps.size());
     row("counter samples", counterSamples(m));
+    row("stack samples", m.stackSamples.size());
     row("threads", m.threads.size());
     row("GPU streams", m.streams.size());
     if (m.gpuEventCount() == 0) {
@@ -234,6 +235,7 @@ void printJson(const std::string& path, std::string_view format, const TraceMode
            ",\"syncs\":" + std::to_string(m.syncs.size()) + ",\"ranges\":" + std::to_string(m.ranges.size()) +
            ",\"cpuOps\":" + std::to_string(m.cpuOps.size()) +
            ",\"counterSamples\":" + std::to_string(counterSamples(m)) +
+           ",\"stackSamples\":" + std::to_string(m.stackSamples.size()) +
            ",\"threads\":" + std::to_string(m.threads.size()) +
            ",\"streams\":" + std::to_string(m.streams.size()) + "}";
     out += std::string(",\"gpuActivity\":") + (m.gpuEventCount() > 0 ? "true" : "false");

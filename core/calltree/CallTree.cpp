@@ -1,57 +1,13 @@
 #include "core/calltree/CallTree.h"
 
 #include <algorithm>
-#include <unordered_map>
 
-#include "core/calltree/NodeKey.h"
+#include "core/calltree/NodeIndex.h"
 #include "core/calltree/OpAttribution.h"
 
 namespace chokepoint::calltree {
-namespace {
-
-using detail::NodeKey;
-using detail::NodeKeyHash;
-
-// Finds or adds the child of `parent` with this name and shapes.
-class NodeIndex {
-public:
-    explicit NodeIndex(CallTree& tree) : m_tree(tree) {}
-
-    std::uint32_t child(std::uint32_t parent, core::StringId name, core::StringId shapes) {
-        const NodeKey key{parent, name.index, shapes.index};
-        auto [it, added] = m_index.try_emplace(key, static_cast<std::uint32_t>(m_tree.nodes.size()));
-        if (added) {
-            CallNode node;
-            node.name = name;
-            node.inputShapes = shapes;
-            node.parent = parent;
-            node.depth = m_tree.nodes[parent].depth + 1;
-            m_tree.nodes.push_back(node);
-            m_tree.nodes[parent].children.push_back(it->second);
-        }
-        return it->second;
-    }
-
-private:
-    CallTree& m_tree;
-    std::unordered_map<NodeKey, std::uint32_t, NodeKeyHash> m_index;
-};
-
-// Orders every node's children by `key` (largest first), then the other time, then node id.
-void sortChildren(CallTree& tree, core::DurationNs CallNode::*key, core::DurationNs CallNode::*tieBreak) {
-    for (CallNode& node : tree.nodes) {
-        std::sort(node.children.begin(), node.children.end(), [&](std::uint32_t a, std::uint32_t b) {
-            const CallNode& x = tree.nodes[a];
-            const CallNode& y = tree.nodes[b];
-            if (x.*key != y.*key) {
-                return x.*key > y.*key;
-            }
-            return x.*tieBreak != y.*tieBreak ? x.*tieBreak > y.*tieBreak : a < b;
-        });
-    }
-}
-
-}  // namespace
+using detail::NodeIndex;
+using detail::sortChildren;
 
 CallTree buildTopDown(const core::TraceModel& model, const CallTreeOptions& options) {
     const OpAttribution a = attributeOps(model, options);
@@ -95,6 +51,7 @@ CallTree buildTopDown(const core::TraceModel& model, const CallTreeOptions& opti
 CallTree buildBottomUp(const CallTree& topDown) {
     CallTree tree;
     tree.nodes.emplace_back();
+    tree.sampled = topDown.sampled;
     tree.unattributedGpuNs = topDown.unattributedGpuNs;
     tree.unattributedKernels = topDown.unattributedKernels;
     if (topDown.nodes.empty()) {
@@ -113,13 +70,14 @@ CallTree buildBottomUp(const CallTree& topDown) {
         for (std::uint32_t at = id; at != CallTree::kRoot && at != kNoNode; at = topDown.nodes[at].parent) {
             path.push_back(at);
             if (at != id && topDown.nodes[at].name == n.name &&
-                topDown.nodes[at].inputShapes == n.inputShapes) {
+                topDown.nodes[at].inputShapes == n.inputShapes && topDown.nodes[at].file == n.file) {
                 recursive = true;
             }
         }
         std::uint32_t bu = CallTree::kRoot;
         for (std::uint32_t td : path) {
-            bu = index.child(bu, topDown.nodes[td].name, topDown.nodes[td].inputShapes);
+            const CallNode& from = topDown.nodes[td];
+            bu = index.child(bu, from.name, from.inputShapes, from.file, from.thread);
             CallNode& node = tree.nodes[bu];
             node.calls += n.calls;
             node.selfNs += n.selfNs;

@@ -25,6 +25,10 @@ inline constexpr std::uint32_t kNoNode = 0xFFFFFFFFu;
 struct CallNode {
     core::StringId name;         // invalid for the root
     core::StringId inputShapes;  // invalid unless grouped by input shapes
+    // Sampled trees (SampledCallTree.h): a frame's node has name = its function and file = its
+    // file; a thread's node (the level under the root) has `thread`. Invalid / kNoThread for ops.
+    core::StringId file;
+    core::ThreadIndex thread = core::kNoThread;
     std::uint32_t parent = kNoNode;
     std::uint32_t depth = 0;  // root 0
     std::int64_t calls = 0;
@@ -39,7 +43,9 @@ struct CallNode {
 
 struct CallTree {
     static constexpr std::uint32_t kRoot = 0;
-    std::vector<CallNode> nodes;             // nodes[0] is the root
+    std::vector<CallNode> nodes;  // nodes[0] is the root
+    // Built from stack samples (SampledCallTree.h): calls count samples, times are wall clock.
+    bool sampled = false;
     core::DurationNs unattributedGpuNs = 0;  // kernel time whose launch is in no included op
     std::int64_t unattributedKernels = 0;
 

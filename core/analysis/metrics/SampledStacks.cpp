@@ -2,36 +2,12 @@
 
 #include <algorithm>
 
+#include "core/model/SampleSpans.h"
+
 namespace chokepoint::analysis {
-
-using core::DurationNs;
-using core::TimeRange;
-
-namespace {
-
-// Median gap between consecutive samples of one thread (0 when it has fewer than two).
-DurationNs medianInterval(const core::StackSampleTable& t, const std::vector<std::uint32_t>& samples) {
-    std::vector<DurationNs> gaps;
-    gaps.reserve(samples.size());
-    for (std::size_t i = 1; i < samples.size(); ++i) {
-        const DurationNs gap = t.timeNs[samples[i]] - t.timeNs[samples[i - 1]];
-        if (gap > 0) {
-            gaps.push_back(gap);
-        }
-    }
-    if (gaps.empty()) {
-        return 0;
-    }
-    auto middle = gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2);
-    std::nth_element(gaps.begin(), middle, gaps.end());
-    return *middle;
-}
-
-}  // namespace
 
 SampledStacks::SampledStacks(const core::TraceModel& model) : m_model(model) {
     const core::StackSampleTable& t = model.stackSamples;
-    m_spans.assign(t.size(), TimeRange{});
     if (t.size() == 0) {
         return;
     }
@@ -51,27 +27,9 @@ SampledStacks::SampledStacks(const core::TraceModel& model) : m_model(model) {
         }
         m_roles[s] = names::stackRoleOfFrameRoles(roles);
     }
-    m_byThread.resize(model.threads.size());
-    for (std::uint32_t i = 0; i < t.size(); ++i) {
-        if (t.thread[i] < m_byThread.size() && t.stack[i] < model.stackCount()) {
-            m_byThread[t.thread[i]].push_back(i);
-        }
-    }
-    for (std::vector<std::uint32_t>& samples : m_byThread) {
-        // Sorted by time already after finalize(); a stable sort keeps a non-finalized model right.
-        std::stable_sort(samples.begin(), samples.end(),
-                         [&](std::uint32_t a, std::uint32_t b) { return t.timeNs[a] < t.timeNs[b]; });
-        const DurationNs median = medianInterval(t, samples);
-        const DurationNs cap = 2 * median;
-        for (std::size_t k = 0; k < samples.size(); ++k) {
-            const core::TimestampNs start = t.timeNs[samples[k]];
-            DurationNs length = median;
-            if (k + 1 < samples.size()) {
-                length = std::min(t.timeNs[samples[k + 1]] - start, cap);
-            }
-            m_spans[samples[k]] = {start, start + std::max<DurationNs>(0, length)};
-        }
-    }
+    core::SampleSpans spans = core::stackSampleSpans(model);
+    m_spans = std::move(spans.span);
+    m_byThread = std::move(spans.byThread);
 }
 
 names::StackRole SampledStacks::role(core::StackIndex stack) const {

@@ -3,11 +3,8 @@
 // what each stack was doing (NameRules' stackRoleOf, each frame classified once) and how much time
 // each sample stands for.
 //
-// A sample is an instant: "at t, thread T was in stack S". For the accounting it stands for the
-// time from t to the thread's next sample, at most twice the thread's median sampling interval (a
-// pause in sampling is not time spent in the last stack seen); the thread's last sample stands for
-// one median interval. The spans of one thread never overlap, so time summed over one thread's
-// samples never exceeds the time they cover.
+// The time a sample stands for is core::stackSampleSpans' (core/model/SampleSpans.h): to the
+// thread's next sample, at most twice its median interval.
 
 #include <cstddef>
 #include <cstdint>

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include <QAbstractItemModelTester>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -116,6 +117,43 @@ TEST(OpsPageTest, TableAndTreesShowTheCoreFigures) {
     page.setOptions({false, false});
     EXPECT_EQ(page.opsModel()->rowCount(), 3);
     EXPECT_EQ(page.topDownModel()->rowCount(), 3);
+}
+
+// A capture with Python stack samples and no CPU ops (the agent's sampler, `run --host-only`): the
+// page shows the samples' call tree, threads first, where it used to say there was nothing to show.
+TEST(OpsPageTest, SampledStacksFillThePageWhenTheTraceHasNoCpuOps) {
+    testutils::guiApp();
+    TraceBuilder b;
+    for (int i = 0; i < 10; ++i) {
+        b.sample(i * 10'000'000, "train.py:main;data.py:load_batch", 1);
+        b.sample(i * 10'000'000 + 500, "threading.py:run;tqdm/_monitor.py:monitor", 2);
+    }
+    b.model().threads[b.model().threadIndex(1, 1)].name = "MainThread";
+    auto model = std::make_shared<const core::TraceModel>(b.build());
+    OpsPage page;
+    QAbstractItemModelTester tester(page.topDownModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::Fatal);
+    page.setModel(model);
+    const CallTreeModel& top = *page.topDownModel();
+    ASSERT_EQ(top.rowCount(), 2);  // the two threads
+    const int mainThread = rowOf(top, QStringLiteral("Thread 1 · MainThread"));
+    ASSERT_GE(mainThread, 0);
+    const QModelIndex thread = top.index(mainThread, 0);
+    EXPECT_EQ(top.index(mainThread, CallTreeModel::CallsColumn).data(SortRole).toLongLong(), 10);
+    EXPECT_EQ(top.index(mainThread, CallTreeModel::TotalColumn).data(SortRole).toLongLong(), 100'000'000);
+    EXPECT_EQ(top.index(0, 0, thread).data().toString(), QStringLiteral("main  (train.py)"));
+    EXPECT_EQ(top.headerData(CallTreeModel::CallsColumn, Qt::Horizontal).toString(),
+              QStringLiteral("Samples"));
+    EXPECT_FALSE(page.tabs()->isTabVisible(page.tabs()->indexOf(page.opsTable())));
+    const QLabel* caption = page.findChild<QLabel*>();
+    ASSERT_NE(caption, nullptr);
+    EXPECT_TRUE(caption->text().contains(QStringLiteral("20 sampled stacks on 2 threads")))
+        << caption->text().toStdString();
+    // A trace with CPU ops keeps the ops view.
+    page.setModel(smallModel());
+    EXPECT_TRUE(page.tabs()->isTabVisible(page.tabs()->indexOf(page.opsTable())));
+    EXPECT_EQ(page.topDownModel()->headerData(CallTreeModel::CallsColumn, Qt::Horizontal).toString(),
+              QStringLiteral("Calls"));
 }
 
 TEST(OpsPageTest, FilterAndShapeGrouping) {

@@ -101,8 +101,12 @@ QColor FlameGraph::blockColour(std::uint32_t node) const {
     if (node == CallTree::kRoot) {
         return palette().color(QPalette::Mid);
     }
-    const bool python = n.longestOp.valid() &&
-                        m_model->cpuOps.category[n.longestOp.index] == core::CpuOpCategory::PythonFunction;
+    if (n.thread != core::kNoThread) {
+        return palette().color(QPalette::Midlight);  // a sampled thread: the level above its frames
+    }
+    const bool python = n.file.valid() ||
+                        (n.longestOp.valid() &&
+                         m_model->cpuOps.category[n.longestOp.index] == core::CpuOpCategory::PythonFunction);
     const std::size_t h = std::hash<std::string_view>{}(m_model->text(n.name));
     // Operators: warm hues (red to yellow); Python frames: cool hues (teal to blue).
     const int hue = python ? 180 + static_cast<int>(h % 50) : static_cast<int>(h % 50);
@@ -115,6 +119,12 @@ QString FlameGraph::tooltipFor(std::uint32_t node) const {
     const core::DurationNs rootTotal = m_tree->root().totalNs;
     const double share =
         rootTotal > 0 ? static_cast<double>(n.totalNs) / static_cast<double>(rootTotal) : 0.0;
+    if (m_tree->sampled) {
+        return tr("%1\n%2 samples\ntotal %3 (%4 of all samples, wall clock)\nself %5")
+            .arg(callNodeLabel(*m_model, n), QString::fromStdString(core::formatCount(n.calls)),
+                 durationText(n.totalNs), QString::fromStdString(core::formatPercent(share)),
+                 durationText(n.selfNs));
+    }
     return tr("%1\n%2 calls\ntotal CPU %3 (%4 of all ops)\nself CPU %5\nGPU launched %6")
         .arg(callNodeLabel(*m_model, n), QString::fromStdString(core::formatCount(n.calls)),
              durationText(n.totalNs), QString::fromStdString(core::formatPercent(share)),

@@ -17,11 +17,36 @@ QString durationText(core::DurationNs ns) {
 
 }  // namespace
 
+namespace {
+
+// The last two parts of a source path: "torch/nn/modules/module.py" reads "modules/module.py".
+QString shortSourcePath(std::string_view path) {
+    const std::size_t last = path.rfind('/');
+    if (last == std::string_view::npos || last == 0) {
+        return QString::fromUtf8(path);
+    }
+    const std::size_t before = path.rfind('/', last - 1);
+    return QString::fromUtf8(before == std::string_view::npos ? path : path.substr(before + 1));
+}
+
+}  // namespace
+
 QString callNodeLabel(const core::TraceModel& model, const CallNode& node) {
+    if (node.thread != core::kNoThread) {
+        if (node.thread >= model.threads.size()) {
+            return QObject::tr("Thread ?");
+        }
+        const core::ThreadInfo& t = model.threads[node.thread];
+        return t.name.empty() ? QObject::tr("Thread %1").arg(t.tid)
+                              : QObject::tr("Thread %1 · %2").arg(t.tid).arg(QString::fromStdString(t.name));
+    }
     if (!node.name.valid()) {
         return QObject::tr("(all)");
     }
     QString label = QString::fromUtf8(model.text(node.name));
+    if (node.file.valid() && !model.text(node.file).empty()) {
+        label += QStringLiteral("  (") + shortSourcePath(model.text(node.file)) + QStringLiteral(")");
+    }
     if (node.inputShapes.valid() && !model.text(node.inputShapes).empty()) {
         label += QStringLiteral(" ") + QString::fromUtf8(model.text(node.inputShapes));
     }
@@ -141,6 +166,15 @@ QVariant CallTreeModel::data(const QModelIndex& index, int role) const {
                 return {};
         }
     }
+    if (role == Qt::ToolTipRole && m_tree->sampled) {
+        QString where;
+        if (node.file.valid()) {
+            where = QStringLiteral("\n") + QString::fromUtf8(m_model->text(node.file));
+        }
+        return tr("%1%2\n%3 samples · total %4 · self %5 (wall clock)")
+            .arg(callNodeLabel(*m_model, node), where, QString::fromStdString(core::formatCount(node.calls)),
+                 durationText(node.totalNs), durationText(node.selfNs));
+    }
     if (role == Qt::ToolTipRole) {
         return tr("%1\n%2 calls · total %3 · self %4 · GPU launched %5")
             .arg(callNodeLabel(*m_model, node), QString::fromStdString(core::formatCount(node.calls)),
@@ -162,15 +196,16 @@ QVariant CallTreeModel::headerData(int section, Qt::Orientation orientation, int
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
         return {};
     }
+    const bool sampled = m_tree && m_tree->sampled;
     switch (section) {
         case NameColumn:
             return tr("Function");
         case CallsColumn:
-            return tr("Calls");
+            return sampled ? tr("Samples") : tr("Calls");
         case TotalColumn:
-            return tr("Total CPU");
+            return sampled ? tr("Total") : tr("Total CPU");
         case SelfColumn:
-            return tr("Self CPU");
+            return sampled ? tr("Self") : tr("Self CPU");
         case GpuColumn:
             return tr("GPU launched");
         case ShareColumn:

@@ -17,6 +17,7 @@
 
 #include "core/base/Format.h"
 #include "core/calltree/OpStats.h"
+#include "core/calltree/SampledCallTree.h"
 #include "ui/base/charts/FlameGraph.h"
 #include "ui/base/models/CallTreeModel.h"
 #include "ui/base/models/ModelRoles.h"
@@ -224,11 +225,23 @@ void OpsPage::setFilterText(const QString& text) {
 }
 
 void OpsPage::rebuild() {
+    // A trace without CPU ops but with sampled stacks (the agent's Python sampler) shows the
+    // samples' call tree instead: there are no op calls to tabulate.
+    const bool sampled = m_model && m_model->cpuOps.size() == 0 && m_model->stackSamples.size() > 0;
+    m_tabs->setTabVisible(m_tabs->indexOf(m_opsTable), !sampled);
+    m_includePython->setEnabled(!sampled);
+    m_byShapes->setEnabled(!sampled);
+    m_find->setEnabled(!sampled);  // a sample is an instant: there is no call to find
+    for (QTreeView* view : {m_topDownView, m_bottomUpView}) {
+        view->setColumnHidden(CallTreeModel::GpuColumn, sampled);
+    }
     if (m_model) {
-        auto topDown = std::make_shared<const CallTree>(calltree::buildTopDown(*m_model, m_options));
+        auto topDown = std::make_shared<const CallTree>(
+            sampled ? calltree::buildSampledTopDown(*m_model) : calltree::buildTopDown(*m_model, m_options));
         auto bottomUp = std::make_shared<const CallTree>(calltree::buildBottomUp(*topDown));
         m_topDown = topDown;
-        m_opsModel->setTable(calltree::buildOpStats(*m_model, m_options), m_model);
+        m_opsModel->setTable(sampled ? calltree::OpStatsTable{} : calltree::buildOpStats(*m_model, m_options),
+                             m_model);
         m_topDownModel->setTree(topDown, m_model);
         m_bottomUpModel->setTree(bottomUp, m_model);
         std::uint32_t maxDepth = 0;
@@ -286,6 +299,19 @@ void OpsPage::updateCaption() {
         return;
     }
     const calltree::CallNode& root = m_topDown->root();
+    if (m_topDown->sampled) {
+        m_caption->setText(
+            tr("No CPU ops in this trace: the call tree of its %1 sampled stacks on %2 threads, %3 of "
+               "wall-clock "
+               "time. A sample stands for the time to its thread's next one, so a thread that sleeps is "
+               "shown "
+               "sleeping, under its own thread. Self: samples whose innermost frame it is; total: samples "
+               "through it.")
+                .arg(QString::fromStdString(core::formatCount(root.calls)))
+                .arg(root.children.size())
+                .arg(QString::fromStdString(core::formatDuration(root.totalNs))));
+        return;
+    }
     QString text =
         tr("%1 op calls in %2 distinct ops, %3 of CPU time in the outermost ops; they launched %4 of "
            "GPU kernel time. Self: time in the op itself; total: start to end, including the ops it "
@@ -310,10 +336,11 @@ void OpsPage::updateBreadcrumb(std::uint32_t node) {
         return;
     }
     // Each ancestor is a link that zooms back out to it.
+    const QString all = m_topDown->sampled ? tr("All samples") : tr("All ops");
     QStringList links{node == CallTree::kRoot
-                          ? tr("All ops")
-                          : QStringLiteral("<a href=\"%1\">%2</a>").arg(CallTree::kRoot).arg(tr("All ops"))};
-    QStringList plain{tr("All ops")};
+                          ? all
+                          : QStringLiteral("<a href=\"%1\">%2</a>").arg(CallTree::kRoot).arg(all)};
+    QStringList plain{all};
     // Deep paths show the root, an ellipsis and the last few levels; the tooltip has them all.
     constexpr std::size_t kShownLevels = 4;
     const std::vector<std::uint32_t> path = calltree::pathTo(*m_topDown, node);
