@@ -163,6 +163,16 @@ struct TopOp {
     double shareOfKernelTime = 0;
 };
 
+// A function of the sampled host stacks (TraceModel::stackSamples), wall-clock time over every
+// sampled thread (core/calltree/SampledCallTree.h; a sample stands for the time to its thread's next).
+struct SampledFunction {
+    std::string function;
+    std::string file;
+    core::DurationNs selfNs = 0;    // time of those samples
+    core::DurationNs totalNs = 0;   // time of the samples with it anywhere on the stack
+    double shareOfSampledTime = 0;  // selfNs / all sampled time
+};
+
 struct ReportWarning {
     core::Severity severity = core::Severity::Warning;
     std::string code;     // stable, dotted: "mfu.ordering_violated", "steps.whole_trace"
@@ -194,6 +204,11 @@ struct AnalysisReport {
     std::vector<TopKernel> kernelsByName;
     // Every op that launched GPU work, by the GPU time it launched.
     std::vector<TopOp> opsByGpuTime;
+    // The sampled host stacks' functions by self time (empty without stack samples).
+    std::vector<SampledFunction> sampledFunctions;
+    std::int64_t stackSampleCount = 0;
+    std::int32_t sampledThreadCount = 0;
+    core::DurationNs sampledTimeNs = 0;  // wall-clock time the samples stand for, all threads
     IronLawReport ironLaw;
     // Scope: -1 for the whole trace; else the one GPU this report is about (AnalysisOptions::
     // deviceIndex): its kernels, copies and memsets and the host threads that launch on it

@@ -14,6 +14,7 @@
 #include "core/analysis/diagnosis/HelperFacts.h"
 #include "core/analysis/diagnosis/HostCauses.h"
 #include "core/analysis/diagnosis/PrecisionInference.h"
+#include "core/analysis/diagnosis/SampledFunctions.h"
 #include "core/analysis/diagnosis/SignalsAdapter.h"
 #include "core/analysis/diagnosis/SteadyState.h"
 #include "core/base/Format.h"
@@ -706,6 +707,8 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
         r.opsByGpuTime.push_back({std::string(model.text(op.name)), op.kernelClass, op.count, op.kernelCount,
                                   op.gpuTimeNs, op.meanGpuTimeNs, op.maxGpuTimeNs, op.shareOfKernelTime});
     }
+
+    fillSampledFunctions(model, r);
 
     // Signals and verdicts. MFU needs the overall busy share first, then feeds the per-window MFU.
     SignalsContext context;

@@ -483,6 +483,22 @@ std::string writeJsonReport(const AnalysisReport& r) {
         j.endObject();
     }
     j.endArray();
+    j.key("sampledStacks").beginObject();
+    j.key("samples").integer(r.stackSampleCount);
+    j.key("threads").integer(r.sampledThreadCount);
+    j.key("timeNs").integer(r.sampledTimeNs);
+    j.key("functions").beginArray();
+    for (const SampledFunction& f : r.sampledFunctions) {
+        j.beginObject();
+        j.key("function").str(f.function);
+        j.key("file").str(f.file);
+        j.key("selfNs").integer(f.selfNs);
+        j.key("totalNs").integer(f.totalNs);
+        j.key("shareOfSampledTime").num(f.shareOfSampledTime);
+        j.endObject();
+    }
+    j.endArray();
+    j.endObject();
 
     j.key("fixes").beginArray();
     for (const Recommendation& f : r.fixes.recommendations) {

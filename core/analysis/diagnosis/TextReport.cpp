@@ -99,6 +99,24 @@ std::string sameGainNote(const Recommendation& f) {
                : " (the same time " + f.sameGainAs + " removes: the two gains do not add up)";
 }
 
+// The sampled host stacks' hottest functions; "" without stack samples.
+std::string sampledStacksSection(const AnalysisReport& r) {
+    if (r.sampledFunctions.empty()) {
+        return {};
+    }
+    constexpr std::size_t kShown = 8;
+    std::string out =
+        "\nHOST STACKS (sampled: " + core::formatCount(r.stackSampleCount) + " samples on " +
+        std::to_string(r.sampledThreadCount) + " thread(s), " + dur(static_cast<double>(r.sampledTimeNs)) +
+        " of wall-clock time; self time, a sleeping thread included; every function: --format json)\n";
+    for (std::size_t i = 0; i < r.sampledFunctions.size() && i < kShown; ++i) {
+        const SampledFunction& f = r.sampledFunctions[i];
+        out += "  " + pad(pct(f.shareOfSampledTime), 8) + pad(dur(static_cast<double>(f.selfNs)), 10) +
+               f.function + (f.file.empty() ? std::string() : "  (" + f.file + ")") + "\n";
+    }
+    return out;
+}
+
 std::string sharesLine(const Verdict& v) {
     std::string out;
     for (const ConstraintShare& s : v.shares) {
@@ -242,7 +260,9 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
                perDeviceLines(r, "  ");
     }
     if (r.overall.bottleneck == Bottleneck::NoGpuActivity) {
-        out += "\n" + noGpuWorkLine(r) + "\n";
+        out += "\n" + noGpuWorkLine(r) +
+               (r.sampledFunctions.empty() ? "" : " Where the host's time went: HOST STACKS, below.") + "\n";
+        out += sampledStacksSection(r);
     } else {
         out += "\nUTILIZATION\n" + utilizationLines(r, "  ");
         out += "\nTIME PER STEP (share of the window)\n" + accountingLines(r.overallSignals, "  ");
@@ -305,6 +325,7 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
                        name + "\n";
             }
         }
+        out += sampledStacksSection(r);
         out += "\nRECOMMENDED FIXES\n";
         if (r.fixes.recommendations.empty()) {
             out += "  none: no rule's guard holds for this profile\n";

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/analysis/diagnosis/Analyzer.h"
+#include "core/analysis/diagnosis/ReportWriters.h"
 #include "tests/testutils/TraceBuilder.h"
 
 namespace chokepoint::analysis {
@@ -228,6 +229,41 @@ TEST(StackSamples, SharesArePerThreadAndNeverAboveTheIdle) {
         ASSERT_FALSE(t.frames.empty());
         EXPECT_EQ(t.frames.front().inclusiveNs, t.sampledNs);  // the root frame is on every stack
     }
+}
+
+// The report lists the sampled functions by self time, with the text report's HOST STACKS section,
+// for a GPU capture and for a host-only one (a job that never initialised CUDA).
+TEST(StackSamples, TheReportListsTheSampledFunctionsBySelfTime) {
+    auto r = analyze(capture(kSingleProcessLoading));
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->stackSampleCount, 80);
+    EXPECT_EQ(r->sampledThreadCount, 1);
+    ASSERT_GE(r->sampledFunctions.size(), 2u);
+    for (std::size_t i = 1; i < r->sampledFunctions.size(); ++i) {
+        EXPECT_GE(r->sampledFunctions[i - 1].selfNs, r->sampledFunctions[i].selfNs);
+    }
+    // Seven of ten samples per iteration are in the loading stack's leaf, three in forward.
+    const SampledFunction& top = r->sampledFunctions.front();
+    EXPECT_NEAR(top.shareOfSampledTime, 0.7, 0.02) << top.function;
+    EXPECT_EQ(r->sampledFunctions[1].function, "Net.forward");
+    EXPECT_NEAR(r->sampledFunctions[1].shareOfSampledTime, 0.3, 0.02);
+    const std::string text = writeTextReport(*r);
+    EXPECT_NE(text.find("HOST STACKS (sampled: 80 samples on 1 thread(s)"), std::string::npos) << text;
+
+    TraceBuilder hostOnly;
+    for (int i = 0; i < 20; ++i) {
+        hostOnly.sample(i * 10 * kMs, i < 15 ? "prep.py:main;prep.py:decode_batch" : "prep.py:main", 1);
+    }
+    auto cpuOnly = analyze(hostOnly.build());
+    ASSERT_TRUE(cpuOnly);
+    EXPECT_EQ(cpuOnly->overall.bottleneck, Bottleneck::NoGpuActivity);
+    ASSERT_EQ(cpuOnly->sampledFunctions.size(), 2u);
+    EXPECT_EQ(cpuOnly->sampledFunctions[0].function, "decode_batch");
+    EXPECT_EQ(cpuOnly->sampledFunctions[0].selfNs, 15 * 10 * kMs);
+    EXPECT_EQ(cpuOnly->sampledFunctions[1].function, "main");
+    const std::string cpuText = writeTextReport(*cpuOnly);
+    EXPECT_NE(cpuText.find("Where the host's time went: HOST STACKS"), std::string::npos) << cpuText;
+    EXPECT_NE(cpuText.find("decode_batch  (prep.py)"), std::string::npos) << cpuText;
 }
 
 }  // namespace
