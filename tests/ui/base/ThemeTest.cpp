@@ -4,6 +4,8 @@
 // and the main widgets have accessible names.
 #include <gtest/gtest.h>
 
+#include "ui/base/theme/TimelineColors.h"
+
 #include <QAbstractButton>
 #include <QComboBox>
 #include <QLineEdit>
@@ -414,6 +416,27 @@ TEST(ThemeTest, MainWidgetsHaveAccessibleNames) {
         }
     }
     EXPECT_GE(views, 8);
+}
+
+// Colour by name: no kernel takes a copy's hue (the H100 ResNet timeline had green kernels beside
+// its green host-to-device copies).
+TEST(ThemeTest, KernelColoursKeepClearOfTheCopyColours) {
+    const std::vector<QColor> copies = {
+        eventColor(timeline::EventKind::Memcpy, {}, core::MemcpyKind::HostToDevice),
+        eventColor(timeline::EventKind::Memcpy, {}, core::MemcpyKind::DeviceToHost),
+        eventColor(timeline::EventKind::Memcpy, {}, core::MemcpyKind::DeviceToDevice)};
+    std::set<int> hues;
+    for (std::uint32_t id = 0; id < 2000; ++id) {
+        const QColor kernel = eventColor(timeline::EventKind::Kernel, core::StringId{id});
+        hues.insert(kernel.hsvHue() / 10);
+        for (const QColor& copy : copies) {
+            const int distance = std::abs(kernel.hsvHue() - copy.hsvHue());
+            const int clearance = copy.hsvHue() > 100 && copy.hsvHue() < 170 ? 44 : 24;  // green: wider
+            EXPECT_GE(std::min(distance, 360 - distance), clearance)
+                << "kernel id " << id << " hue " << kernel.hsvHue() << " vs copy hue " << copy.hsvHue();
+        }
+    }
+    EXPECT_GE(hues.size(), 15u);  // still spread over many hues
 }
 
 }  // namespace

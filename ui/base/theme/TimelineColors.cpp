@@ -13,12 +13,38 @@ QColor hashedColor(std::uint32_t id, double hueOffset, double saturation, double
                             static_cast<float>(value));
 }
 
+// Kernels take their hue from the arcs of the wheel that the copy colours (green 137°, purple 283°,
+// amber 36°) leave free: 25° either side of each, 45° around green, which stays green over a wide
+// arc (and when darkened), so a kernel never reads as a copy.
+QColor kernelColor(std::uint32_t id) {
+    struct Arc {
+        double fromDegrees;
+        double toDegrees;
+    };
+    static constexpr Arc kFreeArcs[] = {{61, 92}, {182, 258}, {308, 371}};
+    double freeDegrees = 0;
+    for (const Arc& arc : kFreeArcs) {
+        freeDegrees += arc.toDegrees - arc.fromDegrees;
+    }
+    double along = std::fmod(static_cast<double>(id) * 0.6180339887498949, 1.0) * freeDegrees;
+    double hueDegrees = kFreeArcs[0].fromDegrees;
+    for (const Arc& arc : kFreeArcs) {
+        const double width = arc.toDegrees - arc.fromDegrees;
+        if (along < width) {
+            hueDegrees = arc.fromDegrees + along;
+            break;
+        }
+        along -= width;
+    }
+    return QColor::fromHsvF(static_cast<float>(std::fmod(hueDegrees, 360.0) / 360.0), 0.50F, 0.86F);
+}
+
 }  // namespace
 
 QColor eventColor(timeline::EventKind kind, core::StringId name, core::MemcpyKind copyKind) {
     switch (kind) {
         case timeline::EventKind::Kernel:
-            return hashedColor(name.index, 0.0, 0.50, 0.86);
+            return kernelColor(name.index);
         case timeline::EventKind::Memcpy:
             switch (copyKind) {
                 case core::MemcpyKind::HostToDevice:
