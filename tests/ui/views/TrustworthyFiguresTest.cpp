@@ -113,12 +113,28 @@ void expectFiguresAgree(const analysis::AnalysisReport& r, const QWidget& diagno
                 expected = sig.idleLaunchOverheadFraction;
             } else if (series.name == QObject::tr("Idle: waiting for data")) {
                 expected = sig.idleDataWaitFraction;
+            } else if (series.name == QObject::tr("Compute-bound kernels")) {
+                // The kernel time splits as the verdict's composition does.
+                expected = sig.compositionKnown ? sig.computeFraction * sig.computeBoundKernelShare : 0.0;
+            } else if (series.name == QObject::tr("Memory-bound kernels")) {
+                expected = sig.compositionKnown ? sig.computeFraction * sig.memoryBoundKernelShare : 0.0;
             }
             if (expected >= 0) {
                 EXPECT_NEAR(series.valuesMs[s], expected * sig.windowNs / 1e6, 1e-6)
                     << series.name.toStdString();
             }
         }
+    }
+    // With a composition, the chart has the compute- and memory-bound parts the verdict speaks of.
+    const bool composed =
+        std::any_of(r.steps.begin(), r.steps.end(), [](const analysis::StepDiagnosis& step) {
+            return diagnosisSignals(step).compositionKnown &&
+                   diagnosisSignals(step).computeBoundKernelShare > 0;
+        });
+    if (composed) {
+        EXPECT_TRUE(std::any_of(bars.series.begin(), bars.series.end(), [](const StackedSeries& series) {
+            return series.name == QObject::tr("Compute-bound kernels");
+        }));
     }
     // The timeline's idle strip says what the verdict says: a queued wait (decided per gap) is not
     // drawn as launch overhead or synchronization.

@@ -23,7 +23,12 @@ StepBarsData stepBarsFromReport(const analysis::AnalysisReport& report) {
     StepBarsData data;
     const std::size_t steps = report.metrics.steps.steps.size();
 
-    StackedSeries compute{QObject::tr("Compute"), QColor(44, 160, 44), {}, Qt::SolidPattern};
+    // Kernel time split by the side of the ridge its kernels sit on (the verdict's composition), so a
+    // mixed or memory-bound step shows why; steps without a composition keep one "Compute" part.
+    StackedSeries compute{QObject::tr("Compute-bound kernels"), QColor(44, 160, 44), {}, Qt::SolidPattern};
+    StackedSeries memoryBound{
+        QObject::tr("Memory-bound kernels"), QColor(23, 190, 207), {}, Qt::SolidPattern};
+    StackedSeries unclassified{QObject::tr("Compute"), QColor(152, 223, 138), {}, Qt::SolidPattern};
     StackedSeries comm{QObject::tr("Communication (exposed)"), QColor(31, 119, 180), {}, Qt::SolidPattern};
     StackedSeries copy{QObject::tr("Copies (exposed)"), QColor(140, 86, 75), {}, Qt::SolidPattern};
     StackedSeries other{QObject::tr("Other GPU work"), QColor(127, 127, 127), {}, Qt::SolidPattern};
@@ -54,7 +59,7 @@ StepBarsData stepBarsFromReport(const analysis::AnalysisReport& report) {
         const analysis::DiagnosisSignals* sig =
             s < report.steps.size() ? &diagnosisSignals(report.steps[s]) : nullptr;
         if (sig == nullptr || !sig->hasGpuActivity) {
-            for (auto* series : {&compute, &comm, &copy, &other}) {
+            for (auto* series : {&compute, &memoryBound, &unclassified, &comm, &copy, &other}) {
                 series->valuesMs.push_back(0);
             }
             for (auto& series : idle) {
@@ -63,7 +68,18 @@ StepBarsData stepBarsFromReport(const analysis::AnalysisReport& report) {
             continue;
         }
         const double windowMs = sig->windowNs / kMs;
-        compute.valuesMs.push_back(sig->computeFraction * windowMs);
+        const double computeMs = sig->computeFraction * windowMs;
+        if (sig->compositionKnown) {
+            const double computeBound = std::clamp(sig->computeBoundKernelShare, 0.0, 1.0);
+            const double memory = std::clamp(sig->memoryBoundKernelShare, 0.0, 1.0 - computeBound);
+            compute.valuesMs.push_back(computeBound * computeMs);
+            memoryBound.valuesMs.push_back(memory * computeMs);
+            unclassified.valuesMs.push_back((1.0 - computeBound - memory) * computeMs);
+        } else {
+            compute.valuesMs.push_back(0);
+            memoryBound.valuesMs.push_back(0);
+            unclassified.valuesMs.push_back(computeMs);
+        }
         comm.valuesMs.push_back(sig->exposedCommunicationFraction * windowMs);
         copy.valuesMs.push_back(sig->exposedCopyFraction * windowMs);
         // Busy time outside the three categories (memsets, copy/communication overlaps) so the bar's
@@ -80,7 +96,13 @@ StepBarsData stepBarsFromReport(const analysis::AnalysisReport& report) {
             idle[c].valuesMs.push_back(byCause[c] * windowMs);
         }
     }
-    data.series = {compute, comm, copy, other};
+    const bool anyComposition =
+        std::any_of(compute.valuesMs.begin(), compute.valuesMs.end(), [](double v) { return v > 0; }) ||
+        std::any_of(memoryBound.valuesMs.begin(), memoryBound.valuesMs.end(), [](double v) { return v > 0; });
+    if (anyComposition) {
+        unclassified.name = QObject::tr("Other kernels (class not known)");
+    }
+    data.series = {compute, memoryBound, unclassified, comm, copy, other};
     for (auto& series : idle) {
         data.series.push_back(std::move(series));
     }
