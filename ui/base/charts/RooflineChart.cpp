@@ -88,6 +88,7 @@ void RooflineChart::setHighlightedDot(int index) {
 void RooflineChart::rebuild() {
     m_plot->clearGraphs();
     m_roofLabels.clear();  // the items go with clearItems
+    m_roofLabelRidges.clear();
     m_plot->clearItems();
     m_plot->clearPlottables();
     m_plot->legend->clearItems();
@@ -227,7 +228,12 @@ void RooflineChart::rebuild() {
                 QStringLiteral("%1  %2FLOP/s").arg(roof.label, siTickLabel(roof.peakFlopsPerSecond)));
             label->setColor(color);
             label->setPadding(QMargins(2, 0, 4, 2));
+            // A backing of the plot's colour keeps the name readable where it crosses a point or a line.
+            QColor backing = colors.background;
+            backing.setAlpha(215);
+            label->setBrush(QBrush(backing));
             roofLabels.push_back(label);
+            m_roofLabelRidges.push_back(ridge);
             auto* ridgeLabel = new QCPItemText(m_plot);
             ridgeLabel->position->setCoords(ridge, roof.peakFlopsPerSecond);
             ridgeLabel->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
@@ -247,6 +253,14 @@ void RooflineChart::rebuild() {
         }
         m_roofLabels = roofLabels;
         m_roofLabels.insert(m_roofLabels.end(), ridgeLabels.begin(), ridgeLabels.end());
+        // Labels are drawn over the points, so a point never hides part of a name.
+        if (m_plot->layer(QStringLiteral("labels")) == nullptr) {
+            m_plot->addLayer(QStringLiteral("labels"), m_plot->layer(QStringLiteral("main")),
+                             QCustomPlot::limAbove);
+        }
+        for (QCPItemText* label : m_roofLabels) {
+            label->setLayer(QStringLiteral("labels"));
+        }
     }
 
     // Measured roofs: dashed, thinner, labelled under the line so they do not sit on the datasheet's.
@@ -412,25 +426,51 @@ int RooflineChart::dotAt(const QPoint& pos, double radiusPx) const {
 }
 
 void RooflineChart::hideOverlappingLabels() {
+    // The points are obstacles first: a label is never placed over one when another place is free.
     std::vector<QRectF> kept;
+    for (int i = 0; i < static_cast<int>(m_data.dots.size()); ++i) {
+        const RooflineDot& dot = m_data.dots[i];
+        if (!usable(dot.intensityFlopsPerByte) || !usable(dot.flopsPerSecond)) {
+            continue;
+        }
+        const double size = dotSizePx(dot.timeShare) + (dot.hollow ? 8.0 : 0.0);
+        const QPointF centre = dotPixel(i);
+        kept.emplace_back(centre.x() - size / 2, centre.y() - size / 2, size, size);
+    }
     const auto rectOf = [](QCPItemText* label) {
         return QRectF(label->topLeft->pixelPosition(), label->bottomRight->pixelPosition()).normalized();
     };
     const auto free = [&](const QRectF& rect) {
         return std::none_of(kept.begin(), kept.end(), [&](const QRectF& k) { return k.intersects(rect); });
     };
-    for (QCPItemText* label : m_roofLabels) {
-        // A roof's label sits above its line at the right; where that is taken, below the line, and
-        // where both are, above it all the same: a roof is never left unnamed. A ridge label that
-        // does not fit is left out (the diamond marks the ridge, the table gives the intensities).
-        const bool roofLabel = (label->positionAlignment() & Qt::AlignRight) != 0;
+    const double xMax = m_plot->xAxis->range().upper;
+    for (std::size_t i = 0; i < m_roofLabels.size(); ++i) {
+        QCPItemText* label = m_roofLabels[i];
+        // A roof's label sits above its line at the right; where that is taken, below it, then at
+        // the line's left end by the ridge, above then below; where all are taken, above at the
+        // right all the same: a roof is never left unnamed. A ridge label that does not fit is
+        // left out (the diamond marks the ridge, the table gives the intensities).
+        const bool roofLabel = i < m_roofLabelRidges.size();
         if (roofLabel) {
-            label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
-            if (!free(rectOf(label))) {
-                label->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
-                if (!free(rectOf(label))) {
-                    label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+            const double peak = label->position->value();
+            const std::pair<double, Qt::Alignment> places[] = {
+                {xMax, Qt::AlignRight | Qt::AlignBottom},
+                {xMax, Qt::AlignRight | Qt::AlignTop},
+                {m_roofLabelRidges[i], Qt::AlignLeft | Qt::AlignBottom},
+                {m_roofLabelRidges[i], Qt::AlignLeft | Qt::AlignTop},
+            };
+            bool placed = false;
+            for (const auto& [x, alignment] : places) {
+                label->position->setCoords(x, peak);
+                label->setPositionAlignment(alignment);
+                if (free(rectOf(label))) {
+                    placed = true;
+                    break;
                 }
+            }
+            if (!placed) {
+                label->position->setCoords(xMax, peak);
+                label->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
             }
         }
         const QRectF rect = rectOf(label);

@@ -95,6 +95,7 @@ private:
     RooflineChartData m_data;
     int m_highlighted = -1;
     std::vector<QCPItemText*> m_roofLabels;  // in the order they keep their place
+    std::vector<double> m_roofLabelRidges;   // per roof label (the first ones): its ridge's intensity
 };
 
 // Tick labels with SI prefixes on a log axis: 1 k, 10 M, 1 T ... (unit appended by the axis label).

@@ -250,7 +250,7 @@ void StragglerPanel::updateButtons() {
     m_showMe->setToolTip(tr("Show the straggler's late segment on the job timeline"));
     m_openRank->setText(loaded ? tr("Open rank %1").arg(rank) : tr("Open rank"));
     m_openRank->setEnabled(fullTrace);
-    m_compare->setText(median >= 0 ? tr("Compare with median rank (%1)").arg(median)
+    m_compare->setText(median >= 0 ? tr("Compare with rank %1 (the median)").arg(median)
                                    : tr("Compare with median rank"));
     m_compare->setEnabled(fullTrace && median >= 0 && median != rank && m_document->rankHasFullTrace(median));
     const QString why =
