@@ -339,7 +339,8 @@ void TraceModel::joinCorrelations() {
     join(syncs.correlationId, syncs.apiCall);
     if (unmatched > 0 && apiCalls.size() > 0) {
         stats.add("correlation.gpu_event_without_launch_call", Severity::Warning, unmatched,
-                  "GPU records whose launching runtime/driver call is not in the trace");
+                  "GPU records whose launching runtime/driver call is not in the trace (launch delays, "
+                  "\"Show launch call\" and launch-time figures cover only the joined ones)");
     }
 }
 

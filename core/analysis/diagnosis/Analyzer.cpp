@@ -872,7 +872,10 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
             }
         }
     }
-    std::int64_t repaired = 0;
+    // Import statistics of warning severity or above: the largest ones by name and in their own
+    // words (an attach capture's GPU records without their launch call are not "repaired"), the
+    // rest counted together.
+    std::vector<const core::TraceStat*> imported;
     for (const core::TraceStat& stat : model.stats.entries()) {
         if (stat.severity < core::Severity::Warning) {
             continue;
@@ -883,14 +886,27 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
                  captureStatLabel(stat.name) + (stat.detail.empty() ? std::string() : ": " + stat.detail) +
                      (stat.count > 1 ? " (" + std::to_string(stat.count) + ")" : std::string()));
         } else {
-            repaired += stat.count;
+            imported.push_back(&stat);
         }
     }
-    if (repaired > 0) {
+    std::stable_sort(imported.begin(), imported.end(),
+                     [](const core::TraceStat* a, const core::TraceStat* b) { return a->count > b->count; });
+    constexpr std::size_t kNamedImportStats = 3;
+    std::int64_t others = 0;
+    for (std::size_t i = 0; i < imported.size(); ++i) {
+        const core::TraceStat& stat = *imported[i];
+        if (i < kNamedImportStats) {
+            warn(r, stat.severity, stat.name,
+                 core::formatCount(stat.count) + " × " + (stat.detail.empty() ? stat.name : stat.detail) + " (" +
+                     stat.name + ")");
+        } else {
+            others += stat.count;
+        }
+    }
+    if (others > 0) {
         warn(r, core::Severity::Warning, "trace.repaired",
-             std::to_string(repaired) +
-                 " trace records were repaired or dropped on import (listed with the trace's import "
-                 "statistics)");
+             std::to_string(others) + " more records in " + std::to_string(imported.size() - kNamedImportStats) +
+                 " other import statistics (chokepoint-cli info FILE lists every one)");
     }
     if (!core::reportProgress(o.progress, 1.0)) {
         return core::makeError(core::kCancelledMessage);
