@@ -60,8 +60,9 @@ enum class MfuWithheld {
     No = 0,
     AtOrAbovePeak,           // 100 % or more of the peak: a wrong precision or FLOPs count
     SixNtOnAConvolutionNet,  // the helper's 6 · N · T on a convolutional network: far too low
+    ShapesCoverTooLittle,    // FLOPs from shapes that cover under half the kernel time: far too low
 };
-std::string_view toString(MfuWithheld withheld);  // "", "at-or-above-peak", "6NT-on-a-convnet"
+std::string_view toString(MfuWithheld withheld);  // "", "at-or-above-peak", "6NT-on-a-convnet", ...
 // A few words for a figure's place ("not shown (≥ 100 % of peak)"); empty for No.
 std::string_view shortLabel(MfuWithheld withheld);
 

@@ -90,7 +90,14 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
     c.metrics.push_back(makeDelta("stepTimeNs", "ns", a.mfu.stepTimeNs, b.mfu.stepTimeNs, true, o));
     c.metrics.push_back(makeDelta("busy", "fraction", sa.busyFraction, sb.busyFraction, false, o));
     if (a.mfu.mfu && b.mfu.mfu) {
-        c.metrics.push_back(makeDelta("mfu", "fraction", *a.mfu.mfu, *b.mfu.mfu, false, o));
+        MetricDelta mfu = makeDelta("mfu", "fraction", *a.mfu.mfu, *b.mfu.mfu, false, o);
+        if (a.mfu.source != b.mfu.source) {
+            mfu.improved = false;
+            mfu.regressed = false;
+            mfu.notComparable = "model FLOPs from different sources (" + std::string(toString(a.mfu.source)) +
+                                " vs " + std::string(toString(b.mfu.source)) + ")";
+        }
+        c.metrics.push_back(mfu);
     }
     if (a.mfu.hfu && b.mfu.hfu) {
         c.metrics.push_back(makeDelta("hfu", "fraction", *a.mfu.hfu, *b.mfu.hfu, false, o));
@@ -404,8 +411,11 @@ std::string writeTextComparison(const ComparisonReport& c) {
     for (const MetricDelta& m : c.metrics) {
         std::string name = m.name;
         name.resize(std::max<std::size_t>(name.size(), 24), ' ');
-        out +=
-            "  " + name + metricText(m) + (m.improved ? "  better" : (m.regressed ? "  worse" : "")) + "\n";
+        out += "  " + name + metricText(m) +
+               (m.improved    ? "  better"
+                : m.regressed ? "  worse"
+                              : "") +
+               (m.notComparable.empty() ? "" : "  not compared: " + m.notComparable) + "\n";
     }
     out += "\nVERDICTS\n  overall: " + std::string(toString(c.overall.before)) + " -> " +
            std::string(toString(c.overall.after)) + (c.overall.changed() ? "  (changed)" : "") + "\n";
@@ -448,7 +458,8 @@ std::string writeMarkdownComparison(const ComparisonReport& c) {
     out += "| metric | A -> B | |\n|---|---|---|\n";
     for (const MetricDelta& m : c.metrics) {
         out += "| " + m.name + " | " + metricText(m) + " | " +
-               (m.improved ? "better" : (m.regressed ? "worse" : "")) + " |\n";
+               (m.improved ? "better" : (m.regressed ? "worse" : "")) +
+               (m.notComparable.empty() ? "" : "not compared: " + m.notComparable) + " |\n";
     }
     out += "\n## Verdicts\n\n- overall: " + std::string(toString(c.overall.before)) + " → " +
            std::string(toString(c.overall.after)) + "\n";
@@ -497,7 +508,8 @@ std::string writeJsonComparison(const ComparisonReport& c) {
                ",\"unit\":" + core::jsonString(m.unit) + ",\"before\":" + num(m.before) +
                ",\"after\":" + num(m.after) + ",\"delta\":" + num(m.delta) +
                ",\"relative\":" + num(m.relative) + ",\"improved\":" + (m.improved ? "true" : "false") +
-               ",\"regressed\":" + (m.regressed ? "true" : "false") + "}";
+               ",\"regressed\":" + (m.regressed ? "true" : "false") +
+               ",\"notComparable\":" + core::jsonString(m.notComparable) + "}";
     }
     out += "],\"verdicts\":[";
     std::vector<VerdictChange> all = {c.overall};

@@ -25,6 +25,9 @@ struct MetricDelta {
     bool lowerIsBetter = true;
     bool improved = false;  // moved in the better direction by a noticeable amount
     bool regressed = false;
+    // Why the two sides are not judged against each other ("" when they are): an MFU whose model
+    // FLOPs come from different sources differs by its method, not by the job.
+    std::string notComparable;
 };
 
 struct VerdictChange {

@@ -386,13 +386,19 @@ void ComparePage::refresh() {
             m.unit == "fraction"
                 ? QStringLiteral("%1%2 pp").arg(m.delta >= 0 ? "+" : "").arg(m.delta * 100, 0, 'f', 1)
                 : QStringLiteral("%1%2 %").arg(m.relative >= 0 ? "+" : "").arg(m.relative * 100, 0, 'f', 1);
-        const QString verdict = m.improved ? tr("better") : m.regressed ? tr("worse") : tr("unchanged");
+        const QString verdict = !m.notComparable.empty() ? tr("not compared")
+                                : m.improved             ? tr("better")
+                                : m.regressed            ? tr("worse")
+                                                         : tr("unchanged");
         QList<QStandardItem*> row = {
             new QStandardItem(compareMetricLabel(m.name)), new QStandardItem(valueText(m, m.before)),
             new QStandardItem(valueText(m, m.after)), new QStandardItem(change), new QStandardItem(verdict)};
         // The label in full (the column may elide it) and the id in JSON reports and `diff`.
         row[0]->setToolTip(
             QStringLiteral("%1 (%2)").arg(compareMetricLabel(m.name), QString::fromStdString(m.name)));
+        if (!m.notComparable.empty()) {
+            row[4]->setToolTip(QString::fromStdString(m.notComparable));
+        }
         row[1]->setData(m.before, SortRole);
         row[2]->setData(m.after, SortRole);
         row[3]->setData(m.relative, SortRole);

@@ -83,6 +83,17 @@ TEST(RealTraces, TestTraceIsBusyMemoryBoundAndCommCopyHeavy) {
                              w.find(core::formatPercent(r->mfu.countedKernelTimeShare)) != std::string::npos);
     }
     EXPECT_TRUE(coverageSaid);
+    // Under a fifth of the work counted, the figure is not a result: "MFU 1.4 %" on a GPU busy 96 %
+    // also drove a "busy but MFU is only 1.4 %" warning. The figure is kept, with why it is withheld.
+    EXPECT_FALSE(r->mfu.mfu.has_value());
+    EXPECT_FALSE(r->mfu.hfu.has_value());
+    EXPECT_EQ(r->mfu.withheld, MfuWithheld::ShapesCoverTooLittle);
+    ASSERT_TRUE(r->mfu.impossibleMfu.has_value());
+    EXPECT_NE(r->mfu.impossibleReason.find("account for only 8.6 %"), std::string::npos)
+        << r->mfu.impossibleReason;
+    for (const std::string& w : r->mfu.warnings) {
+        EXPECT_EQ(w.find("looks busy"), std::string::npos) << w;
+    }
 }
 
 // The TensorBoard plugin's fragment idles 99.6 %: spreading its kernels over more SMs (R16) cannot
