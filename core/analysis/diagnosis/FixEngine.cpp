@@ -67,14 +67,17 @@ std::string_view constraintWhat(Bottleneck b) {
 
 // The next bottleneck from this trace's own shares: the largest constraint the first fix leaves,
 // with its share of today's step and of the step the fix predicts. "" when no other constraint
-// holds a measurable share, or when the fix moves time between the remaining classes (fusing
-// memory-bound kernels changes what compute- and memory-bound kernels hold).
+// holds a measurable share.
 std::string measuredNextBottleneck(const Verdict& v, const FixPlan& plan) {
-    if (plan.recommendations.empty() || v.bottleneck == Bottleneck::MemoryBandwidth ||
-        v.bottleneck == Bottleneck::ComputeMemoryMixed) {
+    if (plan.recommendations.empty()) {
         return {};
     }
     const Recommendation& first = plan.recommendations.front();
+    // A mixed verdict's fix (fusing memory-bound kernels) moves time between the two kernel classes,
+    // so neither's share of today's step predicts what is left: the walkthrough's expectation stays.
+    if (v.bottleneck == Bottleneck::ComputeMemoryMixed) {
+        return {};
+    }
     constexpr double kMeasurableShare = 0.01;
     const ConstraintShare* next = nullptr;
     for (const ConstraintShare& share : v.shares) {
