@@ -252,15 +252,15 @@ ClockAlignment alignClocks(std::vector<JobRank>& ranks, const std::vector<Matche
     for (std::size_t r = 0; r < ranks.size(); ++r) {
         unestimated += matches[r] < minMatches ? 1 : 0;
     }
+    const std::string offsetText = result.maxAbsOffsetNs == 0
+                                       ? "no clock offset (the ranks' collective ends agree as recorded)"
+                                       : "clock offsets up to " + core::formatDuration(result.maxAbsOffsetNs);
     if (result.sameHost) {
-        result.note = "one host (" + *hosts.begin() + "): clock offsets up to " +
-                      core::formatDuration(result.maxAbsOffsetNs) + ", as expected near zero";
+        result.note = "one host (" + *hosts.begin() + "): " + offsetText + ", as expected near zero";
     } else if (hostsKnown) {
-        result.note = std::to_string(hosts.size()) + " hosts: clock offsets up to " +
-                      core::formatDuration(result.maxAbsOffsetNs);
+        result.note = std::to_string(hosts.size()) + " hosts: " + offsetText;
     } else {
-        result.note =
-            "host names not recorded: clock offsets up to " + core::formatDuration(result.maxAbsOffsetNs);
+        result.note = "host names not recorded: " + offsetText;
     }
     result.note += "; residual after alignment median " + core::formatDuration(result.medianResidualNs) +
                    ", max " + core::formatDuration(result.maxResidualNs);

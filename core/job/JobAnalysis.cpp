@@ -128,7 +128,8 @@ JobReport analyzeJob(std::vector<std::shared_ptr<const RankSummary>> ranks, std:
             std::to_string(dropped) +
             " rank entries): those ranks' traces hold different calls there (different iterations, sampled "
             "or dropped events). They are left out; " +
-            std::to_string(repaired) + " call(s) were paired again by their end times instead");
+            std::to_string(repaired) + (repaired == 1 ? " call was" : " calls were") +
+            " paired again by their end times instead");
     }
     for (const stages::MatchedCall& call : calls) {
         if (call.byCommsId) {

@@ -39,7 +39,8 @@ std::string matchingLine(const CollectiveMatching& m) {
     std::string out;
     const auto add = [&](std::int32_t n, const char* how) {
         if (n > 0) {
-            out += (out.empty() ? "" : ", ") + std::string(how) + " (" + std::to_string(n) + " calls)";
+            out += (out.empty() ? "" : ", ") + std::string(how) + " (" + std::to_string(n) +
+                   (n == 1 ? " call)" : " calls)");
         }
     };
     add(m.byCommsId, "Comms Id + Seq");

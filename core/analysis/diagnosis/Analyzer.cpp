@@ -851,7 +851,8 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
         }
         warn(r, core::Severity::Info, "steps.excluded",
              std::to_string(m.stepTimes.excluded.size()) + " of " + std::to_string(m.stepTimes.allCount) +
-                 " steps are left out of the step time, the MFU and the overall verdict (their own verdicts "
+                 (m.stepTimes.excluded.size() == 1 ? " steps is" : " steps are") +
+                 " left out of the step time, the MFU and the overall verdict (their own verdicts "
                  "are still listed): " +
                  list);
     }

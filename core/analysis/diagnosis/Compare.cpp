@@ -378,7 +378,7 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
                         core::formatFixed(100.0 * p.errorRelative, 1) +
                         " % off the measured step, which lies " + (p.withinRange ? "inside" : "outside") +
                         " the range; " + core::formatFixed(100.0 * p.fractionRealised, 0) +
-                        " % of the predicted gain: " + p.verdict + ")";
+                        " % of the predicted gain realised: " + p.verdict + ")";
         }
     }
 

@@ -49,9 +49,7 @@ void prefetchData(FixContext& ctx) {
     r.costs =
         "host memory for the prefetch window = num_workers x prefetch_factor x batch size; "
         "more worker processes contend for CPU cores";
-    r.risks =
-        "too small a buffer brings the stalls back; aggressive prefetching conflicts with tight memory "
-        "";
+    r.risks = "too small a buffer brings the stalls back; aggressive prefetching conflicts with tight memory";
     r.companions = {"pin_memory=True with non_blocking=True copies so the H2D transfer overlaps compute"};
     r.pytorchChange = FixContext::snippet("r1_prefetch");
     r.references =

@@ -596,9 +596,11 @@ StepsResult detectSteps(const core::TraceModel& model, const StepDetectionOption
         if (!candidates.empty()) {
             const bool profiler = prefix == names::kProfilerStepPrefix;
             result.source = profiler ? StepSource::ProfilerStep : StepSource::StepMarker;
-            result.note =
-                std::to_string(candidates.size()) +
-                (profiler ? std::string(" ProfilerStep ranges") : " step-marker ranges '" + prefix + "...'");
+            const bool one = candidates.size() == 1;
+            result.note = std::to_string(candidates.size()) +
+                          (profiler ? std::string(one ? " ProfilerStep range" : " ProfilerStep ranges")
+                                    : std::string(one ? " step-marker range" : " step-marker ranges") +
+                                          " named '" + prefix + "' and a number");
             break;
         }
     }
@@ -682,7 +684,8 @@ StepsResult detectSteps(const core::TraceModel& model, const StepDetectionOption
     StepLookup lookup(result.steps);
     const bool stretch = options.stretchOverGpuWork;
     const bool gpuClock = result.source == StepSource::RepeatingKernels;
-    result.stretched = stretch;
+    // Without GPU work nothing stretches a step: the steps are their host ranges.
+    result.stretched = stretch && model.gpuEventCount() > 0;
     assignGpuRows(model, model.kernels, lookup, result.steps, result.kernelStep, &Step::kernelCount, stretch,
                   gpuClock);
     assignGpuRows(model, model.memcpys, lookup, result.steps, result.memcpyStep, &Step::memcpyCount, stretch,
@@ -695,9 +698,10 @@ StepsResult detectSteps(const core::TraceModel& model, const StepDetectionOption
     if (stretch && !gpuClock) {
         result.queuedSteps = startWhenTheGpuIsFree(model, result);
         if (result.queuedSteps > 0) {
-            result.note += "; " + std::to_string(result.queuedSteps) +
-                           " steps start when the GPU finished the work queued before them (the host "
-                           "ran ahead of the GPU)";
+            result.note +=
+                "; " + std::to_string(result.queuedSteps) +
+                (result.queuedSteps == 1 ? " step starts" : " steps start") +
+                " when the GPU finished the work queued before them (the host ran ahead of the GPU)";
         }
     }
     // Stretched steps tile the time line: GPU work that runs past the next step's start (the GPU

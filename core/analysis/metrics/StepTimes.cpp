@@ -159,12 +159,15 @@ StepTimeSummary summarizeStepTimes(const StepsResult& steps, const StepTimeOptio
     s.maxNs = *std::max_element(steady.begin(), steady.end());
 
     const std::string source(toString(steps.source));
+    // "over all 10 steps (step marker)", "over 14 of 15 steps (repeating kernels)".
     if (s.excluded.empty()) {
         s.definition =
-            "over all " + std::to_string(s.count) + " " + source + (s.count == 1 ? " step" : " steps");
+            "over " +
+            std::string(s.count == 1 ? "the one step" : "all " + std::to_string(s.count) + " steps") + " (" +
+            source + ")";
     } else {
-        s.definition =
-            "over " + std::to_string(s.count) + " of " + std::to_string(s.allCount) + " " + source + " steps";
+        s.definition = "over " + std::to_string(s.count) + " of " + std::to_string(s.allCount) + " steps (" +
+                       source + ")";
     }
     if (s.stretched) {
         s.definition += ", each stretched over the GPU work it launched";
@@ -188,7 +191,16 @@ StepTimeSummary summarizeStepTimes(const StepsResult& steps, const StepTimeOptio
             "; mean of all " + std::to_string(s.allCount) + " steps " + formatStepDuration(s.allMeanNs);
     }
     if (!s.keptFar.empty()) {
-        s.definition += "; kept, although far from the median (a slow step is part of what the job costs): ";
+        // Far on either side: a slow step is part of what the job costs, a fast one part of what it does.
+        const bool anySlow = std::any_of(s.keptFar.begin(), s.keptFar.end(),
+                                         [&](const ExcludedStep& e) { return e.durationNs > s.medianNs; });
+        const bool anyFast = std::any_of(s.keptFar.begin(), s.keptFar.end(),
+                                         [&](const ExcludedStep& e) { return e.durationNs < s.medianNs; });
+        s.definition += std::string("; kept, although far from the median (") +
+                        (anySlow && anyFast ? "a slow or a short step is part of what the job does"
+                         : anyFast          ? "a short step is part of what the job does"
+                                            : "a slow step is part of what the job costs") +
+                        "): ";
         for (std::size_t i = 0; i < s.keptFar.size(); ++i) {
             const ExcludedStep& e = s.keptFar[i];
             s.definition += (i > 0 ? ", " : "") + e.name + " (" + formatStepDuration(e.durationNs) + ", " +
