@@ -144,6 +144,10 @@ ExpectedGain FixContext::gainOf(Prediction p, bool upperBound, std::string basis
         g.summary += ", MFU " + pct(*g.mfuBefore) + " -> over 100 % (the model FLOPs or the peak are off)";
     } else if (g.mfuBefore) {
         g.summary += ", MFU " + pct(*g.mfuBefore) + " -> " + pct(*g.mfuAfter);
+        if (peakRatio != 1.0) {
+            // A faster part lowers MFU while it shortens the step: its peak grows more than the step shrinks.
+            g.summary += " of the faster part's " + core::formatFixed(peakRatio, 1) + "x peak";
+        }
     }
     g.summary += " (" + core::formatFixed(g.speedup, 2) + "x)";
     g.basis = std::move(basis);

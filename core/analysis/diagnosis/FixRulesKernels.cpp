@@ -265,8 +265,11 @@ void fasterHardware(FixContext& ctx) {
         computeShare = std::min(computeShare, s.busyFraction * s.computeBoundKernelShare);
     }
     const double speedup = formulas::peakUpgradeSpeedup(computeShare, c.hardwareUpgradePeakRatio);
-    r.evidence = std::string(v.desiredEndState ? "compute-bound at the desired end state" : "compute-bound") +
-                 ": compute-bound kernel time " + pct(computeShare) + " of the step";
+    r.evidence =
+        std::string(v.desiredEndState ? "compute-bound at the desired end state: "
+                    : v.bottleneck == Bottleneck::ComputeMemoryMixed ? "mixed compute- and memory-bound: "
+                                                                     : "compute-bound: ") +
+        "compute-bound kernel time " + pct(computeShare) + " of the step";
     // Memory-bound kernel time is already taken out of computeShare; the low end scales only
     // half of what is left (kernels near the ridge gain less than the peak ratio).
     const double slowSpeedup = formulas::peakUpgradeSpeedup(computeShare / 2, c.hardwareUpgradePeakRatio);
@@ -283,7 +286,10 @@ void fasterHardware(FixContext& ctx) {
     r.references =
         "Amdahl, Validity of the single processor approach, AFIPS 1967; Williams et al., Roofline, CACM "
         "2009";
-    ctx.show(std::move(r), "compute-bound: only the peak or the operation count is left");
+    ctx.show(std::move(r), v.bottleneck == Bottleneck::ComputeMemoryMixed
+                               ? "compute-bound kernels hold " + pct(computeShare) +
+                                     " of the step: a faster peak shortens that part"
+                               : "compute-bound: only the peak or the operation count is left");
 }
 
 // --- R16: kernels with fewer blocks than SMs ---
