@@ -304,10 +304,24 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
             out += leftOut == 0 ? "\nPHASES (all steps)\n"
                                 : "\nPHASES (the " + std::to_string(r.metrics.stepTimes.count) +
                                       " steps in the figures; those left out above are not in them)\n";
+            double phaseGpuNs = 0;
             for (const PhaseDiagnosis& p : r.phases) {
+                phaseGpuNs += p.gpuTimeNs;
+                // A phase that ran no GPU work has nothing a GPU verdict could say.
                 out += "  " + pad(std::string(toString(p.kind)), 15) + "host " +
                        pad(pct(p.shareOfStepTime), 9) + "GPU " + pad(dur(p.gpuTimeNs), 11) +
-                       std::string(toString(p.verdict.bottleneck)) + "\n";
+                       (p.gpuTimeNs > 0 ? std::string(toString(p.verdict.bottleneck))
+                                        : std::string("no GPU work")) +
+                       "\n";
+            }
+            // Kernels are placed in a phase by their launch call: without it (an attach capture that
+            // lost the runtime API's launches) they are in none, and the phases say so.
+            const double busyNs = r.overallSignals.busyFraction * r.overallSignals.windowNs;
+            constexpr double kPhasesHoldTheWork = 0.8;
+            if (busyNs > 0 && phaseGpuNs < kPhasesHoldTheWork * busyNs) {
+                out += "  (the phases hold " + pct(phaseGpuNs / busyNs) +
+                       " of the GPU's busy time: kernels are placed in a phase by their launch call, and the "
+                       "others' launch is outside every phase or not in the trace)\n";
             }
         }
         if (!r.kernelsByName.empty()) {
