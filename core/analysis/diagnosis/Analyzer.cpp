@@ -299,7 +299,8 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
     const bool sixNtOnACnn = (mfu.source == ModelFlopsSource::UserParamsTokens ||
                               mfu.source == ModelFlopsSource::RecordedInTrace) &&
                              convNs > 0 && convNs >= gemmNs;
-    if (sixNtOnACnn) {
+    // The helper's own 6·N·T on a CNN is withheld below, with its reason; a user's is shown, with this.
+    if (sixNtOnACnn && mfu.source == ModelFlopsSource::UserParamsTokens) {
         mfu.warnings.push_back(
             "6 · N · T undercounts a convolutional network: each weight is applied at every position of its "
             "input, not once per token or image, so this MFU is far too low; give the counted FLOPs of one "
@@ -831,9 +832,7 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
     r.ironLaw = ironLawOf(r.overallSignals);
 
     // Warnings.
-    if (!m.hasGpuWork) {
-        warn(r, core::Severity::Info, "gpu.none", "no GPU activity: nothing to diagnose on a device");
-    }
+    // Without GPU work, the metrics' own note says so ("no GPU activity in the trace …"): once.
     if (r.startUpOnly) {
         warn(r, core::Severity::Warning, "window.start_up_only",
              "no steady-state verdict: " + r.startUpReason);
