@@ -235,9 +235,13 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
            std::string(toString(r.metrics.steps.source)) + "; step time " +
            describeStepTimes(r.metrics.stepTimes) + "\n\n";
 
-    out += "VERDICT: " + std::string(displayName(r.overall.bottleneck)) + "  (confidence " +
-           std::string(r.overall.confidenceLabel()) + ", " + core::formatFixed(r.overall.confidence, 2) +
-           ")\n";
+    // Counter mode ran kernels but recorded no timeline: "No GPU activity" would contradict the line below.
+    const bool counterMode = r.overall.bottleneck == Bottleneck::NoGpuActivity && r.model &&
+                             r.model->stats.count("import.range_profiler_records") > 0;
+    out += "VERDICT: " +
+           (counterMode ? std::string("No GPU timeline") : std::string(displayName(r.overall.bottleneck))) +
+           "  (confidence " + std::string(r.overall.confidenceLabel()) + ", " +
+           core::formatFixed(r.overall.confidence, 2) + ")\n";
     out += "  " + r.headline + "\n";
     if (!rationaleRepeatsHeadline(r)) {
         out += "  why: " + r.overall.rationale + "\n";

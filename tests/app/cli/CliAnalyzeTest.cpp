@@ -82,6 +82,7 @@ TEST(CliAnalyze, ACounterModeTraceSaysKernelsRanWithoutATimeline) {
         std::string::npos)
         << result.out;
     EXPECT_EQ(result.out.find("Nothing ran on a GPU"), std::string::npos) << result.out;
+    EXPECT_NE(result.out.find("VERDICT: No GPU timeline"), std::string::npos) << result.out;
 }
 
 TEST(CliAnalyze, AnalyzesASharedTraceInEveryFormat) {
