@@ -587,10 +587,9 @@ std::string headlineOf(const AnalysisReport& r) {
             return name + ": communication that compute does not hide takes " +
                    pct(s.exposedCommunicationShare()) + " of each step";
         case Bottleneck::LaunchOverhead:
-            return name + ": the GPU idles " + pct(s.idleLaunchOverheadFraction + s.idleSyncFraction) +
-                   " of each step while the host " + overheadActivityText(s) + " (" +
-                   std::to_string(s.shortKernelCount) + " of " + std::to_string(s.kernelCount) +
-                   " kernels are short)";
+            return name + ": the GPU idles " + pct(overheadIdleNamed(s)) + " of each step while the host " +
+                   overheadActivityText(s) + " (" + std::to_string(s.shortKernelCount) + " of " +
+                   std::to_string(s.kernelCount) + " kernels are short)";
         case Bottleneck::HostBound: {
             const HostCause cause = dominantHostCause(s);
             std::string h = name + ": the GPU idles " + pct(s.hostBoundFraction()) +

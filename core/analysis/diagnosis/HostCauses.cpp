@@ -110,10 +110,25 @@ std::string sampledFramesText(const DiagnosisSignals& s, std::size_t maxFrames) 
     return out;
 }
 
+namespace {
+constexpr double kMinorPart = 0.1;  // a part under a tenth of launch + sync idle is not named
+}  // namespace
+
+double overheadIdleNamed(const DiagnosisSignals& s) {
+    const double launch = s.idleLaunchOverheadFraction;
+    const double sync = s.idleSyncFraction;
+    if (sync < kMinorPart * (launch + sync)) {
+        return launch;
+    }
+    if (launch < kMinorPart * (launch + sync)) {
+        return sync;
+    }
+    return launch + sync;
+}
+
 std::string overheadActivityText(const DiagnosisSignals& s) {
     const double launch = s.idleLaunchOverheadFraction;
     const double sync = s.idleSyncFraction;
-    constexpr double kMinorPart = 0.1;  // a part under a tenth of the two is not named
     std::string text;
     if (sync < kMinorPart * (launch + sync)) {
         text = "launches work";

@@ -39,6 +39,9 @@ std::string sampledFramesText(const DiagnosisSignals& signals, std::size_t maxFr
 // "waits in synchronizing calls", or both with their shares when each holds a tenth or more; and,
 // when a tenth of the step or more idles right after a synchronization, that share and the call.
 std::string overheadActivityText(const DiagnosisSignals& signals);
+// The idle share overheadActivityText's words describe: launch idle, sync idle or both (a part under a
+// tenth of the two is not named, nor counted), so the headline's figure is the activity it names.
+double overheadIdleNamed(const DiagnosisSignals& signals);
 // "code 14.0 %, compilation 0.0 %, checkpointing/logging/evaluation 2.0 %, GC 0.0 %".
 std::string hostSplitText(const DiagnosisSignals& signals);
 
