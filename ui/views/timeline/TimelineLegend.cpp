@@ -16,8 +16,9 @@ TimelineLegend::TimelineLegend(QWidget* parent) : QWidget(parent) {
         {tr("Copy D→D / P2P"), eventColor(EventKind::Memcpy, {}, core::MemcpyKind::DeviceToDevice)},
         {tr("Memset"), eventColor(EventKind::Memset, {})},
         {tr("Runtime call"), eventColor(EventKind::ApiCall, {})},
+        // A blue sample of the function colours: the olive one matched "Idle: host work".
         {tr("Stack sample (tick, colour by function)"),
-         eventColor(EventKind::StackSample, core::StringId{5})},
+         eventColor(EventKind::StackSample, core::StringId{1})},
         {tr("Many short events (hatched)"), QColor(0x55, 0x60, 0x6b), Qt::BDiagPattern},
         {tr("Stream sync (band under a stream: the host waits on it)"), streamSyncColor(), Qt::Dense4Pattern},
     };
