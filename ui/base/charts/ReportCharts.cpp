@@ -239,8 +239,9 @@ RooflineChartData rooflineFromReport(const analysis::AnalysisReport& report, std
             pointIndex->push_back(static_cast<int>(i));
         }
     }
-    data.emptyMessage =
-        QObject::tr("No roofline points: the trace records no shapes to estimate FLOPs and bytes from");
+    data.emptyMessage = QObject::tr(
+        "No roofline points: the trace records no shapes\nto estimate FLOPs and bytes from.\n"
+        "The verdict's compute- and memory-bound shares\ncome from the kernels' names.");
     return data;
 }
 

@@ -376,6 +376,14 @@ void RooflineChart::rebuild() {
         QFont f = font();
         f.setPointSizeF(f.pointSizeF() * 1.2);
         text->setFont(f);
+        // Over the roofs, on the plot's colour: the memory roof would cross it.
+        text->setBrush(QBrush(colors.background));
+        text->setPadding(QMargins(6, 3, 6, 3));
+        if (m_plot->layer(QStringLiteral("labels")) == nullptr) {
+            m_plot->addLayer(QStringLiteral("labels"), m_plot->layer(QStringLiteral("main")),
+                             QCustomPlot::limAbove);
+        }
+        text->setLayer(QStringLiteral("labels"));
     }
     // The device and where its figures come from, above the plot: inside it, a long note would
     // cross the legend or the reference labels.
