@@ -520,6 +520,12 @@ std::string headlineOf(const AnalysisReport& r) {
                        std::to_string(counterRecords) +
                        " per-kernel counter records and no kernel events to diagnose";
             }
+            if (r.stackSampleCount > 0) {
+                // A host-only capture (a job that never initialised CUDA): its stacks are the content.
+                return "No GPU activity: the trace has no kernels, copies or memsets; its " +
+                       core::formatCount(r.stackSampleCount) +
+                       " sampled host stacks show where the time went (the Ops page; HOST STACKS in the CLI)";
+            }
             return "No GPU activity: the trace has no kernels, copies or memsets (a CPU-only trace?)";
         case Bottleneck::Data:
             return name + ": the GPU waits " + pct(s.idleDataWaitFraction) +

@@ -108,7 +108,8 @@ std::string sampledStacksSection(const AnalysisReport& r) {
     std::string out =
         "\nHOST STACKS (sampled: " + core::formatCount(r.stackSampleCount) + " samples on " +
         std::to_string(r.sampledThreadCount) + " thread(s), " + dur(static_cast<double>(r.sampledTimeNs)) +
-        " of wall-clock time; self time, a sleeping thread included; every function: --format json)\n";
+        " of thread time (wall clock, added over the threads; a sleeping thread counts); self time; every "
+        "function: --format json)\n";
     for (std::size_t i = 0; i < r.sampledFunctions.size() && i < kShown; ++i) {
         const SampledFunction& f = r.sampledFunctions[i];
         out += "  " + pad(pct(f.shareOfSampledTime), 8) + pad(dur(static_cast<double>(f.selfNs)), 10) +

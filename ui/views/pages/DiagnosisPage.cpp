@@ -190,7 +190,8 @@ DiagnosisPage::DiagnosisPage(QWidget* parent) : Page(parent) {
     layout->addWidget(m_strip);
     connect(m_strip, &StepStrip::stepClicked, this, &DiagnosisPage::onStepClicked);
 
-    layout->addWidget(sectionTitle(tr("Where each step's time goes"), m_content));
+    m_barsTitle = sectionTitle(tr("Where each step's time goes"), m_content);
+    layout->addWidget(m_barsTitle);
     m_bars = new StepBarsChart(m_content);
     m_bars->setAccessibleName(tr("Where each step's time goes"));
     m_bars->setMinimumHeight(260);
@@ -379,7 +380,7 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
         analysis::rationaleRepeatsHeadline(r) ? QString() : QString::fromStdString(r.overall.rationale);
     if (!rationale.isEmpty()) {
         rationale[0] = rationale[0].toUpper();  // the report's rationale is a clause; shown as a sentence
-        rationale += QStringLiteral("  ");
+        rationale += rationale.endsWith(QLatin1Char('.')) ? QStringLiteral(" ") : QStringLiteral(". ");
     }
     rationale += tr("Confidence: %1.").arg(QString::fromUtf8(r.overall.confidenceLabel()));
     if (!r.overall.missingSignals.empty()) {
@@ -387,7 +388,7 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
         for (const std::string& s : r.overall.missingSignals) {
             missing << QString::fromStdString(s);
         }
-        rationale += tr("  Missing: %1.").arg(missing.join(QStringLiteral("; ")));
+        rationale += tr(" Missing: %1.").arg(missing.join(QStringLiteral("; ")));
     }
     // A trace cut short is said at the top, where the figures are read, not only in the list below.
     for (const analysis::ReportWarning& w : r.warnings) {
@@ -469,6 +470,9 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
 
     m_strip->setCells(stepStripFromReport(r));
     m_bars->setData(stepBarsFromReport(r));
+    // Without GPU work the chart has nothing to split (a host-only capture drew an empty 0-1 ms chart).
+    m_barsTitle->setVisible(r.metrics.hasGpuWork);
+    m_bars->setVisible(r.metrics.hasGpuWork);
 
     QStringList warnings;
     for (const analysis::ReportWarning& w : r.warnings) {

@@ -99,6 +99,7 @@ private:
     AnalysisSettingsStrip* m_settingsStrip = nullptr;
     StepStrip* m_strip = nullptr;
     StepBarsChart* m_bars = nullptr;
+    QLabel* m_barsTitle = nullptr;
     TopKernelsModel* m_kernels = nullptr;
     TopOpsModel* m_ops = nullptr;
     TraceStatsModel* m_stats = nullptr;

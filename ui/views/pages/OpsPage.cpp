@@ -302,11 +302,9 @@ void OpsPage::updateCaption() {
     if (m_topDown->sampled) {
         m_caption->setText(
             tr("No CPU ops in this trace: the call tree of its %1 sampled stacks on %2 threads, %3 of "
-               "wall-clock "
-               "time. A sample stands for the time to its thread's next one, so a thread that sleeps is "
-               "shown "
-               "sleeping, under its own thread. Self: samples whose innermost frame it is; total: samples "
-               "through it.")
+               "thread time (each thread's wall-clock time, added up). A sample stands for the time to its "
+               "thread's next one, so a thread that sleeps is shown sleeping, under its own thread. Self: "
+               "samples whose innermost frame it is; total: samples through it.")
                 .arg(QString::fromStdString(core::formatCount(root.calls)))
                 .arg(root.children.size())
                 .arg(QString::fromStdString(core::formatDuration(root.totalNs))));
