@@ -384,9 +384,9 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
 
     const MetricDelta& step = c.metrics.front();
     std::string s = "step time (mean) " + metricText(step);
-    s += c.overall.changed() ? "; verdict " + std::string(toString(c.overall.before)) + " -> " +
-                                   std::string(toString(c.overall.after))
-                             : "; verdict unchanged (" + std::string(toString(c.overall.after)) + ")";
+    s += c.overall.changed() ? "; verdict " + std::string(displayName(c.overall.before)) + " -> " +
+                                   std::string(displayName(c.overall.after))
+                             : "; verdict unchanged: " + std::string(displayName(c.overall.after));
     if (!c.warnings.empty()) {
         s += "; CAUTION: " + c.warnings.front();
     }
