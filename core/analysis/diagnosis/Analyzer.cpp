@@ -775,6 +775,7 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
     if (!m.hasGpuWork) {
         r.overallSignals.hasGpuActivity = false;
     }
+    r.overallSignals.forwardOnly = model.cpuOps.size() > 0 && !r.mfu.backwardPassSeen;
     if (!core::reportProgress(o.progress, 0.95)) {
         return core::makeError(core::kCancelledMessage);
     }

@@ -150,6 +150,9 @@ struct DiagnosisSignals {
     // (aggregate input without kernel names).
     std::int32_t fusableKernelNameCount = -1;
     bool convolutionSeen = false;  // CNN workload hint (R5 does not apply to CNNs)
+    // Framework ops recorded and no backward pass among them: inference or evaluation, where
+    // training-only advice (learning-rate scaling with the batch) does not apply.
+    bool forwardOnly = false;
     // What the trace shows already in use (guards fixes that would suggest it again).
     bool cudaGraphsSeen = false;    // CUDA graph launches or graph-node kernels
     bool compiledCodeSeen = false;  // Triton/Inductor kernels or torch.compile regions

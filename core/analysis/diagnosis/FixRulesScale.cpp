@@ -146,8 +146,13 @@ void batchSize(FixContext& ctx) {
         r.gain.basis = "wave quantization";
     }
     r.costs = "more activation memory per step";
-    r.risks = "without LR scaling the run becomes throughput-healthy but optimization-starved";
-    r.companions = {"R10: scale the learning rate linearly with the batch, with warmup"};
+    if (s.forwardOnly) {
+        // Inference or evaluation (no backward pass): no learning rate to scale, latency to watch.
+        r.risks = "a larger batch raises each request's latency while it raises throughput";
+    } else {
+        r.risks = "without LR scaling the run becomes throughput-healthy but optimization-starved";
+        r.companions = {"R10: scale the learning rate linearly with the batch, with warmup"};
+    }
     r.pytorchChange = FixContext::snippet("r9_batch");
     r.references =
         "NVIDIA Deep Learning Performance Guide: matrix multiplication background (tile and wave "

@@ -410,3 +410,25 @@ TEST(Golden, HtaHostWaitIsQuotedAsADisagreementWhenItContradicts) {
     EXPECT_NE(noteOf(1.0).find("split differs: host_wait 100.0 %"), std::string::npos) << noteOf(1.0);
     EXPECT_NE(noteOf(0.1).find("split agrees: host_wait 10.0 %"), std::string::npos) << noteOf(0.1);
 }
+
+// A forward-only trace (inference, evaluation: ops recorded, no backward pass) gets no training-only
+// advice with a larger batch: the BERT inference trace was told to scale its learning rate.
+TEST(Golden, ALargerBatchForAForwardOnlyJobSaysNothingOfTheLearningRate) {
+    DiagnosisSignals s = baseSignals(0.3);
+    s.idleLaunchOverheadFraction = 0.6;
+    s.shortKernelCount = 900;
+    const auto r9Of = [&](bool forwardOnly) {
+        s.forwardOnly = forwardOnly;
+        const FixPlan plan = recommendFixes(classifyWindow(s), s);
+        const Recommendation* r9 = plan.find("R9");
+        return r9 == nullptr ? Recommendation{} : *r9;
+    };
+    const Recommendation training = r9Of(false);
+    ASSERT_EQ(training.ruleId, "R9");
+    EXPECT_NE(training.risks.find("LR scaling"), std::string::npos) << training.risks;
+    ASSERT_FALSE(training.companions.empty());
+    const Recommendation inference = r9Of(true);
+    ASSERT_EQ(inference.ruleId, "R9");
+    EXPECT_EQ(inference.risks.find("LR"), std::string::npos) << inference.risks;
+    EXPECT_TRUE(inference.companions.empty());
+}
