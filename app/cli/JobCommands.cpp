@@ -142,13 +142,20 @@ int runInfoJob(const std::vector<std::string>& inputs, bool json) {
     } else {
         out = "Job: " + std::to_string(r.ranks.size()) + " rank(s) of world size " +
               std::to_string(r.worldSize) + "; " + r.rankIdentityNote + "\n";
+        if (!r.notOneJob.empty()) {
+            out += "NOT ONE JOB? " + r.notOneJob + "\n";
+        }
         for (const job::JobRank& rank : r.ranks) {
             const job::RankSummary& s = *rank.summary;
+            // A trace may record its GPU work without the device's name (older Kineto traces).
+            const std::string device = !s.deviceName.empty() ? s.deviceName
+                                       : s.busyFraction > 0  ? std::string("GPU name not recorded")
+                                                             : std::string("no GPU work");
             out += "  rank " + std::to_string(s.rank) + ": " + s.sourcePath + ", host " +
-                   (s.hostName.empty() ? "?" : s.hostName) + ", " +
-                   (s.deviceName.empty() ? "no GPU" : s.deviceName) + ", " + std::to_string(s.steps.size()) +
-                   " step(s), median " + core::formatDuration(rank.medianStepNs) + ", " +
-                   std::to_string(s.collectives.size()) + " collective kernel(s)\n";
+                   (s.hostName.empty() ? "not recorded" : s.hostName) + ", " + device + ", " +
+                   std::to_string(s.steps.size()) + " step(s), median " +
+                   core::formatDuration(rank.medianStepNs) + ", " + std::to_string(s.collectives.size()) +
+                   " collective kernel(s)\n";
         }
         out += "Collectives matched across ranks: " + std::to_string(r.collectives.size()) + "\n";
         out += "Clock: " + r.clock.note + "\n";
