@@ -268,6 +268,8 @@ TEST(TrustworthyFigures, AStepLeftOutOfTheFiguresIsDrawnNeutralOnTheTimeline) {
     EXPECT_TRUE(overlays.steps[0].verdict.startsWith(QStringLiteral("left out of the figures (warm-up)")))
         << overlays.steps[0].verdict.toStdString();
     EXPECT_EQ(overlays.steps[1].color, bottleneckColor(analysis::Bottleneck::Data));
+    // The agent's step markers read as short as ProfilerStep's in the narrow strip.
+    EXPECT_EQ(overlays.steps[1].label, QStringLiteral("Step 1"));
     for (const auto& entry : overlays.legend) {
         EXPECT_FALSE(entry.label.contains(bottleneckName(analysis::Bottleneck::HostBound)))
             << entry.label.toStdString();

@@ -27,9 +27,14 @@ TimelineOverlays overlaysFromReport(const analysis::AnalysisReport& report) {
         StepBand band;
         band.range = step.range;
         band.label = QString::fromStdString(step.name);
-        // "ProfilerStep#102" reads as "Step 102" in the narrow strip; other names stay as they are.
-        if (names::isProfilerStepName(step.name)) {
-            band.label = QObject::tr("Step %1").arg(band.label.mid(13));
+        // "ProfilerStep#102" and "chokepoint:step#31" read as "Step 102", "Step 31" in the narrow strip
+        // (every agent step began "chokepoint…" there); other names stay as they are.
+        const qsizetype hash = band.label.lastIndexOf(QLatin1Char('#'));
+        bool numbered = false;
+        const qlonglong number = hash >= 0 ? band.label.mid(hash + 1).toLongLong(&numbered) : 0;
+        if (numbered && (names::isProfilerStepName(step.name) ||
+                         band.label.left(hash).endsWith(QStringLiteral("step"), Qt::CaseInsensitive))) {
+            band.label = QObject::tr("Step %1").arg(number);
         }
         if (step.excluded) {
             // A warm-up or checkpoint step is not what the verdict describes: drawn neutral, with
