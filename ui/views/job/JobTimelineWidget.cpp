@@ -344,10 +344,14 @@ void JobTimelineWidget::paintLegend(QPainter& p, const job::JobReport& report) {
     item(colors.mutedText, Qt::BDiagPattern, tr("waiting for the last arriver"));
     QColor unmatched = colors.mutedText;
     unmatched.setAlpha(kUnmatchedAlpha);
-    item(unmatched, Qt::NoBrush, tr("not matched across ranks"));
+    item(unmatched, Qt::NoBrush, tr("faint, in its kind's colour: not matched across ranks"));
     item(stepBandColors(colors).second, Qt::SolidPattern, tr("step"));
-    p.setPen(palette().color(QPalette::PlaceholderText));
-    p.drawText(QPoint(x, y + 9), tr("click a collective to link its arrivals across ranks"));
+    // The hint only where it fits: cut at the window's edge it read as a broken sentence.
+    const QString hint = tr("click a collective to link its arrivals across ranks");
+    if (x + fm.horizontalAdvance(hint) <= width() - 4) {
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(QPoint(x, y + 9), hint);
+    }
 }
 
 void JobTimelineWidget::paintAxis(QPainter& p, const QRect& plot) {
