@@ -55,12 +55,13 @@ core::Result<TraceMetrics> computeTraceMetrics(const core::TraceModel& model, co
     if (!m.opCosts.shapesRecorded()) {
         // A torch.profiler user turns shapes on; a Chokepoint capture has none to record (CUPTI sees
         // kernels, not the framework's tensors): its FLOPs come from the helper or the user.
-        m.notes.push_back(model.metadata.sourceFormat == "cptrace"
-                              ? "no input shapes (a Chokepoint capture records kernels, not tensor shapes): no "
-                                "FLOP/byte estimates per op, no roofline points; FLOPs per step come from the "
-                                "helper (cp.step(n, count_flops=True)) or --model-flops"
-                              : "no input shapes recorded (record_shapes=False): no FLOP/byte estimates, no "
-                                "roofline points");
+        m.notes.push_back(
+            model.metadata.sourceFormat == "cptrace"
+                ? "no input shapes (a Chokepoint capture records kernels, not tensor shapes): no "
+                  "FLOP/byte estimates per op, no roofline points; FLOPs per step come from the "
+                  "helper (cp.step(n, count_flops=True)) or --model-flops"
+                : "no input shapes recorded (record_shapes=False): no FLOP/byte estimates, no "
+                  "roofline points");
     }
     m.counters = summarizeCounters(model, m.steps);
     if (!step(0.9)) {

@@ -78,8 +78,9 @@ TEST_F(CliTest, InfoPrintsDevicesRanksStepsAndCounts) {
         << r.out;
     EXPECT_NE(r.out.find("rank 1 of 4 (nccl)"), std::string::npos) << r.out;
     EXPECT_NE(
-        r.out.find("3 from ProfilerStep, ProfilerStep#7 .. ProfilerStep#9; step time mean 2.00 ms, median "
-                   "2.00 ms (robust to slow steps), min 1.00 ms, max 3.00 ms, over all 3 steps (ProfilerStep)"),
+        r.out.find(
+            "3 from ProfilerStep, ProfilerStep#7 .. ProfilerStep#9; step time mean 2.00 ms, median "
+            "2.00 ms (robust to slow steps), min 1.00 ms, max 3.00 ms, over all 3 steps (ProfilerStep)"),
         std::string::npos)
         << r.out;
     // How the steps were found, on a line of its own.

@@ -29,7 +29,8 @@ QColor bottleneckColor(Bottleneck bottleneck) {
         case Bottleneck::CopyBound:
             return QColor(188, 189, 34);  // olive: transfers, between data (red) and compute (green)
         case Bottleneck::ComputeMemoryMixed:
-            return QColor(0, 137, 123);  // teal: between compute (green) and memory bandwidth (purple), not grey
+            return QColor(0, 137,
+                          123);  // teal: between compute (green) and memory bandwidth (purple), not grey
         case Bottleneck::NoGpuActivity:
             return QColor(127, 127, 127);
         case Bottleneck::Undetermined:

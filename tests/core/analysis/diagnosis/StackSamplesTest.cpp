@@ -257,7 +257,8 @@ TEST(StackSamples, TheReportListsTheSampledFunctionsBySelfTime) {
     auto cpuOnly = analyze(hostOnly.build());
     ASSERT_TRUE(cpuOnly);
     EXPECT_EQ(cpuOnly->overall.bottleneck, Bottleneck::NoGpuActivity);
-    EXPECT_NE(cpuOnly->headline.find("its 20 sampled host stacks show where the time went"), std::string::npos)
+    EXPECT_NE(cpuOnly->headline.find("its 20 sampled host stacks show where the time went"),
+              std::string::npos)
         << cpuOnly->headline;
     ASSERT_EQ(cpuOnly->sampledFunctions.size(), 2u);
     EXPECT_EQ(cpuOnly->sampledFunctions[0].function, "decode_batch");
