@@ -143,12 +143,10 @@ int runAnalyze(const Args& rawArgs) {
     if (written == kExitOk && report.value()->overall.bottleneck == analysis::Bottleneck::NoGpuActivity) {
         // A file cut short before its first GPU event: the report says what was read, but nothing
         // was diagnosed, so a script must not take it for a CPU-only job.
-        for (const char* name : {"import.truncated", "format.truncated_tail"}) {
-            if (const core::TraceStat* cut = shared->stats.find(name)) {
-                std::fprintf(stderr, "chokepoint-cli analyze: %s: cut short before any GPU work (%s)\n",
-                             parsed.files[0].c_str(), cut->detail.c_str());
-                return kExitBadInput;
-            }
+        if (const core::TraceStat* cut = shared->stats.truncation()) {
+            std::fprintf(stderr, "chokepoint-cli analyze: %s: cut short before any GPU work (%s)\n",
+                         parsed.files[0].c_str(), cut->detail.c_str());
+            return kExitBadInput;
         }
     }
     return written;

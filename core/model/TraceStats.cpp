@@ -37,4 +37,17 @@ bool TraceStats::hasAtLeast(Severity severity) const {
                        [severity](const TraceStat& e) { return e.severity >= severity; });
 }
 
+const TraceStat* TraceStats::truncation() const {
+    for (const char* name : {"import.truncated", "format.truncated_tail"}) {
+        if (const TraceStat* cut = find(name)) {
+            return cut;
+        }
+    }
+    return nullptr;
+}
+
+std::int64_t TraceStats::counterModeRecords() const {
+    return count("import.range_profiler_records");
+}
+
 }  // namespace chokepoint::core

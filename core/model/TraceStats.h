@@ -28,6 +28,12 @@ public:
     const TraceStat* find(std::string_view name) const;
     const std::vector<TraceStat>& entries() const { return m_entries; }
     bool hasAtLeast(Severity severity) const;
+    // The stat saying the file was cut short (a Kineto JSON or a .cptrace), or null: figures cover
+    // only what was written.
+    const TraceStat* truncation() const;
+    // Per-kernel records of CUPTI's range profiler (torch.profiler's counter mode): kernels ran, but
+    // the trace holds counters, not a timeline. 0 for any other trace.
+    std::int64_t counterModeRecords() const;
     bool empty() const { return m_entries.empty(); }
 
 private:

@@ -512,8 +512,7 @@ std::string headlineOf(const AnalysisReport& r) {
     const std::string name(displayName(v.bottleneck));
     switch (v.bottleneck) {
         case Bottleneck::NoGpuActivity:
-            if (const std::int64_t counterRecords =
-                    r.model ? r.model->stats.count("import.range_profiler_records") : 0;
+            if (const std::int64_t counterRecords = r.model ? r.model->stats.counterModeRecords() : 0;
                 counterRecords > 0) {
                 return "No GPU timeline: the profiler ran in counter mode (CUPTI range profiler), which "
                        "times kernels one at a time; " +
@@ -896,23 +895,21 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
                  : r.mfu.impossibleReason);
     }
     // A file cut short opens to its last whole event; every view must say the trace is incomplete.
-    for (const char* name : {"import.truncated", "format.truncated_tail"}) {
-        if (const core::TraceStat* cut = model.stats.find(name)) {
-            warn(r, core::Severity::Warning, "trace.truncated",
-                 "the trace file is truncated: " + cut->detail + "; figures cover only what was written");
-            // What is missing may be what binds (a file cut before its first kernel reads as "no GPU
-            // activity"), so no verdict on part of a trace is more than low confidence.
-            constexpr double kCutTraceMaxConfidence = 0.45;
-            if (r.overall.confidence > kCutTraceMaxConfidence) {
-                r.overall.confidence = kCutTraceMaxConfidence;
-                r.overall.rationale += "; low confidence: the trace file is cut short";
-            }
-            if (r.overall.bottleneck == Bottleneck::NoGpuActivity) {
-                r.headline =
-                    "No GPU activity in the part of the trace that could be read: the file is cut "
-                    "short (" +
-                    cut->detail + ")";
-            }
+    if (const core::TraceStat* cut = model.stats.truncation()) {
+        warn(r, core::Severity::Warning, "trace.truncated",
+             "the trace file is truncated: " + cut->detail + "; figures cover only what was written");
+        // What is missing may be what binds (a file cut before its first kernel reads as "no GPU
+        // activity"), so no verdict on part of a trace is more than low confidence.
+        constexpr double kCutTraceMaxConfidence = 0.45;
+        if (r.overall.confidence > kCutTraceMaxConfidence) {
+            r.overall.confidence = kCutTraceMaxConfidence;
+            r.overall.rationale += "; low confidence: the trace file is cut short";
+        }
+        if (r.overall.bottleneck == Bottleneck::NoGpuActivity) {
+            r.headline =
+                "No GPU activity in the part of the trace that could be read: the file is cut "
+                "short (" +
+                cut->detail + ")";
         }
     }
     // Import statistics of warning severity or above: the largest ones by name and in their own

@@ -79,13 +79,12 @@ std::string evidenceLine(const Evidence& e) {
 // Why no fix applies when no GPU work was found, and what to do: a counter-mode trace had kernels
 // but no timeline, a file cut short may have lost them.
 std::string noGpuWorkLine(const AnalysisReport& r) {
-    if (r.model && r.model->stats.count("import.range_profiler_records") > 0) {
+    if (r.model && r.model->stats.counterModeRecords() > 0) {
         return "Kernels ran, but the profiler's counter mode recorded counters, not a timeline; no fixes "
                "apply. Profile again without counter mode (torch.profiler without experimental_config's "
                "profiler_metrics) to diagnose the job.";
     }
-    if (r.model &&
-        (r.model->stats.find("import.truncated") || r.model->stats.find("format.truncated_tail"))) {
+    if (r.model && r.model->stats.truncation() != nullptr) {
         return "No GPU work in the part of the file that was written; no fixes apply. Record again and let "
                "the profiler finish writing the trace.";
     }
@@ -238,7 +237,7 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
 
     // Counter mode ran kernels but recorded no timeline: "No GPU activity" would contradict the line below.
     const bool counterMode = r.overall.bottleneck == Bottleneck::NoGpuActivity && r.model &&
-                             r.model->stats.count("import.range_profiler_records") > 0;
+                             r.model->stats.counterModeRecords() > 0;
     out += "VERDICT: " +
            (counterMode ? std::string("No GPU timeline") : std::string(displayName(r.overall.bottleneck))) +
            "  (confidence " + std::string(r.overall.confidenceLabel()) + ", " +
