@@ -7,6 +7,7 @@
 #include "core/analysis/diagnosis/Verdict.h"
 #include "core/analysis/metrics/OpCost.h"
 #include "core/base/Format.h"
+#include "core/base/KernelName.h"
 
 namespace chokepoint::analysis {
 
@@ -107,6 +108,18 @@ PrecisionChoice choosePeakPrecision(const PrecisionInputs& in) {
         return c;
     }
     if (in.recordedDtypes) {
+        // PyTorch records float32 for a matmul that ran as TF32 on tensor cores (allow_tf32, or
+        // set_float32_matmul_precision("high")); only the kernel name shows it. Its peak is TF32's.
+        if (*in.recordedDtypes == Precision::FP32 && in.kernelNames.dominant == Precision::TF32 &&
+            in.kernelNames.shareOfMatmulTime >= 0.5) {
+            c.precision = Precision::TF32;
+            c.source = "recorded-dtypes+kernel-names";
+            c.reason = "the costed ops' FLOPs are recorded in FP32, but " +
+                       core::formatPercent(in.kernelNames.shareOfMatmulTime) +
+                       " of the GEMM/conv/attention time ran in TF32 tensor-core kernels (" +
+                       evidenceName(core::shortKernelName(in.kernelNames.example), 70) + ")";
+            return c;
+        }
         c.precision = *in.recordedDtypes;
         c.source = "recorded-dtypes";
         c.reason = "dominant precision of the costed ops' FLOPs (recorded dtypes)";
@@ -132,7 +145,7 @@ PrecisionChoice choosePeakPrecision(const PrecisionInputs& in) {
         c.source = "kernel-names";
         c.reason = "kernel names: " + core::formatPercent(in.kernelNames.shareOfMatmulTime) +
                    " of the GEMM/conv/attention time is in " + std::string(toString(c.precision)) +
-                   " kernels (" + evidenceName(in.kernelNames.example, 50) + ")";
+                   " kernels (" + evidenceName(core::shortKernelName(in.kernelNames.example), 70) + ")";
         return c;
     }
     if (fact) {

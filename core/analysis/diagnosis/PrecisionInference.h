@@ -1,7 +1,9 @@
 #pragma once
 // Which precision's peak an MFU is measured against, and from what. In order:
 //   requested        --precision (AnalysisOptions::precision)
-//   recorded-dtypes  the dominant precision of the costed ops' FLOPs (torch.profiler record_shapes)
+//   recorded-dtypes  the dominant precision of the costed ops' FLOPs (torch.profiler record_shapes);
+//                    FP32 whose matmul kernels' names show TF32 for at least half their time is
+//                    TF32 (recorded-dtypes+kernel-names): PyTorch records float32 either way
 //   helper-op-dtypes the helper's model.precision measured from the input dtype of the matrix ops of
 //                    a counted step (model.precision_source = op_dtypes, HelperFacts.h)
 //   helper-autocast  the helper's model.precision under autocast: the dtype the step's matmuls ran in

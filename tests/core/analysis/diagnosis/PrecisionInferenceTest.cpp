@@ -66,6 +66,27 @@ TEST(PrecisionInference, TheOrderOfTheSources) {
     EXPECT_EQ(choosePeakPrecision(weak).source, "tensor-core-share");
 }
 
+// PyTorch records float32 for a matmul that ran as TF32 (allow_tf32): the kernel names decide
+// between the FP32 and the TF32 peak (hta-negative-queue: cutlass_80_tensorop_s1688gemm on an A100).
+TEST(PrecisionInference, RecordedFp32ThatRanAsTf32) {
+    PrecisionInputs in;
+    in.recordedDtypes = Precision::FP32;
+    in.kernelNames.dominant = Precision::TF32;
+    in.kernelNames.shareOfMatmulTime = 0.98;
+    in.kernelNames.example = "cutlass_80_tensorop_s1688gemm_256x64_16x4_tn_align1";
+    PrecisionChoice c = choosePeakPrecision(in);
+    EXPECT_EQ(c.precision, Precision::TF32);
+    EXPECT_EQ(c.source, "recorded-dtypes+kernel-names");
+    EXPECT_NE(c.reason.find("s1688gemm"), std::string::npos) << c.reason;
+    // Under half of the matmul time in TF32 kernels: the recorded FP32 stands.
+    in.kernelNames.shareOfMatmulTime = 0.4;
+    EXPECT_EQ(choosePeakPrecision(in).precision, Precision::FP32);
+    // Names never override a recorded half precision.
+    in.kernelNames.shareOfMatmulTime = 0.98;
+    in.recordedDtypes = Precision::BF16;
+    EXPECT_EQ(choosePeakPrecision(in).precision, Precision::BF16);
+}
+
 // A job of BF16 cuBLAS GEMMs without dtypes: the kernel names give the BF16 peak; the helper's counted
 // FLOPs are preferred to its 6·N·T, and each output says which was used.
 core::TraceModel bf16Job(bool counted) {
