@@ -387,6 +387,7 @@ ComparisonReport compareReports(const AnalysisReport& a, const AnalysisReport& b
     s += c.overall.changed() ? "; verdict " + std::string(displayName(c.overall.before)) + " -> " +
                                    std::string(displayName(c.overall.after))
                              : "; verdict unchanged: " + std::string(displayName(c.overall.after));
+    c.headline = s;
     if (!c.warnings.empty()) {
         s += "; CAUTION: " + c.warnings.front();
     }

@@ -91,7 +91,8 @@ struct ComparisonReport {
     // The two traces are not runs of the same job: other device, other kernel set (model) or other
     // world size. Each entry is one sentence; deltas and the prediction check mean little then.
     std::vector<std::string> warnings;
-    std::string summary;  // one sentence
+    std::string headline;  // the step time and the verdict, in one sentence
+    std::string summary;   // the headline and the first warning ("CAUTION: ..."), for one-line outputs
     // Each side's step time with the steps it is over and those left out and why
     // (describeStepTimes): one rule on both sides, every steady step counted.
     std::string stepsBefore;

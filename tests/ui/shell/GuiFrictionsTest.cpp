@@ -87,6 +87,27 @@ TEST(GuiFrictions, CompareSideWithoutATraceDoesNotSayNoStepsDetected) {
     EXPECT_EQ(blank, 1);
 }
 
+TEST(GuiFrictions, CompareSummarySaysTheVerdictAndEachWarningOnce) {
+    testutils::guiApp();
+    const auto before = testutils::buildDataBoundReport();
+    auto after = std::make_shared<analysis::AnalysisReport>(
+        *testutils::buildDataBoundReport(testutils::buildDataBoundTrace(1'000'000)));
+    after->distributed = core::DistributedInfo{true, 0, 8, "nccl"};  // world sizes differ: a warning
+    after->overall.bottleneck = analysis::Bottleneck::Compute;       // and the verdict changed
+    ComparePage page;
+    page.setReports(before, after);
+    ASSERT_NE(page.comparison(), nullptr);
+    ASSERT_FALSE(page.comparison()->warnings.empty());
+    const QString text = page.summaryText();
+    const QString headline = text.section(QStringLiteral("</b>"), 0, 0);
+    for (const std::string& warning : page.comparison()->warnings) {
+        const QString shown = QString::fromStdString(warning).toHtmlEscaped();
+        EXPECT_FALSE(headline.contains(shown)) << text.toStdString();  // listed below, once
+        EXPECT_EQ(text.count(QStringLiteral("⚠ ") + shown), 1) << text.toStdString();
+    }
+    EXPECT_EQ(text.count(QStringLiteral("verdict"), Qt::CaseInsensitive), 1) << text.toStdString();
+}
+
 // --- A new trace opens at its headline ------------------------------------------------------------
 
 TEST(GuiFrictions, ANewTraceOpensAtTheTopOfTheDiagnosisPage) {

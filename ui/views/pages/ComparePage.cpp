@@ -365,11 +365,9 @@ void ComparePage::refresh() {
     m_comparison =
         std::make_unique<analysis::ComparisonReport>(analysis::compareReports(*m_before, *m_after));
     const analysis::ComparisonReport& c = *m_comparison;
-    QString summary = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(c.summary).toHtmlEscaped());
-    if (c.overall.changed()) {
-        summary += tr("<br/>Verdict: %1 → %2")
-                       .arg(bottleneckName(c.overall.before), bottleneckName(c.overall.after));
-    }
+    // The headline names the verdicts; the warnings follow, each once (the one-line summary repeats
+    // the first as its CAUTION).
+    QString summary = QStringLiteral("<b>%1</b>").arg(QString::fromStdString(c.headline).toHtmlEscaped());
     if (c.prediction.available) {
         summary +=
             QStringLiteral("<br/>%1").arg(QString::fromStdString(c.prediction.summary).toHtmlEscaped());

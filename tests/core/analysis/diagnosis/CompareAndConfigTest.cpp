@@ -250,6 +250,8 @@ TEST(Compare, WarnsWhenTheTracesAreNotRunsOfOneJob) {
     EXPECT_NE(c.warnings[0].find("different devices"), std::string::npos) << c.warnings[0];
     EXPECT_NE(c.warnings[1].find("world sizes (1 and 8"), std::string::npos) << c.warnings[1];
     EXPECT_NE(c.summary.find("CAUTION"), std::string::npos);
+    EXPECT_EQ(c.headline.find("CAUTION"), std::string::npos) << c.headline;  // the GUI lists warnings itself
+    EXPECT_EQ(c.summary.rfind(c.headline, 0), 0u) << c.summary;
     EXPECT_NE(writeTextComparison(c).find("WARNINGS"), std::string::npos);
     const ComparisonReport models = compareReports(*analyze(testutils::computeBoundJob(), "a"),
                                                    *analyze(testutils::communicationBoundJob(), "b"));
