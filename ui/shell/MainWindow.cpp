@@ -17,6 +17,7 @@
 #include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSignalBlocker>
 #include <QSplitter>
@@ -69,12 +70,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
     m_document = new TraceDocument(this);
     m_stack = new QStackedWidget(this);
-    m_welcome = new WelcomePage(m_stack);
+    // The welcome page scrolls in a short window (a 768 px laptop screen) instead of setting the
+    // window's minimum height.
+    m_welcomeScroll = new QScrollArea(m_stack);
+    m_welcomeScroll->setWidgetResizable(true);
+    m_welcomeScroll->setFrameShape(QFrame::NoFrame);
+    m_welcome = new WelcomePage(m_welcomeScroll);
+    m_welcomeScroll->setWidget(m_welcome);
     m_tabs = new QTabWidget(m_stack);
     m_tabs->setDocumentMode(true);
     m_tabs->setAccessibleName(tr("Pages"));
     m_welcome->setAccessibleName(tr("Welcome"));
-    m_stack->addWidget(m_welcome);
+    m_stack->addWidget(m_welcomeScroll);
     m_stack->addWidget(m_tabs);
     setCentralWidget(m_stack);
 
@@ -201,11 +208,11 @@ QMenu* MainWindow::menu(MenuId id) const {
 }
 
 void MainWindow::showWelcome(bool welcome) {
-    m_stack->setCurrentWidget(welcome ? static_cast<QWidget*>(m_welcome) : m_tabs);
+    m_stack->setCurrentWidget(welcome ? static_cast<QWidget*>(m_welcomeScroll) : m_tabs);
 }
 
 bool MainWindow::welcomeVisible() const {
-    return m_stack->currentWidget() == m_welcome;
+    return m_stack->currentWidget() == m_welcomeScroll;
 }
 
 // --- Menus --------------------------------------------------------------------------------------

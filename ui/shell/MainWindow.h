@@ -16,6 +16,7 @@ class QLabel;
 class QMenu;
 class QProgressBar;
 class QPushButton;
+class QScrollArea;
 class QStackedWidget;
 class QTabWidget;
 
@@ -116,6 +117,7 @@ private:
     ExportActions* m_exportActions = nullptr;
     QStackedWidget* m_stack = nullptr;
     WelcomePage* m_welcome = nullptr;
+    QScrollArea* m_welcomeScroll = nullptr;  // holds m_welcome
     QTabWidget* m_tabs = nullptr;
     std::vector<Page*> m_pages;
     QProgressBar* m_progressBar = nullptr;

@@ -55,15 +55,18 @@ ReviewPage::ReviewPage(QWidget* parent) : Page(parent) {
     m_slides = new QListWidget(left);
     m_slides->setAccessibleName(tr("Findings, in presentation order"));
     m_slides->setWordWrap(true);
+    m_slides->setSpacing(4);  // each finding is two lines; without a gap they read as one list
     leftLayout->addWidget(m_slides);
 
     auto* right = new QWidget(split);
     auto* rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(0, 0, 0, 0);
-    rightLayout->addWidget(
+    auto* bookmarksTitle =
         new QLabel(tr("<b>Bookmarks and notes</b> (saved with the trace, see below; double-click a title or "
                       "note to edit it, a row to show it on the timeline)"),
-                   right));
+                   right);
+    bookmarksTitle->setWordWrap(true);  // unwrapped, it set the window's minimum width to 1000 px
+    rightLayout->addWidget(bookmarksTitle);
     m_bookmarks = new BookmarksModel(this);
     m_table = new QTableView(right);
     m_table->setAccessibleName(tr("Bookmarks and notes"));
