@@ -17,6 +17,7 @@
 #include <QTest>
 #include <fstream>
 
+#include "tests/testutils/TraceBuilder.h"
 #include "tests/ui/JobReportFixture.h"
 #include "tests/ui/PageReportFixture.h"
 #include "tests/ui/PageTestSupport.h"
@@ -24,6 +25,7 @@
 #include "ui/base/charts/StepStrip.h"
 #include "ui/base/document/TraceDocument.h"
 #include "ui/base/widgets/DetailsPanel.h"
+#include "ui/base/widgets/ElidedLabel.h"
 #include "ui/base/widgets/RangeStatsView.h"
 #include "ui/shell/MainWindow.h"
 #include "ui/views/job/JobDocument.h"
@@ -220,6 +222,32 @@ TEST(GuiFrictions, ANarrowTimelineToolbarDrawsNoWidgetOverAnother) {
                 << rects[j].width();
         }
     }
+}
+
+// A host-only capture (`run --host-only`) holds Python stack samples and nothing else: the toolbar's
+// counts read "0 GPU records · 0 host events", as if the trace were empty.
+TEST(GuiFrictions, AHostOnlyCaptureCountsItsStackSamples) {
+    isolateSettings();
+    testutils::TraceBuilder builder;
+    for (int i = 0; i < 40; ++i) {
+        builder.sample(i * 10'000'000LL, "train.py:main;train.py:forward");
+    }
+    TraceDocument document;
+    TimelinePage page;
+    page.setDocument(&document);
+    QSignalSpy analysed(&document, &TraceDocument::analysisAvailable);
+    document.setModel(std::make_shared<core::TraceModel>(builder.build()), QStringLiteral("host-only"));
+    ASSERT_TRUE(waitFor(analysed));
+    QApplication::processEvents();
+    bool found = false;
+    for (ElidedLabel* label : page.findChildren<ElidedLabel*>()) {
+        if (label->fullText().contains(QStringLiteral("stack samples"))) {
+            found = true;
+            EXPECT_TRUE(label->fullText().startsWith(QStringLiteral("40 stack samples")))
+                << label->fullText().toStdString();
+        }
+    }
+    EXPECT_TRUE(found);
 }
 
 TEST(GuiFrictions, ANarrowRangePanelKeepsItsSectionNamesWhole) {

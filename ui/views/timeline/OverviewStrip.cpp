@@ -90,6 +90,13 @@ void OverviewStrip::paintEvent(QPaintEvent*) {
     const int half = bar.height() / 2;
     const bool hasHost =
         std::any_of(m_overview.hostBusy.begin(), m_overview.hostBusy.end(), [](float v) { return v > 0; });
+    const bool hasGpu =
+        std::any_of(m_overview.gpuBusy.begin(), m_overview.gpuBusy.end(), [](float v) { return v > 0; });
+    if (!hasGpu && !hasHost) {
+        // A host-only capture (stack samples alone): an empty box read as a drawing fault.
+        p.setPen(pal.color(QPalette::PlaceholderText));
+        p.drawText(bar, Qt::AlignCenter, tr("no GPU work or CPU ops to summarise"));
+    }
     const int gpuHeight = hasHost ? half : bar.height();
     QColor gpu = pal.color(QPalette::Highlight);
     QColor host = pal.color(QPalette::Highlight);

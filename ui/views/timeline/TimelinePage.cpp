@@ -240,13 +240,25 @@ void TimelinePage::refreshModel() {
     }
     if (model) {
         const core::TimeRange span = model->timeSpan();
-        m_info->setFullText(
-            tr("%1 GPU records · %2 host events · %3")
-                .arg(QString::fromStdString(
-                         core::formatCount(static_cast<std::int64_t>(model->gpuEventCount()))),
-                     QString::fromStdString(core::formatCount(static_cast<std::int64_t>(
-                         model->cpuOps.size() + model->apiCalls.size() + model->ranges.size()))),
-                     QString::fromStdString(core::formatDuration(span.durationNs()))));
+        auto count = [](std::size_t n) {
+            return QString::fromStdString(core::formatCount(static_cast<std::int64_t>(n)));
+        };
+        const std::size_t gpuRecords = model->gpuEventCount();
+        const std::size_t hostEvents = model->cpuOps.size() + model->apiCalls.size() + model->ranges.size();
+        const std::size_t samples = model->stackSamples.size();
+        // A host-only capture holds stack samples alone: "0 GPU records · 0 host events" read as empty.
+        QStringList parts;
+        if (gpuRecords > 0 || samples == 0) {
+            parts << tr("%1 GPU records").arg(count(gpuRecords));
+        }
+        if (hostEvents > 0 || samples == 0) {
+            parts << tr("%1 host events").arg(count(hostEvents));
+        }
+        if (samples > 0) {
+            parts << tr("%1 stack samples").arg(count(samples));
+        }
+        parts << QString::fromStdString(core::formatDuration(span.durationNs()));
+        m_info->setFullText(parts.join(QStringLiteral(" · ")));
         if (!m_search->text().isEmpty()) {
             search(m_search->text());
         }
