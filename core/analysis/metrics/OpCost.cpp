@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/analysis/metrics/KernelClassifier.h"
 #include "core/base/Strings.h"
@@ -304,8 +305,79 @@ std::string_view toString(Precision precision) {
     return "FP32";
 }
 
+std::optional<ConvBackwardInputs> convBackwardInputs(std::string_view opName) {
+    const std::string_view op = opName.starts_with("aten::") ? opName.substr(6) : opName;
+    if (op == "convolution_backward") {
+        return ConvBackwardInputs{0, 1, 2};
+    }
+    if (op == "cudnn_convolution_backward" || op == "miopen_convolution_backward") {
+        return ConvBackwardInputs{1, 0, 2};
+    }
+    return std::nullopt;
+}
+
+void ConvOutputShapes::add(const Shape& input, const Shape& weight, const Shape& output) {
+    auto key = std::make_pair(input, weight);
+    auto it = std::lower_bound(m_outputs.begin(), m_outputs.end(), key,
+                               [](const auto& entry, const auto& k) { return entry.first < k; });
+    if (it != m_outputs.end() && it->first == key) {
+        if (it->second && *it->second != output) {
+            it->second.reset();  // two outputs for one key (different strides): use neither
+        }
+        return;
+    }
+    m_outputs.insert(it, {std::move(key), output});
+}
+
+const Shape* ConvOutputShapes::find(const Shape& input, const Shape& weight) const {
+    const auto key = std::make_pair(input, weight);
+    auto it = std::lower_bound(m_outputs.begin(), m_outputs.end(), key,
+                               [](const auto& entry, const auto& k) { return entry.first < k; });
+    return it != m_outputs.end() && it->first == key && it->second ? &*it->second : nullptr;
+}
+
+namespace {
+
+// A convolution's input, weight and output shapes agree: same rank (at least 3), same batch, the
+// output's channels are the weight's output channels.
+bool convShapesAgree(const Shape& input, const Shape& weight, const Shape& output) {
+    return input.size() >= 3 && weight.size() == input.size() && output.size() == input.size() &&
+           output[0] == input[0] && output[1] == weight[0];
+}
+
+bool isConvBackward(std::string_view opName) {
+    return convBackwardInputs(opName).has_value();
+}
+
+}  // namespace
+
+ConvOutputShapes convOutputShapesFromBackward(const core::TraceModel& model) {
+    ConvOutputShapes out;
+    const core::CpuOpTable& ops = model.cpuOps;
+    core::NameMemo backwardName(model, isConvBackward);
+    std::unordered_set<std::uint32_t> seenShapes;  // each recorded shape list once
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        if (!ops.inputShapes[i].valid() || !backwardName(ops.name[i]) ||
+            !seenShapes.insert(ops.inputShapes[i].index).second) {
+            continue;
+        }
+        const std::optional<ConvBackwardInputs> at = convBackwardInputs(model.text(ops.name[i]));
+        const std::optional<std::vector<Shape>> shapes = parseShapes(model.text(ops.inputShapes[i]));
+        if (!shapes || shapes->size() <= std::max({at->gradOutput, at->input, at->weight})) {
+            continue;
+        }
+        const Shape& gradOutput = (*shapes)[at->gradOutput];
+        const Shape& input = (*shapes)[at->input];
+        const Shape& weight = (*shapes)[at->weight];
+        if (convShapesAgree(input, weight, gradOutput)) {
+            out.add(input, weight, gradOutput);
+        }
+    }
+    return out;
+}
+
 OpCostEstimate estimateOpCost(std::string_view opName, std::string_view inputShapes,
-                              std::string_view inputTypes) {
+                              std::string_view inputTypes, const ConvOutputShapes* convOutputs) {
     OpCostEstimate est;
     if (opName.empty() || inputShapes.empty()) {
         return est;
@@ -391,19 +463,38 @@ OpCostEstimate estimateOpCost(std::string_view opName, std::string_view inputSha
         rank(0) >= 3 && rank(1) == rank(0)) {
         const Shape& x = s[0];
         const Shape& w = s[1];
+        const Shape* output = convOutputs != nullptr ? convOutputs->find(x, w) : nullptr;
         double batch = static_cast<double>(x[0]);
         double outChannels = static_cast<double>(w[0]);
         double inPerGroup = static_cast<double>(w[1]);
         double outSpatial = 1, kernel = 1;
         for (std::size_t d = 2; d < x.size(); ++d) {
-            outSpatial *= static_cast<double>(x[d]);  // "same" output size: stride/padding are not recorded
+            // Without the backward op's gradient, "same" size: stride and padding are not recorded.
+            outSpatial *= static_cast<double>(output != nullptr ? (*output)[d] : x[d]);
             kernel *= static_cast<double>(w[d]);
         }
         double out = batch * outChannels * outSpatial;
         return done(2 * out * inPerGroup * kernel,
                     tensorBytes(s, types, 0) + tensorBytes(s, types, 1) + tensorBytes(s, types, 2) +
                         out * elemSize(types, 0),
-                    "conv 2·N·O·out·(C/g)·kernel (out = input size: estimate)");
+                    output != nullptr ? "conv 2·N·O·out·(C/g)·kernel (out from the backward op)"
+                                      : "conv 2·N·O·out·(C/g)·kernel (out = input size: estimate)");
+    }
+    if (const std::optional<ConvBackwardInputs> at = convBackwardInputs(opName);
+        at && convShapesAgree(s.size() > at->input ? s[at->input] : Shape{},
+                              s.size() > at->weight ? s[at->weight] : Shape{},
+                              s.size() > at->gradOutput ? s[at->gradOutput] : Shape{})) {
+        const Shape& w = s[at->weight];
+        double kernel = 1;
+        for (std::size_t d = 2; d < w.size(); ++d) {
+            kernel *= static_cast<double>(w[d]);
+        }
+        const double forwardFlops = 2 * numel(s[at->gradOutput]) * static_cast<double>(w[1]) * kernel;
+        // Reads the gradient, the input and the weight; writes the input's and the weight's gradients.
+        const double bytes = tensorBytes(s, types, at->gradOutput) + 2 * tensorBytes(s, types, at->input) +
+                             2 * tensorBytes(s, types, at->weight);
+        return done(2 * forwardFlops, bytes,
+                    "conv backward 2 × 2·N·O·out·(C/g)·kernel (grad input, grad weight)");
     }
     if (names::kernelClassFromOpName(op) == names::KernelClass::Attention && rank(0) == 4 && rank(1) == 4) {
         const Shape& q = s[0];
@@ -493,6 +584,7 @@ OpCostResult attributeOpCosts(const core::TraceModel& model) {
         }
     };
     std::unordered_map<std::array<std::uint32_t, 3>, OpCostEstimate, KeyHash> byKey;
+    const ConvOutputShapes convOutputs = convOutputShapesFromBackward(model);
     auto estimateFor = [&](std::uint32_t op) -> const OpCostEstimate& {
         std::array<std::uint32_t, 3> key{ops.name[op].index, ops.inputShapes[op].index,
                                          ops.inputTypes[op].index};
@@ -502,7 +594,8 @@ OpCostResult attributeOpCosts(const core::TraceModel& model) {
                 ops.inputShapes[op].valid()
                     ? estimateOpCost(
                           model.text(ops.name[op]), model.text(ops.inputShapes[op]),
-                          ops.inputTypes[op].valid() ? model.text(ops.inputTypes[op]) : std::string_view{})
+                          ops.inputTypes[op].valid() ? model.text(ops.inputTypes[op]) : std::string_view{},
+                          &convOutputs)
                     : OpCostEstimate{};
             it = byKey.emplace(key, std::move(e)).first;
         }

@@ -9,16 +9,21 @@
 //   bmm / baddbmm / matmul   [B,M,K]x[B,K,N]       2·B·M·N·K (+ B·M·N for baddbmm)
 //   linear                   x[..., K], W[N, K]    2·rows(x)·N·K (+ rows·N with bias)
 //   convolution (1d/2d/3d)   x[N,C,spatial], w[O,C/g,kernel]: 2·N·O·prod(out spatial)·(C/g)·prod(kernel)
-//                            (output spatial estimated with the recorded stride/padding when present,
-//                            else "same" size: documented as an estimate)
+//                            (the output's spatial size is the one the trace's backward op for the same
+//                            input and weight shapes shows, ConvOutputShapes; without one it is taken
+//                            as the input's, "same" size, an estimate that counts a stride-2 conv 4x)
+//   convolution backward     grad_output[N,O,out], w[O,C/g,kernel]: 2 × 2·N·O·prod(out)·(C/g)·prod(kernel)
+//                            (grad input and grad weight, each the forward's FLOPs; exact, as the
+//                            gradient has the output's shape; the first layer's grad input, which
+//                            PyTorch skips, is counted too)
 //   scaled_dot_product_attention / flash / efficient attention  q[B,H,S,D], k[B,H,Sk,D]:
 //                            4·B·H·S·Sk·D (QK^T and A·V, seed spec §1.3 "4·B·N_heads·S²·d_head")
 //   elementwise (add, mul, relu, gelu, silu, sigmoid, tanh, div, sub, ...) 1 FLOP per output element
 //                            (gelu/silu/softmax-like activations: documented small constants)
 //   layer_norm / rms_norm / batch_norm / group_norm  ~5 FLOPs per element (mean, var, normalize, affine)
 //   softmax / log_softmax    ~5 FLOPs per element
-// Backward ops (`*Backward*`) are not costed here: their FLOPs are the forward's times two (§1.3)
-// and are reported by the diagnosis layer when needed.
+// Other backward ops (`*Backward*`, the matmuls' backward runs as recorded mm/bmm calls) are not
+// costed here.
 // dtype sizes: double 8, float 4, c10::Half/BFloat16 2, c10::Float8_* 1, int64 8, int32 4, bool 1.
 // Precision of an op: the widest floating dtype among its inputs (float -> FP32; TF32 is not visible
 // in the trace and is left to the caller), BFloat16 -> BF16, Half -> FP16, Float8 -> FP8.
@@ -58,9 +63,36 @@ struct OpCostEstimate {
     std::string formula;  // short label: "mm 2·M·N·K", "sdpa 4·B·H·S·Sk·D"
 };
 
+// Which recorded input of a convolution's backward op is what, by op name: aten::convolution_backward
+// (grad_output, input, weight, ...) since PyTorch 1.11; aten::cudnn_/miopen_convolution_backward
+// (input, grad_output, weight, ...) before. nullopt for any other op.
+struct ConvBackwardInputs {
+    std::size_t gradOutput = 0;
+    std::size_t input = 0;
+    std::size_t weight = 0;
+};
+std::optional<ConvBackwardInputs> convBackwardInputs(std::string_view opName);
+
+// Convolution output shapes the trace's backward ops show: the gradient of a convolution's output
+// has the output's shape, so a forward call with the same input and weight shapes produced it. Kineto
+// records a stride as an empty list before PyTorch's "Concrete Inputs", so this is how a stride-2
+// convolution's smaller output is known. A key seen with two different outputs is not used.
+class ConvOutputShapes {
+public:
+    void add(const Shape& input, const Shape& weight, const Shape& output);
+    // The output shape for a forward call with these input and weight shapes, or null.
+    const Shape* find(const Shape& input, const Shape& weight) const;
+    bool empty() const { return m_outputs.empty(); }
+
+private:
+    std::vector<std::pair<std::pair<Shape, Shape>, std::optional<Shape>>> m_outputs;  // sorted by key
+};
+ConvOutputShapes convOutputShapesFromBackward(const core::TraceModel& model);
+
 // Cost of one op call from its name and recorded inputs (either may be empty -> known = false).
+// `convOutputs` gives a forward convolution its output size (null: the input's size is assumed).
 OpCostEstimate estimateOpCost(std::string_view opName, std::string_view inputShapes,
-                              std::string_view inputTypes);
+                              std::string_view inputTypes, const ConvOutputShapes* convOutputs = nullptr);
 
 struct OpCostResult {
     // Per kernel row: FLOPs and bytes attributed from the costed op that launched it (0 = none).
