@@ -134,8 +134,8 @@ CountedFlops countedFlops(const core::TraceModel& model, const TraceMetrics& m, 
         const double flops = m.opCosts.kernelFlops[k];
         const double ns = static_cast<double>(std::max<core::DurationNs>(0, model.kernels.durationNs(k)));
         kernelNs += ns;
-        if (flops > 0) {
-            costedNs += ns;
+        if (m.opCosts.kernelCosted(k)) {
+            costedNs += ns;  // the op's formula covers it, FLOPs of its own or not
         }
         total += flops;
         const std::int8_t p = m.opCosts.kernelPrecision[k];

@@ -556,7 +556,7 @@ bool kernelNameSaysTf32(std::string_view kernelName) {
     return false;
 }
 
-OpCostResult attributeOpCosts(const core::TraceModel& model) {
+OpCostResult attributeOpCosts(const core::TraceModel& model, const std::vector<KernelClass>* kernelClass) {
     OpCostResult result;
     const std::size_t kernelCount = model.kernels.size();
     result.kernelFlops.assign(kernelCount, 0.0);
@@ -630,12 +630,23 @@ OpCostResult attributeOpCosts(const core::TraceModel& model) {
         }
         return found;
     };
-    // Costed op of every kernel, then each op's total kernel time, then each kernel's share.
+    // Costed op of every kernel, then each op's total kernel time, then each kernel's share. An op
+    // that launched matmul-class kernels (GEMM, convolution, attention) gives its FLOPs to those
+    // alone: the layout transforms, copies and split-K reductions beside them do not multiply.
     std::vector<std::int64_t> kernelOp(kernelCount, -1);
     std::vector<double> opKernelNs(ops.size(), 0.0);
     std::vector<std::int32_t> opKernels(ops.size(), 0);
+    std::vector<double> opMatmulNs(ops.size(), 0.0);
+    std::vector<std::int32_t> opMatmulKernels(ops.size(), 0);
     auto durationOf = [&](std::uint32_t k) {
         return static_cast<double>(std::max<core::DurationNs>(0, model.kernels.durationNs(k)));
+    };
+    auto isMatmul = [&](std::uint32_t k) {
+        if (kernelClass == nullptr || k >= kernelClass->size()) {
+            return false;
+        }
+        const KernelClass c = (*kernelClass)[k];
+        return c == KernelClass::Gemm || c == KernelClass::Convolution || c == KernelClass::Attention;
     };
     for (std::uint32_t k = 0; k < kernelCount; ++k) {
         core::CpuOpId op = launchingOp(model, core::KernelId{k});
@@ -647,6 +658,10 @@ OpCostResult attributeOpCosts(const core::TraceModel& model) {
             kernelOp[k] = costed;
             opKernelNs[static_cast<std::size_t>(costed)] += durationOf(k);
             ++opKernels[static_cast<std::size_t>(costed)];
+            if (isMatmul(k)) {
+                opMatmulNs[static_cast<std::size_t>(costed)] += durationOf(k);
+                ++opMatmulKernels[static_cast<std::size_t>(costed)];
+            }
         }
     }
     core::NameMemo tf32Name(model, kernelNameSaysTf32);  // once per kernel name, not per kernel
@@ -656,11 +671,21 @@ OpCostResult attributeOpCosts(const core::TraceModel& model) {
         }
         const auto opIndex = static_cast<std::uint32_t>(kernelOp[k]);
         const OpCostEstimate& e = *estimates[opIndex];
-        double share = opKernelNs[opIndex] > 0 ? durationOf(k) / opKernelNs[opIndex]
-                                               : 1.0 / static_cast<double>(opKernels[opIndex]);
-        result.kernelFlops[k] = e.flops * share;
+        auto shareOf = [&](double ns, double totalNs, std::int32_t count) {
+            return totalNs > 0 ? ns / totalNs : 1.0 / static_cast<double>(count);
+        };
+        const double share = shareOf(durationOf(k), opKernelNs[opIndex], opKernels[opIndex]);
         result.kernelBytes[k] = e.bytes * share;
-        result.kernelSharers[k] = opKernels[opIndex];
+        if (opMatmulKernels[opIndex] == 0) {
+            result.kernelFlops[k] = e.flops * share;
+            result.kernelSharers[k] = opKernels[opIndex];
+        } else if (isMatmul(k)) {
+            result.kernelFlops[k] =
+                e.flops * shareOf(durationOf(k), opMatmulNs[opIndex], opMatmulKernels[opIndex]);
+            result.kernelSharers[k] = opMatmulKernels[opIndex];
+        } else {
+            result.kernelSharers[k] = opMatmulKernels[opIndex];  // no FLOPs of its own
+        }
         std::optional<Precision> precision = e.precision;
         // PyTorch records fp32 dtypes for matmuls that cuBLAS runs as TF32 on tensor cores
         // (torch.backends.cuda.matmul.allow_tf32); only the kernel name tells.

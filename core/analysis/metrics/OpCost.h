@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "core/analysis/DeviceSpec.h"
+#include "core/analysis/metrics/KernelClassifier.h"
 #include "core/base/Ids.h"
 #include "core/model/TraceModel.h"
 
@@ -97,7 +98,8 @@ OpCostEstimate estimateOpCost(std::string_view opName, std::string_view inputSha
 struct OpCostResult {
     // Per kernel row: FLOPs and bytes attributed from the costed op that launched it (0 = none).
     // An op's cost is split over the kernels it launched (directly or through child ops) in
-    // proportion to kernel time.
+    // proportion to kernel time; its FLOPs only over its matmul-class kernels when it launched any
+    // (and the kernel classes were given).
     std::vector<double> kernelFlops;
     std::vector<double> kernelBytes;
     std::vector<std::int8_t> kernelPrecision;  // Precision value, -1 unknown
@@ -109,8 +111,13 @@ struct OpCostResult {
     std::int64_t opsCosted = 0;      // ops a formula applied to
     std::int64_t kernelsCosted = 0;  // kernels that received a share
     bool shapesRecorded() const { return opsWithShapes > 0; }
+    // Kernel row k was launched by a costed op (its FLOPs may still be 0: a copy beside a GEMM).
+    bool kernelCosted(std::size_t k) const { return k < kernelSharers.size() && kernelSharers[k] > 0; }
 };
 
-OpCostResult attributeOpCosts(const core::TraceModel& model);
+// `kernelClass` (KernelStatsResult::kernelClass, per kernel row) lets an op's FLOPs go to its
+// matmul-class kernels alone; null splits them over all its kernels.
+OpCostResult attributeOpCosts(const core::TraceModel& model,
+                              const std::vector<KernelClass>* kernelClass = nullptr);
 
 }  // namespace chokepoint::analysis

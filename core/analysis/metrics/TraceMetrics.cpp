@@ -51,7 +51,7 @@ core::Result<TraceMetrics> computeTraceMetrics(const core::TraceModel& model, co
     if (!step(0.75)) {
         return cancelled;
     }
-    m.opCosts = attributeOpCosts(model);
+    m.opCosts = attributeOpCosts(model, &m.kernels.kernelClass);
     if (!m.opCosts.shapesRecorded()) {
         // A torch.profiler user turns shapes on; a Chokepoint capture has none to record (CUPTI sees
         // kernels, not the framework's tensors): its FLOPs come from the helper or the user.

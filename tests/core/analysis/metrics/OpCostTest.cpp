@@ -162,6 +162,36 @@ TEST(OpCost, AttributesOpCostToLaunchedKernelsByTime) {
     EXPECT_DOUBLE_EQ(costs.totalFlops, addmmFlops + 2.0 * 8 * 1024 * 4096);
 }
 
+// Given the kernel classes, an op's FLOPs go to its GEMM / convolution / attention kernels alone: a
+// convolution's layout transform (a copy kernel) once drew FLOPs by its time and sat on the
+// roofline as a "copy" point at 44 TFLOP/s on a V100 (rn50-nw0). Bytes are still split over all.
+TEST(OpCost, FlopsGoToTheMatmulKernelsOfAnOp) {
+    TraceBuilder b;
+    b.cpuOp("aten::mm", 0, 100, 1, "[[64, 64], [64, 64]]", R"(["float", "float"])");
+    b.apiCall("cudaLaunchKernel", 10, 20, 1);
+    b.apiCall("cudaLaunchKernel", 30, 40, 2);
+    b.apiCall("cudaLaunchKernel", 50, 60, 3);
+    b.kernel("ampere_sgemm_128x64_tn", 100, 130, 0, 7, 1);                    // 30 ns, GEMM
+    b.kernel("volta_sgemm_64x64_nn", 130, 140, 0, 7, 2);                      // 10 ns, GEMM
+    b.kernel("void cudnn::ops::nchwToNhwcKernel<float>", 140, 200, 0, 7, 3);  // 60 ns, a transform
+    b.cpuOp("aten::add", 300, 400, 1, "[[64, 64], [64, 64], []]", R"(["float", "float", "Scalar"])");
+    b.apiCall("cudaLaunchKernel", 310, 320, 4);
+    b.kernel("vectorized_elementwise_kernel", 400, 410, 0, 7, 4);
+    core::TraceModel model = b.build();
+    const KernelStatsResult stats = computeKernelStats(model);
+    ASSERT_NE(stats.kernelClass[2], KernelClass::Gemm);
+    const OpCostResult costs = attributeOpCosts(model, &stats.kernelClass);
+    const double mmFlops = 2.0 * 64 * 64 * 64;
+    EXPECT_DOUBLE_EQ(costs.kernelFlops[0], mmFlops * 0.75);
+    EXPECT_DOUBLE_EQ(costs.kernelFlops[1], mmFlops * 0.25);
+    EXPECT_DOUBLE_EQ(costs.kernelFlops[2], 0.0);
+    EXPECT_GT(costs.kernelBytes[2], 0.0);  // it moves memory all the same
+    EXPECT_EQ(costs.kernelSharers[0], 2);
+    // An op without matmul-class kernels keeps its FLOPs on what it launched.
+    EXPECT_DOUBLE_EQ(costs.kernelFlops[3], 64.0 * 64);
+    EXPECT_DOUBLE_EQ(costs.totalFlops, mmFlops + 64.0 * 64);
+}
+
 TEST(OpCost, Fp32MatmulOnTf32TensorCoresIsTf32) {
     EXPECT_TRUE(kernelNameSaysTf32("sm90_xmma_gemm_f32f32_tf32f32_f32_tn_n_tilesize128x128x32"));
     EXPECT_TRUE(kernelNameSaysTf32("cutlass_80_tensorop_TF32_s1688gemm_128x128"));
