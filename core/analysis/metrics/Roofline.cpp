@@ -7,6 +7,9 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/model/NameMemo.h"
+#include "core/names/NameRules.h"
+
 namespace chokepoint::analysis {
 
 using core::DurationNs;
@@ -20,26 +23,41 @@ struct Accum {
     double bytes = 0;
     DurationNs timeNs = 0;
     DurationNs tensorCoreNs = 0;
-    DurationNs sharedOpNs = 0;  // kernels whose op's FLOPs were split over several kernels
+    DurationNs sharedOpNs = 0;       // kernels whose op's FLOPs were split over several kernels
+    DurationNs convolutionOpNs = 0;  // kernels a convolution op launched (a Winograd GEMM included)
     std::array<DurationNs, kPrecisionCount> byPrecision{};
     std::vector<std::pair<DurationNs, std::uint32_t>> kernels;  // (duration, kernel row)
     std::vector<core::CpuOpId> ops;
 
-    void add(double f, double b, DurationNs d, std::int8_t precision, bool tensorCore, std::uint32_t kernel,
-             bool shared) {
-        flops += f;
-        if (shared) {
-            sharedOpNs += d;
+    // One costed kernel.
+    struct Kernel {
+        double flops = 0;
+        double bytes = 0;
+        DurationNs durationNs = 0;
+        std::int8_t precision = -1;
+        bool tensorCore = false;
+        bool sharedOp = false;
+        bool convolutionOp = false;
+        std::uint32_t row = 0;
+    };
+
+    void add(const Kernel& k) {
+        flops += k.flops;
+        bytes += k.bytes;
+        timeNs += k.durationNs;
+        if (k.sharedOp) {
+            sharedOpNs += k.durationNs;
         }
-        bytes += b;
-        timeNs += d;
-        if (tensorCore) {
-            tensorCoreNs += d;
+        if (k.convolutionOp) {
+            convolutionOpNs += k.durationNs;
         }
-        if (precision >= 0 && static_cast<std::size_t>(precision) < kPrecisionCount) {
-            byPrecision[static_cast<std::size_t>(precision)] += d;
+        if (k.tensorCore) {
+            tensorCoreNs += k.durationNs;
         }
-        kernels.emplace_back(d, kernel);
+        if (k.precision >= 0 && static_cast<std::size_t>(k.precision) < kPrecisionCount) {
+            byPrecision[static_cast<std::size_t>(k.precision)] += k.durationNs;
+        }
+        kernels.emplace_back(k.durationNs, k.row);
     }
 };
 
@@ -91,8 +109,11 @@ RooflinePoint makePoint(Accum& acc, RooflinePoint::Kind kind, std::string label,
             const bool fp32OnTensorCores =
                 (*p.precision == Precision::FP32 || *p.precision == Precision::FP64) &&
                 acc.tensorCoreNs * 2 > acc.timeNs;
+            // cuDNN's Winograd runs its batched products as GEMM kernels: their op's class decides.
+            const KernelClass reasonClass =
+                acc.convolutionOpNs * 2 > acc.timeNs ? KernelClass::Convolution : kernelClass;
             p.aboveRoofReason =
-                aboveRoofReason(kernelClass, fp32OnTensorCores, acc.sharedOpNs * 2 > acc.timeNs);
+                aboveRoofReason(reasonClass, fp32OnTensorCores, acc.sharedOpNs * 2 > acc.timeNs);
         }
     }
     // Only the longest maxIds are kept: a partial sort keeps this linear in the class size.
@@ -108,6 +129,10 @@ RooflinePoint makePoint(Accum& acc, RooflinePoint::Kind kind, std::string label,
         p.ops.push_back(acc.ops[i]);
     }
     return p;
+}
+
+bool isConvolutionOp(std::string_view opName) {
+    return names::kernelClassFromOpName(opName) == KernelClass::Convolution;
 }
 
 }  // namespace
@@ -183,24 +208,28 @@ RooflineResult computeRoofline(const core::TraceModel& model, const KernelStatsR
     std::array<Accum, kKernelClassCount> byClass;
     std::unordered_map<std::uint32_t, Accum> byName;
     std::unordered_map<std::uint32_t, Accum> byOp;
+    core::NameMemo convolutionOpName(model, isConvolutionOp);
     const std::size_t n = std::min(model.kernels.size(), costs.kernelFlops.size());
     for (std::uint32_t k = 0; k < n; ++k) {
         if (costs.kernelFlops[k] <= 0) {
             continue;
         }
-        DurationNs d = std::max<DurationNs>(0, model.kernels.durationNs(k));
-        std::int8_t precision = k < costs.kernelPrecision.size() ? costs.kernelPrecision[k] : std::int8_t{-1};
-        bool tc = k < kernels.kernelTensorCore.size() && kernels.kernelTensorCore[k] != 0;
-        KernelClass cls = k < kernels.kernelClass.size() ? kernels.kernelClass[k] : KernelClass::Other;
-        const bool shared = k < costs.kernelSharers.size() && costs.kernelSharers[k] > 1;
-        byClass[static_cast<std::size_t>(cls)].add(costs.kernelFlops[k], costs.kernelBytes[k], d, precision,
-                                                   tc, k, shared);
-        byName[model.kernels.name[k].index].add(costs.kernelFlops[k], costs.kernelBytes[k], d, precision, tc,
-                                                k, shared);
-        core::CpuOpId op = launchingOp(model, core::KernelId{k});
+        const core::CpuOpId op = launchingOp(model, core::KernelId{k});
+        Accum::Kernel facts;
+        facts.flops = costs.kernelFlops[k];
+        facts.bytes = costs.kernelBytes[k];
+        facts.durationNs = std::max<DurationNs>(0, model.kernels.durationNs(k));
+        facts.precision = k < costs.kernelPrecision.size() ? costs.kernelPrecision[k] : std::int8_t{-1};
+        facts.tensorCore = k < kernels.kernelTensorCore.size() && kernels.kernelTensorCore[k] != 0;
+        facts.sharedOp = k < costs.kernelSharers.size() && costs.kernelSharers[k] > 1;
+        facts.convolutionOp = op.valid() && convolutionOpName(model.cpuOps.name[op.index]);
+        facts.row = k;
+        const KernelClass cls = k < kernels.kernelClass.size() ? kernels.kernelClass[k] : KernelClass::Other;
+        byClass[static_cast<std::size_t>(cls)].add(facts);
+        byName[model.kernels.name[k].index].add(facts);
         if (op.valid()) {
             Accum& acc = byOp[model.cpuOps.name[op.index].index];
-            acc.add(costs.kernelFlops[k], costs.kernelBytes[k], d, precision, tc, k, shared);
+            acc.add(facts);
             if (acc.ops.size() < options.maxIdsPerPoint && (acc.ops.empty() || acc.ops.back() != op)) {
                 acc.ops.push_back(op);
             }

@@ -103,6 +103,34 @@ TEST(Roofline, PointsPerClassKernelAndOpAgainstPrecisionRoofs) {
     EXPECT_EQ(r.bandwidthSource, BandwidthSource::ShapeEstimate);
 }
 
+// cuDNN's non-fused Winograd runs its batched products as sgemm kernels: a GEMM-class kernel of a
+// convolution op that beats the FP32 roof is explained by the convolution's algorithm, not by a
+// split of the op's FLOPs (rn50-nw0's volta_sgemm_64x64_nt under cudnn_convolution_backward_input).
+TEST(Roofline, AGemmKernelOfAConvolutionAboveItsRoofIsWinograd) {
+    TraceBuilder b;
+    b.range("ProfilerStep#1", 0, 1'000'000);
+    // 2·32·256·14·14·256·9 = 7.4 GFLOP in 100 us: 74 TFLOP/s against the 19.5 FP32 roof.
+    b.cpuOp("aten::cudnn_convolution", 0, 100, 1, "[[32, 256, 14, 14], [256, 256, 3, 3], [], [], []]",
+            R"(["float", "float"])");
+    b.apiCall("cudaLaunchKernel", 10, 20, 1);
+    b.kernel("volta_sgemm_64x64_nt", 1'000, 101'000, 0, 7, 1);
+    core::TraceModel model = b.build();
+    const KernelStatsResult kernels = computeKernelStats(model);
+    ASSERT_EQ(kernels.kernelClass[0], KernelClass::Gemm);
+    const DeviceSpec device = a100();
+    const RooflineResult r = computeRoofline(model, kernels, attributeOpCosts(model, &kernels.kernelClass),
+                                             detectSteps(model), {}, &device);
+    int above = 0;
+    for (const RooflinePoint& p : r.points) {
+        if (p.aboveRoof) {
+            ++above;
+            EXPECT_NE(p.aboveRoofReason.find("Winograd"), std::string::npos)
+                << p.label << ": " << p.aboveRoofReason;
+        }
+    }
+    EXPECT_EQ(above, 3);  // the class, the kernel and the op
+}
+
 TEST(Roofline, WithoutDeviceNoCeilings) {
     core::TraceModel model = twoOpTrace();
     KernelStatsResult kernels = computeKernelStats(model);
