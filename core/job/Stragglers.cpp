@@ -231,19 +231,22 @@ void explain(Straggler& s, const JobReport& report, const std::vector<MatchedCal
         return;
     }
     const std::string more = core::formatDuration(excess[best]) + " more ";
+    // The excess is summed over the work before every collective it arrives last at, not per step:
+    // `diff` of two ranks counts kernels per step, and the two read as a contradiction unsaid.
+    const std::string before = "before the " + std::to_string(lastCount) +
+                               (lastCount == 1 ? " collective" : " collectives") + " it arrives last at";
     switch (static_cast<WorkKind>(best)) {
         case WorkKind::GpuKernels:
             if (excessKernels > std::max<std::int64_t>(1, medianKernels / 20)) {
                 s.cause = StragglerCause::MoreKernels;
-                s.evidence.push_back(
-                    "it runs " + std::to_string(excessKernels) + " more kernels (" + more +
-                    "GPU time) than the median rank before those collectives: its share of the work "
-                    "is larger (imbalanced batches or sharding)");
+                s.evidence.push_back("it runs " + std::to_string(excessKernels) + " more kernels in all (" +
+                                     more + "GPU time) than the median rank " + before +
+                                     ": its share of the work is larger (imbalanced batches or sharding)");
             } else {
                 s.cause = StragglerCause::LongerKernels;
-                s.evidence.push_back(
-                    "the same number of kernels take " + more +
-                    "GPU time than on the median rank: a slower or throttled GPU, or larger inputs");
+                s.evidence.push_back("the same number of kernels take " + more +
+                                     "GPU time in all than on the median rank " + before +
+                                     ": a slower or throttled GPU, or larger inputs");
             }
             break;
         case WorkKind::DataWait:

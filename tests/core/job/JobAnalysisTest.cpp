@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -77,6 +78,15 @@ TEST_P(StragglerCauseTest, NamesTheLateRankAndWhy) {
     const Straggler& s = report.stragglers.front();
     EXPECT_EQ(s.rank, 11);
     EXPECT_EQ(s.cause, GetParam().expected) << writeJobText(report);
+    if (GetParam().kind == WorkKind::GpuKernels) {
+        // The excess is a total over the collectives it arrives last at, and says so: `diff` of two
+        // ranks counts kernels per step.
+        const bool said = std::any_of(s.evidence.begin(), s.evidence.end(), [](const std::string& e) {
+            return e.find("in all") != std::string::npos &&
+                   e.find("collectives it arrives last at") != std::string::npos;
+        });
+        EXPECT_TRUE(said) << writeJobText(report);
+    }
     EXPECT_NEAR(static_cast<double>(s.latePerStepNs), 9e6, 0.05 * 9e6);
     EXPECT_EQ(report.verdict.bottleneck, JobBottleneck::StragglerWait);
     ASSERT_FALSE(report.verdict.fixes.empty());
