@@ -138,6 +138,8 @@ TEST(H100Captures, EachPairGetsOneVerdictClass) {
     EXPECT_EQ(gpt->overall.bottleneck, Bottleneck::ComputeMemoryMixed) << gpt->headline;
     EXPECT_NE(gpt->headline.find("above the ridge"), std::string::npos) << gpt->headline;
     EXPECT_NE(gpt->headline.find("below it"), std::string::npos) << gpt->headline;
+    // One line: the kernel classes on each side are the rationale's (the headline ran to 300 characters).
+    EXPECT_LT(gpt->headline.size(), 180u) << gpt->headline;
 }
 
 // No file in ../shared/traces shows an MFU of 100 % or more.
