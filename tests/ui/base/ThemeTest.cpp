@@ -137,6 +137,24 @@ TEST(ThemeTest, PaletteColoursReadOnTheirBackground) {
     EXPECT_EQ(cssColor(QColor(0x12, 0xab, 0xcd)), QStringLiteral("#12abcd"));
 }
 
+// Labels drawn on timeline and flame-graph blocks take whichever ink reads better by WCAG contrast:
+// a luma threshold put white on salmon and orange blocks at about 3:1 (the dark Ops page).
+TEST(ThemeTest, LabelsOnBlocksTakeTheInkWithMoreContrast) {
+    const QColor dark(0x1b, 0x1f, 0x23);
+    const QColor salmon(0xe0, 0x6a, 0x50);
+    EXPECT_EQ(textColorOn(salmon), dark);
+    EXPECT_EQ(textColorOn(QColor(0x1f, 0x3a, 0x93)), QColor(Qt::white));  // navy
+    for (int hue = 0; hue < 360; hue += 15) {
+        for (const double value : {0.45, 0.7, 0.9}) {
+            const QColor fill = QColor::fromHsvF(hue / 360.0F, 0.7F, static_cast<float>(value));
+            const QColor ink = textColorOn(fill);
+            const QColor other = ink == dark ? QColor(Qt::white) : dark;
+            EXPECT_GE(contrastRatio(ink, fill), contrastRatio(other, fill)) << fill.name().toStdString();
+            EXPECT_GE(contrastRatio(ink, fill), 4.0) << fill.name().toStdString();
+        }
+    }
+}
+
 TEST(ThemeTest, ThemeNames) {
     EXPECT_EQ(themeFromName(QStringLiteral("dark")), Theme::Dark);
     EXPECT_EQ(themeFromName(QStringLiteral(" Light ")), Theme::Light);

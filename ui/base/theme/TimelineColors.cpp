@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "ui/base/theme/ThemeColors.h"
+
 namespace chokepoint::ui {
 
 namespace {
@@ -72,8 +74,11 @@ QColor eventColor(timeline::EventKind kind, core::StringId name, core::MemcpyKin
 }
 
 QColor textColorOn(const QColor& fill) {
-    const double luminance = 0.299 * fill.redF() + 0.587 * fill.greenF() + 0.114 * fill.blueF();
-    return luminance > 0.55 ? QColor(0x1b, 0x1f, 0x23) : QColor(Qt::white);
+    // The ink with the higher WCAG contrast ratio wins. A luma threshold put white on salmon and
+    // orange blocks at about 3:1 where near-black reads at 5:1.
+    const QColor dark(0x1b, 0x1f, 0x23);
+    const QColor white(Qt::white);
+    return contrastRatio(dark, fill) >= contrastRatio(white, fill) ? dark : white;
 }
 
 QColor streamSyncColor() {
