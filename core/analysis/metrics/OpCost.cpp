@@ -339,10 +339,20 @@ const Shape* ConvOutputShapes::find(const Shape& input, const Shape& weight) con
 namespace {
 
 // A convolution's input, weight and output shapes agree: same rank (at least 3), same batch, the
-// output's channels are the weight's output channels.
+// output's channels are the weight's output channels, and no output dimension is larger than the
+// input's (a transposed convolution, whose weight is [in, out/g, kernel] and whose output grows,
+// would otherwise be costed at its output's size).
 bool convShapesAgree(const Shape& input, const Shape& weight, const Shape& output) {
-    return input.size() >= 3 && weight.size() == input.size() && output.size() == input.size() &&
-           output[0] == input[0] && output[1] == weight[0];
+    if (input.size() < 3 || weight.size() != input.size() || output.size() != input.size() ||
+        output[0] != input[0] || output[1] != weight[0]) {
+        return false;
+    }
+    for (std::size_t d = 2; d < input.size(); ++d) {
+        if (output[d] > input[d]) {
+            return false;
+        }
+    }
+    return true;
 }
 
 bool isConvBackward(std::string_view opName) {

@@ -231,6 +231,11 @@ TEST(OpCost, ConvolutionOutputAndBackwardFromTheGradient) {
         estimateOpCost("aten::convolution_backward", "[" + out + ", " + x + ", " + w + ", [], [], []]",
                        R"(["float", "float", "float"])");
     EXPECT_DOUBLE_EQ(current.flops, 2 * forward);
+    // A transposed convolution (weight [in, out, k, k], the output grows) is not costed as one.
+    EXPECT_FALSE(estimateOpCost("aten::convolution_backward",
+                                "[[32, 64, 56, 56], [32, 64, 28, 28], [64, 64, 2, 2], [], [], []]",
+                                R"(["float", "float", "float"])")
+                     .known);
     // Shapes that do not fit a convolution (the gradient's channels are not the weight's outputs).
     EXPECT_FALSE(estimateOpCost("aten::convolution_backward", "[" + x + ", " + x + ", " + w + "]", "").known);
 
