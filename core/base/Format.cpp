@@ -58,6 +58,21 @@ std::string formatPercent(double fraction, int decimals) {
     return buffer;
 }
 
+std::string formatSmallPercent(double fraction) {
+    const double percent = fraction * 100.0;
+    if (percent == 0.0 || std::fabs(percent) >= 0.1) {
+        return formatPercent(fraction, 1);
+    }
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.2g %%", percent);
+    return buffer;
+}
+
+std::string formatFlops(double flops) {
+    static const char* const kUnits[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP", "EFLOP"};
+    return scaled(flops, kUnits, 7, 1000.0);
+}
+
 std::string formatFlopsPerSecond(double flopsPerSecond) {
     static const char* const kUnits[] = {"FLOP/s", "kFLOP/s", "MFLOP/s", "GFLOP/s", "TFLOP/s", "PFLOP/s"};
     return scaled(flopsPerSecond, kUnits, 6, 1000.0);

@@ -16,8 +16,13 @@ std::string formatDuration(DurationNs ns);
 std::string formatBytes(double bytes);
 // "12.3 %" from a fraction 0.123.
 std::string formatPercent(double fraction, int decimals = 1);
+// "12.3 %" down to 0.1 %, then two significant digits ("0.0072 %"), so a tiny figure (an MFU of a
+// toy job) does not read "0.0 %"; exactly zero is "0.0 %".
+std::string formatSmallPercent(double fraction);
 // "1.23 TFLOP/s", "456 GFLOP/s".
 std::string formatFlopsPerSecond(double flopsPerSecond);
+// "788 GFLOP", "21.6 TFLOP" (3 significant digits).
+std::string formatFlops(double flops);
 // "1.23 TB/s", "456 GB/s" (decimal units, as datasheets use).
 std::string formatBandwidth(double bytesPerSecond);
 // "1,234,567".

@@ -535,7 +535,7 @@ std::string headlineOf(const AnalysisReport& r) {
                 h += ", " + pct(s.computeBoundKernelShare) + " of kernel time in compute-bound kernels";
             }
             if (r.mfu.mfu) {
-                h += ", MFU " + pct(*r.mfu.mfu) + (r.mfu.estimate ? " (estimate)" : "");
+                h += ", MFU " + core::formatSmallPercent(*r.mfu.mfu) + (r.mfu.estimate ? " (estimate)" : "");
             }
             if (v.desiredEndState) {
                 return h + " (the desired end state)";

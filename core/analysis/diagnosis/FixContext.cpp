@@ -24,10 +24,6 @@ std::string_view titleOf(std::string_view id) {
     return rule != nullptr ? rule->title : id;
 }
 
-std::string pct(double f) {
-    return fixPct(f);
-}
-
 std::string duration(double ns) {
     return fixDuration(ns);
 }
@@ -141,9 +137,11 @@ ExpectedGain FixContext::gainOf(Prediction p, bool upperBound, std::string basis
         // The model FLOPs given cannot fit the shorter step on this peak: do not print an MFU
         // above 100 %, say what is inconsistent instead.
         g.mfuAfter.reset();
-        g.summary += ", MFU " + pct(*g.mfuBefore) + " -> over 100 % (the model FLOPs or the peak are off)";
+        g.summary += ", MFU " + core::formatSmallPercent(*g.mfuBefore) +
+                     " -> over 100 % (the model FLOPs or the peak are off)";
     } else if (g.mfuBefore) {
-        g.summary += ", MFU " + pct(*g.mfuBefore) + " -> " + pct(*g.mfuAfter);
+        g.summary += ", MFU " + core::formatSmallPercent(*g.mfuBefore) + " -> " +
+                     core::formatSmallPercent(*g.mfuAfter);
         if (peakRatio != 1.0) {
             // A faster part lowers MFU while it shortens the step: its peak grows more than the step shrinks.
             g.summary += " of the faster part's " + core::formatFixed(peakRatio, 1) + "x peak";

@@ -130,8 +130,8 @@ std::string utilizationLines(const AnalysisReport& r, const std::string& prefix)
     std::string out =
         prefix + "GPU busy " + pct(m.busyFraction) + " (time-based; the verdict's thresholds use this)\n";
     if (m.mfu) {
-        out += prefix + "MFU " + pct(*m.mfu) + (m.estimate ? " (estimate from shapes)" : "") + ": " +
-               m.bandLabel + "\n";
+        out += prefix + "MFU " + core::formatSmallPercent(*m.mfu) +
+               (m.estimate ? " (estimate from shapes)" : "") + ": " + m.bandLabel + "\n";
     } else if (m.impossibleMfu) {
         out += prefix + m.impossibleReason + "\n";
     } else {
@@ -141,14 +141,14 @@ std::string utilizationLines(const AnalysisReport& r, const std::string& prefix)
                ")\n";
     }
     if (m.hfu) {
-        out += prefix + "HFU " + pct(*m.hfu) + " (FLOPs counted from recorded shapes)\n";
+        out += prefix + "HFU " + core::formatSmallPercent(*m.hfu) + " (FLOPs counted from recorded shapes)\n";
     }
     if (m.peakFlopsPerSecond > 0) {
         out += prefix + "peak used: " + core::formatFlopsPerSecond(m.peakFlopsPerSecond) + " " +
                std::string(toString(m.precision)) + " (" + m.precisionReason + ")\n";
     }
     if (m.modelFlopsPerStep > 0) {
-        out += prefix + "O_model per step: " + core::formatFixed(m.modelFlopsPerStep / 1e12, 3) + " TFLOP (" +
+        out += prefix + "O_model per step: " + core::formatFlops(m.modelFlopsPerStep) + " (" +
                (m.sourceNote.empty() ? std::string(toString(m.source)) : m.sourceNote) + ")\n";
     }
     out +=

@@ -23,6 +23,17 @@ TEST(Format, BytesAndRates) {
     EXPECT_EQ(formatCount(-1000), "-1,000");
 }
 
+// A toy job's MFU (hta-amd-mi250: 347 kFLOP per 9.29 ms step) read "0.0 %", as if none were counted.
+TEST(Format, SmallPercentsKeepTwoSignificantDigits) {
+    EXPECT_EQ(formatSmallPercent(0.283), "28.3 %");
+    EXPECT_EQ(formatSmallPercent(0.001), "0.1 %");
+    EXPECT_EQ(formatSmallPercent(0.0000016), "0.00016 %");
+    EXPECT_EQ(formatSmallPercent(0.0), "0.0 %");
+    EXPECT_EQ(formatFlops(0.788e12), "788 GFLOP");
+    EXPECT_EQ(formatFlops(21.56e12), "21.6 TFLOP");
+    EXPECT_EQ(formatFlops(347e3), "347 kFLOP");
+}
+
 TEST(Format, ThreadIdsShowUnsigned) {
     EXPECT_EQ(formatThreadId(1234), "1234");
     // hta-negative-queue records its threads as -1220540864 and -1107294656: 32-bit pthread ids

@@ -419,11 +419,12 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
     const std::array<std::pair<QString, QString>, kFigureCount> figures = {{
         {tr("Step time (mean)"), mfu.stepTimeNs > 0 ? durationText(mfu.stepTimeNs) : tr("n/a")},
         {tr("GPU busy"), percentText(mfu.busyFraction)},
-        {tr("MFU"), mfu.mfu ? percentText(*mfu.mfu) + (mfu.estimate ? tr(" (est.)") : QString())
+        {tr("MFU"), mfu.mfu ? QString::fromStdString(core::formatSmallPercent(*mfu.mfu)) +
+                                  (mfu.estimate ? tr(" (est.)") : QString())
                     : mfu.impossibleMfu
                         ? QString::fromStdString(std::string(analysis::shortLabel(mfu.withheld)))
                         : tr("unknown")},
-        {tr("HFU"), mfu.hfu ? percentText(*mfu.hfu) : tr("unknown")},
+        {tr("HFU"), mfu.hfu ? QString::fromStdString(core::formatSmallPercent(*mfu.hfu)) : tr("unknown")},
         {tr("Steps"), QString::number(steps.steps.size())},
         {deviceCaption, device},
     }};
