@@ -136,7 +136,7 @@ TEST_P(SharedTraceFigures, StepTimeIsOneFigureAndStepsNeverOverlap) {
     }
     // The text report's MFU is the report's.
     if (r.mfu.mfu) {
-        EXPECT_NE(writeTextReport(r).find("MFU " + core::formatPercent(*r.mfu.mfu)), std::string::npos);
+        EXPECT_NE(writeTextReport(r).find("MFU " + core::formatSmallPercent(*r.mfu.mfu)), std::string::npos);
         EXPECT_NEAR(double(doc["mfu"]["mfu"]), *r.mfu.mfu, 1e-6);
     }
 }
