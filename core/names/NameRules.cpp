@@ -122,9 +122,11 @@ bool reductionWords(const Words& k) {
 }
 
 bool elementwiseWords(const Words& k) {
-    return k.hasAny({"elementwise", "pointwise", "relu",   "gelu",  "silu", "sigmoid", "tanh",  "dropout",
-                     "activation",  "unary",     "binary", "clamp", "fill", "axpy",    "saxpy", "daxpy",
-                     "bias",        "where",     "cast",   "add",   "mul",  "div",     "sub"}) ||
+    return k.hasAny({"elementwise", "pointwise",  "relu",   "gelu",   "silu",  "sigmoid", "tanh",
+                     "dropout",     "activation", "unary",  "binary", "clamp", "fill",    "axpy",
+                     "saxpy",       "daxpy",      "bias",   "where",  "cast",  "add",     "mul",
+                     "div",         "sub",        "convert"}) ||  // dtype conversion
+                                                                  // (cudnn::fusion::convert_dq_to_16bits)
            k.pair("multi", "tensor");
 }
 
@@ -319,6 +321,12 @@ KernelNameInfo classifyKernelName(std::string_view kernelName) {
         return info;
     }
     if (k.pair("split", "kreduce")) {  // cuBLAS split-K GEMMs' final reduction of partial sums
+        info.kernelClass = KernelClass::Reduction;
+        return info;
+    }
+    if (k.pair("dot", "do")) {
+        // Attention backward's preprocessing, D = rowsum(dO * O) (cuDNN's compute_dot_do_o,
+        // FlashAttention's dot_do_o): a reduction, not a GEMM for all its "dot".
         info.kernelClass = KernelClass::Reduction;
         return info;
     }

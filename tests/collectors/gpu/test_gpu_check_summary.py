@@ -63,7 +63,7 @@ class ReadsRealCaptures(unittest.TestCase):
 
     def test_analyze_reads_verdict_steps_and_mfu(self):
         a = self.check.analyze(os.path.join(CAPTURES, "gpt-attach.cptrace"))
-        self.assertTrue(a["verdict"].startswith("VERDICT: Mixed compute- and memory-bound"), a)
+        self.assertTrue(a["verdict"].startswith("VERDICT: Memory-bandwidth-bound"), a)
         self.assertTrue(a["steps"].startswith("30 from step marker"), a)
         self.assertRegex(a["mfu"], r"^MFU [0-9.]+ %$")
 

@@ -102,6 +102,27 @@ TEST(BusyComposition, ElementwiseFilledBusyGpuIsMemoryBoundNotComputeBound) {
     }
 }
 
+// A busy GPU whose kernel time is half tensor-core GEMMs, half elementwise: mixed, and the headline
+// stays one line (the classes on each side are the rationale's; it once ran to 300 characters).
+TEST(BusyComposition, HalfGemmHalfElementwiseIsMixedInAOneLineHeadline) {
+    SyntheticJob job;
+    for (int s = 0; s < 4; ++s) {
+        const core::TimestampNs t = SyntheticJob::stepStart(s);
+        job.step(s);
+        for (int k = 0; k < 8; ++k) {
+            const core::TimestampNs start = t + 200'000 + k * 1'200'000;
+            job.launched(k % 2 == 0 ? testutils::kTensorCoreGemm : testutils::kElementwise, start,
+                         start + 1'200'000, 7, start - t);
+        }
+    }
+    auto r = analyze(job.build());
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::ComputeMemoryMixed) << r->headline;
+    EXPECT_TRUE(contains(r->headline, "above the ridge")) << r->headline;
+    EXPECT_TRUE(contains(r->headline, "below it")) << r->headline;
+    EXPECT_LT(r->headline.size(), 180u) << r->headline;
+}
+
 TEST(BusyComposition, GemmFilledBusyGpuIsComputeBoundButNotTheEndStateWithoutMfu) {
     const core::TraceModel model = testutils::computeBoundJob();
     auto r = analyze(model);

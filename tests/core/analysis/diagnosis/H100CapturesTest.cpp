@@ -132,13 +132,14 @@ TEST(H100Captures, EachPairGetsOneVerdictClass) {
         EXPECT_EQ(a->overall.bottleneck, b->overall.bottleneck) << capture << ": " << a->headline << "\n"
                                                                 << kineto << ": " << b->headline;
     }
-    // GPT's kernel time sits on the ridge (46 % above, 45-53 % below): mixed, with both shares.
+    // GPT's kernel time: 44.7 % above the ridge, 55.0 % below (casts to bf16, the fp32 softmax over the
+    // vocabulary, norms, attention backward's dO·O reduction and dQ conversion): memory-bound, medium.
+    // It read mixed (46 % / 53 %) while cuDNN's convert_dq_to_16bits counted as a convolution and
+    // compute_dot_do_o as a GEMM (names, 2026-11-27).
     auto gpt = analyzeFile(testutils::sharedTracePath("h100/gpt-kineto.pt.trace.json.gz"));
     ASSERT_TRUE(gpt);
-    EXPECT_EQ(gpt->overall.bottleneck, Bottleneck::ComputeMemoryMixed) << gpt->headline;
-    EXPECT_NE(gpt->headline.find("above the ridge"), std::string::npos) << gpt->headline;
-    EXPECT_NE(gpt->headline.find("below it"), std::string::npos) << gpt->headline;
-    // One line: the kernel classes on each side are the rationale's (the headline ran to 300 characters).
+    EXPECT_EQ(gpt->overall.bottleneck, Bottleneck::MemoryBandwidth) << gpt->headline;
+    EXPECT_LT(gpt->overall.confidence, 0.75) << gpt->headline;  // the margin is small: medium
     EXPECT_LT(gpt->headline.size(), 180u) << gpt->headline;
 }
 
