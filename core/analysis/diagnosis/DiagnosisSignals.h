@@ -201,6 +201,9 @@ struct DiagnosisSignals {
     // --- Step and model ---
     double stepTimeNs = 0;      // mean step duration (== windowNs for one step)
     std::optional<double> mfu;  // model FLOPs utilization when model FLOPs are known
+    // The device's 16-bit tensor-core peak (BF16, else FP16) over the peak the MFU is measured
+    // against: what mixed precision (R4) moves the MFU's denominator by. 1 when unknown or the same.
+    double halfPrecisionPeakRatio = 1.0;
     std::optional<double> parameterCount;
     std::string architecture;            // "volta", "ampere", "hopper", "cdna", "" when unknown
     double dataLoadingHostFraction = 0;  // host time inside DataLoader ranges / window

@@ -111,7 +111,8 @@ FixContext::Prediction FixContext::dataFix(std::string& basis, std::string& unce
 }
 
 ExpectedGain FixContext::gainOf(Prediction p, bool upperBound, std::string basis, std::string uncertainty,
-                                double peakRatio) const {
+                                const PeakChange& peak) const {
+    const double peakRatio = peak.ratio > 0 ? peak.ratio : 1.0;
     ExpectedGain g;
     g.computed = m_stepNs > 0;
     g.stepTimeBeforeNs = m_stepNs;
@@ -143,8 +144,9 @@ ExpectedGain FixContext::gainOf(Prediction p, bool upperBound, std::string basis
         g.summary += ", MFU " + core::formatSmallPercent(*g.mfuBefore) + " -> " +
                      core::formatSmallPercent(*g.mfuAfter);
         if (peakRatio != 1.0) {
-            // A faster part lowers MFU while it shortens the step: its peak grows more than the step shrinks.
-            g.summary += " of the faster part's " + core::formatFixed(peakRatio, 1) + "x peak";
+            // A larger peak lowers MFU while it shortens the step: it grows more than the step shrinks.
+            g.summary += " of " + (peak.label.empty() ? "a " + core::formatFixed(peakRatio, 1) + "x peak"
+                                                      : peak.label);
         }
     }
     g.summary += " (" + core::formatFixed(g.speedup, 2) + "x)";
@@ -176,9 +178,10 @@ ExpectedGain FixContext::occupancyGain(double savedNs, bool upperBound, const st
 
 // A GPU-side fix saving savedNs (savedLowNs..savedHighNs) of the GPU's path, bounded by the host.
 ExpectedGain FixContext::gpuGain(double savedLowNs, double savedNs, double savedHighNs, bool upperBound,
-                                 const std::string& basis, std::string uncertainty, double peakRatio) const {
+                                 const std::string& basis, std::string uncertainty,
+                                 const PeakChange& peak) const {
     return gainOf(gpuSideFix(savedLowNs, savedNs, savedHighNs), upperBound, basis + hostBoundNote(savedNs),
-                  std::move(uncertainty), peakRatio);
+                  std::move(uncertainty), peak);
 }
 
 // A mixed verdict heads both of its classes.

@@ -27,6 +27,14 @@ inline std::string duration(double ns) {
 }
 }  // namespace fixrules
 
+// A fix that changes the peak the MFU is measured against: a faster part (R13), or tensor cores at
+// 16 bits (R4). The MFU after it is over the new peak: the same FLOPs in a shorter step on a larger
+// denominator, labelled ("of the BF16 tensor-core peak").
+struct PeakChange {
+    double ratio = 1.0;  // new peak / the peak the MFU is measured against now
+    std::string label;   // "the faster part's 2.0x peak"
+};
+
 class FixContext {
 public:
     FixContext(const Verdict& verdict, const DiagnosisSignals& signals, const DiagnosisConfig& config);
@@ -66,10 +74,9 @@ public:
     // the longer of the GPU's path (busy time plus the idle the fix leaves) and the host's (its
     // launch-path work, which stays on the training thread).
     Prediction dataFix(std::string& basis, std::string& uncertainty) const;
-    // peakRatio: the fix moves the job to a part with that many times the peak (R13), so the MFU
-    // after it is over the new peak: the same FLOPs in a shorter step on a larger denominator.
+    // peak: the fix changes the peak the MFU is measured against (PeakChange above).
     ExpectedGain gainOf(Prediction p, bool upperBound, std::string basis, std::string uncertainty,
-                        double peakRatio = 1.0) const;
+                        const PeakChange& peak = {}) const;
     // Host work that launches nothing moved off the step (R15): the host's path shortens with it,
     // so only the GPU's busy time bounds the step.
     ExpectedGain hostIdleGain(double savedNs, bool upperBound, const std::string& basis) const;
@@ -79,7 +86,8 @@ public:
     ExpectedGain occupancyGain(double savedNs, bool upperBound, const std::string& basis) const;
     // A GPU-side fix saving savedNs (savedLowNs..savedHighNs) of the GPU's path, bounded by the host.
     ExpectedGain gpuGain(double savedLowNs, double savedNs, double savedHighNs, bool upperBound,
-                         const std::string& basis, std::string uncertainty, double peakRatio = 1.0) const;
+                         const std::string& basis, std::string uncertainty,
+                         const PeakChange& peak = {}) const;
 
     double share(Bottleneck b) const { return m_v.shareOf(b); }
     // A mixed verdict heads both of its classes.

@@ -11,6 +11,17 @@
 
 namespace chokepoint::analysis::fixrules {
 
+// The peak an MFU is measured against after mixed precision: the device's 16-bit tensor-core one,
+// many times the FP32 peak (V100: 125 against 15.7 TFLOP/s), so the MFU falls while the step shortens.
+PeakChange halfPrecisionPeak(const DiagnosisSignals& s) {
+    if (!(s.halfPrecisionPeakRatio > 1.0)) {
+        return {};
+    }
+    const bool fp16 = s.architecture == "volta" || s.architecture == "turing" || s.architecture == "pascal";
+    return {s.halfPrecisionPeakRatio, std::string(fp16 ? "the FP16" : "the BF16") + " tensor-core peak (" +
+                                          core::formatFixed(s.halfPrecisionPeakRatio, 1) + "x today's)"};
+}
+
 // --- R4 ---
 void mixedPrecision(FixContext& ctx) {
     const DiagnosisSignals& s = ctx.signals();
@@ -57,7 +68,8 @@ void mixedPrecision(FixContext& ctx) {
                              "): tensor-core matmuls are typically 2-3x faster than FP32 ones; weights and "
                              "activations take half the memory",
                          "the tensor-core speedup depends on shapes and alignment: the range assumes 2x to "
-                         "3x on the FP32 matmul/conv time; idle time and other kernels are unchanged");
+                         "3x on the FP32 matmul/conv time; idle time and other kernels are unchanged",
+                         halfPrecisionPeak(s));
     r.costs = "validation of convergence on a representative run; FP32 master weights add 4 B/param";
     // The dtype the device supports: BF16 from Ampere (and CDNA) on, FP16 with loss scaling before
     // (V100 has no BF16); unknown architectures get both, labelled.
@@ -279,7 +291,8 @@ void fasterHardware(FixContext& ctx) {
             core::formatFixed(c.hardwareUpgradePeakRatio, 1) + "x peak: only compute-bound time scales",
         "low end: only half of that time scales (kernels near the ridge become memory-bound "
         "on a faster part)",
-        c.hardwareUpgradePeakRatio);
+        {c.hardwareUpgradePeakRatio,
+         "the faster part's " + core::formatFixed(c.hardwareUpgradePeakRatio, 1) + "x peak"});
     r.costs = "hardware cost; or reduce O: fewer tokens, pruning, distillation";
     r.risks = "memory-bound kernels do not speed up with peak FLOP/s";
     r.pytorchChange = FixContext::snippet("r13_hardware");

@@ -745,6 +745,15 @@ private:
         if (m_c.modelFlopsPerStep && m_c.peakFlopsPerSecond > 0 && s.stepTimeNs > 0) {
             s.mfu = *m_c.modelFlopsPerStep / (m_c.peakFlopsPerSecond * s.stepTimeNs * 1e-9);
         }
+        if (m_c.device != nullptr && m_c.peakFlopsPerSecond > 0) {
+            double half = m_c.device->peakFlopsPerSecond(Precision::BF16);
+            if (!(half > 0)) {
+                half = m_c.device->peakFlopsPerSecond(Precision::FP16);  // V100, T4: no BF16
+            }
+            if (half > 0) {
+                s.halfPrecisionPeakRatio = half / m_c.peakFlopsPerSecond;
+            }
+        }
     }
 
     double dataLoadingNs(std::int32_t stepIndex) const {

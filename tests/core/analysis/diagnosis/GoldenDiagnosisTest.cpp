@@ -56,6 +56,19 @@ TEST(Golden, T03_MixedPrecisionMovesPeak) {
     const Recommendation* r4 = plan.find("R4");
     ASSERT_NE(r4, nullptr);
     EXPECT_EQ(r4->term, IronLawTerm::PeakThroughput);
+    // T03: the peak moves, so the MFU after the fix is over the 16-bit tensor-core peak (a V100's
+    // 125 TFLOP/s against FP32's 15.7): it falls while the step shortens. It read "37.8 % -> 50.5 %"
+    // against the FP32 peak on rn50-nw4.
+    s.mfu = 0.378;
+    s.architecture = "volta";
+    s.halfPrecisionPeakRatio = 125.0 / 15.7;
+    const Recommendation* moved = recommendFixes(classifyWindow(s), s).find("R4");
+    ASSERT_NE(moved, nullptr);
+    ASSERT_TRUE(moved->gain.mfuAfter && moved->gain.mfuBefore);
+    EXPECT_LT(*moved->gain.mfuAfter, *moved->gain.mfuBefore);
+    EXPECT_NEAR(*moved->gain.mfuAfter, 0.378 * moved->gain.speedup / (125.0 / 15.7), 1e-9);
+    EXPECT_NE(moved->gain.summary.find("of the FP16 tensor-core peak"), std::string::npos)
+        << moved->gain.summary;
 }
 
 TEST(Golden, T13_FusedLnSoftmaxFixFamily) {
