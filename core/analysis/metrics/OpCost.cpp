@@ -411,6 +411,15 @@ OpCostEstimate estimateOpCost(std::string_view opName, std::string_view inputSha
             est.precision = p;
         }
     }
+    // A matrix op runs in its operands' dtype: an fp32 side input (attention backward's logsumexp,
+    // an fp32 bias) does not make bf16 tensor-core math FP32.
+    auto operandPrecision = [&](std::size_t operand) {
+        if (operand < types.size()) {
+            if (std::optional<Precision> p = precisionOfType(types[operand])) {
+                est.precision = p;
+            }
+        }
+    };
     auto done = [&](double flops, double bytes, std::string formula) {
         est.known = flops > 0;
         est.flops = flops;
@@ -426,6 +435,7 @@ OpCostEstimate estimateOpCost(std::string_view opName, std::string_view inputSha
                     "mm 2·M·N·K");
     }
     if (op == "addmm" && rank(1) == 2 && rank(2) == 2) {
+        operandPrecision(1);  // mat1; the bias may be kept in fp32
         double m = dim(1, 0), k = dim(1, 1), n = dim(2, 1);
         return done(2 * m * n * k + m * n,
                     tensorBytes(s, types, 0) + tensorBytes(s, types, 1) + tensorBytes(s, types, 2) +
@@ -517,6 +527,7 @@ OpCostEstimate estimateOpCost(std::string_view opName, std::string_view inputSha
         double sk = static_cast<double>(bshd ? k[1] : k[2]);
         double d = static_cast<double>(q[3]);
         double dv = rank(2) == 4 ? static_cast<double>(s[2][3]) : d;
+        operandPrecision(0);  // q
         double flops = 2 * b * h * sq * sk * d + 2 * b * h * sq * sk * dv;
         double bytes = tensorBytes(s, types, 0) + tensorBytes(s, types, 1) + tensorBytes(s, types, 2) +
                        b * h * sq * dv * elemSize(types, 0);

@@ -280,6 +280,26 @@ TEST(OpCost, ConvolutionOutputsSeenTwiceDifferentlyAreNotUsed) {
     EXPECT_DOUBLE_EQ(conv.flops, 2.0 * 8 * 64 * 56 * 56 * 64 * 9);
 }
 
+// A matrix op runs in its operands' dtype: an fp32 side input does not make it FP32 (gpt-kineto's
+// cuDNN attention backward, whose logsumexp is fp32, was measured against the TF32 roof).
+TEST(OpCost, MatrixOpsTakeTheirOperandsPrecision) {
+    const OpCostEstimate addmm =
+        estimateOpCost("aten::addmm", "[[4096], [8, 1024], [1024, 4096], [], []]",
+                       R"(["float", "c10::BFloat16", "c10::BFloat16", "Scalar", "Scalar"])");
+    ASSERT_TRUE(addmm.known);
+    EXPECT_EQ(addmm.precision, Precision::BF16);
+    const OpCostEstimate attention = estimateOpCost(
+        "aten::_scaled_dot_product_flash_attention_backward",
+        "[[16, 16, 1024, 64], [16, 16, 1024, 64], [16, 16, 1024, 64], [16, 16, 1024, 64], [16, 16, 1024]]",
+        R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "float"])");
+    ASSERT_TRUE(attention.known);
+    EXPECT_EQ(attention.precision, Precision::BF16);
+    // Elementwise ops keep the widest input: an fp32 operand makes the math fp32.
+    const OpCostEstimate add =
+        estimateOpCost("aten::add", "[[64, 64], [64, 64], []]", R"(["c10::BFloat16", "float", "Scalar"])");
+    EXPECT_EQ(add.precision, Precision::FP32);
+}
+
 TEST(OpCost, NoShapesNoCosts) {
     TraceBuilder b;
     b.cpuOp("aten::mm", 0, 10);
