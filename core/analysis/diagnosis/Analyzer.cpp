@@ -271,7 +271,9 @@ void computeMfu(AnalysisReport& r, const core::TraceModel& model, const Analysis
             "(Analysis Settings; in the CLI --model-flops, or --params and --tokens-per-step).";
         // Shapes that cover little of the kernel time miss most of the work: the estimate is then
         // no upper bound (hta-trace-diff-test: 8 % of the kernel time counted, "MFU 1.4 %").
-        if (counted.kernelTimeShare < kShapesCoverTheWork) {
+        if (counted.kernelTimeShare < kShapesCoverTooLittle) {
+            // The MFU is withheld below (ShapesCoverTooLittle), with its reason: no warning about it.
+        } else if (counted.kernelTimeShare < kShapesCoverTheWork) {
             mfu.warnings.push_back(
                 "Model FLOPs estimated from recorded shapes count the ops behind only " +
                 pct(counted.kernelTimeShare) +

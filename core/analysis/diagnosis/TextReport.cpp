@@ -148,8 +148,10 @@ std::string utilizationLines(const AnalysisReport& r, const std::string& prefix)
                std::string(toString(m.precision)) + " (" + m.precisionReason + ")\n";
     }
     if (m.modelFlopsPerStep > 0) {
+        // A withheld MFU's FLOPs are the figure it distrusts: said, so nobody divides by them.
         out += prefix + "O_model per step: " + core::formatFlops(m.modelFlopsPerStep) + " (" +
-               (m.sourceNote.empty() ? std::string(toString(m.source)) : m.sourceNote) + ")\n";
+               (m.sourceNote.empty() ? std::string(toString(m.source)) : m.sourceNote) +
+               (!m.mfu && m.impossibleMfu ? "; not used: the MFU above is withheld" : "") + ")\n";
     }
     out +=
         prefix + "reference: production 30-50 % MFU, practical ceiling 55-65 %; PaLM 46.2 %, GPT-3 ~45 %\n";
