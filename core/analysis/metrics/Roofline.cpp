@@ -112,8 +112,8 @@ RooflinePoint makePoint(Accum& acc, RooflinePoint::Kind kind, std::string label,
             // cuDNN's Winograd runs its batched products as GEMM kernels: their op's class decides.
             const KernelClass reasonClass =
                 acc.convolutionOpNs * 2 > acc.timeNs ? KernelClass::Convolution : kernelClass;
-            p.aboveRoofReason =
-                aboveRoofReason(reasonClass, fp32OnTensorCores, acc.sharedOpNs * 2 > acc.timeNs);
+            p.aboveRoofReason = aboveRoofReason(reasonClass, fp32OnTensorCores,
+                                                acc.sharedOpNs * 2 > acc.timeNs, p.memoryBound);
         }
     }
     // Only the longest maxIds are kept: a partial sort keeps this linear in the class size.
@@ -137,7 +137,14 @@ bool isConvolutionOp(std::string_view opName) {
 
 }  // namespace
 
-std::string aboveRoofReason(KernelClass kernelClass, bool fp32OnTensorCores, bool sharedOp) {
+std::string aboveRoofReason(KernelClass kernelClass, bool fp32OnTensorCores, bool sharedOp,
+                            bool memoryBound) {
+    if (memoryBound) {
+        // Under the memory roof the bytes decide: the estimate reads every input and writes the
+        // output once, more than reaches HBM when an op works in place, fuses or hits in cache.
+        return "above the memory roof: the bytes counted from the shapes (each input read and the output "
+               "written once) exceed what reached memory (an in-place or fused op, or reuse in cache)";
+    }
     if (kernelClass == KernelClass::Convolution) {
         return "above its roof: the convolution likely uses Winograd or FFT, which do fewer FLOPs than the "
                "direct formula counts";

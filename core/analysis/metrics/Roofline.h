@@ -31,10 +31,12 @@ struct RooflineCeiling {
     bool tensorCore = false;
 };
 
-// Why a point can sit above its roof, most specific first: a convolution computed with fewer FLOPs
-// than the direct formula (Winograd, FFT), FP32-recorded math that ran on tensor cores, or an op
-// whose shape-based FLOPs were split over its kernels by time.
-std::string aboveRoofReason(KernelClass kernelClass, bool fp32OnTensorCores, bool sharedOp);
+// Why a point can sit above its roof, most specific first: under the memory roof, bytes counted
+// that never reached memory; a convolution computed with fewer FLOPs than the direct formula
+// (Winograd, FFT), FP32-recorded math that ran on tensor cores, or an op whose shape-based FLOPs
+// were split over its kernels by time.
+std::string aboveRoofReason(KernelClass kernelClass, bool fp32OnTensorCores, bool sharedOp,
+                            bool memoryBound = false);
 
 // The ridge point, peak / bandwidth (FLOP/byte; 0 without a bandwidth): kernels whose arithmetic
 // intensity is below it are memory-bound (Williams et al., Roofline, CACM 2009). The one ridge.

@@ -111,13 +111,14 @@ void RooflinePage::setReport(std::shared_ptr<const analysis::AnalysisReport> rep
     const auto above = std::count_if(roofline.points.begin(), roofline.points.end(),
                                      [](const analysis::RooflinePoint& p) { return p.aboveRoof; });
     if (above > 0) {
-        m_caption->setText(
-            m_caption->text() +
-            tr(" <b style='color:%1'>%n point(s) sit above their roof (red ×):</b> their FLOPs "
-               "are over-estimated, not faster than the hardware; the tooltip gives the likely "
-               "reason.",
-               nullptr, static_cast<int>(above))
-                .arg(cssColor(themeColors(palette()).error)));
+        const QString count =
+            above == 1 ? tr("1 point sits above its roof") : tr("%1 points sit above their roof").arg(above);
+        m_caption->setText(m_caption->text() +
+                           tr(" <b style='color:%1'>%2 (red ×):</b> the shape-based estimate is off "
+                              "(more FLOPs counted than ran, as with Winograd convolutions, or more "
+                              "bytes than reached memory), not the hardware beaten; the tooltip gives "
+                              "the likely reason.")
+                               .arg(cssColor(themeColors(palette()).error), count));
     }
     for (int dot = 0; dot < static_cast<int>(m_pointIndex.size()); ++dot) {
         const analysis::RooflinePoint& p =

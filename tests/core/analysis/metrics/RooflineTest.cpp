@@ -131,6 +131,28 @@ TEST(Roofline, AGemmKernelOfAConvolutionAboveItsRoofIsWinograd) {
     EXPECT_EQ(above, 3);  // the class, the kernel and the op
 }
 
+// Under the memory roof, bytes decide: an elementwise point above it has bytes counted that never
+// reached memory (in place, fused, or cached), not FLOPs over-counted.
+TEST(Roofline, AMemoryBoundPointAboveItsRoofBlamesTheBytes) {
+    TraceBuilder b;
+    b.range("ProfilerStep#1", 0, 1'000'000);
+    // 3 x 8192² x 4 B = 805 MB in 100 us: 8 TB/s against a 2 TB/s roof.
+    b.cpuOp("aten::add", 0, 100, 1, "[[8192, 8192], [8192, 8192]]", R"(["float", "float"])");
+    b.apiCall("cudaLaunchKernel", 10, 20, 1);
+    b.kernel("void at::native::vectorized_elementwise_kernel<4, add>", 1'000, 101'000, 0, 7, 1);
+    core::TraceModel model = b.build();
+    const KernelStatsResult kernels = computeKernelStats(model);
+    const DeviceSpec device = a100();
+    const RooflineResult r = computeRoofline(model, kernels, attributeOpCosts(model, &kernels.kernelClass),
+                                             detectSteps(model), {}, &device);
+    ASSERT_FALSE(r.points.empty());
+    for (const RooflinePoint& p : r.points) {
+        EXPECT_TRUE(p.aboveRoof) << p.label;
+        EXPECT_TRUE(p.memoryBound) << p.label;
+        EXPECT_NE(p.aboveRoofReason.find("memory roof"), std::string::npos) << p.aboveRoofReason;
+    }
+}
+
 TEST(Roofline, WithoutDeviceNoCeilings) {
     core::TraceModel model = twoOpTrace();
     KernelStatsResult kernels = computeKernelStats(model);
