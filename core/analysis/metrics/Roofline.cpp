@@ -142,7 +142,8 @@ std::string aboveRoofReason(KernelClass kernelClass, bool fp32OnTensorCores, boo
     if (memoryBound) {
         // Under the memory roof the bytes decide: the estimate reads every input and writes the
         // output once, more than reaches HBM when an op works in place, fuses or hits in cache.
-        return "above the memory roof: the bytes counted from the shapes (each input read and the output "
+        return "above its roof, the memory one: the bytes counted from the shapes (each input read and the "
+               "output "
                "written once) exceed what reached memory (an in-place or fused op, or reuse in cache)";
     }
     if (kernelClass == KernelClass::Convolution) {
