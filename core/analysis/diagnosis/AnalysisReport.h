@@ -232,4 +232,8 @@ struct AnalysisReport {
 // report shows the sentence once.
 bool rationaleRepeatsHeadline(const AnalysisReport& report);
 
+// The overall verdict's name as every output shows it: "No GPU timeline" for a counter-mode trace
+// (kernels ran, the profiler recorded counters only), where the class is NoGpuActivity.
+std::string verdictDisplayName(const AnalysisReport& report);
+
 }  // namespace chokepoint::analysis

@@ -1036,4 +1036,12 @@ core::Result<std::shared_ptr<const AnalysisReport>> analyzeTrace(
     return analyzeInScope(ref, options, std::move(model));
 }
 
+std::string verdictDisplayName(const AnalysisReport& report) {
+    if (report.overall.bottleneck == Bottleneck::NoGpuActivity && report.model &&
+        report.model->stats.counterModeRecords() > 0) {
+        return "No GPU timeline";
+    }
+    return std::string(displayName(report.overall.bottleneck));
+}
+
 }  // namespace chokepoint::analysis

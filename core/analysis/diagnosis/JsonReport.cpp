@@ -94,10 +94,10 @@ private:
     bool m_afterKey = false;
 };
 
-void writeVerdict(Json& j, const Verdict& v) {
+void writeVerdict(Json& j, const Verdict& v, const std::string& shownName = {}) {
     j.beginObject();
     j.key("class").str(toString(v.bottleneck));
-    j.key("displayName").str(displayName(v.bottleneck));
+    j.key("displayName").str(shownName.empty() ? std::string(displayName(v.bottleneck)) : shownName);
     j.key("axis").str(toString(v.axis));
     j.key("confidence").num(v.confidence);
     j.key("confidenceLabel").str(v.confidenceLabel());
@@ -350,7 +350,7 @@ std::string writeJsonReport(const AnalysisReport& r) {
     j.key("startUpOnly").boolean(r.startUpOnly);
     j.key("startUpReason").str(r.startUpReason);
     j.key("verdict");
-    writeVerdict(j, r.overall);
+    writeVerdict(j, r.overall, verdictDisplayName(r));
 
     j.key("mfu").beginObject();
     j.key("source").str(toString(r.mfu.source));

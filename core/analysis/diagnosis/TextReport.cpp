@@ -238,12 +238,8 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
            describeStepTimes(r.metrics.stepTimes) + "\n\n";
 
     // Counter mode ran kernels but recorded no timeline: "No GPU activity" would contradict the line below.
-    const bool counterMode = r.overall.bottleneck == Bottleneck::NoGpuActivity && r.model &&
-                             r.model->stats.counterModeRecords() > 0;
-    out += "VERDICT: " +
-           (counterMode ? std::string("No GPU timeline") : std::string(displayName(r.overall.bottleneck))) +
-           "  (confidence " + std::string(r.overall.confidenceLabel()) + ", " +
-           core::formatFixed(r.overall.confidence, 2) + ")\n";
+    out += "VERDICT: " + verdictDisplayName(r) + "  (confidence " + std::string(r.overall.confidenceLabel()) +
+           ", " + core::formatFixed(r.overall.confidence, 2) + ")\n";
     out += "  " + r.headline + "\n";
     if (!rationaleRepeatsHeadline(r)) {
         out += "  why: " + r.overall.rationale + "\n";
@@ -400,7 +396,7 @@ std::string writeMarkdownReport(const AnalysisReport& r) {
     out += "- **Steps:** " + std::to_string(r.metrics.steps.steps.size()) + " (" +
            std::string(toString(r.metrics.steps.source)) + "); step time " +
            describeStepTimes(r.metrics.stepTimes) + "\n\n";
-    out += "## Verdict: " + std::string(displayName(r.overall.bottleneck)) + "\n\n";
+    out += "## Verdict: " + verdictDisplayName(r) + "\n\n";
     out += "> " + r.headline + "\n\n";
     out += "Confidence: " + std::string(r.overall.confidenceLabel()) + " (" +
            core::formatFixed(r.overall.confidence, 2) + ")." +

@@ -83,6 +83,13 @@ TEST(CliAnalyze, ACounterModeTraceSaysKernelsRanWithoutATimeline) {
         << result.out;
     EXPECT_EQ(result.out.find("Nothing ran on a GPU"), std::string::npos) << result.out;
     EXPECT_NE(result.out.find("VERDICT: No GPU timeline"), std::string::npos) << result.out;
+    // The JSON and the Markdown name it the same (the JSON said "No GPU activity").
+    CliResult json = runCli("analyze " + path + " --format json");
+    EXPECT_NE(json.out.find("\"displayName\":\"No GPU timeline\""), std::string::npos)
+        << json.out.substr(0, 2000);
+    CliResult markdown = runCli("analyze " + path + " --format markdown");
+    EXPECT_NE(markdown.out.find("## Verdict: No GPU timeline"), std::string::npos)
+        << markdown.out.substr(0, 2000);
 }
 
 TEST(CliAnalyze, AnalyzesASharedTraceInEveryFormat) {
