@@ -79,9 +79,13 @@ std::string measuredNextBottleneck(const Verdict& v, const FixPlan& plan) {
         return {};
     }
     constexpr double kMeasurableShare = 0.01;
+    // A fix on the peak (R4's tensor cores, R13's faster part) works on compute-bound kernel time
+    // whatever class it is listed under: that time is not "left as it is".
+    const bool actsOnCompute = first.term == IronLawTerm::PeakThroughput;
     const ConstraintShare* next = nullptr;
     for (const ConstraintShare& share : v.shares) {
         if (share.bottleneck == v.bottleneck || share.bottleneck == first.target ||
+            (actsOnCompute && share.bottleneck == Bottleneck::Compute) ||
             share.bottleneck == Bottleneck::Undetermined || share.bottleneck == Bottleneck::NoGpuActivity ||
             share.shareOfWindow < kMeasurableShare) {
             continue;
