@@ -227,11 +227,11 @@ RooflineChartData rooflineFromReport(const analysis::AnalysisReport& report, std
                 QObject::tr(
                     "\n⚠ %1 (the estimate gives %2 of attainable; the kernel cannot exceed "
                     "100 %)")
-                    .arg(QString::fromStdString(p.aboveRoofReason), percentText(p.fractionOfAttainable));
+                    .arg(QString::fromStdString(p.aboveRoofReason), smallPercentText(p.fractionOfAttainable));
         } else if (p.attainableFlopsPerSecond > 0) {
             dot.tooltip +=
                 QObject::tr("\n%1 of attainable, %2")
-                    .arg(percentText(p.fractionOfAttainable),
+                    .arg(smallPercentText(p.fractionOfAttainable),
                          p.memoryBound ? QObject::tr("memory-bound") : QObject::tr("compute-bound"));
         }
         data.dots.push_back(std::move(dot));

@@ -126,6 +126,10 @@ QString percentText(double fraction) {
     return QString::fromStdString(core::formatPercent(fraction));
 }
 
+QString smallPercentText(double fraction) {
+    return QString::fromStdString(core::formatSmallPercent(fraction));
+}
+
 QString modelText(const core::TraceModel* model, core::StringId id) {
     return model != nullptr ? QString::fromUtf8(model->text(id)) : QString();
 }

@@ -28,5 +28,7 @@ using analysis::evidenceRange;
 // "61.2 ms" etc. from a double of nanoseconds.
 QString durationText(double ns);
 QString percentText(double fraction);
+// Two significant digits below 0.1 % (core::formatSmallPercent): a roofline point at 0.004 % of its roof.
+QString smallPercentText(double fraction);
 
 }  // namespace chokepoint::ui

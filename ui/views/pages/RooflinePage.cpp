@@ -136,7 +136,7 @@ void RooflinePage::setReport(std::shared_ptr<const analysis::AnalysisReport> rep
                 return item(tr("—"), -1.0);
             }
             QStandardItem* i = item(point.aboveRoof ? tr("above its roof: estimate off")
-                                                    : percentText(point.fractionOfAttainable),
+                                                    : smallPercentText(point.fractionOfAttainable),
                                     point.fractionOfAttainable);
             if (point.aboveRoof) {
                 i->setForeground(errorInk);
