@@ -209,6 +209,24 @@ TEST_P(SharedTraceFigures, RooflinePointsAboveTheirRoofAreFlaggedAndKernelThroug
     }
 }
 
+// "The GPU idles X % of each step" is one figure wherever the verdict says it: bert-small's headline
+// read 71.5 % (launch dispatch, the activity it names) and its rationale 72.1 % (dispatch and sync).
+TEST_P(SharedTraceFigures, TheHeadlineAndTheRationaleGiveOneIdleFigure) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, GetParam());
+    const Analyzed a = analyzeFile(path);
+    ASSERT_TRUE(a.report);
+    auto idleFigure = [](const std::string& text) {
+        const std::size_t at = text.find("idles ");
+        const std::size_t end = at == std::string::npos ? at : text.find(" of each step", at);
+        return end == std::string::npos ? std::string() : text.substr(at + 6, end - at - 6);
+    };
+    const std::string inHeadline = idleFigure(a.report->headline);
+    const std::string inRationale = idleFigure(a.report->overall.rationale);
+    if (!inHeadline.empty() && !inRationale.empty()) {
+        EXPECT_EQ(inHeadline, inRationale) << a.report->headline << "\n" << a.report->overall.rationale;
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllTraces, SharedTraceFigures, ::testing::ValuesIn(kTraces),
                          [](const ::testing::TestParamInfo<const char*>& param) {
                              std::string name = param.param;
