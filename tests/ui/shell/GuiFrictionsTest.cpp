@@ -34,6 +34,7 @@
 #include "ui/views/job/StragglerPanel.h"
 #include "ui/views/pages/ComparePage.h"
 #include "ui/views/pages/DiagnosisPage.h"
+#include "ui/views/pages/FixesPage.h"
 #include "ui/views/timeline/TimelinePage.h"
 #include "ui/views/timeline/TimelineWidget.h"
 // After the ui headers: they read core's reports with Qt's `signals` macro suspended.
@@ -388,6 +389,36 @@ TEST(GuiFrictions, DiagnosisTextNamesNoCliFlagsOrFormulaSymbols) {
     if (all.contains(QStringLiteral("--model-flops"))) {
         EXPECT_TRUE(all.contains(QStringLiteral("Analysis Settings"))) << all.toStdString();
     }
+}
+
+// A label under its own heading does not repeat the heading: "Why no MFU: MFU not shown: ..." and
+// "at most: ... (1.50x) (upper bound)" each said a thing twice.
+TEST(GuiFrictions, HeadingsAreNotRepeatedByTheirText) {
+    testutils::guiApp();
+    auto report = std::make_shared<analysis::AnalysisReport>(*testutils::buildDataBoundReport());
+    report->mfu.impossibleMfu = 0.00015;
+    report->mfu.mfu.reset();
+    report->mfu.impossibleReason =
+        "MFU not shown: the recorded shapes account for only 7.9 % of the kernel time";
+    ASSERT_FALSE(report->fixes.recommendations.empty());
+    report->fixes.recommendations.front().gain.upperBound = true;
+    report->fixes.recommendations.front().gain.summary = "at most: step time 10.0 ms -> 6.00 ms (1.67x)";
+    DiagnosisPage page;
+    page.resize(1400, 1000);
+    page.setReport(report, testutils::buildDataBoundTrace());
+    QApplication::processEvents();
+    QString all;
+    for (QLabel* label : page.findChildren<QLabel*>()) {
+        all += label->text() + QLatin1Char('\n');
+    }
+    EXPECT_TRUE(all.contains(QStringLiteral("Why no MFU:</b> The recorded shapes account")))
+        << all.toStdString();
+    FixesPage fixes;
+    fixes.setReport(report);
+    fixes.selectFix(0);
+    EXPECT_TRUE(fixes.detailsText().contains(QStringLiteral("at most"))) << fixes.detailsText().toStdString();
+    EXPECT_FALSE(fixes.detailsText().contains(QStringLiteral("(upper bound)")))
+        << fixes.detailsText().toStdString();
 }
 
 // --- The job heatmap -----------------------------------------------------------------------------------

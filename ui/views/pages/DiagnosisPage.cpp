@@ -463,8 +463,16 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
                             QString::fromStdString(mfu.precisionReason).toHtmlEscaped());
     }
     if (mfu.impossibleMfu) {
-        mfuText += tr("<br/><b>Why no MFU:</b> %1")
-                       .arg(QString::fromStdString(mfu.impossibleReason).toHtmlEscaped());
+        // The reason opens with "MFU not shown: " (the CLI's line): under "Why no MFU" that is said.
+        QString reason = QString::fromStdString(mfu.impossibleReason);
+        const QString shown = QStringLiteral("MFU not shown: ");
+        if (reason.startsWith(shown)) {
+            reason.remove(0, shown.size());
+        }
+        if (!reason.isEmpty()) {
+            reason[0] = reason[0].toUpper();
+        }
+        mfuText += tr("<br/><b>Why no MFU:</b> %1").arg(reason.toHtmlEscaped());
     }
     m_mfuText->setText(mfuText);
     m_settingsStrip->setReport(&r);

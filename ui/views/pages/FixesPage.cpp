@@ -167,7 +167,10 @@ void FixesPage::showFix(int index) {
                 .arg(bottleneckName(fix.target).toHtmlEscaped(), percentText(fix.targetShare),
                      QString::fromUtf8(analysis::toString(fix.term)).toHtmlEscaped());
     html += tr("<p><b>Expected gain:</b> %1%2</p>")
-                .arg(qs(fix.gain.summary), fix.gain.upperBound ? tr(" (upper bound)") : QString());
+                // The summary opens with "at most:" for an upper bound already.
+                .arg(qs(fix.gain.summary), fix.gain.upperBound && fix.gain.summary.rfind("at most", 0) != 0
+                                               ? tr(" (upper bound)")
+                                               : QString());
     if (!fix.sameGainAs.empty()) {
         html += tr("<p><b>The same time %1 removes:</b> both fixes end the same wait or work, so their gains "
                    "do not add up; apply the one that fits the cause you see, then re-profile.</p>")
