@@ -700,8 +700,9 @@ StepsResult detectSteps(const core::TraceModel& model, const StepDetectionOption
         if (result.queuedSteps > 0) {
             result.note +=
                 "; " + std::to_string(result.queuedSteps) +
-                (result.queuedSteps == 1 ? " step starts" : " steps start") +
-                " when the GPU finished the work queued before them (the host ran ahead of the GPU)";
+                (result.queuedSteps == 1 ? " step starts when the GPU finished the work queued before it"
+                                         : " steps start when the GPU finished the work queued before them") +
+                " (the host ran ahead of the GPU)";
         }
     }
     // Stretched steps tile the time line: GPU work that runs past the next step's start (the GPU
