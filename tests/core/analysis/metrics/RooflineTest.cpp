@@ -149,7 +149,8 @@ TEST(Roofline, AMemoryBoundPointAboveItsRoofBlamesTheBytes) {
     for (const RooflinePoint& p : r.points) {
         EXPECT_TRUE(p.aboveRoof) << p.label;
         EXPECT_TRUE(p.memoryBound) << p.label;
-        EXPECT_NE(p.aboveRoofReason.find("the memory one: the bytes"), std::string::npos) << p.aboveRoofReason;
+        EXPECT_NE(p.aboveRoofReason.find("the memory one: the bytes"), std::string::npos)
+            << p.aboveRoofReason;
     }
 }
 
