@@ -62,7 +62,9 @@ TEST(Golden, T03_MixedPrecisionMovesPeak) {
     s.mfu = 0.378;
     s.architecture = "volta";
     s.halfPrecisionPeakRatio = 125.0 / 15.7;
-    const Recommendation* moved = recommendFixes(classifyWindow(s), s).find("R4");
+    // The plan must outlive the pointer find() returns into it.
+    const FixPlan movedPlan = recommendFixes(classifyWindow(s), s);
+    const Recommendation* moved = movedPlan.find("R4");
     ASSERT_NE(moved, nullptr);
     ASSERT_TRUE(moved->gain.mfuAfter && moved->gain.mfuBefore);
     EXPECT_LT(*moved->gain.mfuAfter, *moved->gain.mfuBefore);
