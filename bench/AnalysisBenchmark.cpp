@@ -144,7 +144,7 @@ core::TraceModel makeSynthetic(int steps) {
                  {std::tuple{addmm, gemmKernel, shapesMm, typesMm, 30'000},
                   {gelu, geluKernel, shapesGelu, typesGelu, 5'000}}) {
                 m.cpuOps.add(
-                    {t, t + 12'000, main, op, core::CpuOpCategory::Operator, shapes, types, 0, 0, {}});
+                    {t, t + 12'000, main, op, core::CpuOpCategory::Operator, shapes, types, 0, 0, {}, {}});
                 std::int64_t corr = addLaunch(main, t + 5'000, launch);
                 gpu = std::max(gpu, t + 10'000) + (l % 5) * 1'000;
                 addKernel(kernel, gpu, dur, 7, corr);
@@ -153,7 +153,8 @@ core::TraceModel makeSynthetic(int steps) {
             }
         }
         for (int l = 0; l < layers; ++l) {  // backward on the autograd thread
-            m.cpuOps.add({t, t + 30'000, autograd, back, core::CpuOpCategory::Operator, {}, {}, 0, 0, {}});
+            m.cpuOps.add(
+                {t, t + 30'000, autograd, back, core::CpuOpCategory::Operator, {}, {}, 0, 0, {}, {}});
             m.cpuOps.add({t + 2'000,
                           t + 28'000,
                           autograd,
@@ -163,6 +164,7 @@ core::TraceModel makeSynthetic(int steps) {
                           typesMm,
                           0,
                           0,
+                          {},
                           {}});
             for (int k = 0; k < 2; ++k) {
                 std::int64_t corr = addLaunch(autograd, t + 5'000 + k * 10'000, launch);
@@ -175,7 +177,7 @@ core::TraceModel makeSynthetic(int steps) {
             }
             t += 32'000;
         }
-        m.cpuOps.add({t, t + 50'000, main, opt, core::CpuOpCategory::Operator, {}, {}, 0, 0, {}});
+        m.cpuOps.add({t, t + 50'000, main, opt, core::CpuOpCategory::Operator, {}, {}, 0, 0, {}, {}});
         for (int k = 0; k < 4; ++k) {
             std::int64_t corr = addLaunch(main, t + 5'000 + k * 10'000, launch);
             gpu = std::max(gpu, t + 10'000 + k * 10'000);

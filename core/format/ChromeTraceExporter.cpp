@@ -546,6 +546,11 @@ private:
                     argStr("Input type", m_model.text(t.inputTypes[i]));
                 }
             }
+            if (t.concreteInputs[i].valid() && !m_model.text(t.concreteInputs[i]).empty() &&
+                isJsonArray(t.concreteInputs[i])) {
+                argKey("Concrete Inputs");
+                m_out.raw(m_model.text(t.concreteInputs[i]));
+            }
             endArgs();
             end();
         }

@@ -65,7 +65,7 @@ void reserveRows(TraceModel& m, const pb::Footer& hint, std::uint64_t limit) {
         r.depth, r.parent);
     CpuOpTable& o = m.cpuOps;
     all(n(hint.cpu_ops()), o.startNs, o.endNs, o.thread, o.name, o.category, o.inputShapes, o.inputTypes,
-        o.externalId, o.depth, o.parent);
+        o.concreteInputs, o.externalId, o.depth, o.parent);
     m.stackSamples.reserve(n(hint.stack_samples()));
 }
 
@@ -353,7 +353,7 @@ void ChunkColumnsDecoder::cpuOps(const pb::CpuOpColumns& c) {
               CPTRACE_CHECK_COLUMN(t, name) && CPTRACE_CHECK_COLUMN(t, category) &&
               CPTRACE_CHECK_COLUMN(t, input_shapes) && CPTRACE_CHECK_COLUMN(t, input_types) &&
               CPTRACE_CHECK_COLUMN(t, external_id_delta) && CPTRACE_CHECK_COLUMN(t, depth) &&
-              CPTRACE_CHECK_COLUMN(t, parent);
+              CPTRACE_CHECK_COLUMN(t, parent) && CPTRACE_CHECK_COLUMN(t, concrete_inputs);
     if (!ok) {
         return;
     }
@@ -371,6 +371,7 @@ void ChunkColumnsDecoder::cpuOps(const pb::CpuOpColumns& c) {
         r.category = enumValue<CpuOpCategory>(at(c.category(), i), 2, t, "category");
         r.inputShapes = str(at(c.input_shapes(), i), t);
         r.inputTypes = str(at(c.input_types(), i), t);
+        r.concreteInputs = str(at(c.concrete_inputs(), i), t);
         r.externalId = external;
         r.depth = depth(at(c.depth(), i), t);
         r.parent = link<CpuOpId>(parent, at(c.parent(), i), t);

@@ -591,6 +591,8 @@ std::string CptraceChunkEncoder::encodeSlice(const TraceModel& model, const Slic
         putUnsignedColumn(cols, scratch, 9, w.begin, w.end,
                           [&](std::size_t i) { return std::uint32_t{t.depth[i]}; });
         putLinks(cols, scratch, 10, t.parent, w.begin, w.end, offset(before.cpuOps));
+        putUnsignedColumn(cols, scratch, 11, w.begin, w.end,
+                          [&](std::size_t i) { return str(t.concreteInputs[i]); });
         endTable(6, 10);
         m_rows.cpuOps += w.end - w.begin;
     }

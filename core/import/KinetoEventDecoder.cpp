@@ -308,6 +308,8 @@ error_code decodeArgs(value& v, KinetoEvent& e, KinetoModelBuilder& issues) {
                     err = readString(fv, e.collectiveName, "Collective name", issues);
                 } else if (keyIs(k, "Comms Id")) {
                     err = readUint64(fv, e.hasCommsId, e.commsId, "Comms Id", issues);
+                } else if (keyIs(k, "Concrete Inputs")) {
+                    err = readRawArray(fv, e.concreteInputs);
                 }
                 break;
             case 'd':

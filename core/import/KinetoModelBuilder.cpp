@@ -701,6 +701,9 @@ void KinetoModelBuilder::addComplete(const KinetoEvent& e, Kind kind, std::uint6
             if (!e.inputTypes.empty()) {
                 row.inputTypes = intern(e.inputTypes);
             }
+            if (!e.concreteInputs.empty()) {
+                row.concreteInputs = intern(e.concreteInputs);
+            }
             row.externalId = e.externalId.present ? e.externalId.value : 0;
             m_model.cpuOps.add(row);
             return;

@@ -54,11 +54,12 @@ struct KinetoEventFields {
     OptInt device, stream, correlation, externalId, registersPerThread, sharedMemoryBytes, bytes;
     std::array<std::int32_t, 3> grid{}, block{};
     bool hasGrid = false, hasBlock = false;
-    std::string_view inputDims;      // raw JSON of "Input Dims"/"Input dims"
-    std::string_view inputTypes;     // raw JSON of "Input type"
-    std::string_view argName;        // args.name of metadata events
-    std::string_view argLabels;      // args.labels of process_labels
-    std::string_view memcpyKindArg;  // args.kind on AMD memcpy ("HtoD")
+    std::string_view inputDims;       // raw JSON of "Input Dims"/"Input dims"
+    std::string_view inputTypes;      // raw JSON of "Input type"
+    std::string_view concreteInputs;  // raw JSON of "Concrete Inputs" (scalar arguments, PyTorch 2.1+)
+    std::string_view argName;         // args.name of metadata events
+    std::string_view argLabels;       // args.labels of process_labels
+    std::string_view memcpyKindArg;   // args.kind on AMD memcpy ("HtoD")
     // Collective parameters on NCCL/RCCL kernels (PyTorch 2.x).
     std::string_view collectiveName, processGroupName, processGroupDescription, processGroupRanks, dtype;
     OptInt inNelems, outNelems, groupSize;

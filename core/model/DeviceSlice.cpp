@@ -169,6 +169,7 @@ TraceModel sliceDevice(const TraceModel& model, std::int16_t device, const Devic
             row.name = name(row.name);
             row.inputShapes = name(row.inputShapes);
             row.inputTypes = name(row.inputTypes);
+            row.concreteInputs = name(row.concreteInputs);
             row.parent = {};
             row.depth = 0;
             m.cpuOps.add(row);

@@ -252,6 +252,7 @@ CpuOpId CpuOpTable::add(const CpuOpRow& r) {
     category.push_back(r.category);
     inputShapes.push_back(r.inputShapes);
     inputTypes.push_back(r.inputTypes);
+    concreteInputs.push_back(r.concreteInputs);
     externalId.push_back(r.externalId);
     depth.push_back(r.depth);
     parent.push_back(r.parent);
@@ -260,8 +261,8 @@ CpuOpId CpuOpTable::add(const CpuOpRow& r) {
 
 CpuOpRow CpuOpTable::row(CpuOpId id) const {
     std::size_t i = id.index;
-    return CpuOpRow{startNs[i],     endNs[i],      thread[i],     name[i],  category[i],
-                    inputShapes[i], inputTypes[i], externalId[i], depth[i], parent[i]};
+    return CpuOpRow{startNs[i],    endNs[i],      thread[i], name[i],   category[i],      inputShapes[i],
+                    inputTypes[i], externalId[i], depth[i],  parent[i], concreteInputs[i]};
 }
 
 void CpuOpTable::permute(const std::vector<std::uint32_t>& order) {
@@ -272,6 +273,7 @@ void CpuOpTable::permute(const std::vector<std::uint32_t>& order) {
     permuteColumn(category, order);
     permuteColumn(inputShapes, order);
     permuteColumn(inputTypes, order);
+    permuteColumn(concreteInputs, order);
     permuteColumn(externalId, order);
     permuteColumn(depth, order);
     permuteColumn(parent, order);

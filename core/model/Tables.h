@@ -211,6 +211,9 @@ struct CpuOpRow {
     std::int64_t externalId = 0;  // Kineto "External id", links ops to their runtime calls
     std::uint16_t depth = 0;      // set by finalize
     CpuOpId parent;               // set by finalize
+    // Scalar arguments as recorded ("Concrete Inputs", PyTorch 2.1+), e.g. "[\"\", \"[2, 2]\", \"True\"]":
+    // an empty string for each tensor argument. Empty when not recorded.
+    StringId concreteInputs;
 };
 
 struct CpuOpTable {
@@ -218,7 +221,7 @@ struct CpuOpTable {
     std::vector<ThreadIndex> thread;
     std::vector<StringId> name;
     std::vector<CpuOpCategory> category;
-    std::vector<StringId> inputShapes, inputTypes;
+    std::vector<StringId> inputShapes, inputTypes, concreteInputs;
     std::vector<std::int64_t> externalId;
     std::vector<std::uint16_t> depth;
     std::vector<CpuOpId> parent;

@@ -99,7 +99,8 @@ public:
     }
 
     core::CpuOpId cpuOp(std::string_view name, TimestampNs startNs, TimestampNs endNs, std::int64_t tid = 1,
-                        std::string_view inputShapes = {}, std::string_view inputTypes = {}) {
+                        std::string_view inputShapes = {}, std::string_view inputTypes = {},
+                        std::string_view concreteInputs = {}) {
         core::CpuOpRow row;
         row.startNs = startNs;
         row.endNs = endNs;
@@ -107,6 +108,7 @@ public:
         row.name = m_model.intern(name);
         row.inputShapes = m_model.intern(inputShapes);
         row.inputTypes = m_model.intern(inputTypes);
+        row.concreteInputs = m_model.intern(concreteInputs);
         return m_model.cpuOps.add(row);
     }
 

@@ -99,6 +99,7 @@ std::vector<TraceModel> splitIntoBatches(const TraceModel& m, int parts) {
             row.name = str(row.name);
             row.inputShapes = str(row.inputShapes);
             row.inputTypes = str(row.inputTypes);
+            row.concreteInputs = str(row.concreteInputs);
             row.thread = th(row.thread);
             row.parent = local(row.parent, o);
             b.cpuOps.add(row);

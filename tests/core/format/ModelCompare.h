@@ -82,6 +82,7 @@ inline TraceModel fullModel(int scale = 1) {
         op.category = CpuOpCategory::Operator;
         op.inputShapes = m.intern("[[8, 1024], [1024, 4096]]");
         op.inputTypes = m.intern("[\"float\", \"c10::BFloat16\"]");
+        op.concreteInputs = m.intern("[\"\", \"\"]");
         op.externalId = 1000 + s * 3;
         m.cpuOps.add(op);
         CpuOpRow py = op;
@@ -91,6 +92,7 @@ inline TraceModel fullModel(int scale = 1) {
         py.category = CpuOpCategory::PythonFunction;
         py.inputShapes = StringPool::emptyId();
         py.inputTypes = StringPool::emptyId();
+        py.concreteInputs = StringPool::emptyId();
         py.externalId = 1001 + s * 3;
         m.cpuOps.add(py);
         CpuOpRow other = op;
@@ -350,6 +352,7 @@ inline void expectModelsEqual(const TraceModel& a, const TraceModel& b, bool com
         EXPECT_EQ(x.category, y.category);
         EXPECT_EQ(s(a, x.inputShapes), s(b, y.inputShapes));
         EXPECT_EQ(s(a, x.inputTypes), s(b, y.inputTypes));
+        EXPECT_EQ(s(a, x.concreteInputs), s(b, y.concreteInputs));
         EXPECT_EQ(x.externalId, y.externalId);
         EXPECT_EQ(x.depth, y.depth);
         EXPECT_EQ(x.parent, y.parent);

@@ -33,7 +33,8 @@ const char* kCurrentTrace = R"JSON({
    "ts": 1712195495519000.000, "dur": 1000.5},
   {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 10, "tid": 11,
    "ts": 1712195495519100.047, "dur": 50.001,
-   "args": {"External id": 42, "Input Dims": [[8, 1024], [1024, 4096]], "Input type": ["float", "float"]}},
+   "args": {"External id": 42, "Input Dims": [[8, 1024], [1024, 4096]], "Input type": ["float", "float"],
+            "Concrete Inputs": ["", ""]}},
   {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 10, "tid": 11,
    "ts": 1712195495519110.5, "dur": 5, "args": {"External id": 42, "cbid": 211, "correlation": 777}},
   {"ph": "s", "id": 777, "pid": 10, "tid": 11, "ts": 1712195495519110.5, "cat": "ac2g", "name": "ac2g"},
@@ -117,6 +118,7 @@ TEST(KinetoJsonImporter, CurrentCategories) {
             EXPECT_EQ(m.text(m.cpuOps.name[i]), "aten::mm");
             EXPECT_EQ(m.text(m.cpuOps.inputShapes[i]), "[[8, 1024], [1024, 4096]]");
             EXPECT_EQ(m.text(m.cpuOps.inputTypes[i]), "[\"float\", \"float\"]");
+            EXPECT_EQ(m.text(m.cpuOps.concreteInputs[i]), "[\"\", \"\"]");
             EXPECT_EQ(m.cpuOps.externalId[i], 42);
             EXPECT_EQ(m.cpuOps.startNs[i], 1712195495519100047);
         }

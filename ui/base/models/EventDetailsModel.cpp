@@ -185,6 +185,9 @@ void EventDetailsModel::rebuild() {
             if (o.inputTypes.valid() && !model.text(o.inputTypes).empty()) {
                 add(tr("Input types"), qs(model.text(o.inputTypes)));
             }
+            if (o.concreteInputs.valid() && !model.text(o.concreteInputs).empty()) {
+                add(tr("Scalar arguments"), qs(model.text(o.concreteInputs)));
+            }
             if (o.externalId) {
                 add(tr("External id"), QString::number(o.externalId));
             }
