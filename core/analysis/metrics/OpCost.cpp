@@ -305,17 +305,6 @@ std::string_view toString(Precision precision) {
     return "FP32";
 }
 
-std::optional<ConvBackwardInputs> convBackwardInputs(std::string_view opName) {
-    const std::string_view op = opName.starts_with("aten::") ? opName.substr(6) : opName;
-    if (op == "convolution_backward") {
-        return ConvBackwardInputs{0, 1, 2};
-    }
-    if (op == "cudnn_convolution_backward" || op == "miopen_convolution_backward") {
-        return ConvBackwardInputs{1, 0, 2};
-    }
-    return std::nullopt;
-}
-
 void ConvOutputShapes::add(const Shape& input, const Shape& weight, const Shape& output) {
     auto key = std::make_pair(input, weight);
     auto it = std::lower_bound(m_outputs.begin(), m_outputs.end(), key,
@@ -359,6 +348,73 @@ bool isConvBackward(std::string_view opName) {
     return convBackwardInputs(opName).has_value();
 }
 
+// A forward convolution's output as its recorded scalar arguments give it: per spatial dimension,
+// out = floor((in + 2·padding - dilation·(kernel - 1) - 1) / stride) + 1 (PyTorch's Conv1d/2d/3d
+// docs). nullopt when the op's schema is not known or the arguments were not recorded as integer
+// lists; `transposed` is set when the op says it is a transposed convolution (no output then).
+struct RecordedConvOutput {
+    std::optional<Shape> output;
+    bool transposed = false;
+};
+RecordedConvOutput convOutputFromArguments(std::string_view opName, const Shape& input, const Shape& weight,
+                                           const std::vector<std::string>& concrete) {
+    RecordedConvOutput result;
+    const std::optional<ConvForwardArguments> at = convForwardArguments(opName, concrete.size());
+    if (!at || at->stride >= concrete.size() || at->padding >= concrete.size() ||
+        at->dilation >= concrete.size()) {
+        return result;
+    }
+    if (at->transposed && *at->transposed < concrete.size()) {
+        const std::optional<bool> transposed = parseBool(concrete[*at->transposed]);
+        if (!transposed) {
+            return result;
+        }
+        if (*transposed) {
+            result.transposed = true;
+            return result;
+        }
+    }
+    const std::optional<std::vector<std::int64_t>> stride = parseIntList(concrete[at->stride]);
+    const std::optional<std::vector<std::int64_t>> padding = parseIntList(concrete[at->padding]);
+    const std::optional<std::vector<std::int64_t>> dilation = parseIntList(concrete[at->dilation]);
+    const std::size_t spatial = input.size() - 2;
+    auto fits = [spatial](const std::optional<std::vector<std::int64_t>>& list) {
+        return list && (list->size() == spatial || list->size() == 1);
+    };
+    if (!fits(stride) || !fits(padding) || !fits(dilation)) {
+        return result;
+    }
+    auto value = [](const std::vector<std::int64_t>& list, std::size_t d) {
+        return list.size() == 1 ? list[0] : list[d];
+    };
+    Shape output{input[0], weight[0]};
+    for (std::size_t d = 0; d < spatial; ++d) {
+        const std::int64_t s = value(*stride, d);
+        const std::int64_t p = value(*padding, d);
+        const std::int64_t dil = value(*dilation, d);
+        const std::int64_t span = input[d + 2] + 2 * p - dil * (weight[d + 2] - 1) - 1;
+        if (s <= 0 || p < 0 || dil <= 0 || span < 0) {
+            return result;
+        }
+        output.push_back(span / s + 1);
+    }
+    result.output = std::move(output);
+    return result;
+}
+
+// Query-key pairs an attention computes: all Sq·Sk without a mask; with the causal mask aligned to
+// the top left (PyTorch's is_causal) query i sees keys 0..i, aligned to the bottom right keys
+// 0..i+Sk-Sq. A causal kernel skips the masked blocks, so they are not counted.
+double attendedPairs(double sq, double sk, std::int64_t causalAlignment) {
+    if (causalAlignment == 1) {
+        return sq <= sk ? sq * (sq + 1) / 2 : sk * (sk + 1) / 2 + (sq - sk) * sk;
+    }
+    if (causalAlignment == 2) {
+        return sk >= sq ? sq * (sq + 1) / 2 + sq * (sk - sq) : sk * (sk + 1) / 2;
+    }
+    return sq * sk;
+}
+
 }  // namespace
 
 ConvOutputShapes convOutputShapesFromBackward(const core::TraceModel& model) {
@@ -387,7 +443,8 @@ ConvOutputShapes convOutputShapesFromBackward(const core::TraceModel& model) {
 }
 
 OpCostEstimate estimateOpCost(std::string_view opName, std::string_view inputShapes,
-                              std::string_view inputTypes, const ConvOutputShapes* convOutputs) {
+                              std::string_view inputTypes, const ConvOutputShapes* convOutputs,
+                              std::string_view concreteInputs) {
     OpCostEstimate est;
     if (opName.empty() || inputShapes.empty()) {
         return est;
@@ -398,6 +455,11 @@ OpCostEstimate estimateOpCost(std::string_view opName, std::string_view inputSha
     }
     const std::vector<Shape>& s = *parsed;
     std::vector<std::string> types = parseTypes(inputTypes).value_or(std::vector<std::string>{});
+    // Scalar arguments, one entry per recorded input ("" for a tensor); empty when not recorded.
+    std::vector<std::string> concrete = parseTypes(concreteInputs).value_or(std::vector<std::string>{});
+    if (concrete.size() != s.size()) {
+        concrete.clear();
+    }
     std::string_view op = opName.starts_with("aten::") ? opName.substr(6) : opName;
     auto rank = [&](std::size_t i) { return i < s.size() ? s[i].size() : 0; };
     auto dim = [&](std::size_t i, std::size_t d) { return static_cast<double>(s[i][d]); };
@@ -483,22 +545,31 @@ OpCostEstimate estimateOpCost(std::string_view opName, std::string_view inputSha
         rank(0) >= 3 && rank(1) == rank(0)) {
         const Shape& x = s[0];
         const Shape& w = s[1];
-        const Shape* output = convOutputs != nullptr ? convOutputs->find(x, w) : nullptr;
+        const RecordedConvOutput recorded = convOutputFromArguments(opName, x, w, concrete);
+        const Shape* output = recorded.output                                  ? &*recorded.output
+                              : convOutputs != nullptr && !recorded.transposed ? convOutputs->find(x, w)
+                                                                               : nullptr;
         double batch = static_cast<double>(x[0]);
         double outChannels = static_cast<double>(w[0]);
         double inPerGroup = static_cast<double>(w[1]);
         double outSpatial = 1, kernel = 1;
         for (std::size_t d = 2; d < x.size(); ++d) {
-            // Without the backward op's gradient, "same" size: stride and padding are not recorded.
+            // Without recorded arguments or the backward op's gradient, "same" size. A transposed
+            // convolution's weight is [C, O/g, kernel]: at the input's size the product below is
+            // its exact count, 2·N·C·in·(O/g)·kernel.
             outSpatial *= static_cast<double>(output != nullptr ? (*output)[d] : x[d]);
             kernel *= static_cast<double>(w[d]);
         }
         double out = batch * outChannels * outSpatial;
+        const char* formula = recorded.output ? "conv 2·N·O·out·(C/g)·kernel (out from the recorded stride)"
+                              : recorded.transposed ? "transposed conv 2·N·C·in·(O/g)·kernel"
+                              : output != nullptr
+                                  ? "conv 2·N·O·out·(C/g)·kernel (out from the backward op)"
+                                  : "conv 2·N·O·out·(C/g)·kernel (out = input size: estimate)";
         return done(2 * out * inPerGroup * kernel,
                     tensorBytes(s, types, 0) + tensorBytes(s, types, 1) + tensorBytes(s, types, 2) +
                         out * elemSize(types, 0),
-                    output != nullptr ? "conv 2·N·O·out·(C/g)·kernel (out from the backward op)"
-                                      : "conv 2·N·O·out·(C/g)·kernel (out = input size: estimate)");
+                    formula);
     }
     if (const std::optional<ConvBackwardInputs> at = convBackwardInputs(opName);
         at && convShapesAgree(s.size() > at->input ? s[at->input] : Shape{},
@@ -516,22 +587,49 @@ OpCostEstimate estimateOpCost(std::string_view opName, std::string_view inputSha
         return done(2 * forwardFlops, bytes,
                     "conv backward 2 × 2·N·O·out·(C/g)·kernel (grad input, grad weight)");
     }
-    if (names::kernelClassFromOpName(op) == names::KernelClass::Attention && rank(0) == 4 && rank(1) == 4) {
-        const Shape& q = s[0];
-        const Shape& k = s[1];
-        // The internal flash/efficient kernels take [B, S, H, D]; the public op takes [B, H, S, D].
-        bool bshd = op == "_flash_attention_forward" || op == "_efficient_attention_forward";
-        double b = static_cast<double>(q[0]);
-        double h = static_cast<double>(bshd ? q[2] : q[1]);
-        double sq = static_cast<double>(bshd ? q[1] : q[2]);
-        double sk = static_cast<double>(bshd ? k[1] : k[2]);
-        double d = static_cast<double>(q[3]);
-        double dv = rank(2) == 4 ? static_cast<double>(s[2][3]) : d;
-        operandPrecision(0);  // q
-        double flops = 2 * b * h * sq * sk * d + 2 * b * h * sq * sk * dv;
-        double bytes = tensorBytes(s, types, 0) + tensorBytes(s, types, 1) + tensorBytes(s, types, 2) +
-                       b * h * sq * dv * elemSize(types, 0);
-        return done(flops, bytes, "attention 4·B·H·S·Sk·D");
+    if (names::kernelClassFromOpName(op) == names::KernelClass::Attention) {
+        // PyTorch's attention ops by schema (OpSchemas.h); another attention op is read as
+        // (query, key, value, ...) in [B, H, S, D], without a mask.
+        const AttentionArguments at = attentionArguments(opName, s.size()).value_or(AttentionArguments{});
+        if (rank(at.query) == 4 && rank(at.key) == 4) {
+            const Shape& q = s[at.query];
+            const Shape& k = s[at.key];
+            const bool bshd = at.sequenceBeforeHeads;
+            const double b = static_cast<double>(q[0]);
+            const double h = static_cast<double>(bshd ? q[2] : q[1]);
+            const double sq = static_cast<double>(bshd ? q[1] : q[2]);
+            const double sk = static_cast<double>(bshd ? k[1] : k[2]);
+            const double d = static_cast<double>(q[3]);
+            const double dv = rank(at.value) == 4 ? static_cast<double>(s[at.value][3]) : d;
+            // 0 no mask, 1 causal from the top left, 2 from the bottom right; nullopt not recorded.
+            std::optional<std::int64_t> causalAlignment;
+            if (at.mask && *at.mask < concrete.size()) {
+                if (at.maskKind == AttentionMaskArgument::IsCausal) {
+                    if (const std::optional<bool> isCausal = parseBool(concrete[*at.mask])) {
+                        causalAlignment = *isCausal ? 1 : 0;
+                    }
+                } else if (const std::optional<std::int64_t> type = parseInt(concrete[*at.mask]);
+                           type && *type >= 0 && *type <= 2) {
+                    causalAlignment = *type;
+                }
+            }
+            operandPrecision(at.query);
+            const double pairs = attendedPairs(sq, sk, causalAlignment.value_or(0));
+            const double forwardFlops = 2 * b * h * pairs * d + 2 * b * h * pairs * dv;
+            const double outputBytes = b * h * sq * dv * elemSize(types, at.query);
+            const double qkvBytes = tensorBytes(s, types, at.query) + tensorBytes(s, types, at.key) +
+                                    tensorBytes(s, types, at.value);
+            std::string formula =
+                at.backward ? "attention backward 2 × 4·B·H·S·Sk·D" : "attention 4·B·H·S·Sk·D";
+            formula += !causalAlignment       ? " (mask not recorded: every query-key pair)"
+                       : *causalAlignment > 0 ? " over the causal pairs"
+                                              : "";
+            // Backward: dV, dP, dQ and dK, four matmuls to the forward's two (model FLOPs; a
+            // FlashAttention kernel also recomputes Q·K^T, which is not counted). It reads dO, Q,
+            // K, V and O, and writes dQ, dK and dV.
+            return at.backward ? done(2 * forwardFlops, 2 * outputBytes + 2 * qkvBytes, std::move(formula))
+                               : done(forwardFlops, qkvBytes + outputBytes, std::move(formula));
+        }
     }
     if (oneOf(op, {"layer_norm", "native_layer_norm", "rms_norm", "_fused_rms_norm", "batch_norm",
                    "native_batch_norm", "_batch_norm_impl_index", "cudnn_batch_norm", "group_norm",
@@ -597,18 +695,19 @@ OpCostResult attributeOpCosts(const core::TraceModel& model, const std::vector<K
     constexpr std::int64_t kUnresolved = -2;
     std::vector<std::int64_t> costedOf(ops.size(), kUnresolved);
     std::vector<const OpCostEstimate*> estimates(ops.size(), nullptr);  // set for costed ops
-    // Many calls share (name, shapes, types): estimate each combination once.
+    // Many calls share (name, shapes, types, scalar arguments): estimate each combination once.
+    using Key = std::array<std::uint32_t, 4>;  // name, shapes, types, scalar arguments
     struct KeyHash {
-        std::size_t operator()(const std::array<std::uint32_t, 3>& k) const {
+        std::size_t operator()(const Key& k) const {
             return (std::size_t{k[0]} * 0x9E3779B1u) ^ (std::size_t{k[1]} << 21) ^
-                   (std::size_t{k[2]} * 0x85EBCA77u);
+                   (std::size_t{k[2]} * 0x85EBCA77u) ^ (std::size_t{k[3]} * 0xC2B2AE3Du);
         }
     };
-    std::unordered_map<std::array<std::uint32_t, 3>, OpCostEstimate, KeyHash> byKey;
+    std::unordered_map<Key, OpCostEstimate, KeyHash> byKey;
     const ConvOutputShapes convOutputs = convOutputShapesFromBackward(model);
     auto estimateFor = [&](std::uint32_t op) -> const OpCostEstimate& {
-        std::array<std::uint32_t, 3> key{ops.name[op].index, ops.inputShapes[op].index,
-                                         ops.inputTypes[op].index};
+        const Key key{ops.name[op].index, ops.inputShapes[op].index, ops.inputTypes[op].index,
+                      ops.concreteInputs[op].index};
         auto it = byKey.find(key);
         if (it == byKey.end()) {
             OpCostEstimate e =
@@ -616,7 +715,9 @@ OpCostResult attributeOpCosts(const core::TraceModel& model, const std::vector<K
                     ? estimateOpCost(
                           model.text(ops.name[op]), model.text(ops.inputShapes[op]),
                           ops.inputTypes[op].valid() ? model.text(ops.inputTypes[op]) : std::string_view{},
-                          &convOutputs)
+                          &convOutputs,
+                          ops.concreteInputs[op].valid() ? model.text(ops.concreteInputs[op])
+                                                         : std::string_view{})
                     : OpCostEstimate{};
             it = byKey.emplace(key, std::move(e)).first;
         }

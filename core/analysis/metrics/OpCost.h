@@ -16,8 +16,12 @@
 //                            (grad input and grad weight, each the forward's FLOPs; exact, as the
 //                            gradient has the output's shape; the first layer's grad input, which
 //                            PyTorch skips, is counted too)
-//   scaled_dot_product_attention / flash / efficient attention  q[B,H,S,D], k[B,H,Sk,D]:
-//                            4·B·H·S·Sk·D (QK^T and A·V, seed spec §1.3 "4·B·N_heads·S²·d_head")
+//   scaled_dot_product_attention / flash / efficient / cuDNN attention  q[B,H,S,D], k[B,H,Sk,D]:
+//                            4·B·H·S·Sk·D (QK^T and A·V, seed spec §1.3 "4·B·N_heads·S²·d_head"),
+//                            over the query-key pairs the causal mask leaves when the op recorded
+//                            is_causal (S·(S+1)/2 for S = Sk: a causal kernel skips the masked
+//                            blocks); the backward ops 2x that (dV, dP, dQ, dK; FlashAttention's
+//                            recomputed Q·K^T is not model work and is not counted)
 //   elementwise (add, mul, relu, gelu, silu, sigmoid, tanh, div, sub, ...) 1 FLOP per output element
 //                            (gelu/silu/softmax-like activations: documented small constants)
 //   layer_norm / rms_norm / batch_norm / group_norm  ~5 FLOPs per element (mean, var, normalize, affine)
@@ -36,6 +40,7 @@
 
 #include "core/analysis/DeviceSpec.h"
 #include "core/analysis/metrics/KernelClassifier.h"
+#include "core/analysis/metrics/OpSchemas.h"
 #include "core/base/Ids.h"
 #include "core/model/TraceModel.h"
 
@@ -64,16 +69,6 @@ struct OpCostEstimate {
     std::string formula;  // short label: "mm 2·M·N·K", "sdpa 4·B·H·S·Sk·D"
 };
 
-// Which recorded input of a convolution's backward op is what, by op name: aten::convolution_backward
-// (grad_output, input, weight, ...) since PyTorch 1.11; aten::cudnn_/miopen_convolution_backward
-// (input, grad_output, weight, ...) before. nullopt for any other op.
-struct ConvBackwardInputs {
-    std::size_t gradOutput = 0;
-    std::size_t input = 0;
-    std::size_t weight = 0;
-};
-std::optional<ConvBackwardInputs> convBackwardInputs(std::string_view opName);
-
 // Convolution output shapes the trace's backward ops show: the gradient of a convolution's output
 // has the output's shape, so a forward call with the same input and weight shapes produced it. Kineto
 // records a stride as an empty list before PyTorch's "Concrete Inputs", so this is how a stride-2
@@ -91,9 +86,13 @@ private:
 ConvOutputShapes convOutputShapesFromBackward(const core::TraceModel& model);
 
 // Cost of one op call from its name and recorded inputs (either may be empty -> known = false).
-// `convOutputs` gives a forward convolution its output size (null: the input's size is assumed).
+// `convOutputs` gives a forward convolution its output size (null: the input's size is assumed);
+// `concreteInputs`, the recorded scalar arguments ("Concrete Inputs"), give a convolution its
+// stride, padding and dilation and an attention op its causal mask, where the op's schema is known
+// (OpSchemas.h). A convolution's recorded arguments win over `convOutputs`.
 OpCostEstimate estimateOpCost(std::string_view opName, std::string_view inputShapes,
-                              std::string_view inputTypes, const ConvOutputShapes* convOutputs = nullptr);
+                              std::string_view inputTypes, const ConvOutputShapes* convOutputs = nullptr,
+                              std::string_view concreteInputs = {});
 
 struct OpCostResult {
     // Per kernel row: FLOPs and bytes attributed from the costed op that launched it (0 = none).

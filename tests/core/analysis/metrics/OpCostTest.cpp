@@ -214,6 +214,155 @@ TEST(OpCost, Fp32MatmulOnTf32TensorCoresIsTf32) {
 // with the same input and weight shapes learns its output size from it. Before, Kineto's empty stride
 // list made ResNet-50's stride-2 convolutions count 4x and left their backward uncosted (rn50-nw0:
 // 0.788 TFLOP per step now, the textbook 3 × 2 × 4.1 GMAC × 32 images; MFU 14.8 % -> 28.3 %).
+// gpt-kineto's attention (PyTorch 2.11, cuDNN SDPA, is_causal recorded as "True"): B 16, H 16,
+// S = Sk = 1024, D 64. A causal kernel computes S·(S+1)/2 of the S² query-key pairs.
+TEST(OpCost, CausalAttentionCountsTheUnmaskedPairs) {
+    const std::string qkv = "[16, 16, 1024, 64], [16, 16, 1024, 64], [16, 16, 1024, 64]";
+    const std::string types =
+        R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "", "Scalar", "Scalar", "", "Scalar"])";
+    const std::string shapes = "[" + qkv + ", [], [], [], [], []]";
+    const double full = 4.0 * 16 * 16 * 1024 * 1024 * 64;
+    const double causal = 4.0 * 16 * 16 * (1024.0 * 1025 / 2) * 64;
+    const OpCostEstimate masked = estimateOpCost("aten::scaled_dot_product_attention", shapes, types, nullptr,
+                                                 R"(["", "", "", "", "0.", "True", "", "False"])");
+    ASSERT_TRUE(masked.known);
+    EXPECT_DOUBLE_EQ(masked.flops, causal);
+    EXPECT_NE(masked.formula.find("causal"), std::string::npos) << masked.formula;
+    // Bytes do not shrink: every query, key and value is still read.
+    const OpCostEstimate open = estimateOpCost("aten::scaled_dot_product_attention", shapes, types, nullptr,
+                                               R"(["", "", "", "", "0.", "False", "", "False"])");
+    EXPECT_DOUBLE_EQ(open.flops, full);
+    EXPECT_DOUBLE_EQ(open.bytes, masked.bytes);
+    // Not recorded (before PyTorch 2.1, or an unknown schema): every pair, and the formula says so.
+    const OpCostEstimate unknown = estimateOpCost("aten::scaled_dot_product_attention", shapes, types);
+    EXPECT_DOUBLE_EQ(unknown.flops, full);
+    EXPECT_NE(unknown.formula.find("mask not recorded"), std::string::npos) << unknown.formula;
+    // A value that is not a bool where is_causal should be: not trusted.
+    EXPECT_DOUBLE_EQ(estimateOpCost("aten::scaled_dot_product_attention", shapes, types, nullptr,
+                                    R"(["", "", "", "", "0.", "0.5", "", "False"])")
+                         .flops,
+                     full);
+    // Scalars that do not line up with the inputs are ignored.
+    EXPECT_DOUBLE_EQ(
+        estimateOpCost("aten::scaled_dot_product_attention", shapes, types, nullptr, R"(["", "True"])").flops,
+        full);
+}
+
+TEST(OpCost, AttentionBackwardIsTwiceTheForward) {
+    // gpt-kineto's aten::_cudnn_attention_backward: (grad_out, query, key, value, out, logsumexp, ...).
+    const std::string t = "[16, 16, 1024, 64]";
+    const std::string shapes = "[" + t + ", " + t + ", " + t + ", " + t + ", " + t +
+                               ", [16, 16, 1024, 1], [], [], [], [], [], [], [], [], [], []]";
+    const std::string types =
+        R"(["c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "c10::BFloat16", "float", "long int", "long int", "", "", "", "Scalar", "Scalar", "Scalar", "Scalar", ""])";
+    const OpCostEstimate backward =
+        estimateOpCost("aten::_cudnn_attention_backward", shapes, types, nullptr,
+                       R"(["", "", "", "", "", "", "", "", "", "", "", "1024", "1024", "0.", "True", ""])");
+    ASSERT_TRUE(backward.known);
+    EXPECT_DOUBLE_EQ(backward.flops, 2 * 4.0 * 16 * 16 * (1024.0 * 1025 / 2) * 64);
+    EXPECT_EQ(backward.precision, Precision::BF16);
+    // Reads dO, Q, K, V and O; writes dQ, dK and dV: eight [16,16,1024,64] bf16 tensors.
+    EXPECT_DOUBLE_EQ(backward.bytes, 8.0 * 16 * 16 * 1024 * 64 * 2);
+    // The flash kernel's backward op takes [B, S, H, D] after the gradient: H 8, S 2048 here, so
+    // reading it as [B, H, S, D] would count 8² where 2048² belongs.
+    const std::string bshd = "[2, 2048, 8, 128]";
+    const OpCostEstimate flash = estimateOpCost(
+        "aten::_flash_attention_backward",
+        "[" + bshd + ", " + bshd + ", " + bshd + ", " + bshd + ", " + bshd +
+            ", [2, 8, 2048], [], [], [], [], [], [], [], [], [], [], []]",
+        "", nullptr,
+        R"(["", "", "", "", "", "", "", "", "2048", "2048", "0.", "False", "", "", "", "", ""])");
+    EXPECT_DOUBLE_EQ(flash.flops, 2 * 4.0 * 2 * 8 * 2048 * 2048 * 128);
+}
+
+TEST(OpCost, MemoryEfficientAttentionMaskTypes) {
+    // _efficient_attention_forward(query, key, value, bias, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+    // max_seqlen_k, dropout_p, custom_mask_type, compute_log_sumexp, scale, seqlen_k, window_size),
+    // [B, S, H, D]: 4 queries against 6 keys.
+    const std::string shapes =
+        "[[1, 4, 1, 8], [1, 6, 1, 8], [1, 6, 1, 8], [], [], [], [], [], [], [], [], [], [], []]";
+    auto flopsWithMask = [&](const char* maskType) {
+        const std::string concrete = std::string(R"(["", "", "", "", "", "", "4", "6", "0.", ")") + maskType +
+                                     R"(", "False", "", "", ""])";
+        return estimateOpCost("aten::_efficient_attention_forward", shapes, "", nullptr, concrete).flops;
+    };
+    const double perPair = 4.0 * 8;  // 2·D for Q·K^T and 2·D for A·V
+    EXPECT_DOUBLE_EQ(flopsWithMask("0"), 24 * perPair);
+    // Top left: query i sees keys 0..i, 1 + 2 + 3 + 4 = 10 pairs.
+    EXPECT_DOUBLE_EQ(flopsWithMask("1"), 10 * perPair);
+    // Bottom right: query i sees keys 0..i+2, 3 + 4 + 5 + 6 = 18 pairs.
+    EXPECT_DOUBLE_EQ(flopsWithMask("2"), 18 * perPair);
+    EXPECT_DOUBLE_EQ(flopsWithMask("7"), 24 * perPair);  // not a mask type: every pair
+}
+
+TEST(OpCost, ConvolutionOutputFromItsRecordedStride) {
+    // aten::convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+    // groups), a ResNet stem: x[32,3,224,224], w[64,3,7,7], stride 2, padding 3 -> out 112x112.
+    const std::string shapes = "[[32, 3, 224, 224], [64, 3, 7, 7], [], [], [], [], [], [], []]";
+    const std::string types =
+        R"(["float", "float", "", "ScalarList", "ScalarList", "ScalarList", "Scalar", "ScalarList", "Scalar"])";
+    const double stem = 2.0 * 32 * 64 * 112 * 112 * 3 * 49;
+    const OpCostEstimate conv =
+        estimateOpCost("aten::convolution", shapes, types, nullptr,
+                       R"(["", "", "", "[2, 2]", "[3, 3]", "[1, 1]", "False", "[0, 0]", "1"])");
+    ASSERT_TRUE(conv.known);
+    EXPECT_DOUBLE_EQ(conv.flops, stem);
+    EXPECT_NE(conv.formula.find("recorded stride"), std::string::npos) << conv.formula;
+    // The recorded arguments win over an output the backward ops suggest.
+    ConvOutputShapes outputs;
+    outputs.add({32, 3, 224, 224}, {64, 3, 7, 7}, {32, 64, 224, 224});
+    EXPECT_DOUBLE_EQ(estimateOpCost("aten::convolution", shapes, types, &outputs,
+                                    R"(["", "", "", "[2, 2]", "[3, 3]", "[1, 1]", "False", "[0, 0]", "1"])")
+                         .flops,
+                     stem);
+    // cuDNN's op records padding before stride; a dilation of 2 widens the 3x3 kernel to 5x5:
+    // (56 + 2·2 - 2·2 - 1) / 1 + 1 = 56.
+    const OpCostEstimate dilated = estimateOpCost(
+        "aten::cudnn_convolution", "[[8, 64, 56, 56], [64, 64, 3, 3], [], [], [], [], [], [], []]",
+        R"(["float", "float"])", nullptr,
+        R"(["", "", "[2, 2]", "[1, 1]", "[2, 2]", "1", "False", "False", "True"])");
+    EXPECT_DOUBLE_EQ(dilated.flops, 2.0 * 8 * 64 * 56 * 56 * 64 * 9);
+    // A transposed convolution (weight [C, O/g, k, k]) is costed at its input's size, its exact count.
+    const OpCostEstimate transposed =
+        estimateOpCost("aten::convolution", "[[8, 64, 28, 28], [64, 32, 2, 2], [], [], [], [], [], [], []]",
+                       R"(["float", "float"])", nullptr,
+                       R"(["", "", "", "[2, 2]", "[0, 0]", "[1, 1]", "True", "[0, 0]", "1"])");
+    EXPECT_DOUBLE_EQ(transposed.flops, 2.0 * 8 * 64 * 28 * 28 * 32 * 4);
+    EXPECT_NE(transposed.formula.find("transposed"), std::string::npos) << transposed.formula;
+    // Arguments that do not parse, or a kernel larger than the padded input: the estimate as before.
+    for (const char* concrete :
+         {R"(["", "", "", "same", "[3, 3]", "[1, 1]", "False", "[0, 0]", "1"])",
+          R"(["", "", "", "[2, 2]", "[-1, -1]", "[1, 1]", "False", "[0, 0]", "1"])",
+          R"(["", "", "", "[2, 2, 2]", "[3, 3]", "[1, 1]", "False", "[0, 0]", "1"])"}) {
+        const OpCostEstimate fallback = estimateOpCost("aten::convolution", shapes, types, nullptr, concrete);
+        EXPECT_NE(fallback.formula.find("estimate"), std::string::npos)
+            << concrete << ": " << fallback.formula;
+    }
+    EXPECT_NE(
+        estimateOpCost("aten::convolution", "[[1, 3, 4, 4], [8, 3, 7, 7], [], [], [], [], [], [], []]", "",
+                       nullptr, R"(["", "", "", "[1, 1]", "[0, 0]", "[1, 1]", "False", "[0, 0]", "1"])")
+            .formula.find("estimate"),
+        std::string::npos);
+}
+
+TEST(OpCost, ScalarArgumentsAreKeptApartWhenCosting) {
+    // Two calls with the same name, shapes and types, one causal: each keeps its own count.
+    const std::string qkv = "[[2, 4, 128, 64], [2, 4, 128, 64], [2, 4, 128, 64], [], [], [], [], []]";
+    TraceBuilder b;
+    b.cpuOp("aten::scaled_dot_product_attention", 0, 100, 1, qkv, "",
+            R"(["", "", "", "", "0.", "True", "", "False"])");
+    b.apiCall("cudaLaunchKernel", 10, 20, 1);
+    b.kernel("flash_fwd_kernel", 100, 200, 0, 7, 1);
+    b.cpuOp("aten::scaled_dot_product_attention", 300, 400, 1, qkv, "",
+            R"(["", "", "", "", "0.", "False", "", "False"])");
+    b.apiCall("cudaLaunchKernel", 310, 320, 2);
+    b.kernel("flash_fwd_kernel", 400, 500, 0, 7, 2);
+    const core::TraceModel model = b.build();
+    const OpCostResult costs = attributeOpCosts(model);
+    EXPECT_DOUBLE_EQ(costs.kernelFlops[0], 4.0 * 2 * 4 * (128.0 * 129 / 2) * 64);
+    EXPECT_DOUBLE_EQ(costs.kernelFlops[1], 4.0 * 2 * 4 * 128 * 128 * 64);
+}
+
 TEST(OpCost, ConvolutionOutputAndBackwardFromTheGradient) {
     // The stem: x[32,3,224,224], w[64,3,7,7], stride 2 -> out [32,64,112,112].
     const double forward = 2.0 * 32 * 64 * 112 * 112 * 3 * 49;
