@@ -84,6 +84,12 @@ struct MfuReport {
     std::vector<std::string> warnings;  // ordering violations, busy-healthy-but-MFU-low, ...
     // Share of the device's kernel time whose FLOPs the shapes account for (HFU covers only that).
     double countedKernelTimeShare = 0;
+    // The same share of its GEMM, convolution and attention kernels' time, which holds nearly all
+    // the FLOPs; empty when the steps ran none.
+    std::optional<double> countedMatmulTimeShare;
+    // How much of the work the shapes count: the matmul-class share where there is one (the rest of
+    // the kernel time is memory-bound work whose FLOPs hardly count), else the kernel-time share.
+    double shapeCoverage() const { return countedMatmulTimeShare.value_or(countedKernelTimeShare); }
     // A backward pass ran (PhaseDetection): the 6·N·T training factor applies only then.
     bool backwardPassSeen = false;
     std::string sourceNote;  // where O_model came from, in one sentence every output uses

@@ -367,6 +367,7 @@ std::string writeJsonReport(const AnalysisReport& r) {
     j.key("mfu").optional(r.mfu.mfu);
     j.key("hfu").optional(r.mfu.hfu);
     j.key("countedKernelTimeShare").num(r.mfu.countedKernelTimeShare);
+    j.key("countedMatmulTimeShare").optional(r.mfu.countedMatmulTimeShare);
     j.key("busy").num(r.mfu.busyFraction);
     j.key("band").str(r.mfu.bandLabel);
     j.key("impossibleMfu").optional(r.mfu.impossibleMfu);

@@ -569,3 +569,67 @@ TEST(Analyzer, ASingleDataGapIsAOneOffNotPeriodic) {
     EXPECT_GE(r->overallSignals.idleDataWaitFraction, 0.10);  // above the bar, but in one step only
     EXPECT_NE(r->overall.bottleneck, Bottleneck::Data) << r->headline;
 }
+
+// Coverage of an MFU from shapes is read on the GEMM, convolution and attention kernels, which hold
+// the FLOPs: uncounted elementwise kernels do not make it "well below the true one"; uncounted GEMMs do.
+TEST(Analyzer, ShapeCoverageIsReadOnTheMatmulKernels) {
+    auto makeJob = [](int gemmsWithShapes) {
+        SyntheticJob job("Tesla V100-SXM2-32GB", 80, 34'089'730'048);
+        for (int s = 0; s < 4; ++s) {
+            const core::TimestampNs t = SyntheticJob::stepStart(s);
+            job.step(s);
+            for (int k = 0; k < 8; ++k) {
+                const core::TimestampNs start = t + 200'000 + k * 1'000'000;
+                // 2·1024³ = 2.1 GFLOP per call: 17 GFLOP per 10 ms step, 11 % of the FP32 V100.
+                job.builder().cpuOp("aten::mm", start - 30'000, start - 10'000, 1,
+                                    k < gemmsWithShapes ? "[[1024, 1024], [1024, 1024]]" : "",
+                                    k < gemmsWithShapes ? R"(["float", "float"])" : "");
+                job.launched(testutils::kFp32Gemm, start, start + 900'000, 7, 20'000);
+            }
+            for (int k = 0; k < 3; ++k) {
+                const core::TimestampNs start = t + 8'300'000 + k * 550'000;
+                job.launched(testutils::kElementwise, start, start + 500'000, 7, 20'000);
+            }
+        }
+        return job.build();
+    };
+    AnalysisOptions o;
+    o.precision = Precision::FP32;
+    // Every GEMM costed, the elementwise kernels (17 % of the kernel time) not: an upper estimate.
+    const core::TraceModel allGemms = makeJob(8);
+    auto full = analyze(allGemms, o);
+    ASSERT_TRUE(full);
+    ASSERT_EQ(full->mfu.source, ModelFlopsSource::ShapeEstimate);
+    EXPECT_LT(full->mfu.countedKernelTimeShare, 0.9);
+    ASSERT_TRUE(full->mfu.countedMatmulTimeShare.has_value());
+    EXPECT_DOUBLE_EQ(*full->mfu.countedMatmulTimeShare, 1.0);
+    ASSERT_TRUE(full->mfu.mfu.has_value());
+    bool upper = false;
+    for (const std::string& w : full->mfu.warnings) {
+        EXPECT_EQ(w.find("well below"), std::string::npos) << w;
+        upper = upper ||
+                (w.find("upper estimate") != std::string::npos &&
+                 w.find("100.0 % of the GEMM, convolution and attention kernel time") != std::string::npos);
+    }
+    EXPECT_TRUE(upper);
+    // Half the GEMMs without shapes: half the work is missing, and the warning says so.
+    const core::TraceModel halfGemms = makeJob(4);
+    auto half = analyze(halfGemms, o);
+    ASSERT_TRUE(half);
+    ASSERT_TRUE(half->mfu.countedMatmulTimeShare.has_value());
+    EXPECT_NEAR(*half->mfu.countedMatmulTimeShare, 0.5, 1e-9);
+    ASSERT_TRUE(half->mfu.mfu.has_value());
+    bool wellBelow = false;
+    for (const std::string& w : half->mfu.warnings) {
+        wellBelow = wellBelow || (w.find("well below") != std::string::npos &&
+                                  w.find("50.0 % of the GEMM, convolution and attention kernel time") !=
+                                      std::string::npos);
+    }
+    EXPECT_TRUE(wellBelow);
+    // One GEMM in eight: not a result.
+    const core::TraceModel oneGemm = makeJob(1);
+    auto little = analyze(oneGemm, o);
+    ASSERT_TRUE(little);
+    EXPECT_FALSE(little->mfu.mfu.has_value());
+    EXPECT_EQ(little->mfu.withheld, MfuWithheld::ShapesCoverTooLittle);
+}

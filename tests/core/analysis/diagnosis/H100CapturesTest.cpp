@@ -15,6 +15,7 @@
 
 #include "core/analysis/diagnosis/Analyzer.h"
 #include "core/analysis/diagnosis/ReportWriters.h"
+#include "core/analysis/metrics/OpCost.h"
 #include "core/import/TraceLoader.h"
 #include "tests/testutils/SharedTraces.h"
 
@@ -141,6 +142,42 @@ TEST(H100Captures, EachPairGetsOneVerdictClass) {
     EXPECT_EQ(gpt->overall.bottleneck, Bottleneck::MemoryBandwidth) << gpt->headline;
     EXPECT_LT(gpt->overall.confidence, 0.75) << gpt->headline;  // the margin is small: medium
     EXPECT_LT(gpt->headline.size(), 180u) << gpt->headline;
+}
+
+// gpt-kineto's attention is causal (is_causal "True" in its Concrete Inputs): per step 12 layers of
+// forward 4·B·H·D·S(S+1)/2 = 34.4 GFLOP and backward twice that, 1.24 TFLOP in all. Counted as full
+// S² attention with the backward at 1x, the step read 19.8 TFLOP (MFU 29.8 %). The GEMMs are 6·N·T
+// less the embedding's 6·33.5M·T (a lookup, not a matmul): 21.56 - 3.30 = 18.26 TFLOP.
+TEST(H100Captures, GptAttentionIsCountedCausalWithItsBackward) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "h100/gpt-kineto.pt.trace.json.gz");
+    core::Result<core::TraceModel> model = core::loadTrace(path);
+    ASSERT_TRUE(model.ok());
+    const KernelStatsResult stats = computeKernelStats(model.value());
+    const OpCostResult costs = attributeOpCosts(model.value(), &stats.kernelClass);
+    double attentionFlops = 0;
+    for (std::size_t k = 0; k < model.value().kernels.size(); ++k) {
+        if (model.value().text(model.value().kernels.name[k]).find("_sdpa_") != std::string_view::npos) {
+            attentionFlops += costs.kernelFlops[k];
+        }
+    }
+    const double perLayerForward = 4.0 * 16 * 16 * (1024.0 * 1025 / 2) * 64;
+    EXPECT_NEAR(attentionFlops / 5, 12 * 3 * perLayerForward, 1e-6 * attentionFlops);
+    auto report = analyzeFile(path);
+    ASSERT_TRUE(report);
+    EXPECT_GT(report->mfu.modelFlopsPerStep, 19.2e12);
+    EXPECT_LT(report->mfu.modelFlopsPerStep, 19.6e12);
+    // The shapes cost the ops behind 77.5 % of the kernel time and all of its GEMM and attention
+    // time; the rest (softmax backward, cat, fused AdamW, norm backward) has few FLOPs. The MFU is
+    // an upper estimate, not "well below the true one" as it read while coverage counted every kernel.
+    EXPECT_LT(report->mfu.countedKernelTimeShare, 0.8);
+    ASSERT_TRUE(report->mfu.countedMatmulTimeShare.has_value());
+    EXPECT_GT(*report->mfu.countedMatmulTimeShare, 0.999);
+    bool upperEstimate = false;
+    for (const std::string& w : report->mfu.warnings) {
+        EXPECT_EQ(w.find("well below the true one"), std::string::npos) << w;
+        upperEstimate = upperEstimate || w.find("upper estimate") != std::string::npos;
+    }
+    EXPECT_TRUE(upperEstimate);
 }
 
 // No file in ../shared/traces shows an MFU of 100 % or more.
