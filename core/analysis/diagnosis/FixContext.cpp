@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "core/analysis/diagnosis/FixRules.h"
 #include "core/analysis/diagnosis/FixSnippets.h"
@@ -101,12 +103,23 @@ FixContext::Prediction FixContext::dataFix(std::string& basis, std::string& unce
                                         "loading and waits on the busiest launching thread"
                                   : std::string("not recorded in this trace")) +
             "; the " + (host > gpuPath ? "host's" : "GPU's") + " path binds";
-    uncertainty = "low end: the idle the host still causes (launch " +
-                  duration(m_s.idleLaunchOverheadFraction * m_stepNs) + ", synchronization " +
-                  duration(m_s.idleSyncFraction * m_stepNs) +
+    // Only the parts there are: "synchronization 0 ns" reads as a measurement of nothing.
+    std::string hostIdle;
+    for (const auto& [label, fraction] : {std::pair{"launch ", m_s.idleLaunchOverheadFraction},
+                                          std::pair{"synchronization ", m_s.idleSyncFraction}}) {
+        if (fraction * m_stepNs >= 1e3) {
+            hostIdle += (hostIdle.empty() ? "" : ", ") + std::string(label) + duration(fraction * m_stepNs);
+        }
+    }
+    uncertainty =
+        hostIdle.empty()
+            ? std::string(
+                  "low end: the longer of GPU busy and the host's path; high end: the expected step, as "
+                  "no launch or synchronization idle is left to grow")
+            : "low end: the idle the host still causes (" + hostIdle +
                   " per step) disappears as well, leaving the longer of GPU busy and the host's path; "
-                  "high end: that idle doubles, as when loader worker processes compete with the "
-                  "training thread for CPU cores";
+                  "high end: that idle doubles, as when loader worker processes compete with the training "
+                  "thread for CPU cores";
     return {std::max(gpuPath, host), std::max(busy, host), std::max(gpuPath + hostGaps, host)};
 }
 

@@ -69,6 +69,10 @@ TEST(Prediction, DataFixIsTheGpuBoundWhenTheHostPathIsShort) {
     // The range: down to GPU busy, up to the idle the host still causes doubling.
     EXPECT_NEAR(r1->gain.stepTimeLowNs, s.stepTimeNs * s.busyFraction, 1.0);
     expectStatedRange(*r1);
+    // Only the host idle there is is named: no "synchronization 0 ns" (rn50-nw0 printed it).
+    EXPECT_LT(s.idleSyncFraction * s.stepTimeNs, 1e3);
+    EXPECT_EQ(r1->gain.uncertainty.find("synchronization 0"), std::string::npos) << r1->gain.uncertainty;
+    EXPECT_EQ(r1->gain.uncertainty.find(" 0 ns"), std::string::npos) << r1->gain.uncertainty;
 }
 
 // A second launching thread works 9.5 ms of every 10 ms step outside data loading (host-side
