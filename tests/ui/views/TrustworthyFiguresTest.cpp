@@ -16,6 +16,7 @@
 #include "core/format/CptraceWriter.h"
 #include "core/import/TraceLoader.h"
 #include "tests/testutils/SharedTraces.h"
+#include "tests/testutils/TraceBuilder.h"
 #include "tests/ui/PageReportFixture.h"
 #include "tests/ui/PageTestSupport.h"
 #include "tests/ui/UiTestModels.h"
@@ -274,6 +275,40 @@ TEST(TrustworthyFigures, AStepLeftOutOfTheFiguresIsDrawnNeutralOnTheTimeline) {
         EXPECT_FALSE(entry.label.contains(bottleneckName(analysis::Bottleneck::HostBound)))
             << entry.label.toStdString();
     }
+}
+
+}  // namespace
+}  // namespace chokepoint::ui
+
+namespace chokepoint::ui {
+namespace {
+
+// A trace with no GPU timeline (host ops only, as a host-only capture or the profiler's counter
+// mode leaves): no busy share, MFU or gauge to read, and no request to set the model FLOPs, which
+// could not give an MFU. It read "GPU busy 0.0 %", "MFU unknown" and "MFU needs the model FLOPs".
+TEST(TrustworthyFigures, ATraceWithoutAGpuTimelineShowsNoBusyOrMfu) {
+    testutils::guiApp();
+    testutils::TraceBuilder b;
+    for (int i = 0; i < 20; ++i) {
+        b.cpuOp("aten::add", i * 1'000'000, i * 1'000'000 + 400'000);
+    }
+    TraceDocument document;
+    DiagnosisPage page;
+    page.setDocument(&document);
+    QSignalSpy done(&document, &TraceDocument::analysisAvailable);
+    document.setModel(std::make_shared<const core::TraceModel>(b.build()), QStringLiteral("host only"));
+    ASSERT_TRUE(done.count() > 0 || done.wait(20'000));
+    const auto report = document.report();
+    ASSERT_TRUE(report);
+    ASSERT_FALSE(report->metrics.hasGpuWork);
+    const QString text = allLabelText(page);
+    EXPECT_TRUE(text.contains(QStringLiteral("not recorded"))) << text.toStdString();
+    EXPECT_FALSE(text.contains(QStringLiteral("0.0 %"))) << text.toStdString();
+    EXPECT_FALSE(text.contains(QStringLiteral("MFU needs"))) << text.toStdString();
+    EXPECT_FALSE(text.contains(QStringLiteral("Peak used"))) << text.toStdString();
+    const QString html = buildDiagnosisReport(*report, report->model.get()).toHtml();
+    EXPECT_TRUE(html.contains(QStringLiteral("no GPU timeline"))) << html.toStdString();
+    EXPECT_FALSE(html.contains(QStringLiteral("model FLOPs not given"))) << html.toStdString();
 }
 
 }  // namespace

@@ -27,7 +27,8 @@ QString analysisSettingsSummary(const analysis::AnalysisReport& report) {
     if (report.mfu.source == analysis::ModelFlopsSource::None) {
         missing << QObject::tr("the model FLOPs per step");
     }
-    if (!missing.isEmpty()) {
+    // Without a GPU timeline no setting gives an MFU: nothing to ask for.
+    if (!missing.isEmpty() && report.metrics.hasGpuWork) {
         text += QObject::tr("  MFU needs %1: set them in Analysis Settings.")
                     .arg(missing.join(QObject::tr(" and ")));
     }

@@ -416,15 +416,21 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
             tr("Device (peaks of %1: %2)")
                 .arg(QString::fromStdString(r.device.spec.name), QString::fromStdString(r.device.method));
     }
+    // Without a GPU timeline (counter mode, a host-only capture) there is no busy share or MFU to
+    // read: "GPU busy 0.0 %" and "MFU unknown: set the FLOPs" sent users to settings that cannot help.
+    const bool timeline = r.metrics.hasGpuWork;
     const std::array<std::pair<QString, QString>, kFigureCount> figures = {{
         {tr("Step time (mean)"), mfu.stepTimeNs > 0 ? durationText(mfu.stepTimeNs) : tr("n/a")},
-        {tr("GPU busy"), percentText(mfu.busyFraction)},
+        {tr("GPU busy"), timeline ? percentText(mfu.busyFraction) : tr("not recorded")},
         {tr("MFU"), mfu.mfu ? QString::fromStdString(core::formatSmallPercent(*mfu.mfu)) +
                                   (mfu.estimate ? tr(" (est.)") : QString())
                     : mfu.impossibleMfu
                         ? QString::fromStdString(std::string(analysis::shortLabel(mfu.withheld)))
-                        : tr("unknown")},
-        {tr("HFU"), mfu.hfu ? QString::fromStdString(core::formatSmallPercent(*mfu.hfu)) : tr("unknown")},
+                    : timeline ? tr("unknown")
+                               : tr("—")},
+        {tr("HFU"), mfu.hfu    ? QString::fromStdString(core::formatSmallPercent(*mfu.hfu))
+                    : timeline ? tr("unknown")
+                               : tr("—")},
         {tr("Steps"), QString::number(steps.steps.size())},
         {deviceCaption, device},
     }};
@@ -447,8 +453,10 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
                                  QString::fromStdString(steps.note)));
 
     m_mfuBands->setMfu(mfu.mfu, mfu.estimate);
+    m_mfuBands->setVisible(timeline);  // an empty gauge reads as "MFU unknown", to be fixed
     const QString source =
-        mfu.source == analysis::ModelFlopsSource::None
+        !timeline ? tr("not computed: the trace has no GPU timeline to time the model's work against")
+        : mfu.source == analysis::ModelFlopsSource::None
             ? tr("not computed: model FLOPs unknown (set the FLOPs per step, or the parameters and tokens "
                  "per step, in Analysis Settings)")
             : QString::fromStdString(mfu.sourceNote);
@@ -457,7 +465,7 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
             .arg(QString::fromStdString(mfu.bandLabel.empty() ? std::string("—") : mfu.bandLabel)
                      .toHtmlEscaped(),
                  source.toHtmlEscaped());
-    if (mfu.peakFlopsPerSecond > 0) {
+    if (mfu.peakFlopsPerSecond > 0 && timeline) {
         mfuText += tr("<br/><b>Peak used:</b> %1 (%2)")
                        .arg(QString::fromStdString(core::formatFlopsPerSecond(mfu.peakFlopsPerSecond)),
                             QString::fromStdString(mfu.precisionReason).toHtmlEscaped());

@@ -48,6 +48,7 @@ ReportDocument buildDiagnosisReport(const analysis::AnalysisReport& report, cons
     }
 
     const analysis::MfuReport& mfu = report.mfu;
+    const bool timeline = report.metrics.hasGpuWork;
     std::vector<std::pair<QString, QString>> facts = {
         {QObject::tr("Source"),
          qs(report.sourcePath) + QStringLiteral(" (") + qs(report.sourceFormat) + QStringLiteral(")")},
@@ -60,15 +61,21 @@ ReportDocument buildDiagnosisReport(const analysis::AnalysisReport& report, cons
                                               ? durationText(mfu.stepTimeNs) + QStringLiteral(" — ") +
                                                     qs(analysis::describeStepTimes(report.metrics.stepTimes))
                                               : QObject::tr("n/a")},
-        {QObject::tr("GPU busy"), percentText(mfu.busyFraction)},
+        // Without a GPU timeline (counter mode, a host-only capture) there is no busy share or MFU to
+        // read: "0.0 %" and "model FLOPs not given" sent users to settings that cannot help.
+        {QObject::tr("GPU busy"), timeline ? percentText(mfu.busyFraction)
+                                           : QObject::tr("not recorded (no GPU timeline in the trace)")},
         {QObject::tr("MFU"), mfu.mfu
                                  ? percentText(*mfu.mfu) + QStringLiteral(" — ") + qs(mfu.bandLabel) +
                                        (mfu.estimate ? QObject::tr(" (estimated from shapes)") : QString())
                              : mfu.impossibleMfu ? qs(mfu.impossibleReason)
-                                                 : QObject::tr("unknown (model FLOPs not given)")},
-        {QObject::tr("HFU"), mfu.hfu ? percentText(*mfu.hfu) : QObject::tr("unknown")},
+                             : timeline          ? QObject::tr("unknown (model FLOPs not given)")
+                                        : QObject::tr("none: no GPU timeline to time the work against")},
+        {QObject::tr("HFU"), mfu.hfu    ? percentText(*mfu.hfu)
+                             : timeline ? QObject::tr("unknown")
+                                        : QObject::tr("none")},
     };
-    if (mfu.peakFlopsPerSecond > 0) {
+    if (mfu.peakFlopsPerSecond > 0 && timeline) {
         facts.emplace_back(QObject::tr("Peak used"),
                            QString::fromStdString(core::formatFlopsPerSecond(mfu.peakFlopsPerSecond)) +
                                QStringLiteral(" — ") + qs(mfu.precisionReason));
