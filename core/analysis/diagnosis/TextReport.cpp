@@ -316,14 +316,16 @@ std::string writeTextReport(const AnalysisReport& r, const TextReportOptions& op
                                         : std::string("no GPU work")) +
                        "\n";
             }
-            // Kernels are placed in a phase by their launch call: without it (an attach capture that
-            // lost the runtime API's launches) they are in none, and the phases say so.
+            // Kernels are placed in a phase by their launch call, or without one by the kernels around
+            // them on their stream (PhaseDetection.h): those at a phase's edge stay in none (an attach
+            // capture that lost the runtime API's launches), and the phases say so.
             const double busyNs = r.overallSignals.busyFraction * r.overallSignals.windowNs;
-            constexpr double kPhasesHoldTheWork = 0.8;
+            constexpr double kPhasesHoldTheWork = 0.9;
             if (busyNs > 0 && phaseGpuNs < kPhasesHoldTheWork * busyNs) {
                 out += "  (the phases hold " + pct(phaseGpuNs / busyNs) +
-                       " of the GPU's busy time: kernels are placed in a phase by their launch call, and the "
-                       "others' launch is outside every phase or not in the trace)\n";
+                       " of the GPU's busy time: kernels are placed in a phase by their launch call or, "
+                       "without one, by the kernels around them on their stream; the others' launch is "
+                       "outside every phase or not in the trace)\n";
             }
         }
         if (!r.kernelsByName.empty()) {

@@ -84,6 +84,46 @@ bool isCommunicationOpName(std::string_view name) {
     return names::isCommunicationOpName(name);
 }
 
+namespace {
+
+// A kernel whose launch call is not in the trace (an attach capture loses the runtime API's
+// launches, #21) takes the phase of the kernels around it on its stream when both have the same
+// one in the same step: a stream runs its kernels in the order they were issued, so it was issued
+// between two launches of that phase. Kernels at a phase boundary stay unattributed.
+template <class Assign>
+void inferPhasesFromStreamOrder(const core::TraceModel& model, const StepsResult& steps,
+                                const std::vector<std::int8_t>& kernelPhase, Assign assign) {
+    const core::KernelTable& k = model.kernels;
+    std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::size_t>> byStream;
+    for (std::size_t i = 0; i < k.size(); ++i) {
+        byStream[{k.deviceIndex[i], k.streamId[i]}].push_back(i);
+    }
+    auto stepOf = [&](std::size_t i) { return i < steps.kernelStep.size() ? steps.kernelStep[i] : -1; };
+    for (auto& [stream, kernels] : byStream) {
+        std::stable_sort(kernels.begin(), kernels.end(),
+                         [&](std::size_t a, std::size_t b) { return k.startNs[a] < k.startNs[b]; });
+        std::size_t previous = kernels.size();  // position of the last kernel with a phase
+        for (std::size_t pos = 0; pos < kernels.size(); ++pos) {
+            const std::size_t i = kernels[pos];
+            if (kernelPhase[i] < 0) {
+                continue;
+            }
+            if (previous < pos && pos - previous > 1 && kernelPhase[kernels[previous]] == kernelPhase[i] &&
+                stepOf(kernels[previous]) == stepOf(i) && stepOf(i) >= 0) {
+                for (std::size_t gap = previous + 1; gap < pos; ++gap) {
+                    const std::size_t g = kernels[gap];
+                    if (!k.launchCall[g].valid() && stepOf(g) == stepOf(i)) {
+                        assign(g, stepOf(g), kernelPhase[i]);
+                    }
+                }
+            }
+            previous = pos;
+        }
+    }
+}
+
+}  // namespace
+
 PhasesResult detectPhases(const core::TraceModel& model, const StepsResult& steps) {
     PhasesResult result;
     result.kernelPhase.assign(model.kernels.size(), -1);
@@ -242,12 +282,29 @@ PhasesResult detectPhases(const core::TraceModel& model, const StepsResult& step
         }
         return cached == 1;
     };
+    // Kernels by their launch call first; a kernel without one by the stream order of those, and
+    // only then by when it ran on the GPU (phaseOfLaunch's fallback, weaker: the GPU runs behind the
+    // host, by a whole step when the launch queue is full).
     for (std::size_t i = 0; i < model.kernels.size(); ++i) {
         std::int32_t s = i < steps.kernelStep.size() ? steps.kernelStep[i] : -1;
-        int kind = isCommKernel(model.kernels.name[i])
-                       ? static_cast<int>(PhaseKind::Communication)
-                       : phaseOfLaunch(model.kernels.launchCall[i], model.kernels.startNs[i], s);
+        const bool comm = isCommKernel(model.kernels.name[i]);
+        if (!comm && !model.kernels.launchCall[i].valid()) {
+            continue;
+        }
+        int kind = comm ? static_cast<int>(PhaseKind::Communication)
+                        : phaseOfLaunch(model.kernels.launchCall[i], model.kernels.startNs[i], s);
         record(result.kernelPhase, i, s, kind, {model.kernels.startNs[i], model.kernels.endNs[i]});
+    }
+    inferPhasesFromStreamOrder(
+        model, steps, result.kernelPhase, [&](std::size_t i, std::int32_t s, int kind) {
+            record(result.kernelPhase, i, s, kind, {model.kernels.startNs[i], model.kernels.endNs[i]});
+        });
+    for (std::size_t i = 0; i < model.kernels.size(); ++i) {
+        if (result.kernelPhase[i] < 0 && !model.kernels.launchCall[i].valid()) {
+            std::int32_t s = i < steps.kernelStep.size() ? steps.kernelStep[i] : -1;
+            record(result.kernelPhase, i, s, phaseOfLaunch(core::ApiCallId{}, model.kernels.startNs[i], s),
+                   {model.kernels.startNs[i], model.kernels.endNs[i]});
+        }
     }
     for (std::size_t i = 0; i < model.memcpys.size(); ++i) {
         std::int32_t s = i < steps.memcpyStep.size() ? steps.memcpyStep[i] : -1;

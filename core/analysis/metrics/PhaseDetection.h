@@ -14,7 +14,10 @@
 //   Optimizer     `Optimizer.step#`, `Optimizer.zero_grad#`, `optimizer.step`, fused/foreach Adam,
 //   Communication NCCL/RCCL kernels (GPU) and `c10d::` / `nccl:` / `record_param_comms` ops (CPU).
 // Per phase: host ranges (merged), host time = |union of those ranges|, GPU time = |union of the GPU
-// work launched from them| (for Communication also every collective kernel in the step).
+// work launched from them| (for Communication also every collective kernel in the step). A kernel
+// whose launch call is not in the trace takes the phase of the kernels around it on its stream when
+// both have the same one (a stream runs kernels in issue order), else the phase whose host time it
+// ran in.
 // Units: ns. Pure function; O(n log n) in events.
 
 #include <array>

@@ -88,10 +88,12 @@ TEST(H100Captures, GptMfuFromTheHelpersFactsWithThePrecisionNamed) {
     // 33 % is the typical production band: never the desired end state.
     EXPECT_FALSE(r->overall.desiredEndState);
     EXPECT_EQ(r->headline.find("desired end state"), std::string::npos) << r->headline;
-    // The attach capture lost the runtime API's launches: the phases hold about half the busy time,
-    // and the report says so rather than let forward + backward read as the whole step.
+    // The attach capture lost the runtime API's launches: by their launch calls the phases held
+    // 53.5 % of the busy time; placed by stream order as well, 80.9 %. The kernels at the edge of
+    // forward and backward (the vocabulary softmax among them) stay in none, and the report says so
+    // rather than let forward + backward read as the whole step.
     const std::string text = writeTextReport(*r);
-    EXPECT_NE(text.find("(the phases hold 5"), std::string::npos) << text;
+    EXPECT_NE(text.find("(the phases hold 8"), std::string::npos) << text;
 }
 
 TEST(H100Captures, GptStepsFromRepeatingKernelsAfterStartUp) {

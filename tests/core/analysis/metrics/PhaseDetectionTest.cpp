@@ -104,6 +104,44 @@ TEST(PhaseDetection, LaunchesOnTheAutogradThreadSplitForwardFromBackward) {
     EXPECT_EQ(backward->gpuTimeNs, 380);
 }
 
+// An attach capture loses the runtime API's launches (#21): only cuLaunchKernelEx calls join. A
+// kernel without a launch between two kernels of one phase on its stream takes that phase (a
+// stream runs kernels in issue order); one at a phase boundary, or with a launch outside every
+// phase, stays unattributed.
+TEST(PhaseDetection, KernelsWithoutALaunchTakeThePhaseAroundThemOnTheirStream) {
+    TraceBuilder b;
+    b.model().threadIndex(1, 2, "pt_autograd_0");
+    b.range("chokepoint:step#1", 0, 2000);
+    b.apiCall("cuLaunchKernelEx", 100, 110, 1);  // forward GEMM
+    b.kernel("nvjet_gemm_a", 120, 200, 0, 7, 1);
+    b.kernel("elementwise_no_launch", 200, 250, 0, 7, 0);  // between two forward kernels
+    b.apiCall("cuLaunchKernelEx", 150, 160, 2);
+    b.kernel("nvjet_gemm_b", 250, 400, 0, 7, 2);
+    // Forward before it, backward after; it ran after the host's forward ended (800), so neither
+    // the stream order nor the time it ran places it.
+    b.kernel("elementwise_at_the_boundary", 805, 815, 0, 7, 0);
+    b.kernel("other_stream_no_launch", 830, 840, 0, 9, 0);  // alone on its stream
+    b.apiCall("cuLaunchKernelEx", 800, 810, 3, 2);          // backward, autograd thread
+    b.kernel("nvjet_gemm_c", 820, 900, 0, 7, 3);
+    core::TraceModel model = b.build();
+    PhasesResult phases = detectPhases(model, detectSteps(model));
+    auto phaseOf = [&](std::string_view name) {
+        for (std::size_t i = 0; i < model.kernels.size(); ++i) {
+            if (model.text(model.kernels.name[i]) == name) {
+                return static_cast<int>(phases.kernelPhase[i]);
+            }
+        }
+        return -2;
+    };
+    EXPECT_EQ(phaseOf("elementwise_no_launch"), static_cast<int>(PhaseKind::Forward));
+    EXPECT_EQ(phaseOf("elementwise_at_the_boundary"), -1);
+    EXPECT_EQ(phaseOf("other_stream_no_launch"), -1);
+    const Phase* forward = find(phases, 0, PhaseKind::Forward);
+    ASSERT_NE(forward, nullptr);
+    EXPECT_EQ(forward->gpuTimeNs, 280);  // 120-400: both GEMMs and the kernel between them
+    EXPECT_EQ(forward->gpuEventCount, 3);
+}
+
 TEST(PhaseDetection, WithoutBackwardMarkersForwardIsNotSplit) {
     TraceBuilder b;
     b.range("ProfilerStep#1", 0, 100);

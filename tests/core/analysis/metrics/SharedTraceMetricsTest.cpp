@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "core/analysis/metrics/PhaseDetection.h"
 #include "core/analysis/metrics/TraceMetrics.h"
 #include "core/import/TraceLoader.h"
 #include "tests/testutils/SharedTraces.h"
@@ -241,6 +242,48 @@ TEST(SharedTraceRoofline, ShapeEstimatesOnARealTracePlaceGemmsAboveElementwise) 
         EXPECT_GT(s.fractionOfPeak, 0.0);
         EXPECT_LT(s.fractionOfPeak, 1.0);
     }
+}
+
+}  // namespace
+}  // namespace chokepoint::analysis
+
+namespace chokepoint::analysis {
+namespace {
+
+// gpt-kineto joins every kernel to its launch. Dropping the runtime API's launches, as an attach
+// capture does (#21: only cuLaunchKernelEx joins), the stream-order inference puts each kernel it
+// can place in the phase its real launch gave it, and places nearly all of them.
+TEST(SharedTracePhases, KernelsWithoutTheirLaunchGetTheirRealPhaseFromStreamOrder) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "h100/gpt-kineto.pt.trace.json.gz");
+    core::Result<core::TraceModel> loaded = core::loadTrace(path);
+    ASSERT_TRUE(loaded.ok());
+    core::TraceModel model = std::move(loaded.value());
+    const StepsResult steps = detectSteps(model);
+    const PhasesResult joined = detectPhases(model, steps);
+    std::size_t dropped = 0;
+    for (std::size_t i = 0; i < model.kernels.size(); ++i) {
+        const core::ApiCallId call = model.kernels.launchCall[i];
+        if (call.valid() && model.text(model.apiCalls.name[call.index]) != "cuLaunchKernelEx") {
+            model.kernels.launchCall[i] = core::ApiCallId{};
+            ++dropped;
+        }
+    }
+    ASSERT_GT(dropped, 2000u);
+    const PhasesResult inferred = detectPhases(model, steps);
+    std::size_t placed = 0, wrong = 0, inPhaseBefore = 0;
+    for (std::size_t i = 0; i < model.kernels.size(); ++i) {
+        if (model.kernels.launchCall[i].valid() || joined.kernelPhase[i] < 0) {
+            continue;
+        }
+        ++inPhaseBefore;
+        if (inferred.kernelPhase[i] >= 0) {
+            ++placed;
+            wrong += inferred.kernelPhase[i] != joined.kernelPhase[i] ? 1 : 0;
+        }
+    }
+    EXPECT_EQ(wrong, 0u);
+    EXPECT_GT(static_cast<double>(placed), 0.85 * static_cast<double>(inPhaseBefore))
+        << placed << " of " << inPhaseBefore;
 }
 
 }  // namespace
