@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "core/base/Strings.h"
+
 #if __has_include(<cxxabi.h>)
 #include <cxxabi.h>
 #define CHOKEPOINT_HAS_CXXABI 1
@@ -41,16 +43,6 @@ char closerOf(char open) {
         default:
             return '}';
     }
-}
-
-std::string_view trimmed(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
-        s.remove_suffix(1);
-    }
-    return s;
 }
 
 // Whether '<' at `at` opens template arguments: not in "operator<", "operator<<", "operator<=".
@@ -110,11 +102,11 @@ std::vector<std::string_view> topLevelArguments(std::string_view s) {
         } else if ((c == ')' || c == ']' || c == '}' || (c == '>' && closesTemplate(s, i))) && depth > 0) {
             --depth;
         } else if (c == ',' && depth == 0) {
-            args.push_back(trimmed(s.substr(start, i - start)));
+            args.push_back(trimSpaces(s.substr(start, i - start)));
             start = i + 1;
         }
     }
-    args.push_back(trimmed(s.substr(start)));
+    args.push_back(trimSpaces(s.substr(start)));
     return args;
 }
 
@@ -143,8 +135,8 @@ std::string argumentName(std::string_view arg) {
     std::size_t pos = 0;
     while (true) {
         const std::size_t next = text.find("::", pos);
-        const std::string_view part =
-            trimmed(text.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos));
+        const std::string_view part = trimSpaces(
+            text.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos));
         if (isWord(part) && part.substr(0, 8) != "operator" && part != "const") {
             best = part;
         }
@@ -156,7 +148,7 @@ std::string argumentName(std::string_view arg) {
     if (!best.empty()) {
         return std::string(best);
     }
-    const std::string_view raw = trimmed(text);
+    const std::string_view raw = trimSpaces(text);
     return !raw.empty() && raw.size() <= kMaxRawArgumentChars ? std::string(raw) : std::string("…");
 }
 
@@ -207,7 +199,7 @@ std::string demangleKernelName(std::string_view name) {
 
 std::string shortKernelName(std::string_view name) {
     const std::string full = demangleKernelName(name);
-    const std::string_view s = trimmed(full);
+    const std::string_view s = trimSpaces(full);
 
     // One pass: text outside brackets is copied; a bracketed group at the top level is folded
     // ("<…>") or copied whole ("(anonymous namespace)", "(Pageable -> Device)").
@@ -240,7 +232,7 @@ std::string shortKernelName(std::string_view name) {
         }
         const std::string_view group = s.substr(groupStart, i - groupStart + 1);
         if (group.front() == '<') {
-            out += foldedArguments(trimmed(group.substr(1, group.size() - 2)));
+            out += foldedArguments(trimSpaces(group.substr(1, group.size() - 2)));
         } else {
             const bool paren = group.front() == '(';
             if (paren) {
@@ -269,7 +261,7 @@ std::string shortKernelName(std::string_view name) {
     // A trailing "(…)" (then perhaps " const") right after a name is the parameter list.
     bool isSignature = false;
     if (lastParenAt != std::string::npos && lastParenAt > 0) {
-        const std::string_view rest = trimmed(std::string_view(out).substr(lastParenEnd));
+        const std::string_view rest = trimSpaces(std::string_view(out).substr(lastParenEnd));
         const char before = out[lastParenAt - 1];
         isSignature = (truncatedParameters || rest.empty() || rest == "const") &&
                       (isIdentifierChar(before) || before == '>' || before == ')');
@@ -277,11 +269,11 @@ std::string shortKernelName(std::string_view name) {
             out.erase(lastParenAt);
         }
     }
-    std::string_view result = trimmed(out);
+    std::string_view result = trimSpaces(out);
     if (isSignature || result.substr(0, 5) == "void ") {
         result = result.substr(afterLastTopLevelSpace(result));  // drop the return type
     }
-    result = trimmed(result);
+    result = trimSpaces(result);
     return result.empty() ? std::string(s) : std::string(result);
 }
 

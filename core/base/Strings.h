@@ -1,6 +1,6 @@
 #pragma once
-// The one lower-case helper every library uses. Prefix and suffix tests need no helper: they are
-// std::string_view's (and std::string's) own starts_with / ends_with.
+// The lower-case and trim helpers every library uses. Prefix and suffix tests need no helper: they
+// are std::string_view's (and std::string's) own starts_with / ends_with.
 
 #include <string>
 #include <string_view>
@@ -18,6 +18,17 @@ inline std::string toLower(std::string_view text) {
         c = toLower(c);
     }
     return out;
+}
+
+// `text` without leading and trailing spaces and tabs.
+constexpr std::string_view trimSpaces(std::string_view text) {
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) {
+        text.remove_prefix(1);
+    }
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) {
+        text.remove_suffix(1);
+    }
+    return text;
 }
 
 }  // namespace chokepoint::core

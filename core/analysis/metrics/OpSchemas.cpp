@@ -2,22 +2,14 @@
 
 #include <charconv>
 
+#include "core/base/Strings.h"
+
 namespace chokepoint::analysis {
 
 namespace {
 
 std::string_view withoutAten(std::string_view opName) {
     return opName.starts_with("aten::") ? opName.substr(6) : opName;
-}
-
-std::string_view trim(std::string_view text) {
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) {
-        text.remove_prefix(1);
-    }
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) {
-        text.remove_suffix(1);
-    }
-    return text;
 }
 
 // Forward convolutions (PyTorch 2.x schemas):
@@ -165,7 +157,7 @@ std::optional<AttentionArguments> attentionArguments(std::string_view opName, st
 }
 
 std::optional<std::int64_t> parseInt(std::string_view text) {
-    text = trim(text);
+    text = core::trimSpaces(text);
     std::int64_t value = 0;
     const char* end = text.data() + text.size();
     auto [ptr, ec] = std::from_chars(text.data(), end, value);
@@ -176,7 +168,7 @@ std::optional<std::int64_t> parseInt(std::string_view text) {
 }
 
 std::optional<bool> parseBool(std::string_view text) {
-    text = trim(text);
+    text = core::trimSpaces(text);
     if (text == "True" || text == "true") {
         return true;
     }
@@ -187,7 +179,7 @@ std::optional<bool> parseBool(std::string_view text) {
 }
 
 std::optional<std::vector<std::int64_t>> parseIntList(std::string_view text) {
-    text = trim(text);
+    text = core::trimSpaces(text);
     if (text.empty()) {
         return std::nullopt;
     }
@@ -200,7 +192,7 @@ std::optional<std::vector<std::int64_t>> parseIntList(std::string_view text) {
     if (text.back() != ']') {
         return std::nullopt;
     }
-    text = trim(text.substr(1, text.size() - 2));
+    text = core::trimSpaces(text.substr(1, text.size() - 2));
     std::vector<std::int64_t> values;
     while (!text.empty()) {
         const std::size_t comma = text.find(',');
@@ -213,7 +205,7 @@ std::optional<std::vector<std::int64_t>> parseIntList(std::string_view text) {
             break;
         }
         text = text.substr(comma + 1);
-        if (trim(text).empty()) {
+        if (core::trimSpaces(text).empty()) {
             return std::nullopt;  // "[1, ]"
         }
     }
