@@ -675,6 +675,29 @@ bool kernelNameSaysTf32(std::string_view kernelName) {
     return false;
 }
 
+double embeddingTableParameters(const core::TraceModel& model) {
+    const core::CpuOpTable& ops = model.cpuOps;
+    std::vector<std::pair<std::int64_t, std::int64_t>> tables;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        const std::string_view name = model.text(ops.name[i]);
+        if ((name != "aten::embedding" && name != "embedding") || !ops.inputShapes[i].valid()) {
+            continue;
+        }
+        const std::optional<std::vector<Shape>> shapes = parseShapes(model.text(ops.inputShapes[i]));
+        if (shapes && !shapes->empty() && (*shapes)[0].size() == 2 && (*shapes)[0][0] > 0 &&
+            (*shapes)[0][1] > 0) {
+            tables.emplace_back((*shapes)[0][0], (*shapes)[0][1]);
+        }
+    }
+    std::sort(tables.begin(), tables.end());
+    tables.erase(std::unique(tables.begin(), tables.end()), tables.end());
+    double parameters = 0;
+    for (const auto& [rows, width] : tables) {
+        parameters += static_cast<double>(rows) * static_cast<double>(width);
+    }
+    return parameters;
+}
+
 OpCostResult attributeOpCosts(const core::TraceModel& model, const std::vector<KernelClass>* kernelClass) {
     OpCostResult result;
     const std::size_t kernelCount = model.kernels.size();

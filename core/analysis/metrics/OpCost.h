@@ -114,6 +114,12 @@ struct OpCostResult {
     bool kernelCosted(std::size_t k) const { return k < kernelSharers.size() && kernelSharers[k] > 0; }
 };
 
+// Parameters of the embedding tables the trace's ops looked up: the weight [V, d] of each
+// aten::embedding call, each distinct shape once (a table looked up many times, or tied to the
+// output layer, counts once; two tables of one shape count once too: a lower bound). 0 without
+// recorded shapes. 6·N·T counts these parameters although a lookup multiplies nothing.
+double embeddingTableParameters(const core::TraceModel& model);
+
 // `kernelClass` (KernelStatsResult::kernelClass, per kernel row) lets an op's FLOPs go to its
 // matmul-class kernels alone; null splits them over all its kernels.
 OpCostResult attributeOpCosts(const core::TraceModel& model,

@@ -182,6 +182,35 @@ TEST(H100Captures, GptAttentionIsCountedCausalWithItsBackward) {
     EXPECT_TRUE(upperEstimate);
 }
 
+// Given the GPT job's 6·N·T (219,314,176 parameters, 16,384 tokens), its MFU (32.5 %) exceeds the
+// HFU counted from shapes (29.2 %): 6·N·T counts the token and position embedding tables (34.6M
+// parameters, 3.40 TFLOP per step), which are looked up, not multiplied. The report says so rather
+// than "check the input", which was right.
+TEST(H100Captures, GptSixNtOverShapesIsExplainedByTheEmbeddingTables) {
+    CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "h100/gpt-kineto.pt.trace.json.gz");
+    core::Result<core::TraceModel> model = core::loadTrace(path);
+    ASSERT_TRUE(model.ok());
+    EXPECT_DOUBLE_EQ(embeddingTableParameters(model.value()), 32768.0 * 1024 + 1024.0 * 1024);
+    const DeviceDatabase devices = DeviceDatabase::loadBuiltin().value();
+    AnalysisOptions options;
+    options.devices = &devices;
+    options.parameterCount = 219314176;
+    options.tokensPerStep = 16384;
+    auto r = analyzeTrace(std::make_shared<const core::TraceModel>(std::move(model.value())), options);
+    ASSERT_TRUE(r.ok());
+    const MfuReport& mfu = r.value()->mfu;
+    ASSERT_TRUE(mfu.mfu && mfu.hfu);
+    ASSERT_GT(*mfu.mfu, *mfu.hfu);
+    bool explained = false;
+    for (const std::string& w : mfu.warnings) {
+        EXPECT_EQ(w.find("check the input"), std::string::npos) << w;
+        explained =
+            explained || (w.find("exceeds HFU") != std::string::npos &&
+                          w.find("34,603,008 parameters of the embedding tables") != std::string::npos);
+    }
+    EXPECT_TRUE(explained);
+}
+
 // No file in ../shared/traces shows an MFU of 100 % or more.
 TEST(H100Captures, NoSharedTraceShowsAnImpossibleMfu) {
     const std::filesystem::path root(CHOKEPOINT_SHARED_TRACES_DIR);

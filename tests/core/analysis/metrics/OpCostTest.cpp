@@ -449,6 +449,18 @@ TEST(OpCost, MatrixOpsTakeTheirOperandsPrecision) {
     EXPECT_EQ(add.precision, Precision::FP32);
 }
 
+TEST(OpCost, EmbeddingTablesAreCountedOncePerShape) {
+    TraceBuilder b;
+    // The token table looked up twice, a position table, and a call without shapes.
+    b.cpuOp("aten::embedding", 0, 10, 1, "[[32768, 1024], [16, 1024], [], [], []]");
+    b.cpuOp("aten::embedding", 20, 30, 1, "[[32768, 1024], [16, 1024], [], [], []]");
+    b.cpuOp("aten::embedding", 40, 50, 1, "[[1024, 1024], [1024], [], [], []]");
+    b.cpuOp("aten::embedding", 60, 70, 1);
+    b.cpuOp("aten::embedding_backward", 80, 90, 1, "[[16, 1024, 1024], [16, 1024], [], [], [], []]");
+    EXPECT_DOUBLE_EQ(embeddingTableParameters(b.build()), 32768.0 * 1024 + 1024.0 * 1024);
+    EXPECT_DOUBLE_EQ(embeddingTableParameters(TraceBuilder().build()), 0.0);
+}
+
 TEST(OpCost, NoShapesNoCosts) {
     TraceBuilder b;
     b.cpuOp("aten::mm", 0, 10);
