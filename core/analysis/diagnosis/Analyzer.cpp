@@ -211,8 +211,8 @@ std::string impossibleMfuReason(const MfuReport& mfu, const DeviceSpec* spec, do
 // Shapes that account for this share count (nearly) all of a step's work.
 constexpr double kShapesCoverTheWork = 0.9;
 // Below this share, FLOPs from shapes miss nearly all the work: an MFU or HFU from them is not a
-// result (hta-trace-diff-test: 10.4 % of its matmul time covered, 8.0 % of its kernel time, "MFU
-// 1.4 %" on a GPU busy 96 %; hta-negative-queue 1.5 %).
+// result (hta-trace-diff-test: 10.6 % of its in-step matmul time covered, "MFU 1.4 %" on a GPU busy
+// 96 %; hta-negative-queue 1.5 %).
 constexpr double kShapesCoverTooLittle = 0.2;
 
 // "88.5 % of the GEMM, convolution and attention kernel time", or of all kernel time without them.
@@ -224,9 +224,9 @@ std::string coveredText(const MfuReport& mfu) {
 
 // Why O_model exceeds the FLOPs counted from shapes. 6·N·T counts every parameter, the embedding
 // table's too, which is looked up, not multiplied (Kaplan et al. 2020 count N without it): on the
-// H100 GPT job 33.6M of its 219M parameters, 3.3 TFLOP of 6·N·T's 21.6 per step, where the shapes
-// count 19.4 with attention. When leaving them out brings 6·N·T within the counted FLOPs, that is
-// the reason; otherwise the input is to check.
+// H100 GPT job 34.6M of its 219M parameters (token and position tables), 3.40 TFLOP of 6·N·T's
+// 21.6 per step, where the shapes count 19.4 with attention. When leaving them out brings 6·N·T within the
+// counted FLOPs, that is the reason; otherwise the input is to check.
 std::string modelOverCountedReason(const MfuReport& mfu, const core::TraceModel& model,
                                    const AnalysisOptions& o, const HelperFacts& facts) {
     const std::string check = "the model FLOPs given exceed the FLOPs counted from shapes (check the input)";
