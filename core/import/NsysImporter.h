@@ -7,6 +7,7 @@
 //   NsysApiReader.cpp          CUDA runtime and driver API calls, synchronizations
 //   NsysNvtxReader.cpp         NVTX ranges and marks
 //   NsysMetricsReader.cpp      GPU metrics (counters)
+//   NsysSchedReader.cpp        thread scheduling (per-thread CPU tracks)
 
 #include <sqlite3.h>
 
@@ -117,6 +118,7 @@ private:
     Status readApiCalls(const std::string& table, ApiDomain defaultDomain);
     Status readSyncs();
     Status readNvtx();
+    Status readThreadScheduling();  // after the API calls, GPU activity and NVTX
     void makeCorrelationsUnique();
     void addProcesses(const std::unordered_map<std::int64_t, std::string>& processNames);
     Status readProcessNames(std::unordered_map<std::int64_t, std::string>& names);

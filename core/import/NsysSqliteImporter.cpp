@@ -297,6 +297,9 @@ Result<TraceModel> Importer::run() {
     if (Status s = readNvtx(); !s.ok()) {
         return s.error();
     }
+    if (Status s = readThreadScheduling(); !s.ok()) {
+        return s.error();
+    }
     std::unordered_map<std::int64_t, std::string> processNames;
     if (Status s = readProcessNames(processNames); !s.ok()) {
         return s.error();

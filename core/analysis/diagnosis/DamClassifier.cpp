@@ -262,6 +262,22 @@ GapCandidate hostCandidate(const DiagnosisSignals& s, const DiagnosisConfig& c) 
         g.confidence -= kMarginPenalty;
     }
     const HostCause cause = dominantHostCause(s);
+    // Host code known only from a thread's CPU use (no CPU op, Python stack or NVTX range in the
+    // gaps): the thread ran, but it may have been spinning in a wait the trace does not show (an MPI
+    // progress loop, a polling synchronization), so the verdict is weaker and says what would name it.
+    if (hostCodeUnnamed(s)) {
+        constexpr double kUnnamedWorkPenalty = 0.2;  // high (0.9) to medium (0.7)
+        const double unnamed = cpuUseOnlyHostWorkShare(s);
+        g.evidence.push_back(makeEvidence(
+            "cpuUseOnlyHostWorkShare", unnamed, "<", 0.5,
+            "what the host ran in " + pct(unnamed) +
+                " of that idle is not recorded: the trace shows only that the thread was on a CPU (no "
+                "CPU op, Python stack or NVTX range covers most of those gaps; it may be a busy wait the "
+                "trace does not show)"));
+        g.confidence -= kUnnamedWorkPenalty;
+        g.missing.push_back(
+            "what the host threads ran while the GPU idled (Python stacks, CPU ops or NVTX ranges)");
+    }
     // The cause's own share, unless it is nearly all of it (nvFuser's compilation: "60.4 % ... (60.3 %)").
     constexpr double kNearlyAll = 0.9;
     const double causeShare = hostCauseShare(s, cause);

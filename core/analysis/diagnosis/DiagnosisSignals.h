@@ -52,6 +52,9 @@ struct DiagnosisSignals {
         double shareOfCause = 0;
         // shareOfCause of that cause's share of the window (never above the cause's own share).
         double shareOfWindow = 0;
+        // A thread known only from its CPU use (the agent's /proc samples, Nsight Systems' thread
+        // scheduling): it was on a CPU, but what it ran is not recorded.
+        bool cpuUseOnly = false;
     };
     std::vector<HostFrameShare> hostWorkFrames;
     // The frames that took the data-wait idle: the input pipeline's ranges and what runs inside them

@@ -73,7 +73,12 @@ void hostWorkOffPath(FixContext& ctx) {
                                       "Python calls per step, or the GPU): at most its idle disappears");
             r.costs = "code changes where the frames point";
             r.risks = "per-step Python bookkeeping often hides a host synchronization";
-            r.companions = {"look at the frames named in the evidence first: they take the time"};
+            r.companions = {
+                hostCodeUnnamed(s)
+                    ? "the trace shows only that the thread was on a CPU, not what it ran: record "
+                      "Python stacks (chokepoint-cli run samples them) or wrap the host phases in "
+                      "NVTX ranges, then look at the frames"
+                    : "look at the frames named in the evidence first: they take the time"};
             r.pytorchChange = FixContext::snippet("r15_code");
             break;
     }

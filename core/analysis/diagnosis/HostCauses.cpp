@@ -63,6 +63,20 @@ std::string hostFramesText(const DiagnosisSignals& s, std::size_t maxFrames) {
     return framesText(s.hostWorkFrames, maxFrames, "the GPU idle in host work");
 }
 
+double cpuUseOnlyHostWorkShare(const DiagnosisSignals& s) {
+    double share = 0;
+    for (const DiagnosisSignals::HostFrameShare& f : s.hostWorkFrames) {
+        share += f.cpuUseOnly ? f.shareOfCause : 0;
+    }
+    return share;
+}
+
+bool hostCodeUnnamed(const DiagnosisSignals& s) {
+    constexpr double kMostly = 0.5;
+    return dominantHostCause(s) == HostCause::Code && sampledStacksText(s, isNotDataRole).empty() &&
+           cpuUseOnlyHostWorkShare(s) >= kMostly;
+}
+
 std::string dataFramesText(const DiagnosisSignals& s, std::size_t maxFrames) {
     return framesText(s.dataWaitFrames, maxFrames, "the data wait");
 }

@@ -20,6 +20,12 @@ double hostCauseShare(const DiagnosisSignals& signals, HostCause cause);
 std::string_view describe(HostCause cause);
 // "top frames by exclusive time: module.py(1743): _call_impl 12.0 %, ..." or "" without frames.
 std::string hostFramesText(const DiagnosisSignals& signals, std::size_t maxFrames = 3);
+// The share of the host-code idle known only from a thread's CPU use (HostFrameShare::cpuUseOnly):
+// the thread was on a CPU, but no CPU op, Python stack or NVTX range says what it ran.
+double cpuUseOnlyHostWorkShare(const DiagnosisSignals& signals);
+// Host code holds the host-bound idle, no sampled stack names it, and at least half of it is known
+// only from CPU use: the verdict and R15 say what would name it.
+bool hostCodeUnnamed(const DiagnosisSignals& signals);
 // The same for the data-wait idle: what the input pipeline ran while the GPU waited.
 std::string dataFramesText(const DiagnosisSignals& signals, std::size_t maxFrames = 3);
 // The sampled stacks that filled the GPU's idle (DiagnosisSignals::sampledStacks) whose role

@@ -175,6 +175,7 @@ void writeSignals(Json& j, const DiagnosisSignals& s) {
             j.key("name").str(f.name);
             j.key("shareOfWindow").num(f.shareOfWindow);
             j.key("shareOfCause").num(f.shareOfCause);
+            j.key("cpuUseOnly").boolean(f.cpuUseOnly);
             j.endObject();
         }
         j.endArray();

@@ -566,7 +566,7 @@ private:
                     ratio(static_cast<double>(f.exclusiveNs), static_cast<double>(f.wholeNs));
                 out.push_back({f.thread != core::kNoThread ? labels.of(f.thread).label + " on the CPU"
                                                            : std::string(m_model.text(f.name)),
-                               ofCause, ofCause * causeFraction});
+                               ofCause, ofCause * causeFraction, f.thread != core::kNoThread});
             }
         };
         fill(m_metrics.accounting.hostWorkFrames, s.idleHostWorkFraction, s.hostWorkFrames);

@@ -454,21 +454,24 @@ TEST(BusyComposition, PipitSaxpyTransfersAreTheLargestConstraintSeenAndTheKernel
     auto r = analyze(model.value());
     ASSERT_TRUE(r);
     // README: 15 memcpys (284.7 ms, 3.9 GB) against 5 saxpy kernels (88.6 ms), a grid of 2 blocks on
-    // an A100's 108 SMs. Most of the window is GPU idle with no host activity recorded (MPI and host
-    // code are not traced), so the verdict is copy-bound only when the copies reach their threshold
-    // of the window; otherwise undetermined, with the copies the largest constraint it can see.
+    // an A100's 108 SMs. Most of the window is GPU idle: about 200 ms between the job's five
+    // copy-kernel-copy rounds, with no CUDA call and no NVTX range (MPI and the host code are not
+    // traced). The export's thread scheduling (SCHED_EVENTS) shows the main thread on a CPU there:
+    // host-bound, at medium confidence, because what it ran is not recorded (an MPI wait spins too).
+    // Without the scheduling the verdict was undetermined, the copies the largest constraint seen.
     const DiagnosisSignals& s = r->overallSignals;
-    EXPECT_NE(r->overall.bottleneck, Bottleneck::Compute) << r->headline;
-    EXPECT_NE(r->overall.bottleneck, Bottleneck::MemoryBandwidth) << r->headline;
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::HostBound) << r->headline;
+    EXPECT_EQ(r->overall.confidenceLabel(), "medium") << r->overall.confidence;
+    EXPECT_GT(s.idleHostWorkFraction, 0.7);
+    ASSERT_FALSE(s.hostWorkFrames.empty());
+    EXPECT_TRUE(s.hostWorkFrames.front().cpuUseOnly);
+    EXPECT_TRUE(contains(s.hostWorkFrames.front().name, "MPI Rank 0")) << s.hostWorkFrames.front().name;
+    EXPECT_NE(std::find(r->overall.secondary.begin(), r->overall.secondary.end(), Bottleneck::CopyBound),
+              r->overall.secondary.end());
     EXPECT_GT(s.exposedHostCopyFraction, 0.5 * s.busyFraction);  // copies fill most of the busy time
-    if (r->overall.bottleneck != Bottleneck::CopyBound) {
-        EXPECT_EQ(r->overall.bottleneck, Bottleneck::Undetermined) << r->headline;
-        EXPECT_NE(std::find(r->overall.secondary.begin(), r->overall.secondary.end(), Bottleneck::CopyBound),
-                  r->overall.secondary.end());
-        EXPECT_TRUE(contains(r->headline, "host-device copies fill")) << r->headline;
-    }
     ASSERT_FALSE(r->fixes.recommendations.empty());
-    EXPECT_EQ(r->fixes.recommendations.front().ruleId, "R17") << explain(r->fixes);
+    EXPECT_EQ(r->fixes.recommendations.front().ruleId, "R15") << explain(r->fixes);
+    EXPECT_NE(r->fixes.find("R17"), nullptr) << explain(r->fixes);  // the pageable copies
     EXPECT_EQ(s.smCount, 108);
     EXPECT_EQ(s.underOccupiedBlocks, 2);
     EXPECT_GT(s.underOccupiedIdleSmShare, 0.95);  // 1 - 2/108 over all kernel time

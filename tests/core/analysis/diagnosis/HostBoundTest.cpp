@@ -88,6 +88,63 @@ TEST(HostBound, CodeThatLaunchesNothingIsHostBoundAndNamesItsFrames) {
     EXPECT_EQ(r->fixes.find("R6"), nullptr);
 }
 
+// The same gaps known only from the main thread's CPU use (the agent's /proc samples, or Nsight
+// Systems' thread scheduling): host-bound still, but the trace cannot say what the thread ran (an
+// MPI progress loop spins on a CPU too), so the confidence drops to medium, the evidence says so and
+// R15 asks for what would name the code.
+TEST(HostBound, CodeKnownOnlyFromCpuUseIsHostBoundWithMediumConfidence) {
+    auto onCpu = [](TraceBuilder& b, core::TimestampNs from, core::TimestampNs to) {
+        core::CounterTrack* track = nullptr;
+        for (core::CounterTrack& t : b.model().counters) {
+            track = t.tid == 1 ? &t : track;
+        }
+        if (track == nullptr) {
+            b.model().counters.push_back({"CPU %", "%", -1, 1, 1, {}, {}});
+            track = &b.model().counters.back();
+        }
+        for (auto [t, percent] : {std::pair{from, 0.0}, std::pair{to, 100.0}}) {
+            track->timesNs.push_back(t);
+            track->values.push_back(percent);
+        }
+    };
+    const core::TraceModel model = job(onCpu);
+    auto r = analyze(model);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->overall.bottleneck, Bottleneck::HostBound) << r->headline;
+    EXPECT_EQ(r->overall.confidenceLabel(), "medium") << r->overall.confidence;
+    ASSERT_FALSE(r->overallSignals.hostWorkFrames.empty());
+    EXPECT_TRUE(r->overallSignals.hostWorkFrames.front().cpuUseOnly);
+    EXPECT_NE(r->overallSignals.hostWorkFrames.front().name.find("on the CPU"), std::string::npos);
+    const auto unnamed =
+        std::find_if(r->overall.evidence.begin(), r->overall.evidence.end(),
+                     [](const Evidence& e) { return e.signal == "cpuUseOnlyHostWorkShare"; });
+    ASSERT_NE(unnamed, r->overall.evidence.end());
+    EXPECT_FALSE(unnamed->passed);
+    EXPECT_NE(unnamed->note.find("busy wait"), std::string::npos) << unnamed->note;
+    EXPECT_TRUE(
+        std::any_of(r->overall.missingSignals.begin(), r->overall.missingSignals.end(),
+                    [](const std::string& m) { return m.find("Python stacks") != std::string::npos; }));
+    ASSERT_EQ(firstFix(*r), "R15");
+    const Recommendation& fix = r->fixes.recommendations.front();
+    ASSERT_FALSE(fix.companions.empty());
+    EXPECT_NE(fix.companions.front().find("not what it ran"), std::string::npos) << fix.companions.front();
+
+    // Counter-example: a recorded frame in the same gaps names the code; the verdict keeps its
+    // confidence and R15 points at the frames.
+    const core::TraceModel named = job([&](TraceBuilder& b, core::TimestampNs from, core::TimestampNs to) {
+        onCpu(b, from, to);
+        b.cpuOp("metrics.py(12): update_confusion_matrix", from, to);
+    });
+    auto n = analyze(named);
+    ASSERT_TRUE(n);
+    EXPECT_EQ(n->overall.bottleneck, Bottleneck::HostBound) << n->headline;
+    EXPECT_EQ(n->overall.confidenceLabel(), "high") << n->overall.confidence;
+    EXPECT_FALSE(n->overallSignals.hostWorkFrames.front().cpuUseOnly);
+    EXPECT_TRUE(std::none_of(n->overall.evidence.begin(), n->overall.evidence.end(),
+                             [](const Evidence& e) { return e.signal == "cpuUseOnlyHostWorkShare"; }));
+    EXPECT_NE(n->fixes.recommendations.front().companions.front().find("frames named"), std::string::npos);
+}
+
 // R19: each step the host calls .item() right after launching, so it sits in aten::item (its
 // cudaStreamSynchronize) for the whole 4 ms kernel, and then runs 6 ms of Python that launches
 // nothing while the GPU idles. Without the sync the Python would overlap the kernel: the step

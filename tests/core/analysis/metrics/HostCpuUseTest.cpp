@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+#include <vector>
+
 #include "core/analysis/metrics/GpuTimeAccounting.h"
 #include "tests/testutils/TraceBuilder.h"
 
@@ -109,6 +112,41 @@ TEST(HostCpuUse, OnTheCpuWhileLaunchingIsDispatch) {
     }
     cpuUse(g.b, 1, 1, "python3", 100);
     EXPECT_EQ(g.idle().cause, IdleCause::LaunchOverhead);
+}
+
+// Exact switches (Nsight Systems' thread scheduling, core/import/NsysSchedReader.cpp): a switch at
+// t is two samples at t, the state before and after, so a sample covers the time since the one
+// before (here) and holds until the next one (the timeline) alike.
+void switches(TraceBuilder& b, std::int64_t pid, std::int64_t tid, std::string_view name,
+              std::vector<std::pair<core::TimestampNs, bool>> runningAfter) {
+    b.model().threadIndex(pid, tid, name);
+    core::CounterTrack track{"CPU %", "%", -1, pid, tid, {0}, {0}};
+    bool running = false;
+    for (auto [t, next] : runningAfter) {
+        for (bool state : {running, next}) {
+            track.timesNs.push_back(t);
+            track.values.push_back(state ? 100 : 0);
+        }
+        running = next;
+    }
+    track.timesNs.push_back(3000 * kUs);
+    track.values.push_back(running ? 100 : 0);
+    b.model().counters.push_back(std::move(track));
+}
+
+TEST(HostCpuUse, ExactSwitchesPutTheThreadOnTheCpuWhereItRan) {
+    // Switched in 300 us into the 2 ms gap and out 100 us before it ends: on the CPU 80 % of it.
+    Gap on;
+    switches(on.b, 1, 1, "python3", {{400 * kUs, true}, {2000 * kUs, false}});
+    const IdleInterval& idle = on.idle();
+    EXPECT_EQ(idle.cause, IdleCause::HostWork);
+    EXPECT_NEAR(idle.coverage, 0.8, 1e-9);
+    ASSERT_EQ(idle.evidence.kind, IdleEvidence::Kind::Thread);
+
+    // The mirror image: waiting from 400 us to 2 ms, running only at the edges (20 %).
+    Gap off;
+    switches(off.b, 1, 1, "python3", {{50 * kUs, true}, {400 * kUs, false}, {2000 * kUs, true}});
+    EXPECT_EQ(off.idle().cause, IdleCause::Unexplained);
 }
 
 }  // namespace
