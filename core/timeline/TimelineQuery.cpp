@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/model/CounterSemantics.h"
+
 namespace chokepoint::timeline {
 
 namespace {
@@ -160,8 +162,8 @@ std::size_t hitTest(const Lane& lane, core::TimestampNs timeNs, core::DurationNs
     return bestDistance <= toleranceNs ? best : n;
 }
 
-std::vector<CounterColumn> counterColumns(const std::vector<core::TimestampNs>& timesNs,
-                                          const std::vector<double>& values, const QueryWindow& window) {
+std::vector<CounterColumn> counterColumns(std::span<const core::TimestampNs> timesNs,
+                                          std::span<const double> values, const QueryWindow& window) {
     std::vector<CounterColumn> columns;
     const std::size_t n = std::min(timesNs.size(), values.size());
     const core::TimeRange visible = window.visible;
@@ -210,6 +212,23 @@ std::vector<CounterColumn> counterColumns(const std::vector<core::TimestampNs>& 
         ++px;
     }
     return columns;
+}
+
+}  // namespace chokepoint::timeline
+
+namespace chokepoint::timeline {
+
+std::vector<CounterColumn> counterColumns(const core::CounterTrack& track, const QueryWindow& window) {
+    const std::size_t n = std::min(track.timesNs.size(), track.values.size());
+    if (!core::sampleCoversPreviousInterval(track)) {
+        return counterColumns(std::span(track.timesNs).first(n), std::span(track.values).first(n), window);
+    }
+    if (n < 2) {
+        return {};  // one sample of a rate covers no interval
+    }
+    // Value i over (t[i-1], t[i]]: drawn from t[i-1] until the next value takes over at t[i].
+    return counterColumns(std::span(track.timesNs).first(n - 1), std::span(track.values).subspan(1, n - 1),
+                          window);
 }
 
 }  // namespace chokepoint::timeline

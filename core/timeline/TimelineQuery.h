@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/base/Time.h"
@@ -51,9 +52,13 @@ struct CounterColumn {
     double maxValue = 0;
 };
 
-// Downsamples a counter to at most one column per pixel over the window. Samples before the
-// window carry their value into it. `timesNs` must be sorted ascending; sizes must match.
-std::vector<CounterColumn> counterColumns(const std::vector<core::TimestampNs>& timesNs,
-                                          const std::vector<double>& values, const QueryWindow& window);
+// Downsamples a counter to at most one column per pixel over the window, each sample holding its
+// value until the next. Samples before the window carry their value into it. `timesNs` must be
+// sorted ascending; sizes must match.
+std::vector<CounterColumn> counterColumns(std::span<const core::TimestampNs> timesNs,
+                                          std::span<const double> values, const QueryWindow& window);
+// The same for a counter track, read by its kind (core/model/CounterSemantics.h): a per-thread CPU
+// use sample covers the interval before it, so its value is drawn there.
+std::vector<CounterColumn> counterColumns(const core::CounterTrack& track, const QueryWindow& window);
 
 }  // namespace chokepoint::timeline

@@ -8,6 +8,7 @@
 
 #include "core/analysis/metrics/IntervalSet.h"
 #include "core/base/Strings.h"
+#include "core/model/CounterSemantics.h"
 #include "core/model/ThreadLabels.h"
 #include "core/names/NameRules.h"
 
@@ -599,7 +600,7 @@ private:
         bool sampled = m_model.stackSamples.size() > 0;
         std::unordered_map<std::int64_t, std::int64_t> perThread;  // (pid << 32 | tid) or stack thread
         for (const core::CounterTrack& track : m_model.counters) {
-            if (!isThreadCpuTrack(track)) {
+            if (!core::isThreadCpuTrack(track)) {
                 continue;
             }
             sampled = true;

@@ -10,6 +10,7 @@
 #include "core/analysis/metrics/IntervalSet.h"
 #include "core/analysis/metrics/PhaseDetection.h"
 #include "core/analysis/metrics/SampledStacks.h"
+#include "core/model/CounterSemantics.h"
 #include "core/model/NameMemo.h"
 #include "core/model/ThreadLabels.h"
 #include "core/names/NameRules.h"
@@ -425,14 +426,6 @@ HostActivity buildHostActivity(const core::TraceModel& model,
     return h;
 }
 
-}  // namespace
-
-bool isThreadCpuTrack(const core::CounterTrack& track) {
-    return track.deviceIndex < 0 && track.tid != 0 && track.unit == "%" && track.name == "CPU %";
-}
-
-namespace {
-
 // Per thread of the model: the intervals in which its "CPU %" samples say it was on the CPU (a
 // sample covers the interval since the previous one; the first sample of a track has none).
 std::unordered_map<core::ThreadIndex, std::vector<TimeRange>> onCpuByThread(const core::TraceModel& model,
@@ -443,7 +436,7 @@ std::unordered_map<core::ThreadIndex, std::vector<TimeRange>> onCpuByThread(cons
         index[{model.threads[t].pid, model.threads[t].tid}] = static_cast<core::ThreadIndex>(t);
     }
     for (const core::CounterTrack& track : model.counters) {
-        if (!isThreadCpuTrack(track)) {
+        if (!core::isThreadCpuTrack(track)) {
             continue;
         }
         const auto it = index.find({track.pid, track.tid});

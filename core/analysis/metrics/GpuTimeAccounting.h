@@ -211,10 +211,6 @@ struct AccountingOptions {
     double onCpuMinPercent = 50;
 };
 
-// A host thread's CPU use from /proc (the agent's per-thread "CPU %" track, 100 = one core): the
-// host samples the accounting and the diagnosis read.
-bool isThreadCpuTrack(const core::CounterTrack& track);
-
 struct GpuTimeAccountingResult {
     std::vector<GpuTimeBreakdown> perStep;    // one row per (step, device), step-major
     std::vector<GpuTimeBreakdown> perDevice;  // one row per device over all steps' span

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/analysis/metrics/GpuTimeAccounting.h"
 #include "core/import/NsysSqliteImporter.h"
+#include "core/model/CounterSemantics.h"
 #include "tests/core/import/NsysTestDb.h"
 
 namespace chokepoint {
@@ -24,7 +24,7 @@ using testutils::TempPath;
 
 const core::CounterTrack* cpuTrack(const TraceModel& m, std::int64_t pid, std::int64_t tid) {
     for (const core::CounterTrack& t : m.counters) {
-        if (t.pid == pid && t.tid == tid && analysis::isThreadCpuTrack(t)) {
+        if (t.pid == pid && t.tid == tid && core::isThreadCpuTrack(t)) {
             return &t;
         }
     }
@@ -66,7 +66,7 @@ TEST(NsysThreadScheduling, ThreadsOfProfiledProcessesGetCpuTracksCutToTheReport)
     EXPECT_EQ(cpuTrack(m, 99, 99), nullptr);  // not a profiled process
     int tracks = 0;
     for (const core::CounterTrack& t : m.counters) {
-        tracks += analysis::isThreadCpuTrack(t) ? 1 : 0;
+        tracks += core::isThreadCpuTrack(t) ? 1 : 0;
     }
     EXPECT_EQ(tracks, 2);
 

@@ -346,5 +346,34 @@ TEST(TimelineQueryTest, CounterColumnsKeepMinMaxPerPixelAndCarryValues) {
     EXPECT_TRUE(counterColumns({}, {}, {{0, 1000}, 100.0, 2.0}).empty());
 }
 
+// A thread's CPU use is a rate over the interval before its sample (the agent's /proc reads):
+// 80 % at 200 ns is the use over (100, 200], drawn there, not after it. Other counters hold their
+// value until the next sample.
+TEST(CounterColumns, ThreadCpuUseIsDrawnOverTheIntervalItCovers) {
+    // 10 ns per pixel over [0, 400): the value drawn in the pixel of time t.
+    auto valueAt = [](const std::vector<CounterColumn>& columns, core::TimestampNs t) {
+        for (const CounterColumn& c : columns) {
+            if (c.x == static_cast<double>(t / 10)) {
+                return c.maxValue;
+            }
+        }
+        return -1.0;  // nothing drawn there
+    };
+    const QueryWindow window{{0, 400}, 10.0, 2.0};
+    const core::CounterTrack cpu{"CPU %", "%", -1, 5, 6, {100, 200, 300}, {0, 80, 10}};
+    auto columns = counterColumns(cpu, window);
+    EXPECT_EQ(valueAt(columns, 50), -1.0);   // before the first interval
+    EXPECT_EQ(valueAt(columns, 150), 80.0);  // (100, 200]
+    EXPECT_EQ(valueAt(columns, 250), 10.0);  // (200, 300]
+    EXPECT_TRUE(counterColumns(core::CounterTrack{"CPU %", "%", -1, 5, 6, {100}, {50}}, window).empty());
+
+    // The same samples on a GPU metric: each holds from its time.
+    const core::CounterTrack level{"SM active", "%", 0, 0, 0, {100, 200, 300}, {0, 80, 10}};
+    columns = counterColumns(level, window);
+    EXPECT_EQ(valueAt(columns, 150), 0.0);
+    EXPECT_EQ(valueAt(columns, 250), 80.0);  // [200, 300)
+    EXPECT_EQ(valueAt(columns, 350), 10.0);
+}
+
 }  // namespace
 }  // namespace chokepoint::timeline

@@ -382,8 +382,7 @@ void TimelineWidget::paintCounter(QPainter& p, const timeline::Track& track, con
     const double lo = std::min(0.0, *minIt);
     const double hi = *maxIt > lo ? *maxIt : lo + 1.0;
     const timeline::QueryWindow window{visibleRange(), m_nsPerPixel, kMinWidthPx};
-    const std::vector<timeline::CounterColumn> columns =
-        timeline::counterColumns(counter.timesNs, counter.values, window);
+    const std::vector<timeline::CounterColumn> columns = timeline::counterColumns(counter, window);
     const double h = row.height() - 4;
     auto yFor = [&](double v) { return row.bottom() - 2 - (v - lo) / (hi - lo) * h; };
     const QColor color(0x2f, 0x80, 0xed);

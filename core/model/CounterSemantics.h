@@ -1,0 +1,22 @@
+#pragma once
+// What a counter sample at time t stands for. Two kinds are recorded:
+// - a rate over the interval that ends at t: the agent's per-thread "CPU %" (CPU time since the
+//   previous /proc read, collectors/host/HostSampler.cpp), and Nsight Systems' thread scheduling
+//   imported in the same form (core/import/NsysSchedReader.cpp);
+// - a level that holds from t until the next sample: every other counter (GPU metrics, PM
+//   sampling, memory).
+// The analysis and the timeline read each track by its kind, so both place the same value over the
+// same interval.
+
+#include "core/model/Tables.h"
+
+namespace chokepoint::core {
+
+// A host thread's CPU use, 100 = one core: deviceIndex < 0, a thread id, unit "%", name "CPU %".
+bool isThreadCpuTrack(const CounterTrack& track);
+
+// True when sample i covers (timesNs[i - 1], timesNs[i]] (the first sample covers nothing);
+// false when it covers [timesNs[i], timesNs[i + 1]).
+bool sampleCoversPreviousInterval(const CounterTrack& track);
+
+}  // namespace chokepoint::core
