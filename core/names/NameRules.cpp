@@ -587,10 +587,64 @@ std::string collectiveKindFromName(std::string_view name) {
 
 namespace {
 
+// MPI calls that move data or wait for it, as Nsight Systems' MPI tracing names its ranges
+// ("MPI_Send", "MPI_Allreduce"; MPI standard 4.0 names). MPI_Init, MPI_Comm_rank and the like set
+// up or ask; they are not communication.
+bool mpiCommunicationCall(std::string_view call) {
+    static constexpr std::string_view kCalls[] = {"Send",
+                                                  "Ssend",
+                                                  "Bsend",
+                                                  "Rsend",
+                                                  "Isend",
+                                                  "Issend",
+                                                  "Recv",
+                                                  "Irecv",
+                                                  "Mrecv",
+                                                  "Sendrecv",
+                                                  "Sendrecv_replace",
+                                                  "Probe",
+                                                  "Wait",
+                                                  "Waitall",
+                                                  "Waitany",
+                                                  "Waitsome",
+                                                  "Bcast",
+                                                  "Ibcast",
+                                                  "Reduce",
+                                                  "Ireduce",
+                                                  "Allreduce",
+                                                  "Iallreduce",
+                                                  "Gather",
+                                                  "Gatherv",
+                                                  "Allgather",
+                                                  "Allgatherv",
+                                                  "Iallgather",
+                                                  "Scatter",
+                                                  "Scatterv",
+                                                  "Alltoall",
+                                                  "Alltoallv",
+                                                  "Alltoallw",
+                                                  "Ialltoall",
+                                                  "Reduce_scatter",
+                                                  "Reduce_scatter_block",
+                                                  "Barrier",
+                                                  "Ibarrier",
+                                                  "Scan",
+                                                  "Exscan",
+                                                  "Put",
+                                                  "Get",
+                                                  "Accumulate",
+                                                  "Win_fence",
+                                                  "Win_wait"};
+    return std::find(std::begin(kCalls), std::end(kCalls), call) != std::end(kCalls);
+}
+
 bool collectiveHostName(std::string_view name, const Words& k) {
     if (name.starts_with("c10d::") || name.starts_with("nccl:") || name.starts_with("gloo:") ||
         name.starts_with("ProcessGroup") || name == "record_param_comms") {
         return true;
+    }
+    if (name.starts_with("MPI_")) {
+        return mpiCommunicationCall(name.substr(4));
     }
     // A call of torch.distributed (python frame "torch/distributed/distributed_c10d.py(..): all_reduce")
     // or a range named after the collective ("allreduce", "all_gather_into_tensor").

@@ -170,6 +170,20 @@ TEST(HostCause, BroadcastTensorsIsNoCollective) {
     EXPECT_EQ(idle.cause, IdleCause::LaunchOverhead);  // a framework op: the eager op stream
 }
 
+// Nsight Systems' MPI tracing writes each call as an NVTX range named after it: a rank blocked in
+// MPI_Recv waits for communication; MPI_Init is start-up, not communication.
+TEST(HostCause, MpiCallsThatMoveDataAreCommunication) {
+    Scenario recv;
+    recv.b.range("MPI_Recv", 100 * kUs, 2085 * kUs);
+    const IdleInterval idle = recv.gap();
+    EXPECT_EQ(idle.cause, IdleCause::Collective);
+    EXPECT_EQ(recv.name(idle.evidence.name), "MPI_Recv");
+
+    Scenario init;
+    init.b.range("MPI_Init", 100 * kUs, 2085 * kUs);
+    EXPECT_NE(init.gap().cause, IdleCause::Collective);
+}
+
 TEST(HostCause, SlowFrameworkOpsAreDispatchNotHostWork) {
     Scenario s;
     // A slow host: host-only framework ops of 300 us each between launches.
