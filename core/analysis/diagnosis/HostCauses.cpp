@@ -1,5 +1,7 @@
 #include "core/analysis/diagnosis/HostCauses.h"
 
+#include <algorithm>
+
 #include "core/base/Format.h"
 
 namespace chokepoint::analysis {
@@ -50,9 +52,17 @@ std::string framesText(const std::vector<DiagnosisSignals::HostFrameShare>& fram
     if (frames.empty()) {
         return {};
     }
-    std::string out = "top frames by exclusive time (share of " + std::string(whole) + "): ";
-    for (std::size_t i = 0; i < frames.size() && i < maxFrames; ++i) {
-        out += (i > 0 ? ", " : "") + frames[i].name + " " + core::formatPercent(frames[i].shareOfCause);
+    const std::size_t shown = std::min(frames.size(), maxFrames);
+    // Threads known only from their CPU use are no frames: a list of nothing else says so once.
+    const bool threadsOnly =
+        std::all_of(frames.begin(), frames.begin() + static_cast<std::ptrdiff_t>(shown),
+                    [](const DiagnosisSignals::HostFrameShare& f) { return f.cpuUseOnly; });
+    std::string out = std::string(threadsOnly ? "threads on the CPU" : "top frames by exclusive time") +
+                      " (share of " + std::string(whole) + "): ";
+    for (std::size_t i = 0; i < shown; ++i) {
+        out += (i > 0 ? ", " : "") + frames[i].name +
+               (frames[i].cpuUseOnly && !threadsOnly ? " on the CPU" : "") + " " +
+               core::formatPercent(frames[i].shareOfCause);
     }
     return out;
 }

@@ -565,7 +565,7 @@ private:
                 }
                 const double ofCause =
                     ratio(static_cast<double>(f.exclusiveNs), static_cast<double>(f.wholeNs));
-                out.push_back({f.thread != core::kNoThread ? labels.of(f.thread).label + " on the CPU"
+                out.push_back({f.thread != core::kNoThread ? labels.of(f.thread).label
                                                            : std::string(m_model.text(f.name)),
                                ofCause, ofCause * causeFraction, f.thread != core::kNoThread});
             }

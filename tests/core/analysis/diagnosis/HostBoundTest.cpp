@@ -114,7 +114,10 @@ TEST(HostBound, CodeKnownOnlyFromCpuUseIsHostBoundWithMediumConfidence) {
     EXPECT_EQ(r->overall.confidenceLabel(), "medium") << r->overall.confidence;
     ASSERT_FALSE(r->overallSignals.hostWorkFrames.empty());
     EXPECT_TRUE(r->overallSignals.hostWorkFrames.front().cpuUseOnly);
-    EXPECT_NE(r->overallSignals.hostWorkFrames.front().name.find("on the CPU"), std::string::npos);
+    EXPECT_EQ(r->overallSignals.hostWorkFrames.front().name.find("main thread"), 0u);
+    EXPECT_NE(r->headline.find("threads on the CPU (share of the GPU idle in host work): main thread"),
+              std::string::npos)
+        << r->headline;
     const auto unnamed =
         std::find_if(r->overall.evidence.begin(), r->overall.evidence.end(),
                      [](const Evidence& e) { return e.signal == "cpuUseOnlyHostWorkShare"; });
