@@ -291,6 +291,25 @@ error_code decodeArgs(value& v, KinetoEvent& e, KinetoModelBuilder& issues) {
             continue;
         }
         switch (k[0]) {
+            case 'B':
+                if (keyIs(k, "Bytes")) {
+                    err = readInt(fv, e.memoryBytes, "Bytes", issues);
+                }
+                break;
+            case 'T':
+                if (keyIs(k, "Total Allocated")) {
+                    err = readInt(fv, e.totalAllocated, "Total Allocated", issues);
+                } else if (keyIs(k, "Total Reserved")) {
+                    err = readInt(fv, e.totalReserved, "Total Reserved", issues);
+                }
+                break;
+            case 'D':
+                if (keyIs(k, "Device Type")) {
+                    err = readInt(fv, e.memoryDeviceType, "Device Type", issues);
+                } else if (keyIs(k, "Device Id")) {
+                    err = readInt(fv, e.memoryDeviceId, "Device Id", issues);
+                }
+                break;
             case 'b':
                 if (keyIs(k, "bytes")) {
                     err = readInt(fv, e.bytes, "bytes", issues);

@@ -477,6 +477,10 @@ void KinetoModelBuilder::addEvent(const KinetoEvent& e, std::uint64_t eventIndex
             return;
         case 'i':
         case 'I':
+            if (e.name == "[memory]") {
+                addMemoryEvent(e);
+                return;
+            }
             ++m_instants;
             if (kind == Kind::Instant) {
                 ++m_cpuInstants;
@@ -813,6 +817,35 @@ void KinetoModelBuilder::addCounter(const KinetoEvent& e) {
     }
 }
 
+// c10::DeviceType: 0 is the CPU, 1 CUDA (ROCm builds report HIP memory as CUDA too).
+void KinetoModelBuilder::addMemoryEvent(const KinetoEvent& e) {
+    constexpr std::int64_t kCpu = 0;
+    constexpr std::int64_t kCuda = 1;
+    if (!e.hasTs) {
+        count("import.missing_timestamp", Severity::Warning, "memory event has no \"ts\"; skipped");
+        return;
+    }
+    if (e.memoryDeviceType.present && e.memoryDeviceType.value == kCpu) {
+        m_memory.addHost();
+        return;
+    }
+    if (!e.memoryDeviceType.present || e.memoryDeviceType.value != kCuda || !e.memoryDeviceId.present ||
+        e.memoryDeviceId.value < 0 || !e.memoryBytes.present) {
+        count("import.unusable_memory_event", Severity::Info,
+              "memory events without a CUDA \"Device Type\", a \"Device Id\" and \"Bytes\"; skipped");
+        return;
+    }
+    KinetoEvent onDevice;
+    onDevice.device = e.memoryDeviceId;
+    onDevice.rank = e.rank;
+    const std::int16_t device = static_cast<std::int16_t>(gpuDevice(onDevice));
+    auto total = [](const OptInt& v) {
+        return v.present && v.value >= 0 ? std::optional<std::int64_t>(v.value) : std::nullopt;
+    };
+    m_memory.addDevice(device, idNumber(e.pid), e.tsNs, e.memoryBytes.value, total(e.totalAllocated),
+                       total(e.totalReserved));
+}
+
 void KinetoModelBuilder::addFlow(const KinetoEvent& e, Kind kind) {
     ++m_flowEvents;
     if (kind == Kind::OtherFlow) {
@@ -938,6 +971,7 @@ void KinetoModelBuilder::finish() {
             }
         }
     }
+    m_memory.finish(m_model);
     if (m_instants > 0) {
         count("import.instant_events", Severity::Info,
               "instant events (ph i/I) counted, not imported as rows", static_cast<std::int64_t>(m_instants));

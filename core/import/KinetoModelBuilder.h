@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/import/KinetoMemoryEvents.h"
 #include "core/model/TraceModel.h"
 
 namespace chokepoint::core {
@@ -74,6 +75,9 @@ struct KinetoEventFields {
     // args.rank: trace mergers (TraceLens TraceFuse) tag every event of a fused multi-rank trace
     // with the rank it came from; GPU device ids then repeat across ranks (each host's GPU 0).
     OptInt rank;
+    // Memory events ("[memory]" instants, KinetoMemoryEvents.h): "Device Type", "Device Id",
+    // "Bytes", "Total Allocated", "Total Reserved".
+    OptInt memoryDeviceType, memoryDeviceId, memoryBytes, totalAllocated, totalReserved;
 };
 
 // One event of "traceEvents", decoded. String views stay valid until the next event is decoded.
@@ -127,6 +131,7 @@ private:
     void addComplete(const KinetoEvent& e, Kind kind, std::uint64_t eventIndex);
     void addMetadata(const KinetoEvent& e);
     void addCounter(const KinetoEvent& e);
+    void addMemoryEvent(const KinetoEvent& e);
     void addFlow(const KinetoEvent& e, Kind kind);
     void addCollectiveCall(const KinetoEvent& e, std::int64_t correlationId);
     ThreadIndex thread(const KinetoId& pid, const KinetoId& tid);
@@ -202,6 +207,7 @@ private:
     };
     std::vector<std::pair<std::string, LocalStat>> m_stats;
     std::uint64_t m_instants = 0, m_cpuInstants = 0, m_flowEvents = 0;
+    KinetoMemoryEvents m_memory;
     std::uint64_t m_cudaEvents = 0, m_occupancyKernels = 0, m_pmSamples = 0, m_syncOnVirtualRow = 0;
 };
 

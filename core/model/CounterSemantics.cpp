@@ -1,5 +1,9 @@
 #include "core/model/CounterSemantics.h"
 
+#include <algorithm>
+
+#include "core/base/Strings.h"
+
 namespace chokepoint::core {
 
 bool isThreadCpuTrack(const CounterTrack& track) {
@@ -8,6 +12,25 @@ bool isThreadCpuTrack(const CounterTrack& track) {
 
 bool sampleCoversPreviousInterval(const CounterTrack& track) {
     return isThreadCpuTrack(track);
+}
+
+namespace {
+
+// `lowerPart` (lower case) in `text`, ignoring ASCII case.
+bool containsNoCase(std::string_view text, std::string_view lowerPart) {
+    return std::search(text.begin(), text.end(), lowerPart.begin(), lowerPart.end(),
+                       [](char a, char b) { return toLower(a) == b; }) != text.end();
+}
+
+}  // namespace
+
+bool isDeviceMemoryLevelTrack(const CounterTrack& track) {
+    if (track.deviceIndex < 0 || !containsNoCase(track.unit, "byte") ||
+        track.name == kMemoryAllocatedChangeTrack) {
+        return false;
+    }
+    return containsNoCase(track.name, "alloc") || containsNoCase(track.name, "reserved") ||
+           containsNoCase(track.name, "memory used") || containsNoCase(track.name, "memory usage");
 }
 
 }  // namespace chokepoint::core

@@ -8,6 +8,8 @@
 // The analysis and the timeline read each track by its kind, so both place the same value over the
 // same interval.
 
+#include <string_view>
+
 #include "core/model/Tables.h"
 
 namespace chokepoint::core {
@@ -18,5 +20,16 @@ bool isThreadCpuTrack(const CounterTrack& track);
 // True when sample i covers (timesNs[i - 1], timesNs[i]] (the first sample covers nothing);
 // false when it covers [timesNs[i], timesNs[i + 1]).
 bool sampleCoversPreviousInterval(const CounterTrack& track);
+
+// Device memory tracks from torch.profiler's memory events (core/import/KinetoMemoryEvents.h), in
+// bytes: the caching allocator's totals, and for traces without totals the running change.
+inline constexpr std::string_view kMemoryAllocatedTrack = "Memory allocated";
+inline constexpr std::string_view kMemoryReservedTrack = "Memory reserved";
+inline constexpr std::string_view kMemoryAllocatedChangeTrack =
+    "Memory allocated, change since the trace began";
+
+// A device's memory in use, in bytes, whose peak is what the job needs (the capacity check): an
+// allocated, reserved or used level (from any importer), not a change from an unknown start.
+bool isDeviceMemoryLevelTrack(const CounterTrack& track);
 
 }  // namespace chokepoint::core

@@ -569,7 +569,11 @@ Verdict classifyWindow(const DiagnosisSignals& s, const DiagnosisConfig& c) {
         return v;
     }
     if (!s.peakMemoryBytes) {
-        v.missingSignals.push_back("peak device memory (capacity check)");
+        v.missingSignals.push_back(
+            s.memoryRiseBytes
+                ? "peak device memory (capacity check; the trace's memory events give changes only: +" +
+                      core::formatBytes(*s.memoryRiseBytes) + " within the trace, from an unknown start)"
+                : std::string("peak device memory (capacity check)"));
     }
 
     // 2. Gap classes, before the busy bands.

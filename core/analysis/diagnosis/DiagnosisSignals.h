@@ -193,7 +193,12 @@ struct DiagnosisSignals {
     std::optional<double> memoryBoundBusyShare;
 
     // --- Memory capacity ---
+    // The device memory the job needs: user-given, else the peak of the device's memory-level
+    // counter (torch.profiler's "Total Reserved" / "Total Allocated", core::isDeviceMemoryLevelTrack).
     std::optional<double> peakMemoryBytes;
+    // Memory events without totals (older torch.profiler traces): the largest rise of allocated
+    // memory within the trace, a lower bound of what the job holds; unset otherwise.
+    std::optional<double> memoryRiseBytes;
     std::optional<double> capacityBytes;
     bool outOfMemoryObserved = false;
 

@@ -234,6 +234,9 @@ void writeSignals(Json& j, const DiagnosisSignals& s) {
     j.key("hbmBandwidthFraction").optional(s.hbmBandwidthFraction);
     j.key("hbmMeasured").boolean(s.hbmMeasured);
     j.key("memoryBoundBusyShare").optional(s.memoryBoundBusyShare);
+    j.key("peakMemoryBytes").optional(s.peakMemoryBytes);
+    j.key("memoryRiseBytes").optional(s.memoryRiseBytes);
+    j.key("capacityBytes").optional(s.capacityBytes);
     j.key("mfu").optional(s.mfu);
     j.endObject();
 }

@@ -22,25 +22,6 @@ double ratio(double part, double whole) {
     return whole > 0 ? part / whole : 0.0;
 }
 
-bool containsNoCase(std::string_view text, std::string_view needle) {
-    if (needle.size() > text.size()) {
-        return false;
-    }
-    for (std::size_t i = 0; i + needle.size() <= text.size(); ++i) {
-        bool match = true;
-        for (std::size_t j = 0; j < needle.size(); ++j) {
-            if (core::toLower(text[i + j]) != needle[j]) {
-                match = false;
-                break;
-            }
-        }
-        if (match) {
-            return true;
-        }
-    }
-    return false;
-}
-
 // Kernel-time mix of one window.
 struct KernelMix {
     double totalNs = 0;
@@ -411,17 +392,19 @@ private:
         } else if (m_counterPeakBytes > 0) {
             s.peakMemoryBytes = m_counterPeakBytes;
         }
+        for (const core::CounterTrack& t : m_model.counters) {
+            if (t.deviceIndex == m_c.deviceIndex && t.name == core::kMemoryAllocatedChangeTrack &&
+                !t.values.empty()) {
+                s.memoryRiseBytes = std::max(0.0, *std::max_element(t.values.begin(), t.values.end()));
+            }
+        }
     }
 
     // Peak of the device's memory-use counter (bytes), 0 when the trace has none.
     double counterPeakBytes() const {
         double peak = 0;
         for (const core::CounterTrack& t : m_model.counters) {
-            if (t.deviceIndex != m_c.deviceIndex || !containsNoCase(t.unit, "byte")) {
-                continue;
-            }
-            if (!containsNoCase(t.name, "alloc") && !containsNoCase(t.name, "reserved") &&
-                !containsNoCase(t.name, "memory used") && !containsNoCase(t.name, "memory usage")) {
+            if (t.deviceIndex != m_c.deviceIndex || !core::isDeviceMemoryLevelTrack(t)) {
                 continue;
             }
             for (double v : t.values) {

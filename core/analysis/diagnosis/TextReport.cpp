@@ -155,6 +155,18 @@ std::string utilizationLines(const AnalysisReport& r, const std::string& prefix)
     }
     out +=
         prefix + "reference: production 30-50 % MFU, practical ceiling 55-65 %; PaLM 46.2 %, GPT-3 ~45 %\n";
+    const DiagnosisSignals& s = r.overallSignals;
+    if (s.peakMemoryBytes) {
+        out +=
+            prefix + "device memory: peak " + core::formatBytes(*s.peakMemoryBytes) +
+            (s.capacityBytes && *s.capacityBytes > 0 ? " of " + core::formatBytes(*s.capacityBytes) + " (" +
+                                                           pct(*s.peakMemoryBytes / *s.capacityBytes) + ")"
+                                                     : std::string()) +
+            "\n";
+    } else if (s.memoryRiseBytes) {
+        out += prefix + "device memory: rises by up to " + core::formatBytes(*s.memoryRiseBytes) +
+               " within the trace; the peak is unknown (the memory events carry no totals)\n";
+    }
     return out;
 }
 

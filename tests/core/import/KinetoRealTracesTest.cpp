@@ -66,7 +66,8 @@ struct Census {
     std::set<std::int64_t> launchCorrelations;  // "correlation" of runtime/driver calls
     std::vector<std::int64_t> kernelCorrelations;
     std::int64_t kernelsWithLaunch = 0;  // kernels whose correlation matches a launch call
-    std::int64_t instants = 0;
+    std::int64_t instants = 0;           // instant events other than memory events
+    std::int64_t memoryEvents = 0;       // "[memory]" instants (profile_memory=True)
     std::size_t deviceCount = 0;
     std::string firstDeviceName;
     bool hasDistributed = false;
@@ -99,7 +100,9 @@ Census census(const std::string& text) {
         if (e["name"].get(name) != simdjson::SUCCESS) {
             name = {};
         }
-        if (ph == "i" || ph == "I") {
+        if ((ph == "i" || ph == "I") && name == "[memory]") {
+            ++c.memoryEvents;
+        } else if (ph == "i" || ph == "I") {
             ++c.instants;
         }
         if (ph != "X") {
@@ -199,6 +202,9 @@ TEST_P(RealKinetoTrace, CountsMatchAnIndependentCensus) {
     EXPECT_EQ(std::int64_t(m.ranges.size()),
               at(c, "user_annotation") + at(c, "gpu_user_annotation") + c.profilerStepOperators);
     EXPECT_EQ(m.stats.count("import.instant_events"), c.instants);
+    EXPECT_EQ(m.stats.count("import.memory_events") + m.stats.count("import.host_memory_events") +
+                  m.stats.count("import.unusable_memory_event"),
+              c.memoryEvents);
     EXPECT_EQ(m.stats.count("import.unknown_category"), 0);
 
     std::int64_t hostSteps = 0;

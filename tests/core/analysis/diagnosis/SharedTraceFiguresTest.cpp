@@ -366,3 +366,42 @@ INSTANTIATE_TEST_SUITE_P(EveryTrace, SharesOfAWhole, ::testing::ValuesIn(kAllTra
                          });
 
 }  // namespace
+
+namespace {
+
+// Peak device memory from torch.profiler's memory events (core/import/KinetoMemoryEvents.h): the
+// BERT trace's allocator totals give the capacity check its figure (reserved 121,634,816 bytes of an
+// H100); the 2021 ResNet-50 sample's events give changes only, so the peak stays a missing signal,
+// which now says how far the memory rose (2,791,636,480 bytes, Python's running sum).
+TEST(SharedTraceFigures, PeakDeviceMemoryFromMemoryEvents) {
+    {
+        CHOKEPOINT_REQUIRE_SHARED_TRACE(path,
+                                        "tracelens-h100__gaunernst_bert-small-uncased__1016001.json.gz");
+        const Analyzed a = analyzeFile(path);
+        ASSERT_TRUE(a.report);
+        const DiagnosisSignals& s = a.report->overallSignals;
+        ASSERT_TRUE(s.peakMemoryBytes);
+        EXPECT_EQ(*s.peakMemoryBytes, 121634816.0);
+        EXPECT_FALSE(s.memoryRiseBytes);
+        for (const std::string& missing : a.report->overall.missingSignals) {
+            EXPECT_EQ(missing.find("peak device memory"), std::string::npos) << missing;
+        }
+        EXPECT_NE(writeTextReport(*a.report).find("device memory: peak 116 MiB of "), std::string::npos);
+    }
+    {
+        CHOKEPOINT_REQUIRE_SHARED_TRACE(path, "kineto-rn50-nw0__worker0.1623143089861.pt.trace.json.gz");
+        const Analyzed a = analyzeFile(path);
+        ASSERT_TRUE(a.report);
+        const DiagnosisSignals& s = a.report->overallSignals;
+        EXPECT_FALSE(s.peakMemoryBytes);
+        ASSERT_TRUE(s.memoryRiseBytes);
+        EXPECT_EQ(*s.memoryRiseBytes, 2791636480.0);
+        bool said = false;
+        for (const std::string& missing : a.report->overall.missingSignals) {
+            said = said || missing.find("changes only: +2.60 GiB") != std::string::npos;
+        }
+        EXPECT_TRUE(said);
+    }
+}
+
+}  // namespace
