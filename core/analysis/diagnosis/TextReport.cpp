@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/analysis/diagnosis/DeviceMemoryText.h"
 #include "core/analysis/diagnosis/HostCauses.h"
 #include "core/analysis/diagnosis/ReportWriters.h"
 #include "core/base/Format.h"
@@ -155,17 +156,8 @@ std::string utilizationLines(const AnalysisReport& r, const std::string& prefix)
     }
     out +=
         prefix + "reference: production 30-50 % MFU, practical ceiling 55-65 %; PaLM 46.2 %, GPT-3 ~45 %\n";
-    const DiagnosisSignals& s = r.overallSignals;
-    if (s.peakMemoryBytes) {
-        out +=
-            prefix + "device memory: peak " + core::formatBytes(*s.peakMemoryBytes) +
-            (s.capacityBytes && *s.capacityBytes > 0 ? " of " + core::formatBytes(*s.capacityBytes) + " (" +
-                                                           pct(*s.peakMemoryBytes / *s.capacityBytes) + ")"
-                                                     : std::string()) +
-            "\n";
-    } else if (s.memoryRiseBytes) {
-        out += prefix + "device memory: rises by up to " + core::formatBytes(*s.memoryRiseBytes) +
-               " within the trace; the peak is unknown (the memory events carry no totals)\n";
+    if (const std::string memory = describeDeviceMemory(r.overallSignals); !memory.empty()) {
+        out += prefix + "device memory: " + memory + "\n";
     }
     return out;
 }

@@ -23,6 +23,7 @@
 #include <array>
 #include <utility>
 
+#include "core/analysis/diagnosis/DeviceMemoryText.h"
 #include "core/base/Format.h"
 #include "ui/base/charts/MfuBands.h"
 #include "ui/base/charts/ReportCharts.h"
@@ -481,6 +482,9 @@ void DiagnosisPage::setReport(std::shared_ptr<const analysis::AnalysisReport> re
             reason[0] = reason[0].toUpper();
         }
         mfuText += tr("<br/><b>Why no MFU:</b> %1").arg(reason.toHtmlEscaped());
+    }
+    if (const std::string memory = analysis::describeDeviceMemory(r.overallSignals); !memory.empty()) {
+        mfuText += tr("<br/><b>Device memory:</b> %1").arg(QString::fromStdString(memory).toHtmlEscaped());
     }
     m_mfuText->setText(mfuText);
     m_settingsStrip->setReport(&r);

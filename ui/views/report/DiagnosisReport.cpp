@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <algorithm>
 
+#include "core/analysis/diagnosis/DeviceMemoryText.h"
 #include "core/base/Format.h"
 #include "core/base/KernelName.h"
 #include "ui/base/charts/ReportCharts.h"
@@ -79,6 +80,9 @@ ReportDocument buildDiagnosisReport(const analysis::AnalysisReport& report, cons
         facts.emplace_back(QObject::tr("Peak used"),
                            QString::fromStdString(core::formatFlopsPerSecond(mfu.peakFlopsPerSecond)) +
                                QStringLiteral(" — ") + qs(mfu.precisionReason));
+    }
+    if (const std::string memory = analysis::describeDeviceMemory(report.overallSignals); !memory.empty()) {
+        facts.emplace_back(QObject::tr("Device memory"), qs(memory));
     }
     if (!report.userSettings.empty()) {
         QStringList settings;

@@ -8,6 +8,7 @@
 
 #include "core/analysis/diagnosis/AnalysisSettingsOptions.h"
 #include "core/analysis/diagnosis/Analyzer.h"
+#include "core/analysis/diagnosis/DeviceMemoryText.h"
 #include "core/analysis/diagnosis/ReportWriters.h"
 #include "core/base/ScaledNumber.h"
 #include "tests/core/analysis/diagnosis/SyntheticTraces.h"
@@ -178,3 +179,24 @@ TEST(ScaledNumber, ParsesSuffixesAndFormatsBack) {
         EXPECT_NEAR(*back, v, 1e-9 * v) << core::formatScaledNumber(v);
     }
 }
+
+namespace chokepoint::analysis {
+namespace {
+
+// The device-memory line of the reports: the peak against the capacity when the job's need is
+// known (user-given or a memory-level track), the rise alone when only changes were recorded.
+TEST(DeviceMemoryText, PeakAgainstCapacityOrTheRiseOrNothing) {
+    DiagnosisSignals s;
+    EXPECT_EQ(describeDeviceMemory(s), "");
+    s.memoryRiseBytes = 2.0 * 1024 * 1024 * 1024;
+    EXPECT_EQ(
+        describeDeviceMemory(s),
+        "rises by up to 2.00 GiB within the trace; the peak is unknown (the memory events carry no totals)");
+    s.peakMemoryBytes = 40.0 * 1024 * 1024 * 1024;
+    EXPECT_EQ(describeDeviceMemory(s), "peak 40.0 GiB");
+    s.capacityBytes = 80.0 * 1024 * 1024 * 1024;
+    EXPECT_EQ(describeDeviceMemory(s), "peak 40.0 GiB of 80.0 GiB (50.0 %)");
+}
+
+}  // namespace
+}  // namespace chokepoint::analysis
