@@ -12,6 +12,8 @@
 #include <ctime>
 #include <set>
 
+#include "core/model/CounterSemantics.h"
+
 namespace chokepoint::collectors {
 
 namespace {
@@ -348,8 +350,8 @@ void HostSampler::drainInto(core::TraceModel& batch, core::TimestampNs minTimeNs
         auto it = trackOf.find(key);
         if (it == trackOf.end()) {
             core::CounterTrack track;
-            track.name = "CPU %";
-            track.unit = "%";
+            track.name = std::string(core::kThreadCpuTrack);
+            track.unit = std::string(core::kThreadCpuUnit);
             track.pid = p.pid;
             track.tid = p.tid;
             batch.counters.push_back(std::move(track));

@@ -10,6 +10,7 @@
 // reads a sample as covering the time since the one before, the timeline as holding until the next
 // one; with the pair both read the same intervals.
 #include "core/import/NsysImporter.h"
+#include "core/model/CounterSemantics.h"
 
 #include <algorithm>
 #include <map>
@@ -31,8 +32,8 @@ struct Switch {
 // before a switch out, waiting before a switch in.
 CounterTrack cpuTrack(const std::vector<Switch>& events, TimeRange span) {
     CounterTrack track;
-    track.name = "CPU %";
-    track.unit = "%";
+    track.name = std::string(kThreadCpuTrack);
+    track.unit = std::string(kThreadCpuUnit);
     track.deviceIndex = -1;
     bool running = !events.front().in;
     std::size_t i = 0;

@@ -7,7 +7,8 @@
 namespace chokepoint::core {
 
 bool isThreadCpuTrack(const CounterTrack& track) {
-    return track.deviceIndex < 0 && track.tid != 0 && track.unit == "%" && track.name == "CPU %";
+    return track.deviceIndex < 0 && track.tid != 0 && track.unit == kThreadCpuUnit &&
+           track.name == kThreadCpuTrack;
 }
 
 bool sampleCoversPreviousInterval(const CounterTrack& track) {

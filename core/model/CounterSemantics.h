@@ -14,7 +14,9 @@
 
 namespace chokepoint::core {
 
-// A host thread's CPU use, 100 = one core: deviceIndex < 0, a thread id, unit "%", name "CPU %".
+// A host thread's CPU use, 100 = one core: deviceIndex < 0, a thread id, this name and unit.
+inline constexpr std::string_view kThreadCpuTrack = "CPU %";
+inline constexpr std::string_view kThreadCpuUnit = "%";
 bool isThreadCpuTrack(const CounterTrack& track);
 
 // True when sample i covers (timesNs[i - 1], timesNs[i]] (the first sample covers nothing);

@@ -31,20 +31,23 @@ const core::CounterTrack* cpuTrack(const TraceModel& m, std::int64_t pid, std::i
     return nullptr;
 }
 
-// Process 77 launches on its main thread 77 from 2,000 to 20,000 ns; its thread 78 and process 99
-// (not profiled: no CUDA, no NVTX) are only scheduled. The scheduling starts at 1,000 ns, before
-// CUDA, and ends at 25,000 ns, after it.
-constexpr const char* kSchedSql = R"sql(
+// Process 77 launches on its main thread 77 from 2,000 to 20,000 ns: the span the report covers.
+constexpr const char* kLaunchSql = R"sql(
 CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
 INSERT INTO StringIds VALUES (1, 'saxpy'), (2, 'cudaLaunchKernel_v7000'), (3, 'python3'), (4, 'pt_autograd_0');
-CREATE TABLE ThreadNames (nameId INTEGER NOT NULL, priority INTEGER, globalTid INTEGER);
-INSERT INTO ThreadNames VALUES (4, 0, (77 << 24) | 78);
 CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, eventClass INTEGER, globalTid INTEGER,
   correlationId INTEGER, nameId INTEGER);
 INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (2000, 2500, 0, (77 << 24) | 77, 1, 2);
 CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,
   correlationId INTEGER, globalPid INTEGER, demangledName INTEGER);
 INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (3000, 20000, 0, 7, 1, 77 << 24, 1);
+)sql";
+
+// Beside process 77's launches: its thread 78 and process 99 (not profiled: no CUDA, no NVTX) are
+// only scheduled. The scheduling starts at 1,000 ns, before CUDA, and ends at 25,000 ns, after it.
+constexpr const char* kSchedSql = R"sql(
+CREATE TABLE ThreadNames (nameId INTEGER NOT NULL, priority INTEGER, globalTid INTEGER);
+INSERT INTO ThreadNames VALUES (4, 0, (77 << 24) | 78);
 CREATE TABLE SCHED_EVENTS (start INTEGER NOT NULL, cpu INTEGER NOT NULL, isSchedIn INTEGER NOT NULL,
   globalTid INTEGER);
 INSERT INTO SCHED_EVENTS VALUES
@@ -59,7 +62,7 @@ INSERT INTO SCHED_EVENTS VALUES
 
 TEST(NsysThreadScheduling, ThreadsOfProfiledProcessesGetCpuTracksCutToTheReport) {
     TempPath file(".sqlite");
-    createDb(file.path(), kSchedSql);
+    createDb(file.path(), std::string(kLaunchSql) + kSchedSql);
     auto result = core::importNsysSqlite(file.path());
     ASSERT_TRUE(result.ok()) << result.error().message;
     const TraceModel& m = result.value();
@@ -98,15 +101,7 @@ TEST(NsysThreadScheduling, ThreadsOfProfiledProcessesGetCpuTracksCutToTheReport)
 
 TEST(NsysThreadScheduling, UnusableRowsAreCountedAndTheRestImported) {
     TempPath file(".sqlite");
-    createDb(file.path(), R"sql(
-CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
-INSERT INTO StringIds VALUES (1, 'saxpy'), (2, 'cudaLaunchKernel_v7000');
-CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, eventClass INTEGER, globalTid INTEGER,
-  correlationId INTEGER, nameId INTEGER);
-INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (2000, 2500, 0, (77 << 24) | 77, 1, 2);
-CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,
-  correlationId INTEGER, globalPid INTEGER, demangledName INTEGER);
-INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (3000, 20000, 0, 7, 1, 77 << 24, 1);
+    createDb(file.path(), std::string(kLaunchSql) + R"sql(
 CREATE TABLE SCHED_EVENTS (start INTEGER, cpu INTEGER, isSchedIn INTEGER, globalTid INTEGER);
 INSERT INTO SCHED_EVENTS VALUES
   (NULL, 3, 1, (77 << 24) | 77),
