@@ -8,6 +8,7 @@
 //   NsysNvtxReader.cpp         NVTX ranges and marks
 //   NsysMetricsReader.cpp      GPU metrics (counters)
 //   NsysSchedReader.cpp        thread scheduling (per-thread CPU tracks)
+//   NsysMemoryReader.cpp       CUDA memory usage (the device's memory track)
 
 #include <sqlite3.h>
 
@@ -54,7 +55,7 @@ public:
 
 private:
     // Stages, for progress reporting.
-    static constexpr double kStages = 13;
+    static constexpr double kStages = 14;
     bool stage(int index) {
         double fraction = index / kStages;
         m_fraction = fraction;
@@ -119,6 +120,7 @@ private:
     Status readSyncs();
     Status readNvtx();
     Status readThreadScheduling();  // after the API calls, GPU activity and NVTX
+    Status readCudaMemoryUsage();
     void makeCorrelationsUnique();
     void addProcesses(const std::unordered_map<std::int64_t, std::string>& processNames);
     Status readProcessNames(std::unordered_map<std::int64_t, std::string>& names);

@@ -252,9 +252,11 @@ Result<TraceModel> Importer::run() {
             "NVTX_EVENTS, TARGET_INFO_GPU, META_DATA_EXPORT) is present");
     }
     using Step = Status (Importer::*)();
-    const Step steps[] = {&Importer::readMetadata, &Importer::readStrings,     &Importer::readThreadNames,
-                          &Importer::readDevices,  &Importer::readKernels,     &Importer::readMemcpys,
-                          &Importer::readMemsets,  &Importer::readGraphTraces, &Importer::readGpuMetrics};
+    const Step steps[] = {&Importer::readMetadata,    &Importer::readStrings,
+                          &Importer::readThreadNames, &Importer::readDevices,
+                          &Importer::readKernels,     &Importer::readMemcpys,
+                          &Importer::readMemsets,     &Importer::readGraphTraces,
+                          &Importer::readGpuMetrics,  &Importer::readCudaMemoryUsage};
     int stageIndex = 0;
     if (!stage(stageIndex++)) {
         return makeError(kCancelledMessage);

@@ -29,6 +29,9 @@ inline constexpr std::string_view kMemoryAllocatedTrack = "Memory allocated";
 inline constexpr std::string_view kMemoryReservedTrack = "Memory reserved";
 inline constexpr std::string_view kMemoryAllocatedChangeTrack =
     "Memory allocated, change since the trace began";
+// Nsight Systems' CUDA memory usage (core/import/NsysMemoryReader.cpp): the device memory the
+// process holds, the running sum of its allocations and frees.
+inline constexpr std::string_view kDeviceMemoryAllocatedTrack = "Device memory allocated (CUDA)";
 
 // A device's memory in use, in bytes, whose peak is what the job needs (the capacity check): an
 // allocated, reserved or used level (from any importer), not a change from an unknown start.
