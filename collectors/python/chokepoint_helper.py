@@ -17,12 +17,15 @@ when torch or CUDA is missing, so a script can keep the calls in every environme
 
 The Chokepoint agent (chokepoint-cli run/launch) receives these NVTX ranges through its own NVTX
 injection: "chokepoint:step#N" ranges mark step boundaries for --steps/--at-step windows, and
-"chokepoint:meta key=value ..." marks land in the trace's metadata notes as model.<key>.
+"chokepoint:meta key=value ..." marks land in the trace's metadata notes as model.<key>. After each
+step that raised the CUDA caching allocator's peak, the helper publishes it
+(model.memory_reserved_peak_bytes), which the analysis uses for its memory-capacity check.
 """
 
 import contextlib
 import functools
 import re
+import sys
 
 __all__ = [
     "STEP_PREFIX",
@@ -120,6 +123,31 @@ def step(number=None, count_flops=False):
                 yield
         else:
             yield
+    _publish_memory_peak()
+
+
+_published_memory_peak = 0
+
+
+def _publish_memory_peak():
+    """Publishes torch.cuda.max_memory_reserved() (bytes) as model.memory_reserved_peak_bytes when it
+    grew since the last step: the device memory the caching allocator held at most, which the
+    capacity check needs. Reading it costs no synchronization. Does nothing without torch already
+    imported and CUDA initialized, and never raises into the training loop."""
+    global _published_memory_peak
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return
+    try:
+        cuda = torch.cuda
+        if not cuda.is_available() or not cuda.is_initialized():
+            return
+        peak = int(cuda.max_memory_reserved())
+    except Exception:  # noqa: BLE001 - a profiler helper must not break the job it observes
+        return
+    if peak > _published_memory_peak:
+        _published_memory_peak = peak
+        publish(memory_reserved_peak_bytes=peak)
 
 
 def forward():

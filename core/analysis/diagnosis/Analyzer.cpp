@@ -817,7 +817,10 @@ core::Result<std::shared_ptr<AnalysisReport>> analyze(const core::TraceModel& mo
     context.deviceIndex = device < 0 ? 0 : device;
     context.config = o.config;
     context.parameterCount = o.parameterCount;
-    context.peakMemoryBytes = o.peakMemoryBytes;
+    // The job's peak device memory: the user's, else the helper's allocator peak; the trace's memory
+    // counters come after both (SignalsAdapter).
+    context.peakMemoryBytes =
+        o.peakMemoryBytes ? o.peakMemoryBytes : readHelperFacts(model.metadata).memoryReservedPeakBytes;
     context.outOfMemoryObserved = o.outOfMemoryObserved;
     TraceSignals signals = computeSignals(context);
     r.overallSignals = signals.overall;

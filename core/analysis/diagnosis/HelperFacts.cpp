@@ -35,6 +35,8 @@ HelperFacts readHelperFacts(const core::CaptureMetadata& metadata) {
             facts.precision = names::precisionFromFact(value);
         } else if (k == "model.precision_source") {
             facts.precisionSource = value;
+        } else if (k == "model.memory_reserved_peak_bytes") {
+            facts.memoryReservedPeakBytes = positiveNumber(value);
         }
     }
     return facts;

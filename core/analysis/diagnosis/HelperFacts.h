@@ -10,6 +10,9 @@
 //   model.precision_source  "op_dtypes" (the input dtype of the matrix ops of the counted step, which
 //                           autocast decides), "autocast" (the step ran under autocast with that
 //                           dtype) or "default" (no autocast: the model's own dtype)
+//   model.memory_reserved_peak_bytes
+//                           torch.cuda.max_memory_reserved() after a step: the device memory the
+//                           caching allocator held at most, what the job needs (the capacity check)
 // Values that do not parse (not a positive finite number, an unknown dtype) are left out.
 // Pure function over the notes.
 
@@ -28,6 +31,7 @@ struct HelperFacts {
     std::optional<double> tokensPerStep;
     names::KernelPrecision precision = names::KernelPrecision::Unknown;  // model.precision
     std::string precisionSource;  // model.precision_source ("op_dtypes", "autocast", "default"), or ""
+    std::optional<double> memoryReservedPeakBytes;  // model.memory_reserved_peak_bytes (the last given)
 };
 
 HelperFacts readHelperFacts(const core::CaptureMetadata& metadata);

@@ -1,6 +1,9 @@
 """Tests of the pure-Python parts of collectors/python/chokepoint_helper.py (no torch needed)."""
 
+import sys
+import types
 import unittest
+from unittest import mock
 
 import chokepoint_helper as cp
 
@@ -24,10 +27,31 @@ class RecordingBackend:
         self.events.append(("mark", message))
 
 
+class FakeCuda:
+    """torch.cuda as the helper reads it: a peak the test sets, or an error."""
+
+    def __init__(self):
+        self.peak = 0
+        self.initialized = True
+        self.fail = False
+
+    def is_available(self):
+        return True
+
+    def is_initialized(self):
+        return self.initialized
+
+    def max_memory_reserved(self):
+        if self.fail:
+            raise RuntimeError("CUDA error: an illegal memory access was encountered")
+        return self.peak
+
+
 class HelperTest(unittest.TestCase):
     def setUp(self):
         self.backend = RecordingBackend()
         cp.set_backend(self.backend)
+        cp._published_memory_peak = 0
 
     def tearDown(self):
         cp.set_backend(None)
@@ -48,6 +72,45 @@ class HelperTest(unittest.TestCase):
         self.assertEqual(self.backend.depth, 0)
         # The step range starts with the agent's default step marker prefix.
         self.assertTrue(names[0].startswith(cp.STEP_PREFIX))
+
+    def test_each_step_publishes_the_allocator_peak_when_it_grew(self):
+        cuda = FakeCuda()
+        fake_torch = types.SimpleNamespace(cuda=cuda)
+        with mock.patch.dict(sys.modules, {"torch": fake_torch}):
+            cuda.peak = 8 * 2**30
+            with cp.step(1):
+                pass
+            with cp.step(2):  # no growth: no mark
+                pass
+            cuda.peak = 9 * 2**30
+            with cp.step(3):
+                pass
+            cuda.fail = True  # a broken CUDA context never breaks the training loop
+            cuda.peak = 10 * 2**30
+            with cp.step(4):
+                pass
+            cuda.fail = False
+            cuda.initialized = False
+            with cp.step(5):
+                pass
+        marks = [m for kind, m in self.backend.events if kind == "mark"]
+        self.assertEqual(
+            marks,
+            [
+                cp.META_PREFIX + "memory_reserved_peak_bytes=%d" % (8 * 2**30),
+                cp.META_PREFIX + "memory_reserved_peak_bytes=%d" % (9 * 2**30),
+            ],
+        )
+        # The mark follows the step's range, outside it.
+        self.assertEqual(self.backend.events[2][0], "mark")
+        self.assertEqual(self.backend.depth, 0)
+
+    def test_without_torch_imported_steps_publish_nothing(self):
+        with mock.patch.dict(sys.modules):
+            sys.modules.pop("torch", None)
+            with cp.step(1):
+                pass
+        self.assertEqual([m for kind, m in self.backend.events if kind == "mark"], [])
 
     def test_ranges_are_closed_when_the_block_raises(self):
         with self.assertRaises(RuntimeError):

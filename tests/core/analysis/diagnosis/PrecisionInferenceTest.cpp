@@ -21,6 +21,8 @@ TEST(PrecisionInference, HelperFactsAreRead) {
                {"model.tokens_per_step", "2048"},
                {"model.precision", "bf16"},
                {"model.precision_source", "op_dtypes"},
+               {"model.memory_reserved_peak_bytes", "1000"},
+               {"model.memory_reserved_peak_bytes", "8589934592"},  // the last one published
                {"capture.step_markers", "ProfilerStep#"}};
     const HelperFacts f = readHelperFacts(m);
     ASSERT_TRUE(f.flopsPerStep);
@@ -30,6 +32,7 @@ TEST(PrecisionInference, HelperFactsAreRead) {
     EXPECT_EQ(f.tokensPerStep.value_or(0), 2048);
     EXPECT_EQ(f.precision, names::KernelPrecision::BF16);
     EXPECT_EQ(f.precisionSource, "op_dtypes");
+    EXPECT_EQ(f.memoryReservedPeakBytes.value_or(0), 8589934592.0);
 }
 
 TEST(PrecisionInference, TheOrderOfTheSources) {
@@ -173,6 +176,40 @@ TEST(PrecisionInference, AnImpossibleMfuOnAnAssumedPeakAsksForThePrecision) {
         << r.value()->mfu.impossibleReason;
     EXPECT_NE(r.value()->mfu.impossibleReason.find("fits under the"), std::string::npos)
         << r.value()->mfu.impossibleReason;
+}
+
+}  // namespace
+}  // namespace chokepoint::analysis
+
+namespace chokepoint::analysis {
+namespace {
+
+// The helper's allocator peak (model.memory_reserved_peak_bytes) is the job's peak device memory:
+// it feeds the capacity check of an agent capture, which has no memory counter; a peak the user
+// gives comes first.
+TEST(HelperFacts, TheAllocatorPeakIsTheJobsPeakMemory) {
+    auto db = DeviceDatabase::loadBuiltin();
+    ASSERT_TRUE(db);
+    AnalysisOptions o;
+    o.devices = &db.value();
+    core::TraceModel fits = bf16Job(false);
+    fits.metadata.notes.emplace_back("model.memory_reserved_peak_bytes", "40000000000");
+    auto r = analyzeTrace(fits, o);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r.value()->overallSignals.peakMemoryBytes.value_or(0), 40e9);
+    EXPECT_NE(r.value()->overall.bottleneck, Bottleneck::MemoryCapacity);
+
+    core::TraceModel full = bf16Job(false);
+    full.metadata.notes.emplace_back("model.memory_reserved_peak_bytes", "84500000000");  // of 85 GB
+    auto f = analyzeTrace(full, o);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f.value()->overall.bottleneck, Bottleneck::MemoryCapacity) << f.value()->headline;
+
+    o.peakMemoryBytes = 20e9;  // the user's figure wins
+    auto u = analyzeTrace(full, o);
+    ASSERT_TRUE(u);
+    EXPECT_EQ(u.value()->overallSignals.peakMemoryBytes.value_or(0), 20e9);
+    EXPECT_NE(u.value()->overall.bottleneck, Bottleneck::MemoryCapacity);
 }
 
 }  // namespace
