@@ -192,6 +192,9 @@ class Check:
             "after_steps_from": notes.get("capture.after_steps_from", ""),
             # which build of the agent recorded it (captures made before the note was added lack it)
             "agent_build": notes.get("capture.agent_build", ""),
+            # the helper's CUDA allocator peak (the last one published): the capacity check's figure
+            "memory_reserved_peak_bytes": next((n["value"] for n in reversed(info.get("notes", []))
+                                                if n["key"] == "model.memory_reserved_peak_bytes"), ""),
         }
         for name in ("agent.gpu_metrics_unavailable", "agent.gpu_metrics_dropped", "agent.gpu_metrics_empty",
                      "agent.cupti_clock_changed",
