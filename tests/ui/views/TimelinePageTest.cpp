@@ -87,6 +87,25 @@ TEST(TimelinePageTest, TypingInTheSearchFieldSearchesAfterAPause) {
     EXPECT_NE(f.page.timeline()->selectedEvent(), first);
 }
 
+// A kernel's details show the scalar arguments of the op that launched it (Kineto's "Concrete
+// Inputs"): is_causal and the scale are what its attention FLOPs were costed from.
+TEST(TimelinePageTest, DetailsOfAKernelShowItsOpsScalarArguments) {
+    testutils::guiApp();
+    testutils::TraceBuilder b;
+    b.cpuOp("aten::_scaled_dot_product_flash_attention", 0, 100'000, 1,
+            "[[16, 16, 1024, 64], [16, 16, 1024, 64]]", "[\"c10::BFloat16\", \"c10::BFloat16\"]",
+            "[\"\", \"\", \"\", \"0.\", \"True\", \"False\"]");
+    b.apiCall("cudaLaunchKernel", 10'000, 20'000, 5);
+    b.kernel("pytorch_flash::flash_fwd_kernel", 30'000, 90'000, 0, 7, 5);
+    auto trace = std::make_shared<const core::TraceModel>(b.build());
+    EventDetailsModel model;
+    model.setEvent(trace, {EventKind::Kernel, 0});
+    EXPECT_EQ(model.value(QStringLiteral("Launching op")),
+              QStringLiteral("aten::_scaled_dot_product_flash_attention"));
+    EXPECT_EQ(model.value(QStringLiteral("Op scalar arguments")),
+              QStringLiteral("[\"\", \"\", \"\", \"0.\", \"True\", \"False\"]"));
+}
+
 // A stack sample's details list its thread and frames, leaf first.
 TEST(TimelinePageTest, DetailsOfAStackSampleListItsFrames) {
     testutils::guiApp();

@@ -96,6 +96,10 @@ void EventDetailsModel::rebuild() {
             if (op.inputTypes.valid() && !model.text(op.inputTypes).empty()) {
                 add(tr("Op input types"), qs(model.text(op.inputTypes)));
             }
+            // Stride, padding, is_causal: what the op's FLOPs were costed from (OpSchemas.h).
+            if (op.concreteInputs.valid() && !model.text(op.concreteInputs).empty()) {
+                add(tr("Op scalar arguments"), qs(model.text(op.concreteInputs)));
+            }
         }
     };
 
